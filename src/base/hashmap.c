@@ -1,0 +1,98 @@
+/* hashmap.c — string-keyed open-addressing hash map with backward-shift deletion. */
+#include "base/hashmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+void hm_init(hashmap *m)
+{
+    m->slots = NULL;
+    m->cap = m->len = 0;
+}
+
+void hm_free(hashmap *m)
+{
+    free(m->slots);
+    hm_init(m);
+}
+
+size_t hm_hash(const char *key)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static hm_entry *find_slot(const hashmap *m, const char *key, size_t h)
+{
+    size_t mask = m->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        hm_entry *e = &m->slots[i];
+        if (!e->key || (e->hash == h && strcmp(e->key, key) == 0)) return e;
+    }
+}
+
+static void grow(hashmap *m)
+{
+    hm_entry *old = m->slots;
+    size_t oldcap = m->cap;
+    m->cap = oldcap ? oldcap * 2 : 16;
+    m->slots = xcalloc(m->cap, sizeof *m->slots);
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].key) *find_slot(m, old[i].key, old[i].hash) = old[i];
+    free(old);
+}
+
+void *hm_get(const hashmap *m, const char *key)
+{
+    if (!m->len) return NULL;
+    hm_entry *e = find_slot(m, key, hm_hash(key));
+    return e->key ? e->value : NULL;
+}
+
+bool hm_has(const hashmap *m, const char *key)
+{
+    if (!m->len) return false;
+    return find_slot(m, key, hm_hash(key))->key != NULL;
+}
+
+void *hm_put(hashmap *m, const char *key, void *value)
+{
+    if ((m->len + 1) * 4 > m->cap * 3) grow(m);
+    size_t h = hm_hash(key);
+    hm_entry *e = find_slot(m, key, h);
+    if (e->key) {
+        void *prev = e->value;
+        e->value = value;
+        return prev;
+    }
+    e->key = key;
+    e->hash = h;
+    e->value = value;
+    m->len++;
+    return NULL;
+}
+
+bool hm_remove(hashmap *m, const char *key)
+{
+    if (!m->len) return false;
+    hm_entry *e = find_slot(m, key, hm_hash(key));
+    if (!e->key) return false;
+    size_t mask = m->cap - 1, i = (size_t)(e - m->slots);
+    /* Backward-shift: move later entries of the probe run into the hole. */
+    for (size_t j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+        size_t home = m->slots[j].hash & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->slots[i] = m->slots[j];
+            i = j;
+        }
+    }
+    m->slots[i].key = NULL;
+    m->len--;
+    return true;
+}

@@ -1,0 +1,7 @@
+# src/base/local.mk — allocation, strings, containers, diagnostics.
+libfxsh_a_SOURCES += \
+	src/base/alloc.c src/base/alloc.h \
+	src/base/strbuf.c src/base/strbuf.h \
+	src/base/vec.h \
+	src/base/hashmap.c src/base/hashmap.h \
+	src/base/diag.c src/base/diag.h

@@ -1,0 +1,1 @@
+# src/fx/local.mk — files of src/fx (see DESIGN.md).

@@ -1,0 +1,1 @@
+# src/onnx/local.mk — files of src/onnx (see DESIGN.md).

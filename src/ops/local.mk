@@ -1,0 +1,1 @@
+# src/ops/local.mk — files of src/ops (see DESIGN.md).

@@ -1,0 +1,1 @@
+# src/passes/local.mk — files of src/passes (see DESIGN.md).

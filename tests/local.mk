@@ -1,0 +1,1 @@
+# tests/local.mk — cmocka unit tests, transcript tests, corpus conformance.
