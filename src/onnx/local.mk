@@ -26,3 +26,9 @@ tests_unit_test_onnx_corpus_SOURCES = tests/unit/test_onnx_corpus.c
 tests_unit_test_onnx_corpus_LDADD = libfxsh.a $(FXSH_LIBS)
 tests_unit_test_onnx_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
+
+# Field numbers and types against Debian's onnx.proto (skips with 77 without libonnx-dev).
+check_PROGRAMS += tests/unit/test_onnx_proto
+TESTS += tests/unit/test_onnx_proto
+tests_unit_test_onnx_proto_SOURCES = tests/unit/test_onnx_proto.c
+tests_unit_test_onnx_proto_LDADD = libfxsh.a $(FXSH_LIBS)
