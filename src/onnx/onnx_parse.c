@@ -1245,6 +1245,32 @@ Onnx__FunctionProto *ox_parse_function_proto(arena *a, const char *text, size_t 
     return f;
 }
 
+ox_model *ox_parse_model(const char *text, size_t len, const char *file, diag_sink *d)
+{
+    ox_model *m = ox_model_new_empty();
+    Onnx__ModelProto *mp = ox_parse_model_proto(&m->arena, text, len, file, d);
+    if (!mp) {
+        ox_model_free(m);
+        return NULL;
+    }
+    m->proto = mp;
+    m->path = arena_strdup(&m->arena, file);
+    return m;
+}
+
+ox_model *ox_parse_graph_model(const char *text, size_t len, const char *file, diag_sink *d)
+{
+    ox_model *m = ox_model_new_empty();
+    Onnx__GraphProto *g = ox_parse_graph_proto(&m->arena, text, len, file, d);
+    if (!g) {
+        ox_model_free(m);
+        return NULL;
+    }
+    m->proto->graph = g;
+    m->path = arena_strdup(&m->arena, file);
+    return m;
+}
+
 bool ox_text_complete(const char *text, size_t len)
 {
     long depth = 0;

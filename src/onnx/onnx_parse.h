@@ -12,7 +12,14 @@
 
 #include "base/alloc.h"
 #include "base/diag.h"
+#include "onnx/onnx_ir.h"
 #include "proto/onnx.pb-c.h"
+
+/* Parses a whole model into a new ox_model (caller frees it with ox_model_free); NULL on error.
+ * file (may be NULL) is only used in diagnostics and copied into m->path. */
+ox_model *ox_parse_model(const char *text, size_t len, const char *file, diag_sink *d);
+/* Graph-only text wrapped in a model with no header (ir_version unset, no opsets). */
+ox_model *ox_parse_graph_model(const char *text, size_t len, const char *file, diag_sink *d);
 
 /* A whole model: optional "<...>" header, a graph, then any number of functions. */
 Onnx__ModelProto *ox_parse_model_proto(arena *a, const char *text, size_t len, const char *file,
