@@ -10,3 +10,6 @@ tests_unit_test_json_SOURCES = tests/unit/test_json.c
 tests_unit_test_json_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_json_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+libfxsh_a_SOURCES += \
+	src/fx/pt2_archive.c src/fx/pt2_archive.h \
+	src/fx/pt2_load.c src/fx/pt2_load.h
