@@ -13,3 +13,4 @@ endif
 libfxsh_a_SOURCES += \
 	src/fx/pt2_archive.c src/fx/pt2_archive.h \
 	src/fx/pt2_load.c src/fx/pt2_load.h
+libfxsh_a_SOURCES += src/fx/fx_print_program.c src/fx/fx_weights.c

@@ -472,7 +472,7 @@ static const char *trace_summary(fx_program *p, const char *st)
         size_t cs = starts.items[li + 1], ce = li + 2 < starts.len ? starts.items[li + 2] - 1 : n;
         while (cs < ce && (st[cs] == ' ' || st[cs] == '\t')) cs++;
         while (ce > cs && (st[ce - 1] == ' ' || st[ce - 1] == '\t' || st[ce - 1] == '\r')) ce--;
-        r = arena_printf(&p->arena, "File: %.*s:%.*s in %.*s, code: %.*s", (int)(q - line - 6), line + 6,
+        r = arena_printf(&p->arena, "%.*s:%.*s in %.*s, code: %.*s", (int)(q - line - 6), line + 6,
                          (int)(dge - dg), dg, (int)(end - fn), fn, (int)(ce - cs), st + cs);
         break;
     }
@@ -550,6 +550,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
             return;
         }
         x.hop = strncmp(target, "torch.ops.higher_order.", 23) == 0;
+        fx_node *before = x.g->last;
         VEC(fx_arg *) args = {0};
         VEC(fx_arg *) kwv = {0};
         VEC(const char *) kwk = {0};
@@ -570,7 +571,13 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
         const char *name = json_str(json_get(jn, "name"));
         size_t nout = json_len(jout);
         const json_value *o0 = json_at(jout, 0);
-        bool multi = nout != 1 || json_get(o0, "as_tensors") != NULL;
+        bool single_hop = json_get(jn, "is_hop_single_tensor_return") &&
+                          json_get(jn, "is_hop_single_tensor_return")->kind == JSON_BOOL &&
+                          json_get(jn, "is_hop_single_tensor_return")->u.boolean;
+        /* A node whose name differs from its single output's name returned a tuple whose
+         * element 0 was taken by an (implicit) getitem, as HOPs like cond do. */
+        bool multi = nout != 1 || json_get(o0, "as_tensors") != NULL ||
+                     (name && out_name(o0) && strcmp(name, out_name(o0)) != 0 && !single_hop);
         if (!name && !multi) name = out_name(o0);
         if (!name) name = "node";
         fx_node *n = fx_node_new(x.g, name, FX_OP_CALL_FUNCTION, fx_target(c, target));
@@ -581,6 +588,9 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
         vec_free(&kwv);
         vec_free(&kwk);
         node_meta(&x, n, json_get(jn, "metadata"), &prev_trace, &group);
+        /* get_attr nodes of subgraph operands were traced with the HOP call: same source. */
+        for (fx_node *ga = before ? before->next : x.g->first; ga && ga != n; ga = ga->next)
+            if (ga->op == FX_OP_GET_ATTR) ga->meta = n->meta;
         if (!multi) {
             const char *on = out_name(o0);
             if (on && strcmp(on, n->name) != 0) derr(c, jn, "node '%s' output is named '%s'; names must match", n->name, on);
@@ -589,9 +599,6 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
         }
         /* Multi-output: the getitem nodes are implicit; recreate them after the producer. */
         const json_value *outs = nout == 1 ? json_get(o0, "as_tensors") : jout;
-        bool single_hop = json_get(jn, "is_hop_single_tensor_return") &&
-                          json_get(jn, "is_hop_single_tensor_return")->kind == JSON_BOOL &&
-                          json_get(jn, "is_hop_single_tensor_return")->u.boolean;
         for (size_t i = 0; i < json_len(outs); i++) {
             const json_value *o = json_at(outs, i);
             const char *on = json_get(o, "name") ? json_str(json_get(o, "name")) : out_name(o);
