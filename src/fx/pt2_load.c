@@ -136,6 +136,8 @@ static bool sx_term(sexpr *x, strbuf *out, bool *is_neg_const)
         if (x->pos >= x->len) return false;
         sb_putn(out, x->s + a, x->pos - a);
         x->pos++;
+        sx_ws(x);
+        if (x->pos < x->len && x->s[x->pos] == ',') x->pos++;
         strvec rest = {0};
         bool ok = sx_args(x, &rest);
         for (size_t i = 0; i < rest.len; i++) free(rest.items[i]);
@@ -263,6 +265,8 @@ typedef struct gctx {
     fx_graph *g;
     const json_value *tensor_values, *sym_int_values, *sym_bool_values, *sym_float_values;
     bool hop;               /* decoding the inputs of a higher-order op */
+    bool hop_lists;         /* ... whose current operand is a Python list (scan's init / xs) */
+    const char *target;     /* target of the node whose inputs are being decoded */
 } gctx;
 
 static fx_node *ref(gctx *x, const json_value *at, const char *name)
@@ -289,7 +293,7 @@ static fx_arg *symlike(gctx *x, const json_value *v, const char *const_key)
     return fx_arg_none(x->c->p);
 }
 
-static void decode_graph(dec *c, fx_module *mod, const json_value *jg);
+static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list_output);
 
 static fx_arg *decode_arg(gctx *x, const json_value *a)
 {
@@ -380,7 +384,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
             }
         }
         /* Operand lists of higher-order ops are tuples in the traced graph. */
-        fx_arg *r = fx_arg_seq(p, x->hop && !strcmp(k, "as_tensors") ? FX_ARG_TUPLE : FX_ARG_LIST, items, NULL, n);
+        fx_arg *r = fx_arg_seq(p, x->hop && !x->hop_lists && !strcmp(k, "as_tensors") ? FX_ARG_TUPLE : FX_ARG_LIST, items, NULL, n);
         free(items);
         return r;
     }
@@ -388,7 +392,8 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         const char *name = json_str(json_get(v, "name"));
         if (!name) { derr(x->c, v, "as_graph without a name%s%s", NULL, NULL); return fx_arg_none(p); }
         fx_module *sub = fx_module_add_child(x->mod, name, "GraphModule", NULL);
-        decode_graph(x->c, sub, json_get(v, "graph"));
+        /* scan's combine_fn returns a list; other HOP subgraphs return tuples. */
+        decode_graph(x->c, sub, json_get(v, "graph"), x->target && !strcmp(x->target, "torch.ops.higher_order.scan"));
         fx_node *ga = fx_node_new(x->g, name, FX_OP_GET_ATTR, name);
         fx_graph_append(x->g, ga);
         return fx_arg_node(p, ga);
@@ -513,14 +518,14 @@ static const char *fx_target(dec *c, const char *t)
     return fx_strdup(c->p, t);
 }
 
-static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
+static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list_output)
 {
     if (!jg || jg->kind != JSON_OBJECT) {
         derr(c, jg, "expected a Graph object%s%s", NULL, NULL);
         return;
     }
     gctx x = { c, mod, fx_module_ensure_graph(mod), json_get(jg, "tensor_values"), json_get(jg, "sym_int_values"),
-               json_get(jg, "sym_bool_values"), json_get(jg, "sym_float_values"), false };
+               json_get(jg, "sym_bool_values"), json_get(jg, "sym_float_values"), false, false, NULL };
     fx_program *p = c->p;
     const json_value *inputs = json_get(jg, "inputs"), *nodes = json_get(jg, "nodes"), *outputs = json_get(jg, "outputs");
     if (!inputs || inputs->kind != JSON_ARRAY || !nodes || nodes->kind != JSON_ARRAY || !outputs || outputs->kind != JSON_ARRAY) {
@@ -550,6 +555,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
             return;
         }
         x.hop = strncmp(target, "torch.ops.higher_order.", 23) == 0;
+        x.target = target;
         fx_node *before = x.g->last;
         VEC(fx_arg *) args = {0};
         VEC(fx_arg *) kwv = {0};
@@ -558,6 +564,8 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
             const json_value *na = json_at(jin, i);
             int64_t kind = 1;
             json_int(json_get(na, "kind"), &kind);
+            /* scan(combine_fn, init: list, xs: list, additional_inputs: tuple); other HOPs take tuples. */
+            x.hop_lists = x.hop && !strcmp(target, "torch.ops.higher_order.scan") && (args.len == 1 || args.len == 2);
             fx_arg *a = decode_arg(&x, json_get(na, "arg"));
             const char *an = json_str(json_get(na, "name"));
             if (kind == 2 && an && *an) {
@@ -598,7 +606,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
             continue;
         }
         /* Multi-output: the getitem nodes are implicit; recreate them after the producer. */
-        const json_value *outs = nout == 1 ? json_get(o0, "as_tensors") : jout;
+        const json_value *outs = nout == 1 && json_get(o0, "as_tensors") ? json_get(o0, "as_tensors") : jout;
         for (size_t i = 0; i < json_len(outs); i++) {
             const json_value *o = json_at(outs, i);
             const char *on = json_get(o, "name") ? json_str(json_get(o, "name")) : out_name(o);
@@ -619,7 +627,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg)
     for (size_t i = 0; i < no; i++) items[i] = decode_arg(&x, json_at(outputs, i));
     fx_node *out = fx_node_new(x.g, "output", FX_OP_OUTPUT, "output");
     fx_graph_append(x.g, out);
-    fx_arg *res = fx_arg_seq(p, FX_ARG_TUPLE, items, NULL, no);
+    fx_arg *res = fx_arg_seq(p, list_output ? FX_ARG_LIST : FX_ARG_TUPLE, items, NULL, no);
     /* A graph returning one bare tensor (is_single_tensor_return) prints `return x`. */
     const json_value *single = json_get(jg, "is_single_tensor_return");
     if (single && single->kind == JSON_BOOL && single->u.boolean && no == 1) res = items[0];
@@ -771,7 +779,7 @@ static fx_program *decode_program(const char *text, size_t len, const char *name
     c->p->source_form = FX_FORM_EXPORT;
     c->p->file = name ? fx_strdup(c->p, name) : NULL;
     const json_value *gm = json_get(root, "graph_module");
-    decode_graph(c, c->p->root, json_get(gm, "graph"));
+    decode_graph(c, c->p->root, json_get(gm, "graph"), false);
     if (!c->failed) decode_signature(c, json_get(gm, "signature"));
     if (!c->failed) decode_ranges(c, json_get(root, "range_constraints"));
     if (c->failed) {
