@@ -1,1 +1,20 @@
-# tests/local.mk — cmocka unit tests, transcript tests, corpus conformance.
+# tests/local.mk — cmocka unit tests of base and repl, transcript tests, examples.
+TEST_EXTENSIONS = .t
+T_LOG_COMPILER = $(srcdir)/tests/run-transcript.sh
+AM_TESTS_ENVIRONMENT = FXSH=$(abs_builddir)/fxsh$(EXEEXT); FXSH_TOP=$(abs_top_srcdir); FXSH_CORPUS=$${FXSH_CORPUS:-$(abs_top_srcdir)/../shared/corpus}; export FXSH FXSH_TOP FXSH_CORPUS;
+EXTRA_DIST += tests/run-transcript.sh scripts/quickstart.sh examples tests/fixtures tests/transcripts
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_base tests/unit/test_repl_tokenize
+TESTS += tests/unit/test_base tests/unit/test_repl_tokenize
+tests_unit_test_base_SOURCES = tests/unit/test_base.c
+tests_unit_test_base_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_base_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_repl_tokenize_SOURCES = tests/unit/test_repl_tokenize.c
+tests_unit_test_repl_tokenize_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_repl_tokenize_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+endif
+
+# Transcript tests: the REPL and the examples, run against the built fxsh.
+TESTS += $(REPL_TRANSCRIPTS)
+REPL_TRANSCRIPTS = tests/transcripts/repl_basics.t

@@ -4,4 +4,5 @@ libfxsh_a_SOURCES += \
 	src/base/strbuf.c src/base/strbuf.h \
 	src/base/vec.h \
 	src/base/hashmap.c src/base/hashmap.h \
-	src/base/diag.c src/base/diag.h
+	src/base/diag.c src/base/diag.h \
+	src/base/file.c src/base/file.h

@@ -1,3 +1,12 @@
 # src/repl/local.mk — line editing, command table, commands, session and stages.
 libfxsh_a_SOURCES += \
-	src/repl/repl.c src/repl/repl.h
+	src/repl/repl.c src/repl/repl.h \
+	src/repl/lineedit.c src/repl/lineedit.h \
+	src/repl/tokenize.c src/repl/tokenize.h \
+	src/repl/session.c src/repl/session.h \
+	src/repl/commands.c src/repl/commands.h src/repl/cmd_handlers.h \
+	src/repl/cmd_core.c \
+	src/repl/cmd_load.c \
+	src/repl/cmd_inspect.c \
+	src/repl/cmd_onnx.c \
+	src/repl/cmd_program.c

@@ -1,6 +1,13 @@
-/* repl.h — the read-eval-print loop: input sources, modes, dispatch. */
+/* repl.h — the read-eval-print loop: options, input sources, modes, exit status. */
 #ifndef FXSH_REPL_H
 #define FXSH_REPL_H
+
+/* Exit statuses (also documented in the man page). */
+enum {
+    FXSH_EXIT_OK = 0,
+    FXSH_EXIT_FAILED = 1,   /* a command failed (non-interactive input) */
+    FXSH_EXIT_USAGE = 2,    /* bad command-line option */
+};
 
 int repl_main(int argc, char **argv);
 

@@ -1,0 +1,40 @@
+/* cmd_handlers.h — the handler of every command in command_table (one file per group). */
+#ifndef FXSH_CMD_HANDLERS_H
+#define FXSH_CMD_HANDLERS_H
+
+#include "repl/session.h"
+
+/* cmd_core.c: the shell itself */
+int cmd_help(session *s, int argc, char **argv);
+int cmd_quit(session *s, int argc, char **argv);
+int cmd_stages(session *s, int argc, char **argv);
+int cmd_source(session *s, int argc, char **argv);
+
+/* cmd_load.c: loading by content */
+int cmd_load(session *s, int argc, char **argv);
+
+/* cmd_inspect.c: looking at the current stage */
+int cmd_show(session *s, int argc, char **argv);
+int cmd_nodes(session *s, int argc, char **argv);
+int cmd_node(session *s, int argc, char **argv);
+int cmd_find(session *s, int argc, char **argv);
+int cmd_stats(session *s, int argc, char **argv);
+
+/* cmd_onnx.c: ONNX models */
+int cmd_summary(session *s, int argc, char **argv);
+int cmd_check(session *s, int argc, char **argv);
+int cmd_dot(session *s, int argc, char **argv);
+int cmd_save(session *s, int argc, char **argv);
+
+/* cmd_program.c: torch.export programs */
+int cmd_signature(session *s, int argc, char **argv);
+int cmd_params(session *s, int argc, char **argv);
+int cmd_weights(session *s, int argc, char **argv);
+
+/* Calls cb for every node name of the current stage (tab completion). */
+void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);
+
+/* Runs the commands of an open stream as a script named `name` (used by source and main). */
+int repl_run_stream(session *s, FILE *in, const char *name);
+
+#endif

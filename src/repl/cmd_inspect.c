@@ -1,0 +1,191 @@
+/* cmd_inspect.c — looking at the current stage: show, nodes, node, find, stats. */
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "fx/fx.h"
+#include "fx/fx_ir.h"
+#include "fx/pt2_load.h"
+#include "onnx/onnx_inspect.h"
+#include "onnx/onnx_ir.h"
+#include "onnx/onnx_print.h"
+#include "repl/cmd_handlers.h"
+
+/* The printed forms `show` knows, by the word the user types. */
+typedef enum show_form {
+    SHOW_NATURAL, SHOW_GRAPH, SHOW_CODE, SHOW_MODULE, SHOW_TABULAR, SHOW_PROGRAM, SHOW_TEXT,
+} show_form;
+
+static int form_by_name(const char *w)
+{
+    static const struct { const char *name; show_form form; } forms[] = {
+        {"fx", SHOW_GRAPH},       {"graph", SHOW_GRAPH},   {"code", SHOW_CODE},
+        {"readable", SHOW_CODE},  {"module", SHOW_MODULE}, {"tabular", SHOW_TABULAR},
+        {"program", SHOW_PROGRAM}, {"text", SHOW_TEXT},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (strcmp(forms[i].name, w) == 0) return (int)forms[i].form;
+    return -1;
+}
+
+static stage *need_stage(session *s, const char *cmd)
+{
+    stage *st = session_current(s);
+    if (!st) session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
+    return st;
+}
+
+/* Writes a printed form followed by one newline, exactly as Python's print() of the string
+ * that torch / onnx return (so `show` output equals the corpus file plus "\n"). */
+static void emit(session *s, strbuf *sb)
+{
+    fwrite(sb->s, 1, sb->len, s->out);
+    fputc('\n', s->out);
+}
+
+static int show_fx(session *s, const stage *st, show_form form)
+{
+    strbuf sb;
+    sb_init(&sb);
+    int rc = 0;
+    switch (form) {
+    case SHOW_NATURAL: fx_print(st->fx, fx_program_source_form(st->fx), &sb); break;
+    case SHOW_GRAPH: fx_print(st->fx, FX_FORM_GRAPH, &sb); break;
+    case SHOW_CODE: fx_print(st->fx, FX_FORM_CODE, &sb); break;
+    case SHOW_MODULE: fx_print(st->fx, FX_FORM_MODULE, &sb); break;
+    case SHOW_TABULAR: fx_print(st->fx, FX_FORM_TABULAR, &sb); break;
+    case SHOW_PROGRAM:
+        if (!st->fx->sig.present) {
+            session_error(s, "show program: the %s stage is not a torch.export program (no graph signature)",
+                          st->name);
+            rc = 1;
+        } else {
+            rc = fx_print_program(st->fx, &sb, &s->diag) ? 0 : 1;
+        }
+        break;
+    case SHOW_TEXT:
+        session_error(s, "show text: the %s stage is an FX program; `text` is the ONNX form", st->name);
+        rc = 1;
+        break;
+    }
+    if (!rc) emit(s, &sb);
+    sb_free(&sb);
+    return rc;
+}
+
+static int show_onnx(session *s, const stage *st, show_form form)
+{
+    if (form != SHOW_NATURAL && form != SHOW_TEXT) {
+        session_error(s, "show: the %s stage is an ONNX model; it prints only as ONNX text", st->name);
+        return 1;
+    }
+    strbuf sb;
+    sb_init(&sb);
+    ox_print_model(st->onnx->proto, &sb, NULL);
+    emit(s, &sb);
+    sb_free(&sb);
+    return 0;
+}
+
+int cmd_show(session *s, int argc, char **argv)
+{
+    stage *st = session_current(s);
+    int argi = 1;
+    if (argi < argc) {
+        int idx = session_stage_index(argv[argi]);
+        /* `fx` is both a stage and a form: it means the form while an FX stage is current. */
+        bool fx_is_form = strcmp(argv[argi], "fx") == 0 && st && st->kind == STAGE_FX;
+        if (idx >= 0 && !fx_is_form) {
+            st = &s->stages[idx];
+            if (st->kind == STAGE_EMPTY) {
+                session_error(s, "show: the %s stage is empty", st->name);
+                return 1;
+            }
+            argi++;
+        }
+    }
+    show_form form = SHOW_NATURAL;
+    if (argi < argc) {
+        int f = form_by_name(argv[argi]);
+        if (f < 0) {
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "show: unknown stage or form '%s'", argv[argi]);
+            diag_set_hint(dg, "stages: fx exported decomposed onnx optimized; forms: fx code module tabular program text");
+            return 1;
+        }
+        form = (show_form)f;
+        argi++;
+    }
+    if (argi < argc) {
+        session_error(s, "show: unexpected '%s'", argv[argi]);
+        return 1;
+    }
+    if (!st) return need_stage(s, "show") ? 0 : 1;
+    return st->kind == STAGE_FX ? show_fx(s, st, form) : show_onnx(s, st, form);
+}
+
+int cmd_nodes(session *s, int argc, char **argv)
+{
+    stage *st = need_stage(s, "nodes");
+    if (!st) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    if (st->kind == STAGE_FX) fx_print_nodes(st->fx, &sb);
+    else ox_show_nodes(st->onnx, &sb);
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+    return 0;
+}
+
+int cmd_node(session *s, int argc, char **argv)
+{
+    stage *st = need_stage(s, "node");
+    if (!st) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    int rc = st->kind == STAGE_FX ? fx_print_node(st->fx, argv[1], &sb) : ox_show_node(st->onnx, argv[1], &sb);
+    if (rc < 0) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "node: no node named '%s' in the %s stage",
+                                    argv[1], st->name);
+        diag_set_hint(dg, "`nodes` lists them; `find TEXT` searches names and targets");
+    } else {
+        fwrite(sb.s, 1, sb.len, s->out);
+    }
+    sb_free(&sb);
+    return rc < 0;
+}
+
+int cmd_find(session *s, int argc, char **argv)
+{
+    stage *st = need_stage(s, "find");
+    if (!st) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    size_t n = st->kind == STAGE_FX ? fx_find(st->fx, argv[1], &sb) : ox_find(st->onnx, argv[1], &sb);
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+    if (!n) {
+        session_error(s, "find: nothing matches '%s'", argv[1]);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_stats(session *s, int argc, char **argv)
+{
+    stage *st = need_stage(s, "stats");
+    if (!st) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    if (st->kind == STAGE_FX) fx_print_stats(st->fx, &sb);
+    else ox_show_stats(st->onnx, &sb);
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+    return 0;
+}
+
+void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx)
+{
+    stage *st = session_current(s);
+    if (!st) return;
+    if (st->kind == STAGE_FX) fx_each_node_name(st->fx, cb, ctx);
+    else if (st->kind == STAGE_ONNX) ox_each_node_name(st->onnx, cb, ctx);
+}

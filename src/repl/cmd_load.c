@@ -1,0 +1,149 @@
+/* cmd_load.c — `load`: recognise a file's format by its content and make it the current stage. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/file.h"
+#include "base/strbuf.h"
+#include "fx/fx.h"
+#include "fx/fx_ir.h"
+#include "fx/pt2_load.h"
+#include "onnx/onnx_ir.h"
+#include "onnx/onnx_parse.h"
+#include "onnx/onnx_pb.h"
+#include "repl/cmd_handlers.h"
+
+typedef enum input_format {
+    FORMAT_FX_TEXT,      /* any of the three FX text forms; the FX loader tells them apart */
+    FORMAT_PT2,          /* zip archive */
+    FORMAT_EXPORT_JSON,  /* the archive's models/<name>.json alone */
+    FORMAT_ONNX_TEXT,
+    FORMAT_ONNX_BINARY,
+} input_format;
+
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+/* Content sniffing: magic numbers first, then the first significant characters of text. */
+static input_format sniff(const char *buf, size_t len)
+{
+    if (len >= 4 && memcmp(buf, "PK\003\004", 4) == 0) return FORMAT_PT2;
+    size_t probe = len < 4096 ? len : 4096;
+    if (memchr(buf, '\0', probe)) return FORMAT_ONNX_BINARY;
+    const char *end = buf + len, *p = skip_space(buf, end);
+    if (p < end && *p == '{') return FORMAT_EXPORT_JSON;
+    if (p < end && *p == '<') return FORMAT_ONNX_TEXT;
+    /* ONNX text without a header starts with `name (inputs) => (outputs)` on its first line. */
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    for (const char *q = p; q + 1 < eol; q++)
+        if (q[0] == '=' && q[1] == '>') return FORMAT_ONNX_TEXT;
+    /* A binary protobuf usually starts with field 1 (ir_version, varint): byte 0x08. */
+    if (len && (unsigned char)buf[0] == 0x08) return FORMAT_ONNX_BINARY;
+    return FORMAT_FX_TEXT;
+}
+
+/* A torch-level graph (call_module, torch functions) starts the pipeline at `fx`; an ATen-level
+ * one (what torch.export prints) is the `exported` stage. */
+static int fx_stage_for_text(const char *buf)
+{
+    return strstr(buf, "torch.ops.aten.") || strstr(buf, "torch.ops.higher_order.") ? 1 : 0;
+}
+
+static int load_buffer(session *s, const char *buf, size_t len, const char *name, const char *path)
+{
+    switch (sniff(buf, len)) {
+    case FORMAT_FX_TEXT: {
+        fx_program *p = fx_load_text(buf, len, name, &s->diag);
+        if (!p) return 1;
+        session_reset(s);
+        session_set_fx(s, fx_stage_for_text(buf), p, name);
+        return 0;
+    }
+    case FORMAT_PT2:
+    case FORMAT_EXPORT_JSON: {
+        if (!path) {
+            session_error(s, "load -: torch.export archives and JSON must be loaded from a file");
+            return 1;
+        }
+        fx_program *p = pt2_load_file(path, &s->diag);
+        if (!p) return 1;
+        session_reset(s);
+        session_set_fx(s, session_stage_index("exported"), p, name);
+        return 0;
+    }
+    case FORMAT_ONNX_TEXT: {
+        ox_model *m = ox_parse_model(buf, len, name, &s->diag);
+        if (!m) return 1;
+        session_reset(s);
+        session_set_onnx(s, session_stage_index("onnx"), m, name);
+        return 0;
+    }
+    case FORMAT_ONNX_BINARY: {
+        if (!path) {
+            session_error(s, "load -: binary ONNX must be loaded from a file");
+            return 1;
+        }
+        /* A missing external-data file is a warning: the graph is still worth looking at (the
+         * references are kept and print as onnx.printer prints them without the data). */
+        ox_load_opts lo = {.missing_is_warning = true};
+        ox_model *m = ox_load_file_opts(path, &lo, &s->diag);
+        if (!m) return 1;
+        session_reset(s);
+        session_set_onnx(s, session_stage_index("onnx"), m, name);
+        return 0;
+    }
+    }
+    return 1;
+}
+
+/* `load -`: read lines from the current input until the pasted graph is complete. */
+static int load_stdin_block(session *s)
+{
+    if (!s->read_more) {
+        session_error(s, "load -: no input to read the graph from");
+        return 1;
+    }
+    strbuf text;
+    sb_init(&text);
+    char *line;
+    bool onnx = false, started = false;
+    while ((line = s->read_more(s->read_ctx, "...> "))) {
+        if (!started) {
+            const char *p = line;
+            while (*p == ' ' || *p == '\t') p++;
+            if (!*p) { /* blank lines before the block */
+                free(line);
+                continue;
+            }
+            started = true;
+            onnx = *p == '<' || strstr(p, "=>") != NULL;
+        }
+        sb_puts(&text, line);
+        sb_putc(&text, '\n');
+        free(line);
+        if (onnx ? ox_text_complete(text.s, text.len) : fx_text_complete(text.s, text.len)) break;
+    }
+    if (!started) {
+        sb_free(&text);
+        session_error(s, "load -: no graph text before the end of input");
+        return 1;
+    }
+    int rc = load_buffer(s, text.s, text.len, "<paste>", NULL);
+    sb_free(&text);
+    return rc;
+}
+
+int cmd_load(session *s, int argc, char **argv)
+{
+    if (strcmp(argv[1], "-") == 0) return load_stdin_block(s);
+    size_t len;
+    char *buf = file_read(argv[1], &len, &s->diag);
+    if (!buf) return 1;
+    int rc = load_buffer(s, buf, len, argv[1], argv[1]);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* cmd_onnx.c — commands on ONNX models: summary, check, dot, save. */
+#include <string.h>
+
+#include "base/file.h"
+#include "base/strbuf.h"
+#include "onnx/onnx_check.h"
+#include "onnx/onnx_dot.h"
+#include "onnx/onnx_ir.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/onnx_print.h"
+#include "onnx/onnx_summary.h"
+#include "repl/cmd_handlers.h"
+
+/* The current stage if it is an ONNX model; otherwise reports why not and returns NULL. */
+static stage *need_onnx(session *s, const char *cmd)
+{
+    stage *st = session_current(s);
+    if (!st) {
+        session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
+        return NULL;
+    }
+    if (st->kind != STAGE_ONNX) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the %s stage is an FX program, not an ONNX model",
+                                    cmd, st->name);
+        diag_set_hint(dg, "load an .onnx file or ONNX text");
+        return NULL;
+    }
+    return st;
+}
+
+int cmd_summary(session *s, int argc, char **argv)
+{
+    stage *st = need_onnx(s, "summary");
+    if (!st) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    ox_summary(st->onnx, &sb);
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+    return 0;
+}
+
+int cmd_check(session *s, int argc, char **argv)
+{
+    stage *st = need_onnx(s, "check");
+    if (!st) return 1;
+    int problems = ox_check(st->onnx, &s->diag);
+    if (problems) {
+        session_error(s, "check: %d problem%s found", problems, problems == 1 ? "" : "s");
+        return 1;
+    }
+    fputs("check: ok\n", s->out);
+    return 0;
+}
+
+int cmd_dot(session *s, int argc, char **argv)
+{
+    stage *st = need_onnx(s, "dot");
+    if (!st) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    ox_dot(st->onnx, &sb);
+    int rc = 0;
+    if (argc > 1) {
+        atomic_file af;
+        if (!file_create(&af, argv[1], &s->diag)) {
+            rc = 1;
+        } else {
+            fwrite(sb.s, 1, sb.len, af.f);
+            rc = file_commit(&af, &s->diag) ? 0 : 1;
+        }
+    } else {
+        fwrite(sb.s, 1, sb.len, s->out);
+    }
+    sb_free(&sb);
+    return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int cmd_save(session *s, int argc, char **argv)
+{
+    stage *st = need_onnx(s, "save");
+    if (!st) return 1;
+    const char *path = NULL;
+    bool text = false, external = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--text") == 0) text = true;
+        else if (strcmp(argv[i], "--external-data") == 0) external = true;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            session_error(s, "save: unknown option '%s' (usage: save FILE [--text] [--external-data])", argv[i]);
+            return 1;
+        } else if (path) {
+            session_error(s, "save: more than one file name ('%s', '%s')", path, argv[i]);
+            return 1;
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        session_error(s, "save: no file name (usage: save FILE [--text] [--external-data])");
+        return 1;
+    }
+    if (text || ends_with(path, ".txt")) {
+        if (external) {
+            session_error(s, "save: --external-data applies to binary .onnx files only");
+            return 1;
+        }
+        strbuf sb;
+        sb_init(&sb);
+        ox_print_model(st->onnx->proto, &sb, NULL);
+        atomic_file af;
+        int rc = 1;
+        if (file_create(&af, path, &s->diag)) {
+            fwrite(sb.s, 1, sb.len, af.f);
+            rc = file_commit(&af, &s->diag) ? 0 : 1;
+        }
+        sb_free(&sb);
+        return rc;
+    }
+    ox_save_opts opts = {.external_data = external};
+    return ox_save_file(st->onnx, path, &opts, &s->diag) ? 1 : 0;
+}

@@ -1,0 +1,251 @@
+/* commands.c — the command table and everything driven by it: dispatch, help, completion, man. */
+#include "repl/commands.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "repl/cmd_handlers.h"
+
+/* Keep sorted by name: help lists them in this order. */
+const command command_table[] = {
+    {"check", 0, 0, cmd_check, COMPLETE_NOTHING, "check",
+     "validate the current ONNX model",
+     "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
+     "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
+     "Each problem is reported with its node; the command fails if there is any."},
+    {"dot", 0, 1, cmd_dot, COMPLETE_FILE, "dot [FILE]",
+     "write the current graph as Graphviz DOT",
+     "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
+     "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
+    {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
+    {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
+     "list nodes whose name or target contains TEXT",
+     "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"
+     "TEXT, one line each. Fails if nothing matches."},
+    {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
+     "list commands, or describe one",
+     "Without an argument lists every command with its usage. `help CMD` describes CMD."},
+    {"load", 1, 1, cmd_load, COMPLETE_FILE, "load FILE|-",
+     "load an FX graph, torch.export program or ONNX model",
+     "Loads FILE, recognising its format by content: FX graph text (print(gm.graph)), readable\n"
+     "code (gm.print_readable()), GraphModule text (print(gm)), a torch.export .pt2 archive or\n"
+     "its JSON, a binary .onnx model or ONNX text. `load -` reads the text from the following\n"
+     "input lines until the graph is complete (paste it at the prompt, or pipe it). A file that\n"
+     "fails to load leaves the current stages untouched."},
+    {"node", 1, 1, cmd_node, COMPLETE_NODE, "node NAME",
+     "show one node: args, kwargs, users, meta, source",
+     "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"
+     "true_graph_0.mul): opcode, target, arguments, users, dtype and shape, and the source\n"
+     "location it came from."},
+    {"nodes", 0, 0, cmd_nodes, COMPLETE_NOTHING, "nodes",
+     "list the nodes of the current graph",
+     "One line per node: name, opcode, target and number of users."},
+    {"params", 0, 0, cmd_params, COMPLETE_NOTHING, "params",
+     "list parameters, buffers and constants",
+     "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
+     "dtype, shape and bytes, with the total."},
+    {"quit", 0, 0, cmd_quit, COMPLETE_NOTHING, "quit", "leave fxsh", NULL},
+    {"save", 1, 3, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data]",
+     "write the current ONNX model",
+     "Writes the current ONNX model to FILE: binary protobuf by default, ONNX text when FILE\n"
+     "ends in .txt or with --text. --external-data stores tensors of 1 KiB and more in\n"
+     "FILE.data beside it. The file is written to a temporary name and renamed, so a failed\n"
+     "save never leaves a half-written file."},
+    {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
+     "print a stage the way torch / onnx print it",
+     "Prints the current stage in the form it was loaded in. FORM chooses another: fx (graph\n"
+     "text, as print(gm.graph)), code (gm.print_readable()), module (print(gm)), tabular\n"
+     "(graph.print_tabular()), program (print(ep)), text (ONNX text, onnx.printer.to_text).\n"
+     "STAGE selects another stage: fx, exported, decomposed, onnx, optimized."},
+    {"signature", 0, 0, cmd_signature, COMPLETE_NOTHING, "signature",
+     "show the graph signature of a torch.export program",
+     "Lists the inputs (user inputs, parameters, buffers, constants) and outputs (user outputs,\n"
+     "mutations) of a torch.export program by kind."},
+    {"source", 1, 1, cmd_source, COMPLETE_FILE, "source FILE",
+     "run the commands in FILE",
+     "Reads FILE as a script of fxsh commands; errors are reported as FILE:LINE:."},
+    {"stages", 0, 0, cmd_stages, COMPLETE_NOTHING, "stages",
+     "list the pipeline stages and what each holds",
+     "Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the\n"
+     "current stage is marked with *."},
+    {"stats", 0, 0, cmd_stats, COMPLETE_NOTHING, "stats",
+     "node counts and op histogram",
+     "Prints the node count, the histogram of opcodes and targets (or ONNX op types), and the\n"
+     "subgraphs with their sizes."},
+    {"summary", 0, 0, cmd_summary, COMPLETE_NOTHING, "summary",
+     "overview of the current ONNX model",
+     "ir_version, opsets, inputs and outputs with types, node count, op histogram, initializer\n"
+     "count and bytes, functions and subgraphs."},
+    {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
+     "summarise one parameter's values",
+     "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"
+     "initializer NAME (its state-dict name, e.g. fc1.weight)."},
+    {NULL, 0, 0, NULL, COMPLETE_NOTHING, NULL, NULL, NULL},
+};
+
+const command *command_find(const char *name, int *ambiguous)
+{
+    const command *hit = NULL;
+    int hits = 0;
+    size_t n = strlen(name);
+    *ambiguous = 0;
+    if (!n) return NULL;
+    for (const command *c = command_table; c->name; c++) {
+        if (strcmp(c->name, name) == 0) return c;
+        if (strncmp(c->name, name, n) == 0) {
+            hit = c;
+            hits++;
+        }
+    }
+    if (hits > 1) *ambiguous = 1;
+    return hits == 1 ? hit : NULL;
+}
+
+int command_dispatch(session *s, int argc, char **argv)
+{
+    int ambiguous;
+    const command *c = command_find(argv[0], &ambiguous);
+    if (!c) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0},
+                                    ambiguous ? "ambiguous command '%s'" : "unknown command '%s'", argv[0]);
+        diag_set_hint(dg, "type `help` for the list of commands");
+        return 1;
+    }
+    int nargs = argc - 1;
+    if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: wrong number of arguments", c->name);
+        diag_set_hint(dg, "usage: %s", c->usage);
+        return 1;
+    }
+    return c->run(s, argc, argv) ? 1 : 0;
+}
+
+void command_print_help(FILE *out, const char *name)
+{
+    if (name) {
+        int ambiguous;
+        const command *c = command_find(name, &ambiguous);
+        if (!c) return;
+        fprintf(out, "usage: %s\n\n%s\n", c->usage, c->summary);
+        if (c->help) fprintf(out, "\n%s\n", c->help);
+        return;
+    }
+    int width = 0;
+    for (const command *c = command_table; c->name; c++)
+        if ((int)strlen(c->usage) > width) width = (int)strlen(c->usage);
+    fputs("Commands (any unambiguous prefix works; `help CMD` for details):\n", out);
+    for (const command *c = command_table; c->name; c++)
+        fprintf(out, "  %-*s  %s\n", width, c->usage, c->summary);
+}
+
+static void roff_escape(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\') fputs("\\e", out);
+        else if (*s == '-') fputs("\\-", out);
+        else if (*s == '\n') fputs("\n", out);
+        else fputc(*s, out);
+    }
+}
+
+void command_print_man(FILE *out)
+{
+    for (const command *c = command_table; c->name; c++) {
+        fputs(".TP\n.B ", out);
+        roff_escape(out, c->usage);
+        fputc('\n', out);
+        roff_escape(out, c->help ? c->help : c->summary);
+        fputc('\n', out);
+    }
+}
+
+/*==== completion ====*/
+
+typedef VEC(char *) strvec;
+
+static void add_if_prefix(strvec *v, const char *cand, const char *word)
+{
+    if (strncmp(cand, word, strlen(word)) == 0) vec_push(v, xstrdup(cand));
+}
+
+static void complete_files(strvec *v, const char *word)
+{
+    const char *slash = strrchr(word, '/');
+    char *dir = slash ? xstrndup(word, (size_t)(slash - word) + 1) : xstrdup("");
+    const char *base = slash ? slash + 1 : word;
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.' && base[0] != '.') continue;
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            if (strncmp(e->d_name, base, strlen(base)) != 0) continue;
+            strbuf sb;
+            sb_init(&sb);
+            sb_printf(&sb, "%s%s", dir, e->d_name);
+            if (e->d_type == DT_DIR) sb_putc(&sb, '/');
+            vec_push(v, sb_detach(&sb));
+        }
+        closedir(d);
+    }
+    free(dir);
+}
+
+struct node_ctx {
+    strvec *v;
+    const char *word;
+};
+
+static void node_cb(const char *name, void *ctx)
+{
+    struct node_ctx *nc = ctx;
+    add_if_prefix(nc->v, name, nc->word);
+}
+
+char **command_complete(session *s, const char *line, int start, const char *word)
+{
+    strvec v = {0};
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (p - line >= start) {
+        for (const command *c = command_table; c->name; c++) add_if_prefix(&v, c->name, word);
+    } else {
+        char cmdname[64];
+        size_t n = 0;
+        while (p[n] && p[n] != ' ' && p[n] != '\t' && n + 1 < sizeof cmdname) {
+            cmdname[n] = p[n];
+            n++;
+        }
+        cmdname[n] = '\0';
+        int ambiguous;
+        const command *c = command_find(cmdname, &ambiguous);
+        switch (c ? c->completes : COMPLETE_FILE) {
+        case COMPLETE_FILE: complete_files(&v, word); break;
+        case COMPLETE_COMMAND:
+            for (const command *k = command_table; k->name; k++) add_if_prefix(&v, k->name, word);
+            break;
+        case COMPLETE_STAGE_OR_FORM: {
+            static const char *const words[] = {"fx", "exported", "decomposed", "onnx", "optimized",
+                                                "code", "module", "tabular", "program", "text", NULL};
+            for (int i = 0; words[i]; i++) add_if_prefix(&v, words[i], word);
+            break;
+        }
+        case COMPLETE_NODE: {
+            struct node_ctx nc = {&v, word[0] == '%' ? word + 1 : word};
+            session_each_node_name(s, node_cb, &nc);
+            break;
+        }
+        case COMPLETE_NOTHING: break;
+        }
+    }
+    if (!v.len) {
+        vec_free(&v);
+        return NULL;
+    }
+    vec_push(&v, (char *)NULL);
+    return v.items;
+}

@@ -1,0 +1,110 @@
+/* session.c — stages of a session and error rendering (see session.h). */
+#include "repl/session.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "fx/fx_ir.h"
+#include "onnx/onnx_ir.h"
+
+static const char *const stage_names[SESSION_MAX_STAGES] = {
+    "fx", "exported", "decomposed", "onnx", "optimized",
+};
+
+void session_init(session *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < SESSION_MAX_STAGES; i++) s->stages[i].name = stage_names[i];
+    s->current = -1;
+    diag_init(&s->diag);
+    s->out = stdout;
+    s->err = stderr;
+}
+
+static void stage_clear(stage *st)
+{
+    if (st->fx) fx_program_free(st->fx);
+    if (st->onnx) ox_model_free(st->onnx);
+    free(st->source);
+    st->fx = NULL;
+    st->onnx = NULL;
+    st->source = NULL;
+    st->kind = STAGE_EMPTY;
+}
+
+void session_free(session *s)
+{
+    for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
+    diag_free(&s->diag);
+}
+
+void session_reset(session *s)
+{
+    for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
+    s->current = -1;
+}
+
+int session_stage_index(const char *name)
+{
+    for (int i = 0; i < SESSION_MAX_STAGES; i++)
+        if (strcmp(stage_names[i], name) == 0) return i;
+    return -1;
+}
+
+const char *session_stage_name(int index)
+{
+    return index >= 0 && index < SESSION_MAX_STAGES ? stage_names[index] : NULL;
+}
+
+void session_set_fx(session *s, int index, struct fx_program *p, const char *source)
+{
+    stage *st = &s->stages[index];
+    stage_clear(st);
+    st->kind = STAGE_FX;
+    st->fx = p;
+    st->source = source ? xstrdup(source) : NULL;
+    s->current = index;
+}
+
+void session_set_onnx(session *s, int index, struct ox_model *m, const char *source)
+{
+    stage *st = &s->stages[index];
+    stage_clear(st);
+    st->kind = STAGE_ONNX;
+    st->onnx = m;
+    st->source = source ? xstrdup(source) : NULL;
+    s->current = index;
+}
+
+stage *session_current(session *s)
+{
+    return s->current >= 0 ? &s->stages[s->current] : NULL;
+}
+
+void session_flush_diag(session *s)
+{
+    if (!s->diag.len) return;
+    fflush(s->out);
+    char prefix[512];
+    prefix[0] = '\0';
+    if (!s->interactive && s->input_name)
+        snprintf(prefix, sizeof prefix, "%s:%d: ", s->input_name, s->input_line);
+    diag_render_all(&s->diag, s->err, prefix[0] ? prefix : NULL, s->color);
+    fflush(s->err);
+    diag_clear(&s->diag);
+}
+
+void session_error(session *s, const char *fmt, ...)
+{
+    strbuf sb;
+    sb_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    diag_error(&s->diag, (diag_loc){0}, "%s", sb.s);
+    sb_free(&sb);
+}

@@ -1,0 +1,63 @@
+/* session.h — a session: the named stages (loaded program, each pass's output) and settings.
+ *
+ * Ownership: the session owns every stage's program/model and frees it when the stage is
+ * replaced or the session ends. Getters return borrowed pointers valid until the stage changes. */
+#ifndef FXSH_SESSION_H
+#define FXSH_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+
+struct fx_program;
+struct ox_model;
+
+typedef enum stage_kind { STAGE_EMPTY, STAGE_FX, STAGE_ONNX } stage_kind;
+
+typedef struct stage {
+    const char *name;            /* "fx", "exported", "decomposed", "onnx", "optimized" */
+    stage_kind kind;
+    struct fx_program *fx;
+    struct ox_model *onnx;
+    char *source;                /* file it was loaded from, or the pass that made it */
+} stage;
+
+enum { SESSION_MAX_STAGES = 5 };
+
+/* Reads one more line of the current input for commands that take a multi-line block (load -). */
+typedef char *(*session_read_fn)(void *ctx, const char *prompt);
+
+typedef struct session {
+    stage stages[SESSION_MAX_STAGES];
+    int current;                 /* index into stages, -1 if nothing loaded */
+    diag_sink diag;
+    FILE *out;                   /* command output (stdout) */
+    FILE *err;                   /* diagnostics (stderr) */
+    bool interactive;
+    bool color;
+    bool quit;
+    const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
+    int input_line;
+    session_read_fn read_more;
+    void *read_ctx;
+} session;
+
+void session_init(session *s);
+void session_free(session *s);
+/* Stage names in pipeline order; returns -1 for an unknown name. */
+int session_stage_index(const char *name);
+const char *session_stage_name(int index);
+/* Empties every stage: a newly loaded program starts a new pipeline. */
+void session_reset(session *s);
+/* Replaces stage `index` (freeing what was there) and makes it current. Takes ownership. */
+void session_set_fx(session *s, int index, struct fx_program *p, const char *source);
+void session_set_onnx(session *s, int index, struct ox_model *m, const char *source);
+stage *session_current(session *s);  /* NULL if nothing is loaded */
+/* Renders and clears pending diagnostics, prefixed with "input:line: " when not interactive. */
+void session_flush_diag(session *s);
+/* Reports a command-level error (no source location of its own). */
+void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,68 @@
+#!/bin/sh
+# run-transcript.sh — runs a transcript file (.t): commands, their input, the exact output.
+#
+# Format (one case after another):
+#   ## comment                     ignored anywhere (a line starting with `##`)
+#   $ fxsh ARGS...                 a shell command; `fxsh` is the binary under test
+#   < LINE                         a line fed to the command's standard input (optional)
+#   LINE                           expected output (stdout and stderr, merged, in order)
+#   ? N                            expected exit status (default 0)
+# Commands run in $FXSH_TOP (the source tree top; else the transcript's directory), with HOME in a scratch directory,
+# FXSH_HISTFILE=/dev/null, NO_COLOR=1 and LC_ALL=C.
+set -u
+t=$1
+[ -f "$t" ] || { echo "no such transcript: $t" >&2; exit 99; }
+: "${FXSH:?FXSH must point at the fxsh binary}"
+dir=${FXSH_TOP:-$(cd "$(dirname "$t")" && pwd)}
+name=$(basename "$t")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export HOME="$scratch/home" FXSH_HISTFILE=/dev/null NO_COLOR=1 LC_ALL=C
+mkdir -p "$HOME"
+
+passed=0 failed=0 caseno=0
+cmd= cmdline=0
+run_case() {
+    [ -n "$cmd" ] || return 0
+    caseno=$((caseno + 1))
+    (cd "$dir" && FXSH_SCRATCH="$scratch" sh -c "fxsh() { \"\$FXSH\" \"\$@\"; }; $cmd" \
+        <"$scratch/stdin" >"$scratch/actual" 2>&1)
+    status=$?
+    # Blank lines separate cases, so trailing blank lines are not part of either side.
+    for f in expected actual; do
+        sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$scratch/$f" >"$scratch/$f.trim"
+        mv "$scratch/$f.trim" "$scratch/$f"
+    done
+    if cmp -s "$scratch/expected" "$scratch/actual" && [ "$status" -eq "$want_status" ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL: $name:$cmdline: \$ $cmd"
+        if [ "$status" -ne "$want_status" ]; then echo "  exit status $status, expected $want_status"; fi
+        diff -u "$scratch/expected" "$scratch/actual" | sed 's/^/  /' | head -60
+    fi
+    cmd=
+}
+lineno=0
+want_status=0
+: >"$scratch/expected"; : >"$scratch/stdin"
+while IFS= read -r line || [ -n "$line" ]; do
+    lineno=$((lineno + 1))
+    case $line in
+    '##'*) ;;
+    '$ '*)
+        run_case
+        cmd=${line#'$ '}; cmdline=$lineno; want_status=0
+        : >"$scratch/expected"; : >"$scratch/stdin" ;;
+    '< '*|'<')
+        [ -n "$cmd" ] && printf '%s\n' "${line#'<'}" | sed '1s/^ //' >>"$scratch/stdin" ;;
+    '? '*)
+        want_status=${line#'? '} ;;
+    *)
+        if [ -n "$cmd" ]; then printf '%s\n' "$line" >>"$scratch/expected"
+        fi ;;
+    esac
+done <"$t"
+run_case
+echo "$name: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
