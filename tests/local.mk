@@ -18,3 +18,7 @@ endif
 # Transcript tests: the REPL and the examples, run against the built fxsh.
 TESTS += $(REPL_TRANSCRIPTS)
 REPL_TRANSCRIPTS = tests/transcripts/repl_basics.t
+
+# The whole tool against the reference corpus (skips without it).
+TESTS += tests/corpus_repl.sh
+EXTRA_DIST += tests/corpus_repl.sh

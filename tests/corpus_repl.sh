@@ -1,0 +1,66 @@
+#!/bin/sh
+# corpus_repl.sh — conformance of the whole tool against the reference corpus (real torch 2.14 /
+# onnx 1.20 output): `fxsh -c 'load F' -c 'show ...'` must print each reference file back exactly
+# (plus the one newline print() adds). Skips (77) when the corpus is absent.
+set -u
+: "${FXSH:?}"
+corpus=${FXSH_CORPUS:-}
+[ -n "$corpus" ] && [ -d "$corpus/fx" ] || { echo "corpus not found (FXSH_CORPUS); skipping"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+total_fail=0
+
+# check LABEL EXPECTED_FILE COMMAND...: runs fxsh with the -c commands, compares with the file.
+check() {
+    label=$1 expected=$2
+    shift 2
+    if "$FXSH" "$@" >"$tmp/out" 2>"$tmp/err" && { cat "$expected"; echo; } | cmp -s - "$tmp/out"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        [ "$fail" -le 5 ] && echo "  FAIL $label: $expected ($(head -c 200 "$tmp/err"))"
+    fi
+}
+
+report() {
+    echo "$1: $pass passed, $fail failed"
+    total_fail=$((total_fail + fail))
+    pass=0 fail=0
+}
+
+pass=0 fail=0
+for f in "$corpus"/fx/*/*.fx.txt "$corpus"/fx/*/*.readable.txt "$corpus"/fx/*/*.module.txt; do
+    [ -f "$f" ] && check "fx round trip" "$f" -c "load $f" -c show
+done
+report "FX text round trip (load F; show)"
+
+for d in "$corpus"/fx/*/; do
+    [ -f "$d/exported.fx.txt" ] || continue
+    for src in "$d/program.pt2" "$d/program.json"; do
+        [ -f "$src" ] || continue
+        check "pt2 graph" "$d/exported.fx.txt" -c "load $src" -c "show fx"
+        check "pt2 code" "$d/exported.readable.txt" -c "load $src" -c "show code"
+        check "pt2 program" "$d/exported.program.txt" -c "load $src" -c "show program"
+    done
+done
+report "torch.export programs (show fx / code / program)"
+
+for m in "$corpus"/onnx_text/*/*/model.onnx; do
+    [ -f "$m" ] && check "onnx print" "$(dirname "$m")/expected.txt" -c "load $m" -c show
+done
+for m in "$corpus"/fx/*/*.onnx; do
+    [ -f "$m" ] && check "onnx print" "${m%.onnx}.txt" -c "load $m" -c show
+done
+report "ONNX printer (load M; show)"
+
+# The text form parses back to the same model: load expected.txt, show, compare (the manifest
+# lists the few models whose text onnx's own parser does not round-trip either).
+for t in "$corpus"/onnx_text/*/*/expected.txt; do
+    name=$(basename "$(dirname "$t")")
+    awk -F'\t' -v n="$name" '$2 == n && $6 == "false" { found = 1 } END { exit !found }' \
+        "$corpus/onnx_text/manifest.tsv" && continue
+    check "onnx parse" "$t" -c "load $t" -c show
+done
+report "ONNX text parse/print round trip (load T; show)"
+
+[ "$total_fail" -eq 0 ]
