@@ -162,6 +162,7 @@ struct fx_node {
     size_t n_users;
     int declared_users;       /* num_users read from text, -1 if unknown */
     size_t index;             /* position in the graph, kept by fx_graph_renumber */
+    int src_line;             /* line it was loaded from, 0 if none */
     fx_meta meta;
 };
 
@@ -195,6 +196,7 @@ struct fx_module {
     const char *name;         /* attribute name; root: "GraphModule" or the class name */
     const char *type;         /* class name: "Linear", "Sequential", "GraphModule" */
     const char *repr;         /* configuration repr of a leaf: "Linear(in_features=8, ...)", NULL if none */
+    const char *extra_repr;   /* extra_repr() text (may hold '\n'), NULL if none */
     fx_graph *graph;          /* NULL for plain (non-GraphModule) submodules */
     fx_weight *params;        /* parameters and buffers, in order */
     fx_weight *params_last;
