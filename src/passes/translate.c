@@ -186,8 +186,12 @@ static const char *const_ints(tx *t, const int64_t *v, size_t n)
     for (size_t i = 0; i < n; i++) sb_printf(&k, "%lld,", (long long)v[i]);
     const char *out = farm_get(t, k.s);
     if (!out) {
+        /* a typed tensor, not value_ints: shape inference (Pad, Reshape) wants a known 1-D shape */
+        int64_t dim = (int64_t)n;
+        Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, OT_INT64, &dim, 1);
+        ox_tensor_set_int64s(t->m, tp, v, n);
         Onnx__NodeProto *nd = emit(t, "Constant", "", NULL);
-        ox_attr_ints(t->m, nd, "value_ints", v, n);
+        ox_attr_tensor(t->m, nd, "value", tp);
         out = fresh_val(t);
         ox_node_add_output(t->m, nd, out);
         farm_put(t, k.s, out);
@@ -1209,7 +1213,16 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
                                       size_t *nout)
 {
     if (!getattr || getattr->op != FX_OP_GET_ATTR) { fail_node(t, n, "%s", "branch is not a get_attr node"); return NULL; }
-    const fx_module *sub = fx_module_find(t->p->root, getattr->target);
+    /* get_attr targets are relative to the module that owns the graph (nested conds) */
+    const fx_module *owner = getattr->graph && getattr->graph->owner ? getattr->graph->owner : t->p->root;
+    const fx_module *sub = fx_module_find(owner, getattr->target);
+    if (sub && sub->graph == getattr->graph) sub = NULL;
+    int depth = 0;
+    for (const scope *s = t->sc; s; s = s->parent) depth++;
+    if (depth > 64) {
+        fail_node(t, n, "%s", "subgraphs nested too deeply");
+        return NULL;
+    }
     if (!sub || !sub->graph) {
         fail_node(t, n, "%s", arena_printf(&t->a, "no subgraph module '%s'", getattr->target));
         return NULL;
