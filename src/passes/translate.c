@@ -638,10 +638,10 @@ static void literal_attr(tx *t, Onnx__NodeProto *nd, const low_attr *at)
 
 /* Names for the k outputs of FX node n: one output → n's name; several → the name of the
  * getitem user taking each index (torch renames them so), else "<n>__<i>". */
-static const char **output_names(tx *t, const fx_node *n, size_t k)
+static const char **output_names_ex(tx *t, const fx_node *n, size_t k, bool by_getitem)
 {
     const char **names = arena_alloc(&t->a, (k + 1) * sizeof *names);
-    if (k == 1) {
+    if (!by_getitem) {
         names[0] = unique_name(t, n->name);
         return names;
     }
@@ -652,9 +652,15 @@ static const char **output_names(tx *t, const fx_node *n, size_t k)
         int64_t i = g->args->u.seq.items[1]->u.i;
         if (i >= 0 && (size_t)i < k && !names[i]) names[i] = unique_name(t, g->name);
     }
+    if (k == 1 && !names[0]) names[0] = unique_name(t, n->name);
     for (size_t i = 0; i < k; i++)
         if (!names[i]) names[i] = unique_name(t, arena_printf(&t->a, "%s__%zu", n->name, i));
     return names;
+}
+
+static const char **output_names(tx *t, const fx_node *n, size_t k)
+{
+    return output_names_ex(t, n, k, k > 1);
 }
 
 static void add_value_info(tx *t, const char *name, const fx_value *v)
@@ -685,7 +691,8 @@ static bool run_lowering(tx *t, const fx_node *n, const op_rule *rule, const low
         hm_put(&local, lw->params[i], &pvals[i]);
     }
     size_t nres = lw->nresults;
-    const char **res = nres ? output_names(t, n, nres) : NULL;
+    bool seq_result = s->nrets == 1 && s->rets[0].is_list;
+    const char **res = nres ? output_names_ex(t, n, nres, !seq_result) : NULL;
     hashmap resmap, tmp;
     hm_init(&resmap);
     hm_init(&tmp);
@@ -1264,7 +1271,7 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
         if (it->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "branch outputs must be tensors"); goto restore; }
         const char *v = single(t, n, it->u.node);
         if (!v) goto restore;
-        const char *nv = unique_name(t, arena_printf(&t->a, "%s_%s", v, bname));
+        const char *nv = unique_name(t, arena_printf(&t->a, "%s_%s", it->u.node->name, bname));
         bool renamed = false;
         for (size_t j = 0; j < bg->n_node; j++) {
             Onnx__NodeProto *nd = bg->node[j];
@@ -1307,7 +1314,7 @@ static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     Onnx__GraphProto *fg = branch_graph(t, n, a->u.seq.items[2]->u.node, a->u.seq.items[3], &nf);
     if (!fg) return false;
     if (nt != nf) { fail_node(t, n, "%s", "the branches return different numbers of outputs"); return false; }
-    const char **outs = output_names(t, n, nt);
+    const char **outs = output_names_ex(t, n, nt, true);
     Onnx__NodeProto *nd = emit(t, "If", "", node_name_of(t, n));
     ox_node_add_input(t->m, nd, pred);
     ox_attr_graph(t->m, nd, "then_branch", tg);
