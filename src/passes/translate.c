@@ -1326,12 +1326,269 @@ static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     return true;
 }
 
+
+/* ---- while_loop → Loop, scan → Scan ---- */
+
+/* How a subgraph placeholder is bound: to an outer value by name, or to a new graph input. */
+typedef struct ph_bind {
+    const char *outer;       /* outer value name (closure), or NULL */
+    const char *input;       /* name of a new input of the subgraph, or NULL */
+} ph_bind;
+
+static const fx_module *hop_module(tx *t, const fx_node *n, const fx_arg *a)
+{
+    if (a->kind != FX_ARG_NODE || a->u.node->op != FX_OP_GET_ATTR) {
+        fail_node(t, n, "%s", "expected a get_attr of a subgraph module");
+        return NULL;
+    }
+    const fx_node *ga = a->u.node;
+    const fx_module *owner = ga->graph && ga->graph->owner ? ga->graph->owner : t->p->root;
+    const fx_module *sub = fx_module_find(owner, ga->target);
+    if (!sub || !sub->graph || sub->graph == ga->graph) {
+        fail_node(t, n, "%s", arena_printf(&t->a, "no subgraph module '%s'", ga->target));
+        return NULL;
+    }
+    int depth = 0;
+    for (const scope *s = t->sc; s; s = s->parent) depth++;
+    if (depth > 64) { fail_node(t, n, "%s", "subgraphs nested too deeply"); return NULL; }
+    return sub;
+}
+
+/* Translates sub's graph into graph g (a new scope under the current one) with its placeholders
+ * bound by binds (nb of them). Returns the output value names and FX nodes (arena), or false. */
+static bool translate_into(tx *t, const fx_node *n, const fx_module *sub, Onnx__GraphProto *g, const ph_bind *binds,
+                           size_t nb, const char ***outs, const fx_node ***out_nodes, size_t *nout)
+{
+    scope sc = {.parent = t->sc, .g = g, .fxg = sub->graph};
+    hm_init(&sc.vals);
+    hm_init(&sc.consts);
+    bool ok = false;
+    size_t k = 0;
+    for (const fx_node *p = sub->graph->first; p; p = p->next) {
+        if (p->op != FX_OP_PLACEHOLDER) continue;
+        if (k >= nb) { fail_node(t, n, "%s", arena_printf(&t->a, "subgraph %s has more inputs than operands", sub->name)); goto out; }
+        tx_val *tv = arena_alloc(&t->a, sizeof *tv);
+        tv->names = arena_alloc(&t->a, sizeof *tv->names);
+        tv->n = 1;
+        if (binds[k].input) {
+            tv->names[0] = binds[k].input;
+            Onnx__TypeProto *ty = type_of_value(t, node_val(p));
+            ox_graph_add_input(t->m, g, binds[k].input, ty ? ty : ox_type_tensor(t->m, 0, NULL, 0, false));
+        } else {
+            tv->names[0] = binds[k].outer;
+        }
+        hm_put(&sc.vals, p->name, tv);
+        k++;
+    }
+    t->sc = &sc;
+    if (translate_graph(t, sub->graph)) {
+        const fx_node *on = sub->graph->last;
+        while (on && on->op != FX_OP_OUTPUT) on = on->prev;
+        const fx_arg *items = on && on->args->u.seq.len ? on->args->u.seq.items[0] : NULL;
+        if (items && items->kind == FX_ARG_NODE) {
+            *nout = 1;
+            *outs = arena_alloc(&t->a, sizeof **outs);
+            *out_nodes = arena_alloc(&t->a, sizeof **out_nodes);
+            (*out_nodes)[0] = items->u.node;
+            ok = ((*outs)[0] = single(t, n, items->u.node)) != NULL;
+        } else if (items && (items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST)) {
+            *nout = items->u.seq.len;
+            *outs = arena_alloc(&t->a, (*nout + 1) * sizeof **outs);
+            *out_nodes = arena_alloc(&t->a, (*nout + 1) * sizeof **out_nodes);
+            ok = true;
+            for (size_t i = 0; i < *nout && ok; i++) {
+                const fx_arg *it = items->u.seq.items[i];
+                if (it->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "subgraph outputs must be tensors"); ok = false; break; }
+                (*out_nodes)[i] = it->u.node;
+                ok = ((*outs)[i] = single(t, n, it->u.node)) != NULL;
+            }
+        } else {
+            fail_node(t, n, "%s", "subgraph has no output");
+        }
+    }
+    t->sc = sc.parent;
+out:
+    hm_free(&sc.vals);
+    hm_free(&sc.consts);
+    return ok && !t->failed;
+}
+
+/* Makes v a graph output of g named "<fxname>_<suffix>": renames its producer inside g, or
+ * adds an Identity when v comes from outside (or is already an output). */
+static void add_renamed_output(tx *t, Onnx__GraphProto *g, const char *v, const fx_node *fxn, const char *suffix)
+{
+    const char *nv = unique_name(t, arena_printf(&t->a, "%s_%s", fxn->name, suffix));
+    bool renamed = false;
+    for (size_t j = 0; j < g->n_output && !renamed; j++) renamed = !strcmp(g->output[j]->name, v);
+    if (!renamed) {
+        renamed = false;
+        for (size_t j = 0; j < g->n_node; j++) {
+            Onnx__NodeProto *nd = g->node[j];
+            for (size_t o = 0; o < nd->n_output; o++)
+                if (!strcmp(nd->output[o], v)) { nd->output[o] = ox_strdup(t->m, nv); renamed = true; }
+            for (size_t o = 0; o < nd->n_input; o++)
+                if (!strcmp(nd->input[o], v)) nd->input[o] = ox_strdup(t->m, nv);
+        }
+        for (size_t j = 0; j < g->n_value_info; j++)
+            if (!strcmp(g->value_info[j]->name, v)) g->value_info[j]->name = ox_strdup(t->m, nv);
+        for (size_t j = 0; j < g->n_output; j++)
+            if (!strcmp(g->output[j]->name, v)) g->output[j]->name = ox_strdup(t->m, nv);
+    } else {
+        renamed = false;
+    }
+    if (!renamed) {
+        scope *save = t->sc;
+        scope tmp = {.parent = save, .g = g};
+        hm_init(&tmp.vals);
+        hm_init(&tmp.consts);
+        t->sc = &tmp;
+        emit1(t, "Identity", v, nv, NULL);
+        t->sc = save;
+        hm_free(&tmp.vals);
+        hm_free(&tmp.consts);
+    }
+    Onnx__TypeProto *ty = type_of_value(t, node_val(fxn));
+    ox_graph_add_output(t->m, g, nv, ty ? ty : ox_type_tensor(t->m, 0, NULL, 0, false));
+}
+
+static bool seq_arg(const fx_arg *a)
+{
+    return a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_LIST;
+}
+
+static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    (void)b;
+    const fx_arg *a = n->args;
+    if (a->u.seq.len != 4 || !seq_arg(a->u.seq.items[2]) || !seq_arg(a->u.seq.items[3])) {
+        fail_node(t, n, "%s", "expected while_loop(cond_fn, body_fn, (carried...), (additional...))");
+        return false;
+    }
+    const fx_module *cm = hop_module(t, n, a->u.seq.items[0]), *bm = hop_module(t, n, a->u.seq.items[1]);
+    if (!cm || !bm) return false;
+    const fx_arg *car = a->u.seq.items[2], *add = a->u.seq.items[3];
+    size_t nc = car->u.seq.len, na = add->u.seq.len;
+    const char **cv = arena_alloc(&t->a, (nc + na + 1) * sizeof *cv);
+    const fx_node **cn = arena_alloc(&t->a, (nc + 1) * sizeof *cn);
+    for (size_t i = 0; i < nc + na; i++) {
+        const fx_arg *x = i < nc ? car->u.seq.items[i] : add->u.seq.items[i - nc];
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "while_loop operands must be tensors"); return false; }
+        if (i < nc) cn[i] = x->u.node;
+        if (!(cv[i] = single(t, n, x->u.node))) return false;
+    }
+    /* initial condition: cond_fn on the initial values, in the enclosing graph */
+    ph_bind *ob = arena_alloc(&t->a, (nc + na + 1) * sizeof *ob);
+    for (size_t i = 0; i < nc + na; i++) ob[i].outer = cv[i];
+    const char **co;
+    const fx_node **con;
+    size_t nco;
+    if (!translate_into(t, n, cm, t->sc->g, ob, nc + na, &co, &con, &nco)) return false;
+    if (nco != 1) { fail_node(t, n, "%s", "Condition function must return a single boolean value."); return false; }
+    const char *cond0 = co[0];
+    /* body graph: (iter_num, cond_in, carried...) → (cond_out, carried'...) */
+    const char *bname = arena_printf(&t->a, "%s_loop_body", bm->name);
+    Onnx__GraphProto *bg = ox_graph_new(t->m, bname);
+    ox_graph_add_input(t->m, bg, unique_name(t, arena_printf(&t->a, "iter_num_%s", bm->name)),
+                       ox_type_tensor(t->m, OT_INT64, NULL, 0, true));
+    ox_graph_add_input(t->m, bg, unique_name(t, arena_printf(&t->a, "cond_in_%s", bm->name)),
+                       ox_type_tensor(t->m, OT_BOOL, NULL, 0, true));
+    ph_bind *bb = arena_alloc(&t->a, (nc + na + 1) * sizeof *bb);
+    for (size_t i = 0; i < nc + na; i++) {
+        if (i < nc) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", cn[i]->name, bm->name));
+        else bb[i].outer = cv[i];
+    }
+    const char **bo;
+    const fx_node **bon;
+    size_t nbo;
+    if (!translate_into(t, n, bm, bg, bb, nc + na, &bo, &bon, &nbo)) return false;
+    if (nbo != nc) { fail_node(t, n, "%s", "the body must return one value per carried value"); return false; }
+    ph_bind *cb = arena_alloc(&t->a, (nc + na + 1) * sizeof *cb);
+    for (size_t i = 0; i < nc + na; i++) cb[i].outer = i < nc ? bo[i] : cv[i];
+    const char **c2;
+    const fx_node **c2n;
+    size_t nc2;
+    if (!translate_into(t, n, cm, bg, cb, nc + na, &c2, &c2n, &nc2)) return false;
+    add_renamed_output(t, bg, c2[0], c2n[0], cm->name);
+    for (size_t i = 0; i < nc; i++) add_renamed_output(t, bg, bo[i], bon[i], bm->name);
+    const char **outs = output_names_ex(t, n, nc, true);
+    Onnx__NodeProto *nd = emit(t, "Loop", "", node_name_of(t, n));
+    ox_node_add_input(t->m, nd, "");
+    ox_node_add_input(t->m, nd, cond0);
+    for (size_t i = 0; i < nc; i++) ox_node_add_input(t->m, nd, cv[i]);
+    ox_attr_graph(t->m, nd, "body", bg);
+    for (size_t i = 0; i < nc; i++) ox_node_add_output(t->m, nd, outs[i]);
+    set_val(t, n, outs, nc);
+    return true;
+}
+
+static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    (void)b;
+    const fx_arg *a = n->args;
+    if (a->u.seq.len != 4 || !seq_arg(a->u.seq.items[1]) || !seq_arg(a->u.seq.items[2]) || !seq_arg(a->u.seq.items[3])) {
+        fail_node(t, n, "%s", "expected scan(combine_fn, [init...], [xs...], (additional...))");
+        return false;
+    }
+    const fx_module *bm = hop_module(t, n, a->u.seq.items[0]);
+    if (!bm) return false;
+    const fx_arg *init = a->u.seq.items[1], *xs = a->u.seq.items[2], *add = a->u.seq.items[3];
+    size_t ni = init->u.seq.len, nx = xs->u.seq.len, na = add->u.seq.len, nt = ni + nx + na;
+    const char **v = arena_alloc(&t->a, (nt + 1) * sizeof *v);
+    ph_bind *bb = arena_alloc(&t->a, (nt + 1) * sizeof *bb);
+    for (size_t i = 0; i < nt; i++) {
+        const fx_arg *x = i < ni ? init->u.seq.items[i] : i < ni + nx ? xs->u.seq.items[i - ni] : add->u.seq.items[i - ni - nx];
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "scan operands must be tensors"); return false; }
+        if (!(v[i] = single(t, n, x->u.node))) return false;
+        if (i < ni + nx) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", x->u.node->name, bm->name));
+        else bb[i].outer = v[i];
+    }
+    Onnx__GraphProto *bg = ox_graph_new(t->m, bm->name);
+    const char **bo;
+    const fx_node **bon;
+    size_t nbo;
+    if (!translate_into(t, n, bm, bg, bb, nt, &bo, &bon, &nbo)) return false;
+    if (nbo < ni) { fail_node(t, n, "%s", "combine_fn returns fewer values than there are carries"); return false; }
+    for (size_t i = 0; i < nbo; i++) add_renamed_output(t, bg, bo[i], bon[i], bm->name);
+    const char **outs = output_names_ex(t, n, nbo, true);
+    Onnx__NodeProto *nd = emit(t, "Scan", "", node_name_of(t, n));
+    for (size_t i = 0; i < ni + nx; i++) ox_node_add_input(t->m, nd, v[i]);
+    ox_attr_graph(t->m, nd, "body", bg);
+    ox_attr_int(t->m, nd, "num_scan_inputs", (int64_t)nx);
+    int64_t *dirs = arena_alloc(&t->a, (nbo + nx + 1) * sizeof *dirs);
+    memset(dirs, 0, (nbo + nx + 1) * sizeof *dirs);
+    ox_attr_ints(t->m, nd, "scan_input_directions", dirs, nx);
+    ox_attr_ints(t->m, nd, "scan_output_directions", dirs, nbo - ni);
+    for (size_t i = 0; i < nbo; i++) ox_node_add_output(t->m, nd, outs[i]);
+    set_val(t, n, outs, nbo);
+    return true;
+}
+
+static bool b_hstack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    if (!seq_arg(b[0]) || !b[0]->u.seq.len || b[0]->u.seq.items[0]->kind != FX_ARG_NODE) return false;
+    int r = rank_of_node(b[0]->u.seq.items[0]->u.node);
+    namevec ins = {0};
+    bool ok = arg_inputs(t, n, &rule->schema.args[0], b[0], 0, &ins);
+    if (ok) {
+        const char *out = one_output(t, n);
+        Onnx__NodeProto *nd = emit(t, "Concat", "", node_name_of(t, n));
+        ox_attr_int(t->m, nd, "axis", r == 1 ? 0 : 1);
+        for (size_t i = 0; i < ins.len; i++) ox_node_add_input(t->m, nd, ins.items[i]);
+        ox_node_add_output(t->m, nd, out);
+    }
+    vec_free(&ins);
+    return ok;
+}
+
 static const struct { const char *name; builtin_fn fn; } builtins[] = {
     {"transpose", b_transpose}, {"slice", b_slice}, {"flip", b_flip}, {"flatten", b_reshape_to_meta},
-    {"hstack", NULL}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d}, {"pad", b_pad},
+    {"hstack", b_hstack}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d}, {"pad", b_pad},
     {"upsample_nearest2d", b_upsample_nearest2d}, {"upsample_bilinear2d", b_upsample_bilinear2d},
     {"sdpa", b_sdpa}, {"var", b_var}, {"var_mean", b_var_mean}, {"broadcast_in_dim", b_broadcast_in_dim},
-    {"index", b_index}, {"cond", b_cond},
+    {"index", b_index}, {"cond", b_cond}, {"while_loop", b_while_loop}, {"scan", b_scan},
 };
 
 static builtin_fn find_builtin(const char *name)
