@@ -1,1 +1,20 @@
-# src/ops/local.mk — files of src/ops (see DESIGN.md).
+# src/ops/local.mk — files of src/ops (see DESIGN.md): op registry, schemas, lowerings.
+libfxsh_a_SOURCES += \
+	src/ops/ops.h \
+	src/ops/schema.c \
+	src/ops/lowering.c \
+	src/ops/registry.c
+
+opsdir = $(pkgdatadir)/ops
+dist_ops_DATA = \
+	share/fxsh/ops/core.yaml share/fxsh/ops/nn.yaml share/fxsh/ops/hop.yaml
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ops_registry
+TESTS += tests/unit/test_ops_registry
+tests_unit_test_ops_registry_SOURCES = tests/unit/test_ops_registry.c
+tests_unit_test_ops_registry_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_ops_registry_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ops_registry_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_TEST_SHAREDIR='"$(abs_top_srcdir)/share/fxsh"' \
+	-DFXSH_TEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/ops"'
+endif
