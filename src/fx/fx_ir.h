@@ -143,6 +143,7 @@ typedef struct fx_meta {
     fx_value *val;            /* NULL = no value meta */
     const char *stack_trace;  /* full text, NULL if none */
     const char *source;       /* summary as shown after "# File: ", NULL if none */
+    const char *annotation;   /* "# Annotation: <this> File: ..." prefix of the header, NULL if none */
     int trace_group;          /* distinguishes consecutive groups with equal summaries */
     const char *nn_module_stack, *source_fn_stack, *torch_fn;  /* raw text, NULL if none */
 } fx_meta;
@@ -162,6 +163,7 @@ struct fx_node {
     size_t n_users;
     int declared_users;       /* num_users read from text, -1 if unknown */
     size_t index;             /* position in the graph, kept by fx_graph_renumber */
+    int src_line;             /* line it was loaded from, 0 if none */
     fx_meta meta;
 };
 
@@ -195,6 +197,7 @@ struct fx_module {
     const char *name;         /* attribute name; root: "GraphModule" or the class name */
     const char *type;         /* class name: "Linear", "Sequential", "GraphModule" */
     const char *repr;         /* configuration repr of a leaf: "Linear(in_features=8, ...)", NULL if none */
+    const char *extra_repr;   /* extra_repr() text (may hold '\n'), NULL if none */
     fx_graph *graph;          /* NULL for plain (non-GraphModule) submodules */
     fx_weight *params;        /* parameters and buffers, in order */
     fx_weight *params_last;

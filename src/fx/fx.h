@@ -1,0 +1,57 @@
+/* fx.h — FX text loaders, printers and inspection helpers (public API of src/fx).
+ *
+ * Ownership: loaders return a new fx_program the caller frees with fx_program_free(), or NULL
+ * after reporting at least one error to d (nothing else is left behind). Printers and
+ * inspection helpers append to a caller-owned strbuf and never print. */
+#ifndef FXSH_FX_H
+#define FXSH_FX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "fx/fx_ir.h"
+
+/* print(gm.graph) text: "graph():" + "%x : [num_users=N] = op[target=T](...)" lines + return. */
+fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, diag_sink *d);
+/* gm.print_readable() text: "class GraphModule(torch.nn.Module):" + def forward + nested classes. */
+fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, diag_sink *d);
+/* print(gm) text: module tree repr, blank lines, generated forward, debug-info trailer. */
+fx_program *fx_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d);
+
+/* Sniffs the form from the content (not the file name) and dispatches to a parser above. */
+fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d);
+/* True when a pasted block is complete:
+ *  - graph text: a "return" line has been seen at graph indentation;
+ *  - readable text: the last non-blank line is a "return" at the body indentation of the
+ *    innermost open class, and the root forward has returned: i.e. a top-level "class" was
+ *    opened and every forward opened so far has a return line;
+ *  - module text: the "# To see more debug info" trailer line has been seen, or a forward
+ *    at column 0 has returned.
+ * Blank text is not complete. */
+bool fx_text_complete(const char *text, size_t len);
+
+/* Printers: GRAPH = print(gm.graph), CODE = print_readable(), MODULE = print(gm),
+ * TABULAR = graph.print_tabular(). Output has no trailing newline except CODE, which ends
+ * with one exactly like print_readable(print_output=False). */
+void fx_print(const fx_program *p, fx_form form, strbuf *out);
+/* One graph in print(graph) form. */
+void fx_print_graph(const fx_graph *g, strbuf *out);
+/* print(gm): module tree repr + generated forward code + debug-info trailer. */
+void fx_print_module(const fx_program *p, strbuf *out);
+/* One module as a readable class ("class <class_name>(torch.nn.Module):") indented by indent
+ * spaces, with nested GraphModule children; used by print(ep) too. */
+void fx_print_code_class(const fx_module *m, const char *class_name, size_t indent, strbuf *out);
+
+/* Inspection (REPL commands). Subgraph nodes are listed after the root graph's, named by
+ * their module path: "true_graph_0.mul". */
+void fx_print_nodes(const fx_program *p, strbuf *out);
+int fx_print_node(const fx_program *p, const char *name, strbuf *out);   /* -1 if not found */
+size_t fx_find(const fx_program *p, const char *text, strbuf *out);
+void fx_print_stats(const fx_program *p, strbuf *out);
+void fx_each_node_name(const fx_program *p, void (*cb)(const char *name, void *ctx), void *ctx);
+/* Resolves "name", "%name" or "sub.path.name"; NULL if absent. */
+fx_node *fx_program_find_node(const fx_program *p, const char *qualified);
+
+#endif
