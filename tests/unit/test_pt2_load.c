@@ -330,6 +330,41 @@ static void test_bad_json_programs(void **state)
     free(js);
 }
 
+/* Byte corruptions of a real program JSON and of a real archive: errors or success, never a
+ * crash or an out-of-bounds read (run under valgrind). */
+static void test_corruptions_never_crash(void **state)
+{
+    (void)state;
+    size_t len, zlen;
+    char *js = slurp(FIX "mlp.json", &len);
+    char *zip = slurp(FIX "mlp.pt2", &zlen);
+    char *buf = malloc(len > zlen ? len : zlen);
+    diag_sink d;
+    diag_init(&d);
+    static const char subst[] = { '"', '0', '}', 'x', '[' };
+    size_t loaded = 0;
+    for (size_t i = 0; i < len; i += 11) {
+        memcpy(buf, js, len);
+        buf[i] = subst[i % sizeof subst];
+        fx_program *p = pt2_load_json(buf, len, "c.json", &d);
+        if (p) loaded++;
+        fx_program_free(p);
+        diag_clear(&d);
+    }
+    assert_true(loaded > 0); /* e.g. corruptions inside stack-trace strings still load */
+    for (size_t i = 0; i < zlen; i += 29) {
+        memcpy(buf, zip, zlen);
+        buf[i] ^= 0x5a;
+        fx_program *p = pt2_load_buffer((unsigned char *)buf, zlen, "c.pt2", &d);
+        fx_program_free(p);
+        diag_clear(&d);
+    }
+    diag_free(&d);
+    free(buf);
+    free(js);
+    free(zip);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_deflated_and_renamed_config),
         cmocka_unit_test(test_truncated_and_not_zip),
         cmocka_unit_test(test_bad_json_programs),
+        cmocka_unit_test(test_corruptions_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
