@@ -2,6 +2,7 @@
 #include "passes/export.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ fx_arg *export_copy_arg(fx_program *dst, const fx_arg *a,
     return fx_arg_none(dst);
 }
 
-static fx_value *copy_value(fx_program *dst, const fx_value *v)
+fx_value *export_copy_value(fx_program *dst, const fx_value *v)
 {
     if (!v)
         return NULL;
@@ -62,7 +63,7 @@ static fx_value *copy_value(fx_program *dst, const fx_value *v)
     if (v->n_items) {
         c->items = fx_alloc(dst, v->n_items * sizeof *c->items);
         for (size_t i = 0; i < v->n_items; i++)
-            c->items[i] = copy_value(dst, v->items[i]);
+            c->items[i] = export_copy_value(dst, v->items[i]);
     }
     return c;
 }
@@ -71,7 +72,7 @@ static const char *dup_or_null(fx_program *p, const char *s) { return s ? fx_str
 
 static void copy_meta(fx_program *dst, fx_meta *to, const fx_meta *from)
 {
-    to->val = copy_value(dst, from->val);
+    to->val = export_copy_value(dst, from->val);
     to->stack_trace = dup_or_null(dst, from->stack_trace);
     to->source = dup_or_null(dst, from->source);
     to->trace_group = from->trace_group;
@@ -99,19 +100,22 @@ static void copy_graph(fx_program *dst, fx_graph *to, const fx_graph *from)
     }
 }
 
-static void copy_module(fx_program *dst, fx_module *to, const fx_module *from)
+static void copy_module(fx_program *dst, fx_module *to, const fx_module *from, bool nodes)
 {
     for (const fx_weight *w = from->params; w; w = w->next) {
         fx_weight *c = fx_module_add_param(to, w->fqn, w->role, w->dtype, w->shape, w->rank);
         c->persistent = w->persistent;
     }
-    if (from->graph)
-        copy_graph(dst, fx_module_ensure_graph(to), from->graph);
+    if (from->graph) {
+        fx_graph *g = fx_module_ensure_graph(to);
+        if (nodes)
+            copy_graph(dst, g, from->graph);
+    }
     for (const fx_module *ch = from->first_child; ch; ch = ch->next_sibling)
-        copy_module(dst, fx_module_add_child(to, ch->name, ch->type, ch->repr), ch);
+        copy_module(dst, fx_module_add_child(to, ch->name, ch->type, ch->repr), ch, nodes);
 }
 
-fx_program *export_copy_program(const fx_program *p)
+static fx_program *copy_program(const fx_program *p, bool nodes)
 {
     fx_program *c = fx_program_new(p->root->name);
     c->root->type = dup_or_null(c, p->root->type);
@@ -122,10 +126,10 @@ fx_program *export_copy_program(const fx_program *p)
         fx_weight *cw = fx_module_add_param(c->root, w->fqn, w->role, w->dtype, w->shape, w->rank);
         cw->persistent = w->persistent;
     }
-    if (p->root->graph)
+    if (p->root->graph && nodes)
         copy_graph(c, fx_program_graph(c), p->root->graph);
     for (const fx_module *ch = p->root->first_child; ch; ch = ch->next_sibling)
-        copy_module(c, fx_module_add_child(c->root, ch->name, ch->type, ch->repr), ch);
+        copy_module(c, fx_module_add_child(c->root, ch->name, ch->type, ch->repr), ch, nodes);
     c->sig.present = p->sig.present;
     c->sig.n_inputs = p->sig.n_inputs;
     c->sig.inputs = fx_alloc(c, (p->sig.n_inputs ? p->sig.n_inputs : 1) * sizeof *c->sig.inputs);
@@ -157,6 +161,9 @@ fx_program *export_copy_program(const fx_program *p)
     return c;
 }
 
+fx_program *export_copy_program(const fx_program *p) { return copy_program(p, true); }
+fx_program *export_copy_program_shell(const fx_program *p) { return copy_program(p, false); }
+
 bool export_is_aten_program(const fx_program *p)
 {
     if (p->sig.present)
@@ -186,6 +193,74 @@ const char *export_node_base_name(const char *target, char *buf, size_t cap)
         if (*c == '.')
             *c = '_';
     return buf;
+}
+
+
+/* ---- FX-style naming ------------------------------------------------------------------------- */
+
+static const char *const illegal_names[] = {
+    /* keywords */
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    /* builtins */
+    "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
+    "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict",
+    "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
+    "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
+    "issubclass", "iter", "len", "license", "list", "locals", "map", "max", "memoryview", "min", "next",
+    "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr", "reversed",
+    "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type",
+    "vars", "zip", "torch", NULL
+};
+
+static bool illegal_name(const char *s)
+{
+    for (size_t i = 0; illegal_names[i]; i++)
+        if (!strcmp(illegal_names[i], s))
+            return true;
+    return false;
+}
+
+void fx_namer_init(fx_namer *nm, fx_graph *g)
+{
+    nm->g = g;
+    hm_init(&nm->counts);
+}
+
+void fx_namer_free(fx_namer *nm) { hm_free(&nm->counts); }
+
+const char *fx_namer_name(fx_namer *nm, const char *cand)
+{
+    char base[256], buf[300];
+    size_t n = 0;
+    if (!cand[0] || isdigit((unsigned char)cand[0]))
+        base[n++] = '_';
+    for (const char *c = cand; *c && n < sizeof base - 1; c++)
+        base[n++] = isalnum((unsigned char)*c) || *c == '_' ? *c : '_';
+    base[n] = 0;
+    long num = 0;
+    /* (.*)_(\d+)$ splits off an existing counter. */
+    char *us = strrchr(base, '_');
+    if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1)) {
+        num = strtol(us + 1, NULL, 10);
+        *us = 0;
+        snprintf(buf, sizeof buf, "%s_%ld", base, num);
+    } else {
+        snprintf(buf, sizeof buf, "%s", base);
+    }
+    if (!num)
+        num = (long)(intptr_t)hm_get(&nm->counts, base);
+    while (hm_has(&nm->g->names, buf) || illegal_name(buf)) {
+        num++;
+        snprintf(buf, sizeof buf, "%s_%ld", base, num);
+    }
+    fx_program *p = nm->g->owner->prog;
+    if (!hm_has(&nm->counts, base))
+        hm_put(&nm->counts, fx_strdup(p, base), (void *)(intptr_t)num);
+    else
+        hm_put(&nm->counts, base, (void *)(intptr_t)num);
+    return fx_strdup(p, buf);
 }
 
 /* ---- small value parser (module reprs, schema defaults) --------------------------------- */
@@ -256,6 +331,12 @@ static fx_arg *parse_literal(fx_program *p, const char *s, const char *end)
         }
         return fx_arg_seq(p, *s == '(' ? FX_ARG_TUPLE : FX_ARG_LIST, items, NULL, k);
     }
+    if (n > 6 && memcmp(s, "torch.", 6) == 0) {
+        fx_dtype dt = fx_dtype_from_torch_name(s, n);
+        if (dt != FX_DT_UNKNOWN)
+            return fx_arg_dtype(p, dt);
+        return fx_arg_str(p, FX_ARG_MEMFMT, fx_strndup(p, s + 6, n - 6));
+    }
     if (n == 4 && memcmp(s, "True", 4) == 0)
         return fx_arg_bool(p, true);
     if (n == 5 && memcmp(s, "False", 5) == 0)
@@ -279,8 +360,13 @@ static fx_arg *parse_literal(fx_program *p, const char *s, const char *end)
     return NULL;
 }
 
+fx_arg *export_parse_literal(fx_program *p, const char *s, const char *end)
+{
+    return parse_literal(p, s, end);
+}
+
 /* Looks up a module repr argument "Conv2d(3, 8, kernel_size=(3, 3))" by keyword, else by
- * position (pos < 0: keyword only). Sets *s/*e to the value text; false if absent. */
+ * position (pos < 0: keyword only). Sets the value range vs..ve to the value text; false if absent. */
 static bool repr_find(const char *repr, const char *key, int pos, const char **vs, const char **ve)
 {
     if (!repr)
@@ -338,7 +424,7 @@ static bool repr_is_false(const char *repr, const char *key)
     return (size_t)(e - s) >= 5 && memcmp(s, "False", 5) == 0;
 }
 
-/* ---- schemas: "self,dim:i*,keepdim=False,*,dtype=None" ---------------------------------- */
+/* ---- schemas: "self,dim:i*,keepdim=False,kw-only marker,dtype=None" ---------------------- */
 
 enum { MAX_SARGS = 12 };
 
@@ -459,6 +545,7 @@ typedef struct xctx {
     hashmap vals;           /* source node name -> xval* */
     hashmap weights;        /* fqn -> placeholder fx_node* */
     const fx_node *cur;     /* source node being exported (diagnostics) */
+    fx_namer nm;
 } xctx;
 
 static diag_loc loc_of(xctx *x)
@@ -579,7 +666,8 @@ static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_ar
         }
     char full[160], base[96];
     snprintf(full, sizeof full, "torch.ops.%s", target);
-    fx_node *n = fx_node_new(x->g, export_node_base_name(full, base, sizeof base), FX_OP_CALL_FUNCTION, full);
+    fx_node *n = fx_node_new(x->g, fx_namer_name(&x->nm, export_node_base_name(full, base, sizeof base)),
+                             FX_OP_CALL_FUNCTION, full);
     fx_graph_append(x->g, n);
     fx_node_set_args(n, fx_arg_seq(x->dst, FX_ARG_TUPLE, args, NULL, na),
                      fx_arg_seq(x->dst, FX_ARG_DICT, kv, kn, nk));
@@ -710,7 +798,7 @@ static void lift_one(const char *name, void *ctx)
             *c = '_';
     if (hm_has(&l->x->weights, fqn))
         return;
-    fx_node *n = fx_node_new(l->x->g, pname, FX_OP_PLACEHOLDER, NULL);
+    fx_node *n = fx_node_new(l->x->g, fx_namer_name(&l->x->nm, pname), FX_OP_PLACEHOLDER, NULL);
     n->target = n->name;
     fx_graph_append(l->x->g, n);
     const char *kfqn = fx_strdup(p, fqn);
@@ -1114,6 +1202,7 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     x.g = fx_program_graph(x.dst);
     hm_init(&x.vals);
     hm_init(&x.weights);
+    fx_namer_init(&x.nm, x.g);
     bool ok = true;
 
     lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
@@ -1131,7 +1220,7 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         x.cur = n;
         switch (n->op) {
         case FX_OP_PLACEHOLDER: {
-            fx_node *p = fx_node_new(x.g, n->name, FX_OP_PLACEHOLDER, NULL);
+            fx_node *p = fx_node_new(x.g, fx_namer_name(&x.nm, n->name), FX_OP_PLACEHOLDER, NULL);
             p->target = p->name;
             fx_graph_append(x.g, p);
             xval *v = fx_alloc(x.dst, sizeof *v);
@@ -1209,6 +1298,7 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     free(outs);
     hm_free(&x.vals);
     hm_free(&x.weights);
+    fx_namer_free(&x.nm);
     if (!ok) {
         fx_program_free(x.dst);
         return NULL;
