@@ -13,8 +13,10 @@
  * schema: argument names of the source overload ("name=default"); `when`: comma-separated
  * conditions (rank(a)==N, a==None, a!=None); body: ';'-separated calls "[local =] target(args
  * [| kw=value, ...])" where a name is a schema argument, an earlier local, or a literal. The value
- * of the last call replaces the source node. Kwargs whose value is an absent argument are
- * dropped. */
+ * of the last call (or a final bare local) replaces the source node. A call marked "~" is traced
+ * and then dropped as dead code, so it consumes its name as torch's trace + DCE does. Kwargs
+ * whose value is an absent argument are dropped. Arguments equal to their schema default are
+ * written out only when the template names them. */
 enum { T_DEFAULT = 1, T_ONNX = 2 };
 
 typedef struct decomp_rule {
@@ -36,6 +38,34 @@ static const decomp_rule rules[] = {
       "aten._log_softmax.default(self, dim, False)" },
     { T_DEFAULT, "aten.sum.default", "self,dtype=None", "dtype==None",
       "aten.sum.dim_IntList(self, [])" },
+    { T_DEFAULT, "aten.layer_norm.default", "input,normalized_shape,weight=None,bias=None,eps=1e-05,cudnn_enable=True", NULL,
+      "n = aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps); r = operator.getitem(n, 0); "
+      "~operator.getitem(n, 1); ~operator.getitem(n, 2); r" },
+    { T_DEFAULT | T_ONNX, "aten.batch_norm.default",
+      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled", "training==False",
+      "n = aten._native_batch_norm_legit_no_training.default(input, weight, bias, running_mean, running_var, momentum, eps); "
+      "r = operator.getitem(n, 0); ~operator.getitem(n, 1); ~operator.getitem(n, 2); r" },
+    { T_DEFAULT, "aten.max_pool2d.default",
+      "self,kernel_size,stride=[],padding=[0, 0],dilation=[1, 1],ceil_mode=False", NULL,
+      "n = aten.max_pool2d_with_indices.default(*); "
+      "r = operator.getitem(n, 0); ~operator.getitem(n, 1); r" },
+    { T_DEFAULT, "aten.conv2d.default",
+      "input,weight,bias=None,stride=[1, 1],padding=[0, 0],dilation=[1, 1],groups=1", NULL,
+      "aten.convolution.default(input, weight, bias, stride, padding, dilation, False, [0, 0], groups)" },
+    { T_DEFAULT, "aten.conv1d.default",
+      "input,weight,bias=None,stride=[1],padding=[0],dilation=[1],groups=1", NULL,
+      "aten.convolution.default(input, weight, bias, stride, padding, dilation, False, [0], groups)" },
+    { T_DEFAULT | T_ONNX, "aten.flatten.using_ints", "self,start_dim=0,end_dim=-1", "static_shape",
+      "aten.view.default(self, @shape)" },
+    { T_DEFAULT | T_ONNX, "aten.adaptive_avg_pool2d.default", "self,output_size", "output_size==[1, 1]",
+      "aten.mean.dim(self, [-1, -2], True)" },
+    { T_DEFAULT | T_ONNX, "aten.lift_fresh_copy.default", "self", NULL, "aten.clone.default(self)" },
+    { T_DEFAULT | T_ONNX, "aten.contiguous.default", "self,memory_format=None", "memory_format==None",
+      "aten.clone.default(self | memory_format=torch.contiguous_format)" },
+    { T_DEFAULT, "aten.zeros.default", "size,dtype=None,layout=None,device=None,pin_memory=None", NULL,
+      "aten.full.default(size, 0 | dtype=dtype, layout=torch.strided, device=device, pin_memory=pin_memory)" },
+    { T_DEFAULT, "aten.ones.default", "size,dtype=None,layout=None,device=None,pin_memory=None", NULL,
+      "aten.full.default(size, 1 | dtype=dtype, layout=torch.strided, device=device, pin_memory=pin_memory)" },
     { T_DEFAULT | T_ONNX, "aten.reshape.default", "self,shape", NULL,
       "aten.view.default(self, shape)" },
     { T_DEFAULT, "aten.zeros_like.default", "self,dtype=None,layout=None,device=None,pin_memory=None,memory_format=None",
@@ -104,6 +134,8 @@ typedef struct binding {
     const char *def[12];
     size_t def_len[12];
     size_t n;
+    size_t n_pos;             /* positional arguments the source node gave */
+    const fx_node *node;      /* the source node */
 } binding;
 
 static void bind(binding *b, const char *schema, const fx_node *n)
@@ -111,9 +143,10 @@ static void bind(binding *b, const char *schema, const fx_node *n)
     memset(b, 0, sizeof *b);
     const char *s = schema;
     while (*s && b->n < 12) {
-        const char *e = strchr(s, ',');
-        if (!e)
-            e = s + strlen(s);
+        const char *e = s;
+        int depth = 0;
+        for (; *e && !(*e == ',' && depth == 0); e++)
+            depth += (*e == '[') - (*e == ']');
         const char *eq = memchr(s, '=', (size_t)(e - s));
         const char *ne = eq ? eq : e;
         snprintf(b->names[b->n], sizeof b->names[0], "%.*s", (int)(ne - s), s);
@@ -126,6 +159,8 @@ static void bind(binding *b, const char *schema, const fx_node *n)
     }
     for (size_t i = 0; i < n->args->u.seq.len && i < b->n; i++)
         b->src[i] = n->args->u.seq.items[i];
+    b->n_pos = n->args->u.seq.len < b->n ? n->args->u.seq.len : b->n;
+    b->node = n;
     for (size_t k = 0; k < n->kwargs->u.seq.len; k++)
         for (size_t i = 0; i < b->n; i++)
             if (!strcmp(b->names[i], n->kwargs->u.seq.keys[k]))
@@ -150,18 +185,67 @@ static const fx_value *meta_of(const fx_arg *a)
 
 static bool is_none(const fx_arg *a) { return !a || a->kind == FX_ARG_NONE; }
 
+/* True when n's output meta is a tensor whose sizes are all integers; fills items (arena of p). */
+static bool static_shape(const fx_node *n, fx_program *p, fx_arg **out)
+{
+    const fx_value *v = n->meta.val;
+    if (!v || v->kind != FX_VAL_TENSOR || !v->sizes || v->rank > 16)
+        return false;
+    fx_arg *items[16];
+    for (size_t i = 0; i < v->rank; i++) {
+        char *ep;
+        long long d = strtoll(v->sizes[i], &ep, 10);
+        if (!v->sizes[i][0] || *ep)
+            return false;
+        if (p)
+            items[i] = fx_arg_int(p, d);
+    }
+    if (p && out)
+        *out = fx_arg_seq(p, FX_ARG_LIST, items, NULL, v->rank);
+    return true;
+}
+
+/* Structural equality of constant argument trees (nodes never compare equal). */
+static bool arg_equal(const fx_arg *a, const fx_arg *b)
+{
+    bool seq_a = a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE;
+    bool seq_b = b->kind == FX_ARG_LIST || b->kind == FX_ARG_TUPLE;
+    if (seq_a && seq_b) {
+        if (a->u.seq.len != b->u.seq.len)
+            return false;
+        for (size_t i = 0; i < a->u.seq.len; i++)
+            if (!arg_equal(a->u.seq.items[i], b->u.seq.items[i]))
+                return false;
+        return true;
+    }
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case FX_ARG_NONE: return true;
+    case FX_ARG_INT: return a->u.i == b->u.i;
+    case FX_ARG_FLOAT: return a->u.f == b->u.f;
+    case FX_ARG_BOOL: return a->u.b == b->u.b;
+    case FX_ARG_STR: return !strcmp(a->u.s, b->u.s);
+    default: return false;
+    }
+}
+
 static bool holds(const binding *b, const char *when)
 {
     if (!when)
         return true;
     const char *s = when;
     while (*s) {
-        const char *e = strchr(s, ',');
-        if (!e)
-            e = s + strlen(s);
+        const char *e = s;
+        int depth = 0;
+        for (; *e && !(*e == ',' && depth == 0); e++)
+            depth += (*e == '[') - (*e == ']');
         char cnd[64];
         snprintf(cnd, sizeof cnd, "%.*s", (int)(e - s), s);
-        if (!strncmp(cnd, "rank(", 5)) {
+        if (!strcmp(cnd, "static_shape")) {
+            if (!static_shape(b->node, NULL, NULL))
+                return false;
+        } else if (!strncmp(cnd, "rank(", 5)) {
             char *close = strchr(cnd, ')');
             if (!close || strncmp(close + 1, "==", 2))
                 return false;
@@ -174,11 +258,28 @@ static bool holds(const binding *b, const char *when)
             bool eq = op != NULL;
             if (!op)
                 op = strstr(cnd, "!=");
-            if (!op || strcmp(op + 2, "None"))
+            if (!op)
                 return false;
             int i = bound_index(b, cnd, (size_t)(op - cnd));
-            if (i < 0 || is_none(b->src[i]) != eq)
+            if (i < 0)
                 return false;
+            if (!strcmp(op + 2, "None")) {
+                if (is_none(b->src[i]) != eq)
+                    return false;
+            } else if (!strcmp(op + 2, "False") || !strcmp(op + 2, "True")) {
+                const fx_arg *a = b->src[i];
+                bool want = op[2] == 'T';
+                if (!a || a->kind != FX_ARG_BOOL || (a->u.b == want) != eq)
+                    return false;
+            } else {
+                fx_program *tmp = fx_program_new(NULL);
+                const char *lit = op + 2;
+                fx_arg *want = export_parse_literal(tmp, lit, lit + strlen(lit));
+                bool same = want && b->src[i] && arg_equal(b->src[i], want);
+                fx_program_free(tmp);
+                if (same != eq)
+                    return false;
+            }
         }
         s = *e ? e + 1 : e;
     }
@@ -195,6 +296,10 @@ static fx_arg *operand(dctx *c, const binding *b, hashmap *locals, const char *s
     *absent = false;
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    if (!strcmp(name, "@shape")) {
+        fx_arg *sh = NULL;
+        return static_shape(b->node, c->dst, &sh) ? sh : NULL;
+    }
     fx_node *loc = hm_get(locals, name);
     if (loc)
         return fx_arg_node(c->dst, loc);
@@ -202,6 +307,8 @@ static fx_arg *operand(dctx *c, const binding *b, hashmap *locals, const char *s
     if (i >= 0) {
         if (b->src[i])
             return conv(c, b->src[i]);
+        if (b->def[i] && strncmp(b->def[i], "None", 4) != 0)
+            return export_parse_literal(c->dst, b->def[i], b->def[i] + b->def_len[i]);
         *absent = true;
         return NULL;
     }
@@ -213,13 +320,34 @@ static fx_arg *expand(dctx *c, const decomp_rule *r, const binding *b)
 {
     hashmap locals;
     hm_init(&locals);
-    fx_node *last = NULL;
+    fx_node *last = NULL, *result = NULL;
     const char *s = r->body;
     bool ok = true;
     while (*s && ok) {
         const char *semi = strchr(s, ';');
         const char *end = semi ? semi : s + strlen(s);
+        const char *ws = s;
+        while (ws < end && isspace((unsigned char)*ws))
+            ws++;
+        bool dead = ws < end && *ws == '~';
+        if (dead)
+            s = ws + 1;
         const char *open = memchr(s, '(', (size_t)(end - s));
+        if (!open) {
+            /* a bare local names the result */
+            const char *we = end;
+            while (we > ws && isspace((unsigned char)we[-1]))
+                we--;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(we - ws), ws);
+            result = hm_get(&locals, name);
+            if (!result) {
+                ok = false;
+                break;
+            }
+            s = semi ? semi + 1 : end;
+            continue;
+        }
         const char *close = end;
         while (close > s && close[-1] != ')')
             close--;
@@ -243,7 +371,8 @@ static fx_arg *expand(dctx *c, const decomp_rule *r, const binding *b)
         }
         while (isspace((unsigned char)*ts))
             ts++;
-        snprintf(target, sizeof target, "torch.ops.%.*s", (int)(open - ts), ts);
+        bool plain = !strncmp(ts, "operator.", 9);
+        snprintf(target, sizeof target, "%s%.*s", plain ? "" : "torch.ops.", (int)(open - ts), ts);
         fx_arg *args[12], *kv[12];
         const char *kn[12];
         size_t na = 0, nk = 0;
@@ -261,6 +390,16 @@ static fx_arg *expand(dctx *c, const decomp_rule *r, const binding *b)
                     depth--;
                 else if (*ie == ',' && depth == 0)
                     break;
+            }
+            const char *t = q;
+            while (t < ie && isspace((unsigned char)*t))
+                t++;
+            if (t < ie && *t == '*') {
+                /* "*": the source node's positional arguments as given */
+                for (size_t i = 0; i < b->n_pos && na < 12; i++)
+                    args[na++] = conv(c, b->src[i]);
+                q = ie < pe ? ie + 1 : pe;
+                continue;
             }
             bool absent;
             fx_arg *a = operand(c, b, &locals, q, ie, &absent);
@@ -303,12 +442,20 @@ static fx_arg *expand(dctx *c, const decomp_rule *r, const binding *b)
         }
         if (!ok)
             break;
-        last = emit(c, target, args, na, kn, kv, nk, NULL);
+        fx_node *made = emit(c, target, args, na, kn, kv, nk, NULL);
+        if (dead) {
+            fx_graph_remove(c->g, made);
+            s = semi ? semi + 1 : end;
+            continue;
+        }
+        last = made;
         if (local[0])
             hm_put(&locals, fx_strdup(c->dst, local), last);
         s = semi ? semi + 1 : end;
     }
     hm_free(&locals);
+    if (result)
+        last = result;
     if (!ok || !last) {
         diag_error(c->d, (diag_loc){ c->src->file, 0, 0 }, "decompose: bad template for %s", r->target);
         return NULL;
@@ -321,19 +468,27 @@ static bool is_floating(fx_dtype dt)
     return dt == FX_DT_F32 || dt == FX_DT_F64 || dt == FX_DT_F16 || dt == FX_DT_BF16;
 }
 
+static bool promote_named(dctx *c, const fx_node *n, const char *base, const char **target, fx_arg **args);
+
 /* The ONNX exporter's type promotion: an int Python scalar meeting a floating tensor becomes a
  * scalar_tensor of the tensor's dtype (and a .Scalar overload its .Tensor form). */
 static bool promote(dctx *c, const fx_node *n, const char **target, fx_arg **args, size_t na)
 {
-    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne", NULL };
-    if (na < 2 || strncmp(n->target, "torch.ops.aten.", 15) != 0)
+    const char *t = *target;
+    if (na < 2 || strncmp(t, "torch.ops.aten.", 15) != 0)
         return false;
     char base[96];
-    export_node_base_name(n->target, base, sizeof base);
+    export_node_base_name(t, base, sizeof base);
+    return promote_named(c, n, base, target, args);
+}
+
+static bool promote_named(dctx *c, const fx_node *n, const char *base, const char **target, fx_arg **args)
+{
+    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne", NULL };
     bool known = false;
     for (size_t i = 0; binops[i]; i++)
         known |= !strcmp(base, binops[i]);
-    const char *ov = strrchr(n->target, '.');
+    const char *ov = strrchr(*target, '.');
     if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar")))
         return false;
     const fx_value *v = meta_of(n->args->u.seq.items[0]);
@@ -346,7 +501,7 @@ static bool promote(dctx *c, const fx_node *n, const char **target, fx_arg **arg
     args[1] = fx_arg_node(c->dst, st);
     if (!strcmp(ov, ".Scalar")) {
         char t[160];
-        snprintf(t, sizeof t, "%.*s.Tensor", (int)(ov - n->target), n->target);
+        snprintf(t, sizeof t, "%.*s.Tensor", (int)(ov - *target), *target);
         *target = fx_strdup(c->dst, t);
     }
     return true;

@@ -335,7 +335,8 @@ static fx_arg *parse_literal(fx_program *p, const char *s, const char *end)
         fx_dtype dt = fx_dtype_from_torch_name(s, n);
         if (dt != FX_DT_UNKNOWN)
             return fx_arg_dtype(p, dt);
-        return fx_arg_str(p, FX_ARG_MEMFMT, fx_strndup(p, s + 6, n - 6));
+        bool layout = (n == 13 && !memcmp(s + 6, "strided", 7)) || (n == 16 && !memcmp(s + 6, "sparse_coo", 10));
+        return fx_arg_str(p, layout ? FX_ARG_LAYOUT : FX_ARG_MEMFMT, fx_strndup(p, s + 6, n - 6));
     }
     if (n == 4 && memcmp(s, "True", 4) == 0)
         return fx_arg_bool(p, true);
@@ -666,7 +667,11 @@ static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_ar
         }
     char full[160], base[96];
     snprintf(full, sizeof full, "torch.ops.%s", target);
-    fx_node *n = fx_node_new(x->g, fx_namer_name(&x->nm, export_node_base_name(full, base, sizeof base)),
+    export_node_base_name(full, base, sizeof base);
+    /* torch.export's symbolic-size nodes come out of an earlier trace already counted once. */
+    if (!strcmp(base, "sym_size_int"))
+        snprintf(base, sizeof base, "sym_size_int_1");
+    fx_node *n = fx_node_new(x->g, fx_namer_name(&x->nm, base),
                              FX_OP_CALL_FUNCTION, full);
     fx_graph_append(x->g, n);
     fx_node_set_args(n, fx_arg_seq(x->dst, FX_ARG_TUPLE, args, NULL, na),
@@ -955,6 +960,10 @@ static const op_spec op_specs[] = {
     { "sub", F_FN | F_METH | F_OP, "aten.sub.Tensor", "self,other,*,alpha=1", NULL },
     { "sub_", F_METH, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
     BINARY("mul", "mul"), BINARY("div", "truediv"),
+    { "iadd", F_OP, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
+    { "isub", F_OP, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
+    { "imul", F_OP, "aten.mul_.Tensor", "self,other", NULL },
+    { "itruediv", F_OP, "aten.div_.Tensor", "self,other", NULL },
     COMPARE("gt"), COMPARE("lt"), COMPARE("ge"), COMPARE("le"), COMPARE("eq"), COMPARE("ne"),
     { "matmul", F_FN | F_METH | F_OP, "aten.matmul.default", "self,other", NULL },
     { "bmm", F_FN | F_METH, "aten.bmm.default", "self,mat2", NULL },
@@ -1015,8 +1024,8 @@ static bool arg_given(const fx_node *n, const char *schema, const char *need)
     sarg sa[MAX_SARGS];
     size_t ns = parse_schema(schema, sa);
     for (size_t i = 0; i < ns; i++)
-        if (!strcmp(sa[i].name, need))
-            return n->args->u.seq.len > i;
+        if (!strcmp(sa[i].name, need) && n->args->u.seq.len > i)
+            return true;
     for (size_t k = 0; k < n->kwargs->u.seq.len; k++)
         if (!strcmp(n->kwargs->u.seq.keys[k], need))
             return true;
