@@ -14,3 +14,16 @@ libfxsh_a_SOURCES += \
 	src/fx/pt2_archive.c src/fx/pt2_archive.h \
 	src/fx/pt2_load.c src/fx/pt2_load.h
 libfxsh_a_SOURCES += src/fx/fx_print_program.c src/fx/fx_weights.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_pt2_load tests/unit/test_pt2_corpus
+TESTS += tests/unit/test_pt2_load tests/unit/test_pt2_corpus
+tests_unit_test_pt2_load_SOURCES = tests/unit/test_pt2_load.c
+tests_unit_test_pt2_load_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_unit_test_pt2_load_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_pt2_load_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_pt2_corpus_SOURCES = tests/unit/test_pt2_corpus.c
+tests_unit_test_pt2_corpus_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
+tests_unit_test_pt2_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_pt2_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif

@@ -367,7 +367,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
             else if (!strcmp(k, "as_sym_ints")) items[j] = symlike(x, e, "as_int");
             else if (!strcmp(k, "as_sym_bools")) items[j] = symlike(x, e, "as_bool");
             else if (!strcmp(k, "as_sym_floats")) items[j] = symlike(x, e, "as_float");
-            else if (!strcmp(k, "as_optional_tensors")) items[j] = decode_arg(x, e->kind == JSON_OBJECT && json_get(e, "as_tensor") ? e : NULL) ;
+            else if (!strcmp(k, "as_optional_tensors")) items[j] = json_get(e, "as_none") ? fx_arg_none(p) : decode_arg(x, e);
             else if (!strcmp(k, "as_int_lists") && e->kind == JSON_ARRAY) {
                 size_t m = json_len(e);
                 fx_arg **inner = m ? xmalloc(m * sizeof *inner) : NULL;

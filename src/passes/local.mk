@@ -10,3 +10,17 @@ tests_unit_test_translate_basic_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_translate_basic_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_translate_basic_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_TEST_SHAREDIR='"$(abs_top_srcdir)/share/fxsh"'
 endif
+
+libfxsh_a_SOURCES += src/passes/export.h src/passes/export.c
+libfxsh_a_SOURCES += src/passes/decompose.h src/passes/decompose.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_export_corpus
+TESTS += tests/unit/test_export_corpus
+tests_unit_test_export_corpus_SOURCES = tests/unit/test_export_corpus.c
+tests_unit_test_export_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_export_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_export_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"' \
+	-DEXPORT_FLOOR=0 -DDECOMP_FLOOR=0 -DONNX_FLOOR=0
+endif

@@ -1,0 +1,1316 @@
+/* export.c — the export pass: inline nn modules and torch calls into aten overloads, lift weights. */
+#include "passes/export.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hashmap.h"
+
+/* ---- program copy ------------------------------------------------------------------------ */
+
+fx_arg *export_copy_arg(fx_program *dst, const fx_arg *a,
+                        fx_node *(*map)(const fx_node *n, void *ctx), void *ctx)
+{
+    if (!a)
+        return fx_arg_none(dst);
+    switch (a->kind) {
+    case FX_ARG_NONE: return fx_arg_none(dst);
+    case FX_ARG_NODE: {
+        fx_node *n = map(a->u.node, ctx);
+        return n ? fx_arg_node(dst, n) : fx_arg_none(dst);
+    }
+    case FX_ARG_INT: return fx_arg_int(dst, a->u.i);
+    case FX_ARG_FLOAT: return fx_arg_float(dst, a->u.f);
+    case FX_ARG_BOOL: return fx_arg_bool(dst, a->u.b);
+    case FX_ARG_DTYPE: return fx_arg_dtype(dst, a->u.dtype);
+    case FX_ARG_ELLIPSIS: return fx_arg_ellipsis(dst);
+    case FX_ARG_STR: case FX_ARG_DEVICE: case FX_ARG_MEMFMT: case FX_ARG_LAYOUT: case FX_ARG_OPAQUE:
+        return fx_arg_str(dst, a->kind, a->u.s);
+    case FX_ARG_LIST: case FX_ARG_TUPLE: case FX_ARG_DICT: case FX_ARG_SLICE: {
+        size_t n = a->u.seq.len;
+        fx_arg **items = fx_alloc(dst, (n ? n : 1) * sizeof *items);
+        for (size_t i = 0; i < n; i++)
+            items[i] = export_copy_arg(dst, a->u.seq.items[i], map, ctx);
+        return fx_arg_seq(dst, a->kind, items, a->kind == FX_ARG_DICT ? a->u.seq.keys : NULL, n);
+    }
+    }
+    return fx_arg_none(dst);
+}
+
+fx_value *export_copy_value(fx_program *dst, const fx_value *v)
+{
+    if (!v)
+        return NULL;
+    fx_value *c = fx_value_new(dst, v->kind);
+    c->dtype = v->dtype;
+    c->rank = v->rank;
+    if (v->sizes) {
+        c->sizes = fx_alloc(dst, (v->rank ? v->rank : 1) * sizeof *c->sizes);
+        for (size_t i = 0; i < v->rank; i++)
+            c->sizes[i] = fx_strdup(dst, v->sizes[i]);
+    }
+    if (v->strides) {
+        c->strides = fx_alloc(dst, (v->rank ? v->rank : 1) * sizeof *c->strides);
+        for (size_t i = 0; i < v->rank; i++)
+            c->strides[i] = fx_strdup(dst, v->strides[i]);
+    }
+    c->device = v->device ? fx_strdup(dst, v->device) : NULL;
+    c->text = v->text ? fx_strdup(dst, v->text) : NULL;
+    c->n_items = v->n_items;
+    if (v->n_items) {
+        c->items = fx_alloc(dst, v->n_items * sizeof *c->items);
+        for (size_t i = 0; i < v->n_items; i++)
+            c->items[i] = export_copy_value(dst, v->items[i]);
+    }
+    return c;
+}
+
+static const char *dup_or_null(fx_program *p, const char *s) { return s ? fx_strdup(p, s) : NULL; }
+
+static void copy_meta(fx_program *dst, fx_meta *to, const fx_meta *from)
+{
+    to->val = export_copy_value(dst, from->val);
+    to->stack_trace = dup_or_null(dst, from->stack_trace);
+    to->source = dup_or_null(dst, from->source);
+    to->trace_group = from->trace_group;
+    to->nn_module_stack = dup_or_null(dst, from->nn_module_stack);
+    to->source_fn_stack = dup_or_null(dst, from->source_fn_stack);
+    to->torch_fn = dup_or_null(dst, from->torch_fn);
+}
+
+/* Nodes keep their names in a copy, so the copy's name map resolves references. */
+static fx_node *map_by_name(const fx_node *n, void *ctx)
+{
+    return fx_graph_lookup((const fx_graph *)ctx, n->name);
+}
+
+static void copy_graph(fx_program *dst, fx_graph *to, const fx_graph *from)
+{
+    for (const fx_node *n = from->first; n; n = n->next) {
+        fx_node *c = fx_node_new(to, n->name, n->op, n->target);
+        c->type_text = dup_or_null(dst, n->type_text);
+        c->declared_users = n->declared_users;
+        copy_meta(dst, &c->meta, &n->meta);
+        fx_graph_append(to, c);
+        fx_node_set_args(c, export_copy_arg(dst, n->args, map_by_name, to),
+                         export_copy_arg(dst, n->kwargs, map_by_name, to));
+    }
+}
+
+static void copy_module(fx_program *dst, fx_module *to, const fx_module *from, bool nodes)
+{
+    for (const fx_weight *w = from->params; w; w = w->next) {
+        fx_weight *c = fx_module_add_param(to, w->fqn, w->role, w->dtype, w->shape, w->rank);
+        c->persistent = w->persistent;
+    }
+    if (from->graph) {
+        fx_graph *g = fx_module_ensure_graph(to);
+        if (nodes)
+            copy_graph(dst, g, from->graph);
+    }
+    for (const fx_module *ch = from->first_child; ch; ch = ch->next_sibling)
+        copy_module(dst, fx_module_add_child(to, ch->name, ch->type, ch->repr), ch, nodes);
+}
+
+static fx_program *copy_program(const fx_program *p, bool nodes)
+{
+    fx_program *c = fx_program_new(p->root->name);
+    c->root->type = dup_or_null(c, p->root->type);
+    c->root->repr = dup_or_null(c, p->root->repr);
+    c->source_form = p->source_form;
+    c->file = dup_or_null(c, p->file);
+    for (const fx_weight *w = p->root->params; w; w = w->next) {
+        fx_weight *cw = fx_module_add_param(c->root, w->fqn, w->role, w->dtype, w->shape, w->rank);
+        cw->persistent = w->persistent;
+    }
+    if (p->root->graph && nodes)
+        copy_graph(c, fx_program_graph(c), p->root->graph);
+    for (const fx_module *ch = p->root->first_child; ch; ch = ch->next_sibling)
+        copy_module(c, fx_module_add_child(c->root, ch->name, ch->type, ch->repr), ch, nodes);
+    c->sig.present = p->sig.present;
+    c->sig.n_inputs = p->sig.n_inputs;
+    c->sig.inputs = fx_alloc(c, (p->sig.n_inputs ? p->sig.n_inputs : 1) * sizeof *c->sig.inputs);
+    for (size_t i = 0; i < p->sig.n_inputs; i++) {
+        c->sig.inputs[i] = p->sig.inputs[i];
+        c->sig.inputs[i].name = dup_or_null(c, p->sig.inputs[i].name);
+        c->sig.inputs[i].target = dup_or_null(c, p->sig.inputs[i].target);
+    }
+    c->sig.n_outputs = p->sig.n_outputs;
+    c->sig.outputs = fx_alloc(c, (p->sig.n_outputs ? p->sig.n_outputs : 1) * sizeof *c->sig.outputs);
+    for (size_t i = 0; i < p->sig.n_outputs; i++) {
+        c->sig.outputs[i] = p->sig.outputs[i];
+        c->sig.outputs[i].name = dup_or_null(c, p->sig.outputs[i].name);
+        c->sig.outputs[i].target = dup_or_null(c, p->sig.outputs[i].target);
+    }
+    c->n_ranges = p->n_ranges;
+    c->ranges = fx_alloc(c, (p->n_ranges ? p->n_ranges : 1) * sizeof *c->ranges);
+    for (size_t i = 0; i < p->n_ranges; i++) {
+        c->ranges[i].symbol = dup_or_null(c, p->ranges[i].symbol);
+        c->ranges[i].min = dup_or_null(c, p->ranges[i].min);
+        c->ranges[i].max = dup_or_null(c, p->ranges[i].max);
+    }
+    for (const fx_weight *w = p->weights; w; w = w->next) {
+        fx_weight *cw = fx_program_add_weight(c, w->fqn, w->role, w->dtype, w->shape, w->rank,
+                                              w->data, w->nbytes, false);
+        cw->persistent = w->persistent;
+    }
+    fx_program_refresh(c);
+    return c;
+}
+
+fx_program *export_copy_program(const fx_program *p) { return copy_program(p, true); }
+fx_program *export_copy_program_shell(const fx_program *p) { return copy_program(p, false); }
+
+bool export_is_aten_program(const fx_program *p)
+{
+    if (p->sig.present)
+        return true;
+    const fx_graph *g = p->root->graph;
+    if (!g)
+        return false;
+    for (const fx_node *n = g->first; n; n = n->next)
+        if (n->op == FX_OP_CALL_FUNCTION && strncmp(n->target, "torch.ops.", 10) == 0)
+            return true;
+    return false;
+}
+
+const char *export_node_base_name(const char *target, char *buf, size_t cap)
+{
+    const char *t = target;
+    if (strncmp(t, "torch.ops.", 10) == 0)
+        t += 10;
+    const char *d1 = strchr(t, '.');
+    const char *name = d1 ? d1 + 1 : t;
+    const char *d2 = strchr(name, '.');
+    size_t n = d2 ? (size_t)(d2 - name) : strlen(name);
+    /* Symbolic-size ops keep their overload in the name (torch names them "sym_size_int"). */
+    bool keep_overload = d2 && strncmp(name, "sym_", 4) == 0;
+    snprintf(buf, cap, "%.*s%s%s", (int)n, name, keep_overload ? "_" : "", keep_overload ? d2 + 1 : "");
+    for (char *c = buf; *c; c++)
+        if (*c == '.')
+            *c = '_';
+    return buf;
+}
+
+
+/* ---- FX-style naming ------------------------------------------------------------------------- */
+
+static const char *const illegal_names[] = {
+    /* keywords */
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    /* builtins */
+    "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
+    "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict",
+    "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
+    "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
+    "issubclass", "iter", "len", "license", "list", "locals", "map", "max", "memoryview", "min", "next",
+    "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr", "reversed",
+    "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type",
+    "vars", "zip", "torch", NULL
+};
+
+static bool illegal_name(const char *s)
+{
+    for (size_t i = 0; illegal_names[i]; i++)
+        if (!strcmp(illegal_names[i], s))
+            return true;
+    return false;
+}
+
+void fx_namer_init(fx_namer *nm, fx_graph *g)
+{
+    nm->g = g;
+    hm_init(&nm->counts);
+}
+
+void fx_namer_free(fx_namer *nm) { hm_free(&nm->counts); }
+
+const char *fx_namer_name(fx_namer *nm, const char *cand)
+{
+    char base[256], buf[300];
+    size_t n = 0;
+    if (!cand[0] || isdigit((unsigned char)cand[0]))
+        base[n++] = '_';
+    for (const char *c = cand; *c && n < sizeof base - 1; c++)
+        base[n++] = isalnum((unsigned char)*c) || *c == '_' ? *c : '_';
+    base[n] = 0;
+    long num = 0;
+    /* (.*)_(\d+)$ splits off an existing counter. */
+    char *us = strrchr(base, '_');
+    if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1)) {
+        num = strtol(us + 1, NULL, 10);
+        *us = 0;
+        snprintf(buf, sizeof buf, "%s_%ld", base, num);
+    } else {
+        snprintf(buf, sizeof buf, "%s", base);
+    }
+    if (!num)
+        num = (long)(intptr_t)hm_get(&nm->counts, base);
+    while (hm_has(&nm->g->names, buf) || illegal_name(buf)) {
+        num++;
+        snprintf(buf, sizeof buf, "%s_%ld", base, num);
+    }
+    fx_program *p = nm->g->owner->prog;
+    if (!hm_has(&nm->counts, base))
+        hm_put(&nm->counts, fx_strdup(p, base), (void *)(intptr_t)num);
+    else
+        hm_put(&nm->counts, base, (void *)(intptr_t)num);
+    return fx_strdup(p, buf);
+}
+
+/* ---- small value parser (module reprs, schema defaults) --------------------------------- */
+
+static const char *skip_ws(const char *s, const char *end)
+{
+    while (s < end && isspace((unsigned char)*s))
+        s++;
+    return s;
+}
+
+/* End of one top-level item of a comma-separated list (respects brackets and quotes). */
+static const char *item_end(const char *s, const char *end)
+{
+    int depth = 0;
+    char q = 0;
+    for (; s < end; s++) {
+        char c = *s;
+        if (q) {
+            if (c == '\\' && s + 1 < end)
+                s++;
+            else if (c == q)
+                q = 0;
+        } else if (c == '\'' || c == '"') {
+            q = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0)
+                return s;
+            depth--;
+        } else if (c == ',' && depth == 0) {
+            return s;
+        }
+    }
+    return end;
+}
+
+/* Parses a Python literal: int, float, True/False, None, 'str', (..) tuple, [..] list.
+ * Returns NULL when the text is not one of those. */
+static fx_arg *parse_literal(fx_program *p, const char *s, const char *end)
+{
+    s = skip_ws(s, end);
+    while (end > s && isspace((unsigned char)end[-1]))
+        end--;
+    size_t n = (size_t)(end - s);
+    if (n == 0)
+        return NULL;
+    if ((*s == '(' || *s == '[') && n >= 2) {
+        char close = *s == '(' ? ')' : ']';
+        if (end[-1] != close)
+            return NULL;
+        fx_arg *items[64];
+        size_t k = 0;
+        const char *q = s + 1, *e = end - 1;
+        while (q < e) {
+            q = skip_ws(q, e);
+            if (q >= e)
+                break;
+            const char *ie = item_end(q, e);
+            if (k == 64)
+                return NULL;
+            items[k] = parse_literal(p, q, ie);
+            if (!items[k])
+                return NULL;
+            k++;
+            q = ie < e ? ie + 1 : e;
+        }
+        return fx_arg_seq(p, *s == '(' ? FX_ARG_TUPLE : FX_ARG_LIST, items, NULL, k);
+    }
+    if (n > 6 && memcmp(s, "torch.", 6) == 0) {
+        fx_dtype dt = fx_dtype_from_torch_name(s, n);
+        if (dt != FX_DT_UNKNOWN)
+            return fx_arg_dtype(p, dt);
+        bool layout = (n == 13 && !memcmp(s + 6, "strided", 7)) || (n == 16 && !memcmp(s + 6, "sparse_coo", 10));
+        return fx_arg_str(p, layout ? FX_ARG_LAYOUT : FX_ARG_MEMFMT, fx_strndup(p, s + 6, n - 6));
+    }
+    if (n == 4 && memcmp(s, "True", 4) == 0)
+        return fx_arg_bool(p, true);
+    if (n == 5 && memcmp(s, "False", 5) == 0)
+        return fx_arg_bool(p, false);
+    if (n == 4 && memcmp(s, "None", 4) == 0)
+        return fx_arg_none(p);
+    if ((*s == '\'' || *s == '"') && n >= 2 && end[-1] == *s)
+        return fx_arg_str(p, FX_ARG_STR, fx_strndup(p, s + 1, n - 2));
+    char tmp[64];
+    if (n >= sizeof tmp)
+        return NULL;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    char *ep;
+    long long iv = strtoll(tmp, &ep, 10);
+    if (*ep == 0)
+        return fx_arg_int(p, iv);
+    double fv = strtod(tmp, &ep);
+    if (*ep == 0)
+        return fx_arg_float(p, fv);
+    return NULL;
+}
+
+fx_arg *export_parse_literal(fx_program *p, const char *s, const char *end)
+{
+    return parse_literal(p, s, end);
+}
+
+/* Looks up a module repr argument "Conv2d(3, 8, kernel_size=(3, 3))" by keyword, else by
+ * position (pos < 0: keyword only). Sets the value range vs..ve to the value text; false if absent. */
+static bool repr_find(const char *repr, const char *key, int pos, const char **vs, const char **ve)
+{
+    if (!repr)
+        return false;
+    const char *open = strchr(repr, '(');
+    if (!open)
+        return false;
+    const char *end = repr + strlen(repr);
+    while (end > open && end[-1] != ')')
+        end--;
+    if (end <= open)
+        return false;
+    end--;
+    const char *q = open + 1;
+    int idx = 0;
+    const char *pos_s = NULL, *pos_e = NULL;
+    size_t klen = key ? strlen(key) : 0;
+    while (q < end) {
+        q = skip_ws(q, end);
+        if (q >= end)
+            break;
+        const char *ie = item_end(q, end);
+        const char *eq = NULL;
+        for (const char *c = q; c < ie && (isalnum((unsigned char)*c) || *c == '_' || *c == '='); c++)
+            if (*c == '=') { eq = c; break; }
+        if (eq) {
+            if (key && (size_t)(eq - q) == klen && memcmp(q, key, klen) == 0) {
+                *vs = eq + 1;
+                *ve = ie;
+                return true;
+            }
+        } else {
+            if (idx == pos) {
+                pos_s = q;
+                pos_e = ie;
+            }
+            idx++;
+        }
+        q = ie < end ? ie + 1 : end;
+    }
+    if (pos_s) {
+        *vs = pos_s;
+        *ve = pos_e;
+        return true;
+    }
+    return false;
+}
+
+static bool repr_is_false(const char *repr, const char *key)
+{
+    const char *s, *e;
+    if (!repr_find(repr, key, -1, &s, &e))
+        return false;
+    s = skip_ws(s, e);
+    return (size_t)(e - s) >= 5 && memcmp(s, "False", 5) == 0;
+}
+
+/* ---- schemas: "self,dim:i*,keepdim=False,kw-only marker,dtype=None" ---------------------- */
+
+enum { MAX_SARGS = 12 };
+
+typedef struct sarg {
+    char name[32];
+    char type[8];       /* "" any, "iN" int list of N (scalar repeated), "i*" int list, "list" varargs */
+    const char *def;    /* default text, NULL if required */
+    size_t def_len;
+    bool kwonly;
+} sarg;
+
+static size_t parse_schema(const char *s, sarg *out)
+{
+    size_t n = 0;
+    bool kw = false;
+    const char *end = s + strlen(s);
+    while (s < end && n < MAX_SARGS) {
+        const char *ie = item_end(s, end);
+        if (ie - s == 1 && *s == '*') {
+            kw = true;
+        } else {
+            sarg *a = &out[n++];
+            memset(a, 0, sizeof *a);
+            a->kwonly = kw;
+            const char *eq = memchr(s, '=', (size_t)(ie - s));
+            const char *ne = eq ? eq : ie;
+            const char *colon = memchr(s, ':', (size_t)(ne - s));
+            const char *nmend = colon ? colon : ne;
+            snprintf(a->name, sizeof a->name, "%.*s", (int)(nmend - s), s);
+            if (colon)
+                snprintf(a->type, sizeof a->type, "%.*s", (int)(ne - colon - 1), colon + 1);
+            if (eq) {
+                a->def = eq + 1;
+                a->def_len = (size_t)(ie - eq - 1);
+            }
+        }
+        s = ie < end ? ie + 1 : end;
+    }
+    return n;
+}
+
+static void arg_text(const fx_arg *a, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    switch (a->kind) {
+    case FX_ARG_NONE: snprintf(buf, cap, "None"); return;
+    case FX_ARG_INT: snprintf(buf, cap, "%lld", (long long)a->u.i); return;
+    case FX_ARG_FLOAT: fx_float_repr(a->u.f, buf, cap); return;
+    case FX_ARG_BOOL: snprintf(buf, cap, "%s", a->u.b ? "True" : "False"); return;
+    case FX_ARG_STR: snprintf(buf, cap, "'%s'", a->u.s); return;
+    case FX_ARG_LIST: case FX_ARG_TUPLE:
+        o = (size_t)snprintf(buf, cap, "[");
+        for (size_t i = 0; i < a->u.seq.len && o < cap; i++) {
+            char t[64];
+            arg_text(a->u.seq.items[i], t, sizeof t);
+            o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", t);
+        }
+        if (o < cap)
+            snprintf(buf + o, cap - o, "]");
+        return;
+    default: snprintf(buf, cap, "<%d>", (int)a->kind); return;
+    }
+}
+
+static bool equals_default(const fx_arg *a, const sarg *s)
+{
+    if (!s->def)
+        return false;
+    char t[256], d[64];
+    snprintf(d, sizeof d, "%.*s", (int)s->def_len, s->def);
+    /* An int-list default written as one scalar ("stride=1") matches [1, 1]. */
+    if (a->kind == FX_ARG_LIST && s->type[0] == 'i' && d[0] != '[') {
+        for (size_t i = 0; i < a->u.seq.len; i++) {
+            arg_text(a->u.seq.items[i], t, sizeof t);
+            if (strcmp(t, d) != 0)
+                return false;
+        }
+        return a->u.seq.len > 0;
+    }
+    arg_text(a, t, sizeof t);
+    return strcmp(t, d) == 0;
+}
+
+/* Converts a bound value to the schema type (tuples become lists, scalars int lists). */
+static fx_arg *coerce(fx_program *p, fx_arg *a, const sarg *s)
+{
+    if (s->type[0] == 'i') {
+        if (a->kind == FX_ARG_TUPLE)
+            return fx_arg_seq(p, FX_ARG_LIST, a->u.seq.items, NULL, a->u.seq.len);
+        if (a->kind == FX_ARG_INT || a->kind == FX_ARG_NODE) {
+            size_t n = isdigit((unsigned char)s->type[1]) ? (size_t)(s->type[1] - '0') : 1;
+            fx_arg *items[9];
+            for (size_t i = 0; i < n; i++)
+                items[i] = a;
+            return fx_arg_seq(p, FX_ARG_LIST, items, NULL, n);
+        }
+    }
+    if (!strcmp(s->type, "list") && a->kind == FX_ARG_TUPLE)
+        return fx_arg_seq(p, FX_ARG_LIST, a->u.seq.items, NULL, a->u.seq.len);
+    return a;
+}
+
+/* ---- the pass ------------------------------------------------------------------------------ */
+
+typedef struct xval {
+    fx_arg *arg;            /* the value in the new graph */
+    fx_node *shape_of;      /* getattr(x, "shape"): the new node whose shape this is */
+    const export_input_decl *decl;   /* declared shape of that node, if any */
+} xval;
+
+typedef struct xctx {
+    const fx_program *src;
+    fx_program *dst;
+    fx_graph *g;
+    const export_options *opt;
+    diag_sink *d;
+    hashmap vals;           /* source node name -> xval* */
+    hashmap weights;        /* fqn -> placeholder fx_node* */
+    const fx_node *cur;     /* source node being exported (diagnostics) */
+    fx_namer nm;
+} xctx;
+
+static diag_loc loc_of(xctx *x)
+{
+    diag_loc l = { x->src->file, 0, 0 };
+    if (x->cur)
+        l.line = (int)x->cur->index + 2;   /* graph text: line 1 is "graph():" */
+    return l;
+}
+
+static fx_node *map_src(const fx_node *n, void *ctx)
+{
+    xctx *x = ctx;
+    xval *v = hm_get(&x->vals, n->name);
+    if (v && v->arg && v->arg->kind == FX_ARG_NODE)
+        return v->arg->u.node;
+    return NULL;
+}
+
+/* Source arg → new arg; node references resolve to their current (post-mutation) value. */
+static fx_arg *conv_arg(xctx *x, const fx_arg *a, bool *ok)
+{
+    if (a->kind == FX_ARG_NODE) {
+        xval *v = hm_get(&x->vals, a->u.node->name);
+        if (!v || !v->arg) {
+            diag_error(x->d, loc_of(x), "export: value '%s' used by '%s' is not available",
+                       a->u.node->name, x->cur ? x->cur->name : "?");
+            *ok = false;
+            return fx_arg_none(x->dst);
+        }
+        return v->arg;
+    }
+    if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_DICT ||
+        a->kind == FX_ARG_SLICE) {
+        size_t n = a->u.seq.len;
+        fx_arg **items = fx_alloc(x->dst, (n ? n : 1) * sizeof *items);
+        for (size_t i = 0; i < n; i++)
+            items[i] = conv_arg(x, a->u.seq.items[i], ok);
+        return fx_arg_seq(x->dst, a->kind, items, a->kind == FX_ARG_DICT ? a->u.seq.keys : NULL, n);
+    }
+    return export_copy_arg(x->dst, a, map_src, x);
+}
+
+static void set_val(xctx *x, const char *src_name, fx_arg *a)
+{
+    xval *v = fx_alloc(x->dst, sizeof *v);
+    v->arg = a;
+    hm_put(&x->vals, fx_strdup(x->dst, src_name), v);
+}
+
+/* Emits target(args) normalised against schema: kwargs of positional parameters become
+ * positional, trailing defaults are dropped, keyword-only defaults omitted. */
+static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_arg **pos, size_t npos,
+                          const char **kwn, fx_arg **kwv, size_t nkw)
+{
+    sarg sa[MAX_SARGS];
+    size_t ns = parse_schema(schema, sa);
+    fx_arg *bound[MAX_SARGS] = { 0 };
+    size_t pi = 0;
+    for (size_t i = 0; i < ns && pi < npos; i++) {
+        if (sa[i].kwonly)
+            break;
+        if (!strcmp(sa[i].type, "list") &&
+            (npos - pi > 1 || (pos[pi]->kind != FX_ARG_LIST && pos[pi]->kind != FX_ARG_TUPLE))) {
+            bound[i] = fx_arg_seq(x->dst, FX_ARG_LIST, pos + pi, NULL, npos - pi);
+            pi = npos;
+            break;
+        }
+        bound[i] = pos[pi++];
+    }
+    if (pi < npos) {
+        diag_error(x->d, loc_of(x), "export: too many arguments for %s (%zu given)", target, npos);
+        return NULL;
+    }
+    for (size_t k = 0; k < nkw; k++) {
+        size_t i = 0;
+        while (i < ns && strcmp(sa[i].name, kwn[k]) != 0)
+            i++;
+        if (i == ns) {
+            diag_error(x->d, loc_of(x), "export: %s has no argument named '%s'", target, kwn[k]);
+            return NULL;
+        }
+        bound[i] = kwv[k];
+    }
+    fx_arg *args[MAX_SARGS];
+    const char *kn[MAX_SARGS];
+    fx_arg *kv[MAX_SARGS];
+    size_t last = 0, nk = 0;
+    bool any = false;
+    for (size_t i = 0; i < ns; i++) {
+        if (bound[i])
+            bound[i] = coerce(x->dst, bound[i], &sa[i]);
+        if (sa[i].kwonly) {
+            if (bound[i] && !equals_default(bound[i], &sa[i])) {
+                kn[nk] = sa[i].name;
+                kv[nk++] = bound[i];
+            }
+            continue;
+        }
+        if (!bound[i] && !sa[i].def) {
+            diag_error(x->d, loc_of(x), "export: %s is missing its argument '%s'", target, sa[i].name);
+            return NULL;
+        }
+        if (bound[i] && !equals_default(bound[i], &sa[i])) {
+            last = i;
+            any = true;
+        }
+    }
+    size_t na = 0;
+    if (any)
+        for (size_t i = 0; i <= last; i++) {
+            if (sa[i].kwonly)
+                continue;
+            fx_arg *a = bound[i];
+            if (!a)
+                a = parse_literal(x->dst, sa[i].def, sa[i].def + sa[i].def_len);
+            args[na++] = a ? a : fx_arg_none(x->dst);
+        }
+    char full[160], base[96];
+    snprintf(full, sizeof full, "torch.ops.%s", target);
+    export_node_base_name(full, base, sizeof base);
+    /* torch.export's symbolic-size nodes come out of an earlier trace already counted once. */
+    if (!strcmp(base, "sym_size_int"))
+        snprintf(base, sizeof base, "sym_size_int_1");
+    fx_node *n = fx_node_new(x->g, fx_namer_name(&x->nm, base),
+                             FX_OP_CALL_FUNCTION, full);
+    fx_graph_append(x->g, n);
+    fx_node_set_args(n, fx_arg_seq(x->dst, FX_ARG_TUPLE, args, NULL, na),
+                     fx_arg_seq(x->dst, FX_ARG_DICT, kv, kn, nk));
+    return n;
+}
+
+/* ---- nn module table ----------------------------------------------------------------------
+ * params/buffers: "name?flag" = present unless the repr says flag=False.
+ * args: "$0" first input, "@name" lifted weight (None if absent), "%key|pos=default" a repr
+ * value (by keyword, else position), anything else a literal. A NULL target means the module
+ * is the identity in eval mode. */
+typedef struct module_spec {
+    const char *type;
+    const char *params, *buffers;
+    const char *target, *inplace_target;
+    const char *schema;
+    const char *args;
+} module_spec;
+
+#define CONV_SCHEMA "input,weight,bias=None,stride:%s=1,padding:%s=0,dilation:%s=1,groups=1"
+static const module_spec module_specs[] = {
+    { "Linear", "weight bias?bias", "", "aten.linear.default", NULL, "input,weight,bias=None", "$0 @weight @bias" },
+    { "Conv1d", "weight bias?bias", "", "aten.conv1d.default", NULL,
+      "input,weight,bias=None,stride:i1=1,padding:i1=0,dilation:i1=1,groups=1",
+      "$0 @weight @bias %stride=1 %padding=0 %dilation=1 %groups=1" },
+    { "Conv2d", "weight bias?bias", "", "aten.conv2d.default", NULL,
+      "input,weight,bias=None,stride:i2=1,padding:i2=0,dilation:i2=1,groups=1",
+      "$0 @weight @bias %stride=1 %padding=0 %dilation=1 %groups=1" },
+    { "BatchNorm1d", "weight?affine bias?affine",
+      "running_mean?track_running_stats running_var?track_running_stats num_batches_tracked?track_running_stats",
+      "aten.batch_norm.default", NULL,
+      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled",
+      "$0 @weight @bias @running_mean @running_var False %momentum=0.1 %eps=1e-05 False" },
+    { "BatchNorm2d", "weight?affine bias?affine",
+      "running_mean?track_running_stats running_var?track_running_stats num_batches_tracked?track_running_stats",
+      "aten.batch_norm.default", NULL,
+      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled",
+      "$0 @weight @bias @running_mean @running_var False %momentum=0.1 %eps=1e-05 False" },
+    { "LayerNorm", "weight?elementwise_affine bias?bias", "", "aten.layer_norm.default", NULL,
+      "input,normalized_shape:i*,weight=None,bias=None,eps=1e-05,cudnn_enable=True",
+      "$0 %normalized_shape|0 @weight @bias %eps=1e-05" },
+    { "GroupNorm", "weight?affine bias?affine", "", "aten.group_norm.default", NULL,
+      "input,num_groups,weight=None,bias=None,eps=1e-05,cudnn_enabled=True",
+      "$0 %num_groups|0 @weight @bias %eps=1e-05" },
+    { "ReLU", "", "", "aten.relu.default", "aten.relu_.default", "self", "$0" },
+    { "GELU", "", "", "aten.gelu.default", NULL, "self,*,approximate='none'", "$0 %approximate='none'" },
+    { "SiLU", "", "", "aten.silu.default", "aten.silu_.default", "self", "$0" },
+    { "Sigmoid", "", "", "aten.sigmoid.default", NULL, "self", "$0" },
+    { "Tanh", "", "", "aten.tanh.default", NULL, "self", "$0" },
+    { "Softmax", "", "", "aten.softmax.int", NULL, "self,dim,dtype=None", "$0 %dim" },
+    { "Dropout", "", "", NULL, NULL, NULL, NULL },
+    { "Dropout1d", "", "", NULL, NULL, NULL, NULL },
+    { "Dropout2d", "", "", NULL, NULL, NULL, NULL },
+    { "Identity", "", "", NULL, NULL, NULL, NULL },
+    { "MaxPool1d", "", "", "aten.max_pool1d.default", NULL,
+      "self,kernel_size:i1,stride:i1=[],padding:i1=0,dilation:i1=1,ceil_mode=False",
+      "$0 %kernel_size %stride %padding=0 %dilation=1 %ceil_mode=False" },
+    { "MaxPool2d", "", "", "aten.max_pool2d.default", NULL,
+      "self,kernel_size:i2,stride:i2=[],padding:i2=0,dilation:i2=1,ceil_mode=False",
+      "$0 %kernel_size %stride %padding=0 %dilation=1 %ceil_mode=False" },
+    { "AvgPool1d", "", "", "aten.avg_pool1d.default", NULL,
+      "self,kernel_size:i1,stride:i1=[],padding:i1=0,ceil_mode=False,count_include_pad=True",
+      "$0 %kernel_size %stride %padding=0 %ceil_mode=False %count_include_pad=True" },
+    { "AvgPool2d", "", "", "aten.avg_pool2d.default", NULL,
+      "self,kernel_size:i2,stride:i2=[],padding:i2=0,ceil_mode=False,count_include_pad=True,divisor_override=None",
+      "$0 %kernel_size %stride %padding=0 %ceil_mode=False %count_include_pad=True %divisor_override=None" },
+    { "AdaptiveAvgPool1d", "", "", "aten.adaptive_avg_pool1d.default", NULL, "self,output_size:i1",
+      "$0 %output_size|0" },
+    { "AdaptiveAvgPool2d", "", "", "aten.adaptive_avg_pool2d.default", NULL, "self,output_size:i2",
+      "$0 %output_size|0" },
+    { "Embedding", "weight", "", "aten.embedding.default", NULL,
+      "weight,indices,padding_idx=-1,scale_grad_by_freq=False,sparse=False",
+      "@weight $0 %padding_idx=-1" },
+    { "Flatten", "", "", "aten.flatten.using_ints", NULL, "self,start_dim=0,end_dim=-1",
+      "$0 %start_dim=1 %end_dim=-1" },
+};
+
+static const module_spec *find_module_spec(const char *type)
+{
+    for (size_t i = 0; i < sizeof module_specs / sizeof module_specs[0]; i++)
+        if (!strcmp(module_specs[i].type, type))
+            return &module_specs[i];
+    return NULL;
+}
+
+/* Calls cb for each weight name of list that the repr keeps. */
+static void each_weight(const char *list, const char *repr, void (*cb)(const char *name, void *ctx),
+                        void *ctx)
+{
+    const char *s = list;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            break;
+        const char *e = s;
+        while (*e && *e != ' ')
+            e++;
+        char item[64], flag[48] = "";
+        snprintf(item, sizeof item, "%.*s", (int)(e - s), s);
+        char *q = strchr(item, '?');
+        if (q) {
+            snprintf(flag, sizeof flag, "%s", q + 1);
+            *q = 0;
+        }
+        if (!flag[0] || !repr_is_false(repr, flag))
+            cb(item, ctx);
+        s = e;
+    }
+}
+
+typedef struct lift_ctx {
+    xctx *x;
+    const char *prefix;      /* module path "fc1" ("" for the root) */
+    fx_tensor_role role;
+} lift_ctx;
+
+static void lift_one(const char *name, void *ctx)
+{
+    lift_ctx *l = ctx;
+    fx_program *p = l->x->dst;
+    char fqn[512], pname[520];
+    snprintf(fqn, sizeof fqn, "%s%s%s", l->prefix, l->prefix[0] ? "." : "", name);
+    snprintf(pname, sizeof pname, "%c_%s", l->role == FX_TENSOR_PARAMETER ? 'p' :
+             l->role == FX_TENSOR_BUFFER ? 'b' : 'c', fqn);
+    for (char *c = pname; *c; c++)
+        if (*c == '.')
+            *c = '_';
+    if (hm_has(&l->x->weights, fqn))
+        return;
+    fx_node *n = fx_node_new(l->x->g, fx_namer_name(&l->x->nm, pname), FX_OP_PLACEHOLDER, NULL);
+    n->target = n->name;
+    fx_graph_append(l->x->g, n);
+    const char *kfqn = fx_strdup(p, fqn);
+    hm_put(&l->x->weights, kfqn, n);
+    fx_weight *w = fx_program_add_weight(p, kfqn, l->role, FX_DT_F32, NULL, 0, NULL, 0, false);
+    w->persistent = l->role == FX_TENSOR_BUFFER;
+}
+
+/* Lifts weights in named_parameters() order (module tree pre-order), then buffers. */
+static void lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tensor_role role)
+{
+    lift_ctx l = { x, prefix, role };
+    bool from_records = false;
+    for (const fx_weight *w = m->params; w; w = w->next) {
+        from_records = true;
+        bool want = role == FX_TENSOR_PARAMETER ? w->role == FX_TENSOR_PARAMETER : w->role != FX_TENSOR_PARAMETER;
+        if (want) {
+            l.role = w->role;
+            lift_one(w->fqn, &l);
+        }
+    }
+    l.role = role;
+    const module_spec *ms = m->type ? find_module_spec(m->type) : NULL;
+    if (!from_records && ms)
+        each_weight(role == FX_TENSOR_PARAMETER ? ms->params : ms->buffers, m->repr, lift_one, &l);
+    for (const fx_module *c = m->first_child; c; c = c->next_sibling) {
+        if (c->graph)
+            continue;   /* HOP subgraph modules hold no weights of their own */
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s%s%s", prefix, prefix[0] ? "." : "", c->name);
+        lift_module(x, c, sub, role);
+    }
+}
+
+static fx_arg *weight_arg(xctx *x, const char *path, const char *name)
+{
+    char fqn[512];
+    snprintf(fqn, sizeof fqn, "%s.%s", path, name);
+    fx_node *n = hm_get(&x->weights, fqn);
+    return n ? fx_arg_node(x->dst, n) : fx_arg_none(x->dst);
+}
+
+static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
+{
+    const fx_module *m = fx_module_find(x->src->root, n->target);
+    if (!m) {
+        diag_error(x->d, loc_of(x), "export: call_module target '%s' is not a submodule", n->target);
+        return false;
+    }
+    const module_spec *ms = m->type ? find_module_spec(m->type) : NULL;
+    if (!ms) {
+        diagnostic *dg = diag_error(x->d, loc_of(x), "export: module type '%s' (%s) is not supported",
+                                    m->type ? m->type : "?", n->target);
+        diag_set_hint(dg, "supported: Linear, Conv1d/2d, BatchNorm1d/2d, LayerNorm, GroupNorm, "
+                          "activations, pooling, Embedding, Flatten, Dropout");
+        return false;
+    }
+    if (n->args->u.seq.len < 1) {
+        diag_error(x->d, loc_of(x), "export: %s called without an input", n->target);
+        return false;
+    }
+    fx_arg *in0 = conv_arg(x, n->args->u.seq.items[0], ok);
+    if (!*ok)
+        return false;
+    if (!ms->target) {
+        set_val(x, n->name, in0);
+        return true;
+    }
+    bool inplace = ms->inplace_target && m->repr && !repr_is_false(m->repr, "inplace") &&
+                   repr_find(m->repr, "inplace", -1, &(const char *){0}, &(const char *){0});
+    fx_arg *args[MAX_SARGS];
+    size_t na = 0;
+    const char *s = ms->args;
+    while (*s && na < MAX_SARGS) {
+        while (*s == ' ')
+            s++;
+        const char *e = s;
+        while (*e && *e != ' ')
+            e++;
+        char tok[96];
+        snprintf(tok, sizeof tok, "%.*s", (int)(e - s), s);
+        fx_arg *a = NULL;
+        if (tok[0] == '$') {
+            a = in0;
+        } else if (tok[0] == '@') {
+            a = weight_arg(x, n->target, tok + 1);
+        } else if (tok[0] == '%') {
+            char key[64];
+            const char *def = strchr(tok, '=');
+            const char *bar = strchr(tok, '|');
+            const char *kend = bar ? bar : def ? def : tok + strlen(tok);
+            snprintf(key, sizeof key, "%.*s", (int)(kend - tok - 1), tok + 1);
+            int pos = bar ? atoi(bar + 1) : -1;
+            const char *vs, *ve;
+            if (repr_find(m->repr, key, pos, &vs, &ve))
+                a = parse_literal(x->dst, vs, ve);
+            else if (def)
+                a = parse_literal(x->dst, def + 1, def + strlen(def));
+            else if (!strcmp(key, "stride"))
+                a = NULL;   /* pooling: stride defaults to kernel_size, handled by the schema */
+            if (!a && strcmp(key, "stride") != 0) {
+                diag_error(x->d, loc_of(x), "export: cannot read '%s' from module repr '%s'", key,
+                           m->repr ? m->repr : "");
+                return false;
+            }
+            if (!a)
+                a = fx_arg_seq(x->dst, FX_ARG_LIST, NULL, NULL, 0);
+        } else {
+            a = parse_literal(x->dst, tok, tok + strlen(tok));
+            if (!a)
+                a = fx_arg_none(x->dst);
+        }
+        args[na++] = a;
+        s = e;
+    }
+    fx_node *r = emit_call(x, inplace ? ms->inplace_target : ms->target, ms->schema, args, na, NULL, NULL, 0);
+    if (!r)
+        return false;
+    fx_arg *ra = fx_arg_node(x->dst, r);
+    set_val(x, n->name, ra);
+    if (inplace && n->args->u.seq.items[0]->kind == FX_ARG_NODE)
+        set_val(x, n->args->u.seq.items[0]->u.node->name, ra);
+    return true;
+}
+
+/* ---- torch functions, methods and operators -------------------------------------------------- */
+
+enum { F_FN = 1, F_METH = 2, F_OP = 4 };
+
+typedef struct op_spec {
+    const char *name;
+    unsigned where;
+    const char *target;
+    const char *schema;
+    const char *need;       /* this overload applies only when argument `need` is given */
+} op_spec;
+
+#define UNARY(n) { n, F_FN | F_METH, "aten." n ".default", "self", NULL }, \
+                 { n "_", F_FN | F_METH, "aten." n "_.default", "self", NULL }
+#define BINARY(n, opname) { n, F_FN | F_METH, "aten." n ".Tensor", "self,other", NULL }, \
+                          { opname, F_OP, "aten." n ".Tensor", "self,other", NULL }, \
+                          { n "_", F_METH, "aten." n "_.Tensor", "self,other", NULL }
+#define COMPARE(n) { n, F_FN | F_METH | F_OP, "aten." n ".Tensor", "self,other", "#tensor" }, \
+                   { n, F_FN | F_METH | F_OP, "aten." n ".Scalar", "self,other", NULL }
+
+static const op_spec op_specs[] = {
+    UNARY("relu"), UNARY("tanh"), UNARY("sigmoid"), UNARY("exp"), UNARY("log"), UNARY("sqrt"),
+    UNARY("rsqrt"), UNARY("abs"), UNARY("neg"), UNARY("sin"), UNARY("cos"), UNARY("silu"),
+    UNARY("floor"), UNARY("ceil"), UNARY("reciprocal"), UNARY("erf"),
+    { "neg", F_OP, "aten.neg.default", "self", NULL },
+    { "gelu", F_FN, "aten.gelu.default", "self,*,approximate='none'", NULL },
+    { "add", F_FN | F_METH | F_OP, "aten.add.Tensor", "self,other,*,alpha=1", NULL },
+    { "add_", F_METH, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
+    { "sub", F_FN | F_METH | F_OP, "aten.sub.Tensor", "self,other,*,alpha=1", NULL },
+    { "sub_", F_METH, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
+    BINARY("mul", "mul"), BINARY("div", "truediv"),
+    { "iadd", F_OP, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
+    { "isub", F_OP, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
+    { "imul", F_OP, "aten.mul_.Tensor", "self,other", NULL },
+    { "itruediv", F_OP, "aten.div_.Tensor", "self,other", NULL },
+    COMPARE("gt"), COMPARE("lt"), COMPARE("ge"), COMPARE("le"), COMPARE("eq"), COMPARE("ne"),
+    { "matmul", F_FN | F_METH | F_OP, "aten.matmul.default", "self,other", NULL },
+    { "bmm", F_FN | F_METH, "aten.bmm.default", "self,mat2", NULL },
+    { "mm", F_FN | F_METH, "aten.mm.default", "self,mat2", NULL },
+    { "mean", F_FN | F_METH, "aten.mean.dim", "self,dim:i*,keepdim=False,*,dtype=None", "dim" },
+    { "mean", F_FN | F_METH, "aten.mean.default", "self,*,dtype=None", NULL },
+    { "sum", F_FN | F_METH, "aten.sum.dim_IntList", "self,dim:i*,keepdim=False,*,dtype=None", "dim" },
+    { "sum", F_FN | F_METH, "aten.sum.default", "self,*,dtype=None", NULL },
+    { "amax", F_FN | F_METH, "aten.amax.default", "self,dim:i*=[],keepdim=False", NULL },
+    { "amin", F_FN | F_METH, "aten.amin.default", "self,dim:i*=[],keepdim=False", NULL },
+    { "softmax", F_FN | F_METH, "aten.softmax.int", "self,dim,dtype=None", NULL },
+    { "log_softmax", F_FN | F_METH, "aten.log_softmax.int", "self,dim,dtype=None", NULL },
+    { "reshape", F_FN | F_METH, "aten.reshape.default", "self,shape:list", NULL },
+    { "view", F_METH, "aten.view.default", "self,size:list", NULL },
+    { "permute", F_FN | F_METH, "aten.permute.default", "self,dims:list", NULL },
+    { "transpose", F_FN | F_METH, "aten.transpose.int", "self,dim0,dim1", NULL },
+    { "expand", F_METH, "aten.expand.default", "self,size:list,*,implicit=False", NULL },
+    { "unsqueeze", F_FN | F_METH, "aten.unsqueeze.default", "self,dim", NULL },
+    { "squeeze", F_FN | F_METH, "aten.squeeze.dim", "self,dim", "dim" },
+    { "squeeze", F_FN | F_METH, "aten.squeeze.default", "self", NULL },
+    { "flatten", F_FN | F_METH, "aten.flatten.using_ints", "self,start_dim=0,end_dim=-1", NULL },
+    { "t", F_FN | F_METH, "aten.t.default", "self", NULL },
+    { "clone", F_FN | F_METH, "aten.clone.default", "self,*,memory_format=None", NULL },
+    { "cat", F_FN, "aten.cat.default", "tensors,dim=0", NULL },
+    { "stack", F_FN, "aten.stack.default", "tensors,dim=0", NULL },
+    { "linear", F_FN, "aten.linear.default", "input,weight,bias=None", NULL },
+    { "embedding", F_FN, "aten.embedding.default", "weight,indices,padding_idx=-1,scale_grad_by_freq=False,sparse=False", NULL },
+};
+
+/* "torch.nn.functional.relu" → "relu" (F_FN); "operator.add" → "add" (F_OP). */
+static const char *callee_name(const fx_node *n, unsigned *where)
+{
+    static const char *const prefixes[] = { "torch.nn.functional.", "torch._C._nn.", "torch.functional.",
+                                            "torch._C._VariableFunctions.", "torch.", NULL };
+    if (n->op == FX_OP_CALL_METHOD) {
+        *where = F_METH;
+        return n->target;
+    }
+    if (strncmp(n->target, "operator.", 9) == 0) {
+        *where = F_OP;
+        return n->target + 9;
+    }
+    *where = F_FN;
+    for (size_t i = 0; prefixes[i]; i++) {
+        size_t l = strlen(prefixes[i]);
+        if (strncmp(n->target, prefixes[i], l) == 0)
+            return n->target + l;
+    }
+    return n->target;
+}
+
+static bool arg_given(const fx_node *n, const char *schema, const char *need)
+{
+    if (!strcmp(need, "#tensor")) {
+        const fx_arg *a = n->args->u.seq.len > 1 ? n->args->u.seq.items[1] : NULL;
+        return a && a->kind == FX_ARG_NODE;
+    }
+    sarg sa[MAX_SARGS];
+    size_t ns = parse_schema(schema, sa);
+    for (size_t i = 0; i < ns; i++)
+        if (!strcmp(sa[i].name, need) && n->args->u.seq.len > i)
+            return true;
+    for (size_t k = 0; k < n->kwargs->u.seq.len; k++)
+        if (!strcmp(n->kwargs->u.seq.keys[k], need))
+            return true;
+    return false;
+}
+
+static const export_input_decl *find_decl(xctx *x, const char *name)
+{
+    if (!x->opt)
+        return NULL;
+    for (size_t i = 0; i < x->opt->n_inputs; i++)
+        if (x->opt->inputs[i].name && !strcmp(x->opt->inputs[i].name, name))
+            return &x->opt->inputs[i];
+    return NULL;
+}
+
+/* Dimension i of a tensor: a static int when declared, else an aten.sym_size.int node. */
+static fx_arg *dim_value(xctx *x, fx_node *t, const export_input_decl *decl, int64_t i)
+{
+    if (decl && decl->dims) {
+        int64_t k = i < 0 ? i + (int64_t)decl->rank : i;
+        if (k >= 0 && (size_t)k < decl->rank) {
+            const char *dt = decl->dims[k];
+            char *ep;
+            long long v = strtoll(dt, &ep, 10);
+            if (*dt && *ep == 0)
+                return fx_arg_int(x->dst, v);
+        }
+    }
+    fx_arg *args[2] = { fx_arg_node(x->dst, t), fx_arg_int(x->dst, i) };
+    fx_node *n = emit_call(x, "aten.sym_size.int", "self,dim", args, 2, NULL, NULL, 0);
+    return n ? fx_arg_node(x->dst, n) : NULL;
+}
+
+static bool is_shape_attr(const fx_arg *a)
+{
+    return a && (a->kind == FX_ARG_STR || a->kind == FX_ARG_OPAQUE) && !strcmp(a->u.s, "shape");
+}
+
+static bool export_call(xctx *x, const fx_node *n, bool *ok)
+{
+    unsigned where;
+    const char *name = callee_name(n, &where);
+    size_t nargs = n->args->u.seq.len;
+    fx_arg *const *sargs = n->args->u.seq.items;
+
+    /* x.shape / x.size() / shape[i]: static ints or sym_size nodes. */
+    if (where == F_FN && !strcmp(n->target, "builtins.getattr") && nargs == 2 &&
+        sargs[0]->kind == FX_ARG_NODE && is_shape_attr(sargs[1])) {
+        xval *src = hm_get(&x->vals, sargs[0]->u.node->name);
+        if (!src || !src->arg || src->arg->kind != FX_ARG_NODE)
+            goto unsupported;
+        xval *v = fx_alloc(x->dst, sizeof *v);
+        v->shape_of = src->arg->u.node;
+        v->decl = src->decl;
+        hm_put(&x->vals, fx_strdup(x->dst, n->name), v);
+        return true;
+    }
+    if (where == F_OP && !strcmp(name, "getitem") && nargs == 2 && sargs[0]->kind == FX_ARG_NODE &&
+        sargs[1]->kind == FX_ARG_INT) {
+        xval *src = hm_get(&x->vals, sargs[0]->u.node->name);
+        if (src && src->shape_of) {
+            fx_arg *a = dim_value(x, src->shape_of, src->decl, sargs[1]->u.i);
+            if (!a)
+                return false;
+            set_val(x, n->name, a);
+            return true;
+        }
+        goto unsupported;
+    }
+    if (where == F_METH && !strcmp(name, "size") && nargs == 2 && sargs[1]->kind == FX_ARG_INT) {
+        xval *src = sargs[0]->kind == FX_ARG_NODE ? hm_get(&x->vals, sargs[0]->u.node->name) : NULL;
+        if (!src || !src->arg || src->arg->kind != FX_ARG_NODE)
+            goto unsupported;
+        fx_arg *a = dim_value(x, src->arg->u.node, src->decl, sargs[1]->u.i);
+        if (!a)
+            return false;
+        set_val(x, n->name, a);
+        return true;
+    }
+    if (where == F_METH && (!strcmp(name, "contiguous") || !strcmp(name, "detach")) && nargs == 1) {
+        set_val(x, n->name, conv_arg(x, sargs[0], ok));
+        return *ok;
+    }
+
+    /* F.relu(x, inplace=True) and friends select the in-place overload. */
+    char lookup[64];
+    snprintf(lookup, sizeof lookup, "%s", name);
+    const char *kwn[MAX_SARGS];
+    fx_arg *kwv[MAX_SARGS];
+    size_t nkw = 0;
+    for (size_t k = 0; k < n->kwargs->u.seq.len && nkw < MAX_SARGS; k++) {
+        const char *key = n->kwargs->u.seq.keys[k];
+        const fx_arg *v = n->kwargs->u.seq.items[k];
+        if (!strcmp(key, "inplace")) {
+            if (v->kind == FX_ARG_BOOL && v->u.b)
+                snprintf(lookup, sizeof lookup, "%s_", name);
+            continue;
+        }
+        if (!strcmp(key, "_stacklevel"))
+            continue;
+        kwn[nkw] = key;
+        kwv[nkw++] = conv_arg(x, v, ok);
+    }
+    const op_spec *spec = NULL;
+    for (size_t i = 0; i < sizeof op_specs / sizeof op_specs[0]; i++) {
+        const op_spec *s = &op_specs[i];
+        if (!(s->where & where) || strcmp(s->name, lookup) != 0)
+            continue;
+        if (s->need && !arg_given(n, s->schema, s->need))
+            continue;
+        spec = s;
+        break;
+    }
+    if (!spec)
+        goto unsupported;
+    fx_arg *pos[MAX_SARGS];
+    size_t np = 0;
+    for (size_t i = 0; i < nargs && np < MAX_SARGS; i++)
+        pos[np++] = conv_arg(x, sargs[i], ok);
+    if (!*ok)
+        return false;
+    /* 2 * x calls x.__rmul__(2): the tensor comes first. */
+    if (where == F_OP && np == 2 && sargs[0]->kind != FX_ARG_NODE && sargs[1]->kind == FX_ARG_NODE &&
+        (!strcmp(name, "add") || !strcmp(name, "mul"))) {
+        fx_arg *t = pos[0];
+        pos[0] = pos[1];
+        pos[1] = t;
+    }
+    fx_node *r = emit_call(x, spec->target, spec->schema, pos, np, kwn, kwv, nkw);
+    if (!r)
+        return false;
+    fx_arg *ra = fx_arg_node(x->dst, r);
+    set_val(x, n->name, ra);
+    /* An in-place op returns its mutated self; later uses of self see that value. */
+    char base[96];
+    export_node_base_name(spec->target, base, sizeof base);
+    size_t bl = strlen(base);
+    if (bl > 1 && base[bl - 1] == '_' && nargs > 0 && sargs[0]->kind == FX_ARG_NODE)
+        set_val(x, sargs[0]->u.node->name, ra);
+    return true;
+
+unsupported: {
+        diagnostic *dg = diag_error(x->d, loc_of(x), "export: %s '%s' (node %%%s) is not supported",
+                                    fx_opcode_name(n->op), n->target, n->name);
+        diag_set_hint(dg, "fxsh's export table covers common torch functions, tensor methods and operators");
+        return false;
+    }
+}
+
+static void flatten_outputs(xctx *x, const fx_arg *a, fx_arg **out, size_t *n, size_t cap, bool *ok)
+{
+    if (a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_LIST) {
+        for (size_t i = 0; i < a->u.seq.len; i++)
+            flatten_outputs(x, a->u.seq.items[i], out, n, cap, ok);
+        return;
+    }
+    if (a->kind == FX_ARG_DICT) {
+        for (size_t i = 0; i < a->u.seq.len; i++)
+            flatten_outputs(x, a->u.seq.items[i], out, n, cap, ok);
+        return;
+    }
+    if (*n < cap)
+        out[(*n)++] = conv_arg(x, a, ok);
+}
+
+fx_program *export_program(const fx_program *src, const export_options *opt, diag_sink *d)
+{
+    if (!src || !src->root) {
+        diag_error(d, (diag_loc){ 0 }, "export: no program");
+        return NULL;
+    }
+    if (export_is_aten_program(src))
+        return export_copy_program(src);
+    const fx_graph *sg = src->root->graph;
+    if (!sg) {
+        diag_error(d, (diag_loc){ src->file, 0, 0 }, "export: the program has no graph");
+        return NULL;
+    }
+    xctx x = { .src = src, .opt = opt, .d = d };
+    x.dst = fx_program_new("GraphModule");
+    x.dst->source_form = FX_FORM_EXPORT;
+    x.g = fx_program_graph(x.dst);
+    hm_init(&x.vals);
+    hm_init(&x.weights);
+    fx_namer_init(&x.nm, x.g);
+    bool ok = true;
+
+    lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
+    lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
+    size_t n_user = 0;
+    for (const fx_node *n = sg->first; n; n = n->next)
+        if (n->op == FX_OP_PLACEHOLDER)
+            n_user++;
+    size_t n_lifted = x.dst->n_weights;
+    size_t n_out_cap = 256;
+    fx_arg **outs = xcalloc(n_out_cap, sizeof *outs);
+    size_t n_outs = 0;
+
+    for (const fx_node *n = sg->first; n && ok; n = n->next) {
+        x.cur = n;
+        switch (n->op) {
+        case FX_OP_PLACEHOLDER: {
+            fx_node *p = fx_node_new(x.g, fx_namer_name(&x.nm, n->name), FX_OP_PLACEHOLDER, NULL);
+            p->target = p->name;
+            fx_graph_append(x.g, p);
+            xval *v = fx_alloc(x.dst, sizeof *v);
+            v->arg = fx_arg_node(x.dst, p);
+            v->decl = find_decl(&x, n->name);
+            hm_put(&x.vals, fx_strdup(x.dst, n->name), v);
+            break;
+        }
+        case FX_OP_GET_ATTR: {
+            fx_node *w = hm_get(&x.weights, n->target);
+            if (!w) {
+                diag_error(d, loc_of(&x), "export: get_attr '%s' names no parameter or buffer", n->target);
+                ok = false;
+                break;
+            }
+            set_val(&x, n->name, fx_arg_node(x.dst, w));
+            break;
+        }
+        case FX_OP_CALL_MODULE:
+            ok = export_module_call(&x, n, &ok) && ok;
+            break;
+        case FX_OP_CALL_FUNCTION: case FX_OP_CALL_METHOD:
+            ok = export_call(&x, n, &ok) && ok;
+            break;
+        case FX_OP_OUTPUT:
+            if (n->args->u.seq.len > 0)
+                flatten_outputs(&x, n->args->u.seq.items[0], outs, &n_outs, n_out_cap, &ok);
+            break;
+        default:
+            break;
+        }
+    }
+    if (ok) {
+        fx_node *o = fx_node_new(x.g, "output", FX_OP_OUTPUT, "output");
+        fx_graph_append(x.g, o);
+        fx_arg *t = fx_arg_seq(x.dst, FX_ARG_TUPLE, outs, NULL, n_outs);
+        fx_node_set_args(o, fx_arg_seq(x.dst, FX_ARG_TUPLE, &t, NULL, 1),
+                         fx_arg_seq(x.dst, FX_ARG_DICT, NULL, NULL, 0));
+        /* Graph signature: lifted weights first, then user inputs, then user outputs. */
+        fx_signature *s = &x.dst->sig;
+        s->present = true;
+        s->inputs = fx_alloc(x.dst, (n_lifted + n_user + 1) * sizeof *s->inputs);
+        size_t k = 0;
+        for (const fx_weight *w = x.dst->weights; w; w = w->next) {
+            fx_node *pn = hm_get(&x.weights, w->fqn);
+            s->inputs[k].kind = w->role == FX_TENSOR_PARAMETER ? FX_IN_PARAMETER :
+                                w->role == FX_TENSOR_BUFFER ? FX_IN_BUFFER : FX_IN_CONSTANT_TENSOR;
+            s->inputs[k].name = pn->name;
+            s->inputs[k].target = w->fqn;
+            s->inputs[k].persistent = w->persistent;
+            k++;
+        }
+        for (const fx_node *n = sg->first; n; n = n->next)
+            if (n->op == FX_OP_PLACEHOLDER) {
+                xval *v = hm_get(&x.vals, n->name);
+                s->inputs[k].kind = FX_IN_USER_INPUT;
+                s->inputs[k].name = v && v->arg && v->arg->kind == FX_ARG_NODE ? v->arg->u.node->name : n->name;
+                k++;
+            }
+        s->n_inputs = k;
+        s->outputs = fx_alloc(x.dst, (n_outs + 1) * sizeof *s->outputs);
+        for (size_t i = 0; i < n_outs; i++) {
+            char buf[64];
+            s->outputs[i].kind = FX_OUT_USER_OUTPUT;
+            if (outs[i]->kind == FX_ARG_NODE) {
+                s->outputs[i].name = outs[i]->u.node->name;
+            } else {
+                arg_text(outs[i], buf, sizeof buf);
+                s->outputs[i].name = fx_strdup(x.dst, buf);
+            }
+        }
+        s->n_outputs = n_outs;
+        fx_program_refresh(x.dst);
+    }
+    free(outs);
+    hm_free(&x.vals);
+    hm_free(&x.weights);
+    fx_namer_free(&x.nm);
+    if (!ok) {
+        fx_program_free(x.dst);
+        return NULL;
+    }
+    return x.dst;
+}

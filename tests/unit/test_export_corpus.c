@@ -1,0 +1,139 @@
+/* test_export_corpus.c — conformance: export / decompose output printed as print(gm.graph)
+ * equals the corpus (exported.fx.txt, decomposed.fx.txt, onnx_decomposed.fx.txt).
+ * Skips (77) without the corpus. FXSH_VERBOSE=1 shows the first differing line per case.
+ * The test fails when fewer cases match than the floors below (a regression guard). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "fx/fx.h"
+#include "fx/pt2_load.h"
+#include "passes/decompose.h"
+#include "passes/export.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    if (n < 0) {
+        fclose(f);
+        return NULL;
+    }
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+static bool verbose;
+
+/* Compares printed program with expected text; reports the first differing line. */
+static bool same(const char *cas, const char *what, const fx_program *p, const char *expected)
+{
+    strbuf sb;
+    sb_init(&sb);
+    fx_print(p, FX_FORM_GRAPH, &sb);
+    bool eq = strcmp(sb.s ? sb.s : "", expected) == 0;
+    if (!eq && verbose) {
+        const char *a = sb.s ? sb.s : "", *b = expected;
+        while (*a && *a == *b) {
+            a++;
+            b++;
+        }
+        while (a > sb.s && a[-1] != '\n') {
+            a--;
+            b--;
+        }
+        const char *ae = strchr(a, '\n'), *be = strchr(b, '\n');
+        fprintf(stderr, "  %s %s differs:\n    got:  %.*s\n    want: %.*s\n", cas, what,
+                (int)(ae ? ae - a : (long)strlen(a)), a, (int)(be ? be - b : (long)strlen(b)), b);
+    }
+    sb_free(&sb);
+    return eq;
+}
+
+static void first_error(const char *cas, const char *what, diag_sink *d)
+{
+    if (verbose && d->len)
+        fprintf(stderr, "  %s %s failed: %s\n", cas, what, d->items[0].message);
+}
+
+int main(void)
+{
+    const char *corpus = getenv("FXSH_CORPUS");
+    if (!corpus || !*corpus)
+        corpus = FXSH_CORPUS_DEFAULT;
+    verbose = getenv("FXSH_VERBOSE") != NULL;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fx", corpus);
+    DIR *top = opendir(dir);
+    if (!top) {
+        printf("SKIP: no corpus at %s\n", dir);
+        return 77;
+    }
+    int ex_ok = 0, ex_n = 0, de_ok = 0, de_n = 0, on_ok = 0, on_n = 0;
+    struct dirent *ce;
+    while ((ce = readdir(top))) {
+        if (ce->d_name[0] == '.')
+            continue;
+        char path[4200];
+        size_t len, elen;
+        diag_sink d;
+        diag_init(&d);
+        snprintf(path, sizeof path, "%s/%s/exported.fx.txt", dir, ce->d_name);
+        char *exp = slurp(path, &elen);
+        snprintf(path, sizeof path, "%s/%s/torch_level.module.txt", dir, ce->d_name);
+        char *tl = slurp(path, &len);
+        if (tl && exp) {
+            ex_n++;
+            fx_program *p = fx_parse_module_text(tl, len, path, &d);
+            fx_program *e = p ? export_program(p, NULL, &d) : NULL;
+            if (e && same(ce->d_name, "export", e, exp))
+                ex_ok++;
+            else if (!e)
+                first_error(ce->d_name, "export", &d);
+            fx_program_free(e);
+            fx_program_free(p);
+        }
+        free(tl);
+        free(exp);
+        diag_clear(&d);
+        /* decompose starts from the stored torch.export program (signature + shapes). */
+        snprintf(path, sizeof path, "%s/%s/program.json", dir, ce->d_name);
+        char *js = slurp(path, &len);
+        fx_program *ep = js ? pt2_load_json(js, len, path, &d) : NULL;
+        static const char *const outs[2] = { "decomposed.fx.txt", "onnx_decomposed.fx.txt" };
+        for (int k = 0; k < 2 && ep; k++) {
+            snprintf(path, sizeof path, "%s/%s/%s", dir, ce->d_name, outs[k]);
+            char *want = slurp(path, &elen);
+            if (!want)
+                continue;
+            diag_clear(&d);
+            k ? on_n++ : de_n++;
+            fx_program *dp = decompose_program(ep, k ? DECOMP_ONNX : DECOMP_DEFAULT, &d);
+            if (dp && same(ce->d_name, outs[k], dp, want))
+                k ? on_ok++ : de_ok++;
+            else if (!dp)
+                first_error(ce->d_name, outs[k], &d);
+            fx_program_free(dp);
+            free(want);
+        }
+        fx_program_free(ep);
+        free(js);
+        diag_free(&d);
+    }
+    closedir(top);
+    printf("export: %d/%d exported.fx.txt match\n", ex_ok, ex_n);
+    printf("decompose: %d/%d decomposed.fx.txt match\n", de_ok, de_n);
+    printf("decompose: %d/%d onnx_decomposed.fx.txt match\n", on_ok, on_n);
+    return ex_ok >= EXPORT_FLOOR && de_ok >= DECOMP_FLOOR && on_ok >= ONNX_FLOOR ? 0 : 1;
+}
