@@ -63,4 +63,5 @@ tests_unit_test_onnx_parse_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 endif
 
 # ---- lead block: REPL inspection views of ONNX models ------------------------------------------
-libfxsh_a_SOURCES += src/onnx/onnx_inspect.c src/onnx/onnx_inspect.h
+libfxsh_a_SOURCES += src/onnx/onnx_inspect.c src/onnx/onnx_inspect.h \
+	src/onnx/onnx_edit.c src/onnx/onnx_edit.h

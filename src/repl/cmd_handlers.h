@@ -31,6 +31,13 @@ int cmd_signature(session *s, int argc, char **argv);
 int cmd_params(session *s, int argc, char **argv);
 int cmd_weights(session *s, int argc, char **argv);
 
+/* cmd_pipeline.c: the export pipeline */
+int cmd_export(session *s, int argc, char **argv);
+int cmd_step(session *s, int argc, char **argv);
+int cmd_diff(session *s, int argc, char **argv);
+int cmd_set(session *s, int argc, char **argv);
+int cmd_ops(session *s, int argc, char **argv);
+
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);
 

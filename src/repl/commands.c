@@ -17,11 +17,24 @@ const command command_table[] = {
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
      "Each problem is reported with its node; the command fails if there is any."},
+    {"diff", 2, 2, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE",
+     "nodes added, removed and changed between two stages",
+     "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
+     "node_ prefix removed so that an FX node lines up with the ONNX node made from it) and lists\n"
+     "the nodes added (+), removed (-) and changed (~), then a count line."},
     {"dot", 0, 1, cmd_dot, COMPLETE_FILE, "dot [FILE]",
      "write the current graph as Graphviz DOT",
      "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
      "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
+    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [NAME=VALUE...]",
+     "run every stage: export, decompose, translate, optimize",
+     "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
+     "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
+     "ONNX exporter's table), translate (op tables in share/fxsh/ops) and optimize. Each stage\n"
+     "is kept (`stages`, `show STAGE`); a failing stage says which one, which node and why, and\n"
+     "leaves the earlier stages inspectable. NAME=VALUE overrides a `set` default for this run,\n"
+     "e.g. `export opset_version=18 optimize=False`."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
      "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"
@@ -44,6 +57,11 @@ const command command_table[] = {
     {"nodes", 0, 0, cmd_nodes, COMPLETE_NOTHING, "nodes",
      "list the nodes of the current graph",
      "One line per node: name, opcode, target and number of users."},
+    {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE]",
+     "list, show or add ATen -> ONNX lowering rules",
+     "Without arguments lists every ATen overload the translator covers. `ops show TARGET`\n"
+     "prints the rule for one (e.g. ops show aten.linear.default). `ops load FILE` adds the rules\n"
+     "of a YAML file in the format of share/fxsh/ops/*.yaml (later rules replace earlier ones)."},
     {"params", 0, 0, cmd_params, COMPLETE_NOTHING, "params",
      "list parameters, buffers and constants",
      "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
@@ -55,6 +73,12 @@ const command command_table[] = {
      "ends in .txt or with --text. --external-data stores tensors of 1 KiB and more in\n"
      "FILE.data beside it. The file is written to a temporary name and renamed, so a failed\n"
      "save never leaves a half-written file."},
+    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]]",
+     "show or change the export settings",
+     "Without arguments lists the settings with their values: opset_version, input_names,\n"
+     "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
+     "keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose — with\n"
+     "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one."},
     {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
      "print a stage the way torch / onnx print it",
      "Prints the current stage in the form it was loaded in. FORM chooses another: fx (graph\n"
@@ -76,6 +100,10 @@ const command command_table[] = {
      "node counts and op histogram",
      "Prints the node count, the histogram of opcodes and targets (or ONNX op types), and the\n"
      "subgraphs with their sizes."},
+    {"step", 0, 0, cmd_step, COMPLETE_NOTHING, "step",
+     "run only the next stage of the pipeline",
+     "Runs the stage after the last one that holds something (export, decompose, translate or\n"
+     "optimize) with the `set` defaults, printing its progress line."},
     {"summary", 0, 0, cmd_summary, COMPLETE_NOTHING, "summary",
      "overview of the current ONNX model",
      "ir_version, opsets, inputs and outputs with types, node count, op histogram, initializer\n"

@@ -9,4 +9,6 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_load.c \
 	src/repl/cmd_inspect.c \
 	src/repl/cmd_onnx.c \
-	src/repl/cmd_program.c
+	src/repl/cmd_program.c \
+	src/repl/cmd_pipeline.c \
+	src/repl/settings.c src/repl/settings.h

@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
+#include "ops/ops.h"
 
 static const char *const stage_names[SESSION_MAX_STAGES] = {
     "fx", "exported", "decomposed", "onnx", "optimized",
@@ -22,6 +23,7 @@ void session_init(session *s)
     diag_init(&s->diag);
     s->out = stdout;
     s->err = stderr;
+    settings_init(&s->settings);
 }
 
 static void stage_clear(stage *st)
@@ -39,6 +41,11 @@ void session_free(session *s)
 {
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     diag_free(&s->diag);
+    settings_free(&s->settings);
+    if (s->ops) {
+        ops_registry_free(s->ops);
+        free(s->ops);
+    }
 }
 
 void session_reset(session *s)

@@ -10,9 +10,11 @@
 #include <stdio.h>
 
 #include "base/diag.h"
+#include "repl/settings.h"
 
 struct fx_program;
 struct ox_model;
+struct ops_registry;
 
 typedef enum stage_kind { STAGE_EMPTY, STAGE_FX, STAGE_ONNX } stage_kind;
 
@@ -42,6 +44,8 @@ typedef struct session {
     int input_line;
     session_read_fn read_more;
     void *read_ctx;
+    export_settings settings;    /* `set`: defaults of `export` */
+    struct ops_registry *ops;    /* op tables, loaded on first use (NULL until then) */
 } session;
 
 void session_init(session *s);

@@ -1,0 +1,531 @@
+/* cmd_pipeline.c — the export pipeline one stage at a time: export, step, diff, set, ops.
+ *
+ * Stages run in order fx → exported → decomposed → onnx → optimized; a pass reads the stage
+ * before it and never changes it, so a failure leaves every earlier stage inspectable. The
+ * progress lines are the ones torch.onnx.export(..., dynamo=True, verbose=True) prints. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "fx/fx.h"
+#include "fx/fx_internal.h"   /* fx_arg_print: the FX text of an argument tree */
+#include "fx/fx_ir.h"
+#include "onnx/onnx_edit.h"
+#include "onnx/onnx_ir.h"
+#include "ops/ops.h"
+#include "passes/decompose.h"
+#include "passes/export.h"
+#include "passes/optimize.h"
+#include "passes/translate.h"
+#include "repl/cmd_handlers.h"
+#include "repl/settings.h"
+
+enum { STAGE_FX_INDEX, STAGE_EXPORTED, STAGE_DECOMPOSED, STAGE_ONNX_INDEX, STAGE_OPTIMIZED };
+
+static const char *const stage_titles[] = {
+    NULL,   /* the capture line names the model, see capture_title() */
+    "Run decompositions",
+    "Translate the graph into ONNX",
+    "Optimize the ONNX graph",
+};
+
+/* torch names the model by the first line of repr(model), with "[...]" when repr spans lines. */
+static void capture_title(const stage *fx, strbuf *out)
+{
+    const fx_module *root = fx->fx->root;
+    const char *cls = root && root->type ? root->type : "GraphModule";
+    sb_printf(out, "Obtain model graph for `%s%s` with `torch.export.export(..., strict=False)`", cls,
+              root && root->n_children ? "([...]" : "()");
+}
+
+static void progress(session *s, const export_settings *cfg, const char *title, const char *mark)
+{
+    if (!cfg->verbose) return;
+    fprintf(s->out, "[torch.onnx] %s...%s%s\n", title, mark ? " " : "", mark ? mark : "");
+    fflush(s->out);
+}
+
+static bool ensure_ops(session *s)
+{
+    if (s->ops) return true;
+    ops_registry *r = xcalloc(1, sizeof *r);
+    ops_registry_init(r);
+    if (!ops_load_default(r, &s->diag)) {
+        ops_registry_free(r);
+        free(r);
+        return false;
+    }
+    s->ops = r;
+    return true;
+}
+
+/* Parses "x=f32[4,3],y=i64[2]" into export input declarations (arena-free: all malloc'd into
+ * one block list freed by free_decls). */
+typedef struct decls {
+    export_input_decl *items;
+    size_t len;
+    char **strings;
+    size_t nstrings;
+} decls;
+
+static void free_decls(decls *d)
+{
+    for (size_t i = 0; i < d->nstrings; i++) free(d->strings[i]);
+    free(d->strings);
+    for (size_t i = 0; i < d->len; i++) free((void *)d->items[i].dims);
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+static char *keep(decls *d, char *s)
+{
+    d->strings = xrealloc(d->strings, (d->nstrings + 1) * sizeof *d->strings);
+    d->strings[d->nstrings++] = s;
+    return s;
+}
+
+static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (!text) return true;
+    char *copy = keep(out, xstrdup(text));
+    for (char *save = NULL, *item = strtok_r(copy, ";, ", &save); item;) {
+        /* commas also separate dims inside [...]: re-join until brackets balance */
+        char *eq = strchr(item, '=');
+        char *lb = eq ? strchr(eq, '[') : NULL;
+        strbuf spec;
+        sb_init(&spec);
+        sb_puts(&spec, item);
+        while (lb && !strchr(spec.s, ']')) {
+            char *more = strtok_r(NULL, ";, ", &save);
+            if (!more) break;
+            sb_printf(&spec, ",%s", more);
+        }
+        char *s = keep(out, sb_detach(&spec));
+        eq = strchr(s, '=');
+        lb = eq ? strchr(eq, '[') : NULL;
+        char *rb = lb ? strchr(lb, ']') : NULL;
+        if (!eq || !lb || !rb || rb[1]) {
+            diagnostic *dg = diag_error(diag, (diag_loc){0}, "inputs: cannot read '%s'", s);
+            diag_set_hint(dg, "write NAME=DTYPE[DIMS], e.g. x=f32[4,3] (a dim may be a symbol: x=f32[batch,3])");
+            return false;
+        }
+        *eq = *lb = *rb = '\0';
+        export_input_decl decl = {.name = s, .dtype = fx_dtype_from_abbr(eq + 1, strlen(eq + 1))};
+        if (decl.dtype == FX_DTYPE_UNKNOWN) decl.dtype = fx_dtype_from_torch_name(eq + 1, strlen(eq + 1));
+        if (decl.dtype == FX_DTYPE_UNKNOWN) {
+            diag_error(diag, (diag_loc){0}, "inputs: unknown dtype '%s' for %s (use f32, i64, b8, ...)", eq + 1, s);
+            return false;
+        }
+        const char **dims = NULL;
+        size_t rank = 0;
+        for (char *save2 = NULL, *dim = strtok_r(lb + 1, ",", &save2); dim; dim = strtok_r(NULL, ",", &save2)) {
+            dims = xrealloc(dims, (rank + 1) * sizeof *dims);
+            dims[rank++] = dim;
+        }
+        decl.dims = dims;
+        decl.rank = rank;
+        out->items = xrealloc(out->items, (out->len + 1) * sizeof *out->items);
+        out->items[out->len++] = decl;
+        item = strtok_r(NULL, ";, ", &save);
+    }
+    return true;
+}
+
+/* Applies the I/O settings torch applies after translation. */
+static bool apply_io_settings(session *s, ox_model *m, const export_settings *cfg)
+{
+    Onnx__GraphProto *g = m->proto->graph;
+    const char *lists[2] = {cfg->input_names, cfg->output_names};
+    for (int which = 0; which < 2; which++) {
+        if (!lists[which]) continue;
+        char *copy = xstrdup(lists[which]);
+        size_t i = 0, count = which == 0 ? g->n_input : g->n_output;
+        for (char *save = NULL, *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save), i++) {
+            if (i >= count) {
+                session_error(s, "%s: more names than the model has %s (%zu)", which ? "output_names" : "input_names",
+                              which ? "outputs" : "inputs", count);
+                free(copy);
+                return false;
+            }
+            const char *old = which == 0 ? g->input[i]->name : g->output[i]->name;
+            if (strcmp(old, name) != 0) ox_rename_value(m, xstrdup(old) ? old : old, name);
+        }
+        free(copy);
+    }
+    const char *dyn[2] = {cfg->dynamic_shapes, cfg->dynamic_axes};
+    for (int k = 0; k < 2; k++) {
+        if (!dyn[k]) continue;
+        char *copy = xstrdup(dyn[k]);
+        for (char *save = NULL, *it = strtok_r(copy, ", ", &save); it; it = strtok_r(NULL, ", ", &save)) {
+            char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+            if (!colon || !eq) {
+                session_error(s, "%s: cannot read '%s' (write INPUT:AXIS=NAME, e.g. x:0=batch)",
+                              k ? "dynamic_axes" : "dynamic_shapes", it);
+                free(copy);
+                return false;
+            }
+            *colon = *eq = '\0';
+            if (!ox_set_input_dim_param(m, it, atoi(colon + 1), eq + 1)) {
+                session_error(s, "%s: the model has no input %s with axis %s", k ? "dynamic_axes" : "dynamic_shapes",
+                              it, colon + 1);
+                free(copy);
+                return false;
+            }
+        }
+        free(copy);
+    }
+    if (cfg->keep_initializers_as_inputs || !cfg->export_params) {
+        for (size_t i = 0; i < g->n_initializer; i++) {
+            const Onnx__TensorProto *t = g->initializer[i];
+            char dimtext[32][24];
+            const char *dims[32];
+            size_t nd = t->n_dims < 32 ? t->n_dims : 32;
+            for (size_t d = 0; d < nd; d++) {
+                snprintf(dimtext[d], sizeof dimtext[d], "%lld", (long long)t->dims[d]);
+                dims[d] = dimtext[d];
+            }
+            ox_graph_add_input(m, g, t->name, ox_type_tensor(m, t->data_type, dims, nd, true));
+        }
+        /* export_params=False: the weights are not stored; they are fed as inputs instead. */
+        if (!cfg->export_params) g->n_initializer = 0;
+    }
+    return true;
+}
+
+/* Runs the pass that makes stage `to` from stage `to - 1`. Returns 0 on success. */
+static int run_stage(session *s, int to, const export_settings *cfg)
+{
+    stage *from = &s->stages[to - 1];
+    strbuf title;
+    sb_init(&title);
+    if (to == STAGE_EXPORTED) capture_title(from, &title);
+    else sb_puts(&title, stage_titles[to - 1]);
+    /* An exported program is not captured again: torch prints no capture line for it. */
+    bool quiet = to == STAGE_EXPORTED && export_is_aten_program(from->fx);
+    if (!quiet) progress(s, cfg, title.s, NULL);
+    int rc = 0;
+    switch (to) {
+    case STAGE_EXPORTED: {
+        decls d;
+        if (!parse_inputs(cfg->inputs, &d, &s->diag)) {
+            rc = 1;
+            break;
+        }
+        export_options eo = {.inputs = d.items, .n_inputs = d.len};
+        fx_program *p = export_program(from->fx, &eo, &s->diag);
+        free_decls(&d);
+        if (!p) rc = 1;
+        else session_set_fx(s, to, p, "export");
+        break;
+    }
+    case STAGE_DECOMPOSED: {
+        fx_program *p = decompose_program(from->fx, DECOMP_ONNX, &s->diag);
+        if (!p) rc = 1;
+        else session_set_fx(s, to, p, "decompose (ONNX table)");
+        break;
+    }
+    case STAGE_ONNX_INDEX: {
+        if (!ensure_ops(s)) {
+            rc = 1;
+            break;
+        }
+        translate_options to_opts;
+        translate_options_init(&to_opts);
+        to_opts.opset = cfg->opset_version;
+        to_opts.registry = s->ops;
+        ox_model *m = translate_program(from->fx, &to_opts, &s->diag);
+        if (!m) rc = 1;
+        else if (!apply_io_settings(s, m, cfg)) {
+            ox_model_free(m);
+            rc = 1;
+        } else {
+            session_set_onnx(s, to, m, "translate");
+        }
+        break;
+    }
+    case STAGE_OPTIMIZED: {
+        ox_model *m = ox_model_copy(from->onnx, &s->diag);
+        optimize_options oo;
+        optimize_options_default(&oo);
+        oo.fold = cfg->do_constant_folding;
+        if (!m || optimize_model(m, &oo, NULL, &s->diag) != 0) {
+            if (m) ox_model_free(m);
+            rc = 1;
+        } else {
+            session_set_onnx(s, to, m, "optimize");
+        }
+        break;
+    }
+    }
+    if (!quiet || rc) progress(s, cfg, title.s, rc ? "❌" : "✅");
+    if (rc) {
+        static const char *const step_text[] = {
+            NULL,
+            "Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.",
+            "Failed to decompose the FX graph for ONNX compatibility. This is step 2/3 of exporting the model to ONNX.",
+            "Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.",
+            "Failed to optimize the ONNX model.",
+        };
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s", step_text[to]);
+        diag_set_hint(dg, "the %s stage failed; earlier stages are kept: `stages`, `show %s`", session_stage_name(to),
+                      session_stage_name(to - 1));
+    }
+    sb_free(&title);
+    return rc;
+}
+
+/* The last stage holding something: where `step` continues from. */
+static int last_filled(const session *s)
+{
+    for (int i = SESSION_MAX_STAGES - 1; i >= 0; i--)
+        if (s->stages[i].kind != STAGE_EMPTY) return i;
+    return -1;
+}
+
+/* export [NAME=VALUE ...]: per-run overrides of the `set` defaults. */
+int cmd_export(session *s, int argc, char **argv)
+{
+    int first = -1;
+    for (int i = 0; i < SESSION_MAX_STAGES && first < 0; i++)
+        if (s->stages[i].kind == STAGE_FX) first = i;
+    if (first < 0 || first > STAGE_EXPORTED) {
+        session_error(s, "export: no FX program loaded (load an FX graph or a .pt2 first)");
+        return 1;
+    }
+    export_settings cfg;
+    settings_copy(&cfg, &s->settings);
+    for (int i = 1; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (!eq) {
+            session_error(s, "export: expected NAME=VALUE, not '%s' (see `set` for the names)", argv[i]);
+            settings_free(&cfg);
+            return 1;
+        }
+        *eq = '\0';
+        bool ok = settings_set(&cfg, argv[i], eq + 1, &s->diag);
+        *eq = '=';
+        if (!ok) {
+            settings_free(&cfg);
+            return 1;
+        }
+    }
+    if (cfg.opset_version < 18) {
+        fprintf(s->out,
+                "Setting ONNX exporter to use operator set version 18 because the requested opset_version %d is a "
+                "lower version than we have implementations for. Automatic version conversion will be performed, "
+                "which may not be successful at converting to the requested version. If version conversion is "
+                "unsuccessful, the opset version of the exported model will be kept at 18. Please consider setting "
+                "opset_version >=18 to leverage latest ONNX features\n",
+                cfg.opset_version);
+        cfg.opset_version = 18;
+    }
+    if (cfg.dynamic_axes && !cfg.dynamic_shapes)
+        fputs("UserWarning: # 'dynamic_axes' is not recommended when dynamo=True, and may lead to "
+              "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
+              "export is unsuccessful.\n",
+              s->out);
+    /* Re-running replaces every later stage; keep the loaded program. */
+    for (int i = first + 1; i < SESSION_MAX_STAGES; i++) {
+        if (s->stages[i].kind == STAGE_FX) session_set_fx(s, i, NULL, NULL);
+        else if (s->stages[i].kind == STAGE_ONNX) session_set_onnx(s, i, NULL, NULL);
+        s->stages[i].kind = STAGE_EMPTY;
+    }
+    int last = cfg.optimize ? STAGE_OPTIMIZED : STAGE_ONNX_INDEX;
+    int rc = 0;
+    for (int to = first + 1; to <= last && !rc; to++) rc = run_stage(s, to, &cfg);
+    settings_free(&cfg);
+    return rc;
+}
+
+int cmd_step(session *s, int argc, char **argv)
+{
+    int k = last_filled(s);
+    if (k < 0) {
+        session_error(s, "step: nothing loaded");
+        return 1;
+    }
+    if (k == STAGE_OPTIMIZED || (k == STAGE_ONNX_INDEX && !s->settings.optimize)) {
+        session_error(s, "step: the pipeline is complete (the %s stage is the last)", session_stage_name(k));
+        return 1;
+    }
+    if (s->stages[k].kind == STAGE_ONNX && k < STAGE_ONNX_INDEX) {
+        session_error(s, "step: an ONNX model has no earlier stages to replay");
+        return 1;
+    }
+    if (k == STAGE_ONNX_INDEX && s->stages[STAGE_DECOMPOSED].kind == STAGE_EMPTY && k == s->current &&
+        s->stages[k].source && strcmp(s->stages[k].source, "translate") != 0) {
+        /* a loaded ONNX model: the only step left is optimize */
+    }
+    return run_stage(s, k + 1, &s->settings);
+}
+
+int cmd_set(session *s, int argc, char **argv)
+{
+    if (argc == 1) {
+        strbuf sb;
+        sb_init(&sb);
+        settings_print(&s->settings, &sb);
+        fwrite(sb.s, 1, sb.len, s->out);
+        sb_free(&sb);
+        return 0;
+    }
+    char *name = argv[1], *value = argc > 2 ? argv[2] : NULL, *eq = strchr(name, '=');
+    if (eq && !value) {
+        *eq = '\0';
+        value = eq + 1;
+    }
+    if (!value) {
+        session_error(s, "set: %s needs a value (set NAME VALUE, or set NAME=VALUE)", name);
+        return 1;
+    }
+    return settings_set(&s->settings, name, value, &s->diag) ? 0 : 1;
+}
+
+int cmd_ops(session *s, int argc, char **argv)
+{
+    if (!ensure_ops(s)) return 1;
+    strbuf sb;
+    sb_init(&sb);
+    int rc = 0;
+    if (argc == 1) {
+        ops_print_list(s->ops, &sb);
+    } else if (!strcmp(argv[1], "show") && argc == 3) {
+        if (!ops_print_rule(s->ops, argv[2], &sb)) {
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "ops show: no rule for %s", argv[2]);
+            diag_set_hint(dg, "`ops` lists the covered targets; `ops load FILE` adds rules");
+            rc = 1;
+        }
+    } else if (!strcmp(argv[1], "load") && argc == 3) {
+        if (!ops_load_file(s->ops, argv[2], &s->diag)) rc = 1;
+        else sb_printf(&sb, "loaded rules from %s\n", argv[2]);
+    } else {
+        session_error(s, "ops: usage: ops | ops show TARGET | ops load FILE");
+        rc = 1;
+    }
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+    return rc;
+}
+
+/*==== diff ====*/
+
+/* Node identity across stages: FX node name; ONNX node name with the exporter's "node_" prefix
+ * removed, so that an FX node and the ONNX node translated from it line up. */
+typedef struct diff_entry {
+    char *key;
+    char *desc;     /* what is compared: target+args text, or op type + inputs */
+} diff_entry;
+
+typedef VEC(diff_entry) diff_list;
+
+static void add_entry(diff_list *l, const char *key, const char *desc)
+{
+    diff_entry e = {xstrdup(key), xstrdup(desc)};
+    vec_push(l, e);
+}
+
+static void collect_fx(const fx_program *p, diff_list *l)
+{
+    strbuf desc;
+    sb_init(&desc);
+    for (const fx_node *n = fx_program_graph(p)->first; n; n = n->next) {
+        sb_reset(&desc);
+        sb_printf(&desc, "%s %s", fx_opcode_name(n->op), n->target ? n->target : "");
+        if (n->args) {
+            sb_putc(&desc, ' ');
+            fx_arg_print(&desc, n->args, FXA_FX);
+        }
+        add_entry(l, n->name, desc.s);
+    }
+    sb_free(&desc);
+}
+
+static void collect_onnx(const ox_model *m, diff_list *l)
+{
+    const Onnx__GraphProto *g = m->proto->graph;
+    strbuf desc, key;
+    sb_init(&desc);
+    sb_init(&key);
+    for (size_t i = 0; g && i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        sb_reset(&desc);
+        sb_reset(&key);
+        const char *name = n->name && n->name[0] ? n->name : (n->n_output ? n->output[0] : "");
+        sb_puts(&key, strncmp(name, "node_", 5) == 0 ? name + 5 : name);
+        sb_printf(&desc, "%s%s%s(", n->domain && n->domain[0] ? n->domain : "", n->domain && n->domain[0] ? "." : "",
+                  n->op_type);
+        for (size_t k = 0; k < n->n_input; k++) sb_printf(&desc, "%s%s", k ? ", " : "", n->input[k]);
+        sb_puts(&desc, ")");
+        add_entry(l, key.s, desc.s);
+    }
+    sb_free(&desc);
+    sb_free(&key);
+}
+
+static void collect_stage(const stage *st, diff_list *l)
+{
+    if (st->kind == STAGE_FX) collect_fx(st->fx, l);
+    else if (st->kind == STAGE_ONNX) collect_onnx(st->onnx, l);
+}
+
+static void free_list(diff_list *l)
+{
+    for (size_t i = 0; i < l->len; i++) {
+        free(l->items[i].key);
+        free(l->items[i].desc);
+    }
+    vec_free(l);
+}
+
+int cmd_diff(session *s, int argc, char **argv)
+{
+    const stage *st[2];
+    for (int i = 0; i < 2; i++) {
+        int idx = session_stage_index(argv[i + 1]);
+        if (idx < 0) {
+            session_error(s, "diff: no stage named '%s' (fx exported decomposed onnx optimized)", argv[i + 1]);
+            return 1;
+        }
+        st[i] = &s->stages[idx];
+        if (st[i]->kind == STAGE_EMPTY) {
+            session_error(s, "diff: the %s stage is empty", argv[i + 1]);
+            return 1;
+        }
+    }
+    diff_list a = {0}, b = {0};
+    collect_stage(st[0], &a);
+    collect_stage(st[1], &b);
+    hashmap in_a, in_b;
+    hm_init(&in_a);
+    hm_init(&in_b);
+    for (size_t i = 0; i < a.len; i++) hm_put(&in_a, a.items[i].key, &a.items[i]);
+    for (size_t i = 0; i < b.len; i++) hm_put(&in_b, b.items[i].key, &b.items[i]);
+    size_t added = 0, removed = 0, changed = 0;
+    bool comparable = st[0]->kind == st[1]->kind;
+    for (size_t i = 0; i < a.len; i++)
+        if (!hm_has(&in_b, a.items[i].key)) {
+            fprintf(s->out, "- %s  %s\n", a.items[i].key, a.items[i].desc);
+            removed++;
+        }
+    for (size_t i = 0; i < b.len; i++) {
+        const diff_entry *old = hm_get(&in_a, b.items[i].key);
+        if (!old) {
+            fprintf(s->out, "+ %s  %s\n", b.items[i].key, b.items[i].desc);
+            added++;
+        } else if (comparable && strcmp(old->desc, b.items[i].desc) != 0) {
+            fprintf(s->out, "~ %s  %s\n      -> %s\n", b.items[i].key, old->desc, b.items[i].desc);
+            changed++;
+        }
+    }
+    fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name, st[1]->name,
+            added, removed, changed, a.len, b.len);
+    hm_free(&in_a);
+    hm_free(&in_b);
+    free_list(&a);
+    free_list(&b);
+    return 0;
+}

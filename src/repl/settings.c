@@ -1,0 +1,135 @@
+/* settings.c — export defaults shown and changed by `set`, overridden per run by `export K=V`. */
+#include "repl/settings.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/alloc.h"
+
+void settings_init(export_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->opset_version = 20;   /* torch.onnx's ONNX_DEFAULT_OPSET since 2.9 */
+    s->export_params = true;
+    s->do_constant_folding = true;
+    s->optimize = true;
+    s->verbose = true;
+}
+
+void settings_free(export_settings *s)
+{
+    free(s->input_names);
+    free(s->output_names);
+    free(s->dynamic_shapes);
+    free(s->dynamic_axes);
+    free(s->inputs);
+    memset(s, 0, sizeof *s);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void settings_copy(export_settings *dst, const export_settings *src)
+{
+    *dst = *src;
+    dst->input_names = dup_or_null(src->input_names);
+    dst->output_names = dup_or_null(src->output_names);
+    dst->dynamic_shapes = dup_or_null(src->dynamic_shapes);
+    dst->dynamic_axes = dup_or_null(src->dynamic_axes);
+    dst->inputs = dup_or_null(src->inputs);
+}
+
+typedef enum { S_INT, S_BOOL, S_TEXT } setting_type;
+
+typedef struct setting {
+    const char *name;
+    setting_type type;
+    size_t offset;
+    const char *help;
+} setting;
+
+#define FIELD(f) offsetof(export_settings, f)
+static const setting table[] = {
+    {"opset_version", S_INT, FIELD(opset_version), "default-domain opset of the ONNX model (18..23)"},
+    {"input_names", S_TEXT, FIELD(input_names), "names of the graph inputs, comma-separated"},
+    {"output_names", S_TEXT, FIELD(output_names), "names of the graph outputs, comma-separated"},
+    {"dynamic_shapes", S_TEXT, FIELD(dynamic_shapes), "symbolic dims, e.g. x:0=batch"},
+    {"dynamic_axes", S_TEXT, FIELD(dynamic_axes), "legacy form of dynamic_shapes (converted)"},
+    {"inputs", S_TEXT, FIELD(inputs), "example inputs of a torch-level graph, e.g. x=f32[4,3]"},
+    {"export_params", S_BOOL, FIELD(export_params), "store the weights in the model"},
+    {"keep_initializers_as_inputs", S_BOOL, FIELD(keep_initializers_as_inputs), "also list initializers as graph inputs"},
+    {"do_constant_folding", S_BOOL, FIELD(do_constant_folding), "fold constants while optimizing"},
+    {"optimize", S_BOOL, FIELD(optimize), "run the optimize stage"},
+    {"external_data", S_BOOL, FIELD(external_data), "save weights of 1 KiB and more to FILE.data"},
+    {"verbose", S_BOOL, FIELD(verbose), "print the [torch.onnx] progress lines"},
+};
+
+static bool parse_bool(const char *v, bool *out)
+{
+    static const char *const yes[] = {"true", "True", "1", "on", "yes"};
+    static const char *const no[] = {"false", "False", "0", "off", "no"};
+    for (size_t i = 0; i < 5; i++) {
+        if (!strcmp(v, yes[i])) return *out = true, true;
+        if (!strcmp(v, no[i])) return *out = false, true;
+    }
+    return false;
+}
+
+bool settings_set(export_settings *s, const char *name, const char *value, diag_sink *d)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const setting *st = &table[i];
+        if (strcmp(st->name, name) != 0) continue;
+        char *field = (char *)s + st->offset;
+        switch (st->type) {
+        case S_INT: {
+            char *end;
+            long v = strtol(value, &end, 10);
+            if (!*value || *end || v < 1 || v > 100) {
+                diag_error(d, (diag_loc){0}, "set: %s takes an opset number, not '%s'", name, value);
+                return false;
+            }
+            *(int *)field = (int)v;
+            return true;
+        }
+        case S_BOOL:
+            if (!parse_bool(value, (bool *)field)) {
+                diag_error(d, (diag_loc){0}, "set: %s takes True or False, not '%s'", name, value);
+                return false;
+            }
+            return true;
+        case S_TEXT: {
+            char **p = (char **)field;
+            free(*p);
+            *p = !*value || !strcmp(value, "None") ? NULL : xstrdup(value);
+            return true;
+        }
+        }
+    }
+    diagnostic *dg = diag_error(d, (diag_loc){0}, "set: no setting named '%s'", name);
+    diag_set_hint(dg, "`set` lists them");
+    return false;
+}
+
+void settings_print(const export_settings *s, strbuf *out)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const setting *st = &table[i];
+        const char *field = (const char *)s + st->offset;
+        sb_printf(out, "%-28s ", st->name);
+        switch (st->type) {
+        case S_INT: sb_printf(out, "%-10d", *(const int *)field); break;
+        case S_BOOL: sb_printf(out, "%-10s", *(const bool *)field ? "True" : "False"); break;
+        case S_TEXT: {
+            const char *v = *(char *const *)field;
+            sb_printf(out, "%-10s", v ? v : "None");
+            break;
+        }
+        }
+        sb_printf(out, "  # %s\n", st->help);
+    }
+}
