@@ -32,3 +32,13 @@ check_PROGRAMS += tests/unit/test_onnx_proto
 TESTS += tests/unit/test_onnx_proto
 tests_unit_test_onnx_proto_SOURCES = tests/unit/test_onnx_proto.c
 tests_unit_test_onnx_proto_LDADD = libfxsh.a $(FXSH_LIBS)
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_onnx_print
+TESTS += tests/unit/test_onnx_print
+tests_unit_test_onnx_print_SOURCES = tests/unit/test_onnx_print.c
+tests_unit_test_onnx_print_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_print_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
+endif
+EXTRA_DIST += tests/fixtures/onnx
