@@ -15,6 +15,23 @@ nodist_libfxsh_a_SOURCES = proto/onnx.pb-c.c proto/onnx.pb-c.h
 
 libfxsh_a_SOURCES += \
 	src/onnx/onnx_ir.c src/onnx/onnx_ir.h
+libfxsh_a_SOURCES += \
+	src/onnx/onnx_pb.c src/onnx/onnx_pb.h \
+	src/onnx/onnx_print.c src/onnx/onnx_print.h
+
+# Printer conformance over the corpus (skips with 77 when the corpus is absent).
+check_PROGRAMS += tests/unit/test_onnx_corpus
+TESTS += tests/unit/test_onnx_corpus
+tests_unit_test_onnx_corpus_SOURCES = tests/unit/test_onnx_corpus.c
+tests_unit_test_onnx_corpus_LDADD = libfxsh.a $(FXSH_LIBS)
+tests_unit_test_onnx_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
+
+# Field numbers and types against Debian's onnx.proto (skips with 77 without libonnx-dev).
+check_PROGRAMS += tests/unit/test_onnx_proto
+TESTS += tests/unit/test_onnx_proto
+tests_unit_test_onnx_proto_SOURCES = tests/unit/test_onnx_proto.c
+tests_unit_test_onnx_proto_LDADD = libfxsh.a $(FXSH_LIBS)
 
 # ---- onnxtext helper block: ONNX text parser, checker, DOT, summary ----------------------------
 libfxsh_a_SOURCES += \
