@@ -75,7 +75,7 @@ static void describe_here(parser *p, strbuf *sb)
     }
 }
 
-static void report_at(parser *p, size_t at, const char *msg)
+static void report_at(parser *p, size_t at, diag_severity sev, const char *msg)
 {
     int line = 1;
     size_t ls = 0;
@@ -88,13 +88,13 @@ static void report_at(parser *p, size_t at, const char *msg)
     while (le < p->len && p->s[le] != '\n')
         le++;
     diag_loc loc = {p->file, line, (int)(at - ls) + 1};
-    diagnostic *dg = diag_error(p->d, loc, "%s", msg);
+    diagnostic *dg = diag_report(p->d, sev, loc, "%s", msg);
     diag_set_source(dg, p->s + ls, le - ls);
 }
 
 static _Noreturn void fail_msg(parser *p, const char *msg)
 {
-    report_at(p, p->pos, msg);
+    report_at(p, p->pos, DIAG_ERROR, msg);
     longjmp(p->fail, 1);
 }
 
@@ -104,7 +104,7 @@ static _Noreturn void fail_expected(parser *p, const char *what)
     sb_init(&sb);
     sb_printf(&sb, "expected %s, found ", what);
     describe_here(p, &sb);
-    report_at(p, p->pos, sb.s);
+    report_at(p, p->pos, DIAG_ERROR, sb.s);
     sb_free(&sb);
     longjmp(p->fail, 1);
 }
@@ -442,7 +442,13 @@ static Onnx__TensorShapeProto *parse_shape_opt(parser *p, bool *unknown_rank)
             dm->dim_param = parse_str(p, NULL);
         } else if (id_start(c)) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-            dm->dim_param = parse_id(p, "a dimension");
+            /* onnx <= 1.21 prints dim_params raw even when they are not identifiers
+             * ("Ifonnx::Concat_15_dim_0"); take everything up to the next delimiter. */
+            size_t e = p->pos;
+            while (e < p->len && !strchr(" \t\r\n\v\f,]#", p->s[e]))
+                e++;
+            dm->dim_param = arena_strndup(p->a, p->s + p->pos, e - p->pos);
+            p->pos = e;
         } else if (at_number(p)) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
             dm->dim_value = parse_int(p, "a dimension");
@@ -601,9 +607,25 @@ static void tensor_elem(parser *p, Onnx__TensorProto *t, alist *l)
 }
 
 /* "{elems}" or "[ "k": "v", ... ]" (external data), or nothing. */
+static bool at_ellipsis(parser *p)
+{
+    return peekc(p) == '.' && p->pos + 3 <= p->len && memcmp(p->s + p->pos, "...", 3) == 0;
+}
+
 static void parse_tensor_body(parser *p, Onnx__TensorProto *t)
 {
     int c = peekc(p);
+    if (at_ellipsis(p)) {
+        /* The printer writes "..." for raw data it cannot decode. The values are lost; keep an
+         * empty raw_data so printing gives "..." again, and say so. */
+        report_at(p, p->pos, DIAG_WARNING,
+                  "tensor data elided as '...': the tensor is kept without its values");
+        p->pos += 3;
+        t->has_raw_data = true;
+        t->raw_data.len = 0;
+        t->raw_data.data = (uint8_t *)arena_alloc(p->a, 1);
+        return;
+    }
     if (c == '[') {
         p->pos++;
         alist kvs = {0};
@@ -740,7 +762,8 @@ static void parse_single(parser *p, avalue *v, int annot)
             Onnx__TypeProto *ty = parse_type(p);
             int n = peekc(p);
             bool quoted_name = n == '"' && (annot == 4 || annot == 9);
-            if (n == '{' || n == '=' || id_start(n) || quoted_name || (n == '[' && annot == 4)) {
+            if (n == '{' || n == '=' || id_start(n) || quoted_name || (n == '[' && annot == 4) ||
+                at_ellipsis(p)) {
                 char *name = NULL;
                 if (id_start(n) || quoted_name)
                     name = parse_qid(p, "a tensor name");

@@ -1,4 +1,9 @@
-/* test_onnx_parse_corpus.c — parse every corpus ONNX text (expected.txt of onnx.printer) and check it. */
+/* test_onnx_parse_corpus.c — parse every corpus ONNX text, check it, and print it back byte-exact.
+ *
+ * Round trip: print(parse(expected.txt)) == expected.txt for every onnx_text model marked
+ * parse_roundtrip_ok=true in manifest.tsv (the others are counted and reported), and for
+ * fx/<case>/<x>.txt; for fx/<case>/<x>.onnx, print(parse(print(load(m)))) == print(load(m)).
+ * Exits 77 (skip) when the corpus is absent, after the fixture checks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +19,8 @@
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
 #include "onnx/onnx_parse.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/onnx_print.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -33,6 +40,7 @@ static char *slurp(const char *path, size_t *len)
 
 typedef struct tally {
     int files, parse_fail, check_fail;
+    int rt_same, rt_diff;          /* print(parse(text)) == text */
 } tally;
 
 /* Parses one printed model; it must parse, and the checker must accept it. */
@@ -50,10 +58,21 @@ static void one(const char *path, tally *t, bool verbose)
         t->parse_fail++;
         if (verbose)
             diag_render_all(&d, stderr, NULL, false);
-    } else if (ox_check(m, &d) != 0) {
-        t->check_fail++;
-        if (verbose)
-            diag_render_all(&d, stderr, NULL, false);
+    } else {
+        if (ox_check(m, &d) != 0) {
+            t->check_fail++;
+            if (verbose)
+                diag_render_all(&d, stderr, NULL, false);
+        }
+        char *again = ox_model_to_text(m->proto);
+        if (strlen(again) == len && memcmp(again, text, len) == 0) {
+            t->rt_same++;
+        } else {
+            t->rt_diff++;
+            if (verbose)
+                fprintf(stderr, "round trip differs: %s\n", path);
+        }
+        free(again);
     }
     ox_model_free(m);
     diag_free(&d);
@@ -79,6 +98,7 @@ static void test_fixtures(void **state)
     assert_true(t.files >= 5);
     assert_int_equal(t.parse_fail, 0);
     assert_int_equal(t.check_fail, 0);
+    assert_int_equal(t.rt_diff, 0);
 }
 
 static const char *corpus_dir(void)
@@ -95,21 +115,95 @@ static void test_corpus(void **state)
     FILE *mf = fopen(path, "r");
     if (!mf)
         skip();
-    tally t = {0};
+    tally ok = {0}, notok = {0};   /* by the manifest's parse_roundtrip_ok column */
     char line[1024];
+    bool verbose = getenv("FXSH_VERBOSE") != NULL;
     while (fgets(line, sizeof line, mf)) {
-        char group[256], name[512];
-        if (sscanf(line, "%255s %511s", group, name) != 2 || strcmp(group, "group") == 0)
+        char group[256], name[512], split[64], bytes[64], pok[16], rok[16];
+        if (sscanf(line, "%255s %511s %63s %63s %15s %15s", group, name, split, bytes, pok, rok) != 6 ||
+            strcmp(group, "group") == 0)
             continue;
         snprintf(path, sizeof path, "%s/onnx_text/%s/%s/expected.txt", corpus_dir(), group, name);
-        one(path, &t, getenv("FXSH_VERBOSE") != NULL);
+        one(path, strcmp(rok, "true") == 0 ? &ok : &notok, verbose);
     }
     fclose(mf);
-    fprintf(stderr, "onnx_text corpus: %d files, %d parse failures, %d checker rejections\n",
-            t.files, t.parse_fail, t.check_fail);
-    assert_true(t.files > 1000);
-    assert_int_equal(t.parse_fail, 0);
-    assert_int_equal(t.check_fail, 0);
+    fprintf(stderr,
+            "onnx_text corpus: %d files, %d parse failures, %d checker rejections; round trip "
+            "identical %d/%d (parse_roundtrip_ok=true), %d/%d (false)\n",
+            ok.files + notok.files, ok.parse_fail + notok.parse_fail,
+            ok.check_fail + notok.check_fail, ok.rt_same, ok.files, notok.rt_same, notok.files);
+    assert_true(ok.files + notok.files > 1000);
+    assert_int_equal(ok.parse_fail + notok.parse_fail, 0);
+    assert_int_equal(ok.check_fail + notok.check_fail, 0);
+    assert_int_equal(ok.rt_same, ok.files);
+}
+
+/* fx/<case>/: each printed .txt round-trips, and each .onnx prints, re-parses and reprints
+ * to the same text. */
+static void test_fx(void **state)
+{
+    (void)state;
+    char dirpath[4096];
+    snprintf(dirpath, sizeof dirpath, "%s/fx", corpus_dir());
+    DIR *dir = opendir(dirpath);
+    if (!dir)
+        skip();
+    bool verbose = getenv("FXSH_VERBOSE") != NULL;
+    tally txt = {0};
+    int onnx_files = 0, onnx_same = 0, load_fail = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[8192];
+        snprintf(sub, sizeof sub, "%s/%s", dirpath, e->d_name);
+        DIR *cd = opendir(sub);
+        if (!cd)
+            continue;
+        struct dirent *f;
+        while ((f = readdir(cd))) {
+            size_t n = strlen(f->d_name);
+            if (n < 6 || strcmp(f->d_name + n - 5, ".onnx") != 0)
+                continue;
+            char path[16384];
+            /* the printed text of this model, by the real onnx printer */
+            snprintf(path, sizeof path, "%s/%.*s.txt", sub, (int)(n - 5), f->d_name);
+            one(path, &txt, verbose);
+            snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
+            diag_sink d;
+            diag_init(&d);
+            ox_model *m = ox_load_file(path, &d);
+            onnx_files++;
+            if (!m) {
+                load_fail++;
+                diag_free(&d);
+                continue;
+            }
+            char *t1 = ox_model_to_text(m->proto);
+            ox_model *m2 = ox_parse_model(t1, strlen(t1), path, &d);
+            char *t2 = m2 ? ox_model_to_text(m2->proto) : NULL;
+            if (t2 && strcmp(t1, t2) == 0)
+                onnx_same++;
+            else if (verbose)
+                fprintf(stderr, "parse(print(m)) differs: %s\n", path);
+            free(t1);
+            free(t2);
+            ox_model_free(m);
+            ox_model_free(m2);
+            diag_free(&d);
+        }
+        closedir(cd);
+    }
+    closedir(dir);
+    fprintf(stderr,
+            "fx corpus: %d .txt parsed (%d failures), print(parse(txt)) identical %d/%d; "
+            "%d .onnx (%d load failures), print(parse(print(m))) == print(m) %d/%d\n",
+            txt.files, txt.parse_fail, txt.rt_same, txt.files, onnx_files, load_fail, onnx_same,
+            onnx_files - load_fail);
+    assert_true(onnx_files > 0);
+    assert_int_equal(txt.parse_fail, 0);
+    assert_int_equal(txt.rt_same, txt.files);
+    assert_int_equal(onnx_same, onnx_files - load_fail);
 }
 
 int main(void)
@@ -117,6 +211,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_fx),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char path[4096];
