@@ -18,6 +18,8 @@
 
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
+#include "onnx/onnx_dot.h"
+#include "onnx/onnx_summary.h"
 #include "onnx/onnx_parse.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
@@ -40,6 +42,7 @@ static char *slurp(const char *path, size_t *len)
 
 typedef struct tally {
     int files, parse_fail, check_fail;
+    int binaries, binary_check_fail;   /* model.onnx beside expected.txt, loaded with onnx_pb */
     int rt_same, rt_diff;          /* print(parse(text)) == text */
 } tally;
 
@@ -77,6 +80,33 @@ static void one(const char *path, tally *t, bool verbose)
     ox_model_free(m);
     diag_free(&d);
     free(text);
+}
+
+/* The checker, DOT writer and summary also run on models read from protobuf, where strings
+ * and sub-messages may be absent: the checker must accept them and nothing may crash. */
+static void binary(const char *path, tally *t, bool verbose)
+{
+    diag_sink d;
+    diag_init(&d);
+    ox_model *m = ox_load_file(path, &d);
+    if (m) {
+        t->binaries++;
+        if (ox_check(m, &d) != 0) {
+            t->binary_check_fail++;
+            if (verbose)
+                diag_render_all(&d, stderr, NULL, false);
+        }
+        strbuf sb;
+        sb_init(&sb);
+        ox_dot(m, &sb);
+        assert_true(sb.len > 10 && strcmp(sb.s + sb.len - 2, "}\n") == 0);
+        sb_reset(&sb);
+        ox_summary(m, &sb);
+        assert_non_null(strstr(sb.s, "nodes: "));
+        sb_free(&sb);
+    }
+    ox_model_free(m);
+    diag_free(&d);
 }
 
 static void test_fixtures(void **state)
@@ -124,7 +154,10 @@ static void test_corpus(void **state)
             strcmp(group, "group") == 0)
             continue;
         snprintf(path, sizeof path, "%s/onnx_text/%s/%s/expected.txt", corpus_dir(), group, name);
-        one(path, strcmp(rok, "true") == 0 ? &ok : &notok, verbose);
+        tally *t = strcmp(rok, "true") == 0 ? &ok : &notok;
+        one(path, t, verbose);
+        snprintf(path, sizeof path, "%s/onnx_text/%s/%s/model.onnx", corpus_dir(), group, name);
+        binary(path, t, verbose);
     }
     fclose(mf);
     fprintf(stderr,
@@ -136,6 +169,10 @@ static void test_corpus(void **state)
     assert_int_equal(ok.parse_fail + notok.parse_fail, 0);
     assert_int_equal(ok.check_fail + notok.check_fail, 0);
     assert_int_equal(ok.rt_same, ok.files);
+    fprintf(stderr, "onnx_text model.onnx: %d loaded, %d checker rejections\n",
+            ok.binaries + notok.binaries, ok.binary_check_fail + notok.binary_check_fail);
+    assert_true(ok.binaries + notok.binaries > 1000);
+    assert_int_equal(ok.binary_check_fail + notok.binary_check_fail, 0);
 }
 
 /* fx/<case>/: each printed .txt round-trips, and each .onnx prints, re-parses and reprints
@@ -150,7 +187,7 @@ static void test_fx(void **state)
         skip();
     bool verbose = getenv("FXSH_VERBOSE") != NULL;
     tally txt = {0};
-    int onnx_files = 0, onnx_same = 0, load_fail = 0;
+    int onnx_files = 0, onnx_same = 0, load_fail = 0, check_fail = 0;
     struct dirent *e;
     while ((e = readdir(dir))) {
         if (e->d_name[0] == '.')
@@ -172,12 +209,19 @@ static void test_fx(void **state)
             snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
             diag_sink d;
             diag_init(&d);
-            ox_model *m = ox_load_file(path, &d);
+            /* the corpus ships no .onnx.data files: keep external references, as the .txt did */
+            ox_load_opts lo = {.keep_external = true};
+            ox_model *m = ox_load_file_opts(path, &lo, &d);
             onnx_files++;
             if (!m) {
                 load_fail++;
                 diag_free(&d);
                 continue;
+            }
+            if (ox_check(m, &d) != 0) {
+                check_fail++;
+                if (verbose)
+                    diag_render_all(&d, stderr, NULL, false);
             }
             char *t1 = ox_model_to_text(m->proto);
             ox_model *m2 = ox_parse_model(t1, strlen(t1), path, &d);
@@ -197,13 +241,17 @@ static void test_fx(void **state)
     closedir(dir);
     fprintf(stderr,
             "fx corpus: %d .txt parsed (%d failures), print(parse(txt)) identical %d/%d; "
-            "%d .onnx (%d load failures), print(parse(print(m))) == print(m) %d/%d\n",
-            txt.files, txt.parse_fail, txt.rt_same, txt.files, onnx_files, load_fail, onnx_same,
-            onnx_files - load_fail);
+            "%d .onnx (%d load failures, %d checker rejections), print(parse(print(m))) == print(m) "
+            "%d/%d\n",
+            txt.files, txt.parse_fail, txt.rt_same, txt.files, onnx_files, load_fail, check_fail,
+            onnx_same, onnx_files - load_fail);
     assert_true(onnx_files > 0);
     assert_int_equal(txt.parse_fail, 0);
     assert_int_equal(txt.rt_same, txt.files);
     assert_int_equal(onnx_same, onnx_files - load_fail);
+    assert_int_equal(check_fail, 0);
+    assert_int_equal(txt.check_fail, 0);
+    assert_int_equal(load_fail, 0);
 }
 
 int main(void)
