@@ -331,6 +331,14 @@ static void test_errors(void **state)
     (void)state;
     parse_err("g (x) => (y) {\n  y = Relu(x\n}", 3, 1, "expected ')', found '}'");
     parse_err("g (x) = > (y) {}", 1, 8, "expected '>' right after '='");
+    {
+        diag_sink d;
+        diag_init(&d);
+        assert_null(ox_parse_model("g (x) = > (y) {}", 16, NULL, &d));
+        assert_non_null(d.items[0].hint);
+        assert_non_null(strstr(d.items[0].hint, "no space"));
+        diag_free(&d);
+    }
     parse_err("<ir_version: 8, bogus: 1>\ng () => () {}", 1, 17, "expected a model key");
     parse_err("<>\ng () => () {}", 1, 2, "expected a model key");
     parse_err("g () => () {\n  y = Op <a = \"x> ()\n}", 2, 15, "unterminated string");
