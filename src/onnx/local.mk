@@ -33,6 +33,25 @@ TESTS += tests/unit/test_onnx_proto
 tests_unit_test_onnx_proto_SOURCES = tests/unit/test_onnx_proto.c
 tests_unit_test_onnx_proto_LDADD = libfxsh.a $(FXSH_LIBS)
 
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_onnx_print
+TESTS += tests/unit/test_onnx_print
+tests_unit_test_onnx_print_SOURCES = tests/unit/test_onnx_print.c
+tests_unit_test_onnx_print_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_print_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
+check_PROGRAMS += tests/unit/test_onnx_pb tests/unit/test_onnx_ir
+TESTS += tests/unit/test_onnx_pb tests/unit/test_onnx_ir
+tests_unit_test_onnx_pb_SOURCES = tests/unit/test_onnx_pb.c
+tests_unit_test_onnx_pb_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_pb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
+tests_unit_test_onnx_ir_SOURCES = tests/unit/test_onnx_ir.c
+tests_unit_test_onnx_ir_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_ir_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+EXTRA_DIST += tests/fixtures/onnx
+
 # ---- onnxtext helper block: ONNX text parser, checker, DOT, summary ----------------------------
 libfxsh_a_SOURCES += \
 	src/onnx/onnx_parse.c src/onnx/onnx_parse.h \
@@ -65,3 +84,4 @@ endif
 # ---- lead block: REPL inspection views of ONNX models ------------------------------------------
 libfxsh_a_SOURCES += src/onnx/onnx_inspect.c src/onnx/onnx_inspect.h \
 	src/onnx/onnx_edit.c src/onnx/onnx_edit.h
+EXTRA_DIST += tests/fixtures/onnxtext

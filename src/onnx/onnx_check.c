@@ -299,7 +299,7 @@ static void check_nodes(checker *c, const char *where, Onnx__NodeProto **nodes, 
         if (dom[0] && hm_has(&c->fn_domains, dom)) {
             char *key = arena_printf(&c->keys, "%s\x01%s", dom, n->op_type ? n->op_type : "");
             if (!hm_has(&c->fns, key))
-                problem(c, "%s: no function '%s' in domain '%s'", nd.s, n->op_type, dom);
+                problem(c, "%s: no function '%s' in domain '%s'", nd.s, n->op_type ? n->op_type : "", dom);
         }
         check_control_flow(c, nd.s, n);
         for (size_t k = 0; k < n->n_attribute; k++) {
@@ -360,7 +360,8 @@ int ox_check(const ox_model *m, diag_sink *d)
         hm_put(&c.fn_domains, dom, (void *)1);
         char *key = arena_printf(&c.keys, "%s\x01%s", dom, f->name ? f->name : "");
         if (hm_put(&c.fns, key, (void *)f))
-            problem(&c, "function '%s' in domain '%s' is defined more than once", f->name, dom);
+            problem(&c, "function '%s' in domain '%s' is defined more than once",
+                    f->name ? f->name : "", dom);
     }
     if (!mp->graph) {
         problem(&c, "model has no graph");

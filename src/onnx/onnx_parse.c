@@ -68,6 +68,8 @@ static void describe_here(parser *p, strbuf *sb)
         sb_printf(sb, "'%.*s'", (int)(e - p->pos), p->s + p->pos);
     } else if (c == '"') {
         sb_puts(sb, "a string");
+    } else if (isspace(c)) {
+        sb_puts(sb, c == '\n' ? "end of line" : "whitespace");
     } else if (c < 32 || c >= 127) {
         sb_printf(sb, "byte 0x%02x", c);
     } else {
@@ -75,7 +77,7 @@ static void describe_here(parser *p, strbuf *sb)
     }
 }
 
-static void report_at(parser *p, size_t at, const char *msg)
+static diagnostic *report_at(parser *p, size_t at, diag_severity sev, const char *msg)
 {
     int line = 1;
     size_t ls = 0;
@@ -88,25 +90,37 @@ static void report_at(parser *p, size_t at, const char *msg)
     while (le < p->len && p->s[le] != '\n')
         le++;
     diag_loc loc = {p->file, line, (int)(at - ls) + 1};
-    diagnostic *dg = diag_error(p->d, loc, "%s", msg);
+    diagnostic *dg = diag_report(p->d, sev, loc, "%s", msg);
     diag_set_source(dg, p->s + ls, le - ls);
+    return dg;
 }
 
-static _Noreturn void fail_msg(parser *p, const char *msg)
+static _Noreturn void fail_msg_hint(parser *p, const char *msg, const char *hint)
 {
-    report_at(p, p->pos, msg);
+    diagnostic *dg = report_at(p, p->pos, DIAG_ERROR, msg);
+    if (hint)
+        diag_set_hint(dg, "%s", hint);
     longjmp(p->fail, 1);
 }
 
-static _Noreturn void fail_expected(parser *p, const char *what)
+static _Noreturn void fail_msg(parser *p, const char *msg) { fail_msg_hint(p, msg, NULL); }
+
+static _Noreturn void fail_expected_hint(parser *p, const char *what, const char *hint)
 {
     strbuf sb;
     sb_init(&sb);
     sb_printf(&sb, "expected %s, found ", what);
     describe_here(p, &sb);
-    report_at(p, p->pos, sb.s);
+    diagnostic *dg = report_at(p, p->pos, DIAG_ERROR, sb.s);
+    if (hint)
+        diag_set_hint(dg, "%s", hint);
     sb_free(&sb);
     longjmp(p->fail, 1);
+}
+
+static _Noreturn void fail_expected(parser *p, const char *what)
+{
+    fail_expected_hint(p, what, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -442,7 +456,13 @@ static Onnx__TensorShapeProto *parse_shape_opt(parser *p, bool *unknown_rank)
             dm->dim_param = parse_str(p, NULL);
         } else if (id_start(c)) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-            dm->dim_param = parse_id(p, "a dimension");
+            /* onnx <= 1.21 prints dim_params raw even when they are not identifiers
+             * ("Ifonnx::Concat_15_dim_0"); take everything up to the next delimiter. */
+            size_t e = p->pos;
+            while (e < p->len && !strchr(" \t\r\n\v\f,]#", p->s[e]))
+                e++;
+            dm->dim_param = arena_strndup(p->a, p->s + p->pos, e - p->pos);
+            p->pos = e;
         } else if (at_number(p)) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
             dm->dim_value = parse_int(p, "a dimension");
@@ -601,9 +621,25 @@ static void tensor_elem(parser *p, Onnx__TensorProto *t, alist *l)
 }
 
 /* "{elems}" or "[ "k": "v", ... ]" (external data), or nothing. */
+static bool at_ellipsis(parser *p)
+{
+    return peekc(p) == '.' && p->pos + 3 <= p->len && memcmp(p->s + p->pos, "...", 3) == 0;
+}
+
 static void parse_tensor_body(parser *p, Onnx__TensorProto *t)
 {
     int c = peekc(p);
+    if (at_ellipsis(p)) {
+        /* The printer writes "..." for raw data it cannot decode. The values are lost; keep an
+         * empty raw_data so printing gives "..." again, and say so. */
+        report_at(p, p->pos, DIAG_WARNING,
+                  "tensor data elided as '...': the tensor is kept without its values");
+        p->pos += 3;
+        t->has_raw_data = true;
+        t->raw_data.len = 0;
+        t->raw_data.data = (uint8_t *)arena_alloc(p->a, 1);
+        return;
+    }
     if (c == '[') {
         p->pos++;
         alist kvs = {0};
@@ -644,7 +680,8 @@ static Onnx__TensorProto *tensor_from_type(parser *p, const Onnx__TypeProto *ty,
 {
     if (!ty || ty->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !ty->tensor_type->shape) {
         p->pos = at;
-        fail_msg(p, "a tensor value needs a tensor type with a known shape");
+        fail_msg_hint(p, "a tensor value needs a tensor type with a known shape",
+                      "give every dimension, e.g. 'float[2] w = {1, 2}' or 'float s = {1}'");
     }
     Onnx__TensorProto *t = NEWMSG(p, Onnx__TensorProto, onnx__tensor_proto__init);
     t->has_data_type = true;
@@ -656,7 +693,8 @@ static Onnx__TensorProto *tensor_from_type(parser *p, const Onnx__TypeProto *ty,
         for (size_t i = 0; i < sh->n_dim; i++) {
             if (sh->dim[i]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
                 p->pos = at;
-                fail_msg(p, "a tensor value needs numeric dimensions");
+                fail_msg_hint(p, "a tensor value needs numeric dimensions",
+                              "give every dimension, e.g. 'float[2] w = {1, 2}' or 'float s = {1}'");
             }
             t->dims[i] = sh->dim[i]->dim_value;
         }
@@ -740,7 +778,8 @@ static void parse_single(parser *p, avalue *v, int annot)
             Onnx__TypeProto *ty = parse_type(p);
             int n = peekc(p);
             bool quoted_name = n == '"' && (annot == 4 || annot == 9);
-            if (n == '{' || n == '=' || id_start(n) || quoted_name || (n == '[' && annot == 4)) {
+            if (n == '{' || n == '=' || id_start(n) || quoted_name || (n == '[' && annot == 4) ||
+                at_ellipsis(p)) {
                 char *name = NULL;
                 if (id_start(n) || quoted_name)
                     name = parse_qid(p, "a tensor name");
@@ -795,7 +834,9 @@ static void parse_attr_rest(parser *p, Onnx__AttributeProto *a)
         size_t n = peek_id(p);
         int t = n ? attr_type_from_name(p->s + p->pos, n) : -1;
         if (t < 0)
-            fail_expected(p, "an attribute type");
+            fail_expected_hint(p, "an attribute type",
+                               "one of float, int, string, tensor, graph, sparse_tensor, type_proto "
+                               "and their plurals floats, ints, ...");
         p->pos += n;
         annot = t;
     }
@@ -966,7 +1007,8 @@ static void expect_arrow(parser *p)
 {
     expect(p, '=');
     if (p->pos >= p->len || p->s[p->pos] != '>')
-        fail_expected(p, "'>' right after '=' (the '=>' arrow)");
+        fail_expected_hint(p, "'>' right after '=' (the '=>' arrow)",
+                           "write '=>' with no space between '=' and '>'");
     p->pos++;
 }
 
@@ -1140,7 +1182,7 @@ static Onnx__ModelProto *parse_model(parser *p)
             const char *k = p->s + p->pos;
 #define KW(s) (n == sizeof(s) - 1 && memcmp(k, s, n) == 0)
             if (!n)
-                fail_expected(p, "a model key");
+                fail_expected_hint(p, "a model key", "an empty '<>' header is not allowed; drop it");
             if (KW("ir_version") || KW("model_version")) {
                 bool ir = KW("ir_version");
                 p->pos += n;
@@ -1179,7 +1221,10 @@ static Onnx__ModelProto *parse_model(parser *p)
                 m->n_metadata_props = l.len;
                 m->metadata_props = l.items;
             } else {
-                fail_expected(p, "a model key (ir_version, opset_import, producer_name, ...)");
+                fail_expected_hint(p, "a model key",
+                                   "model keys are ir_version, opset_import, producer_name, "
+                                   "producer_version, domain, model_version, doc_string, "
+                                   "metadata_props");
             }
 #undef KW
         } while (match(p, ','));

@@ -1,0 +1,1159 @@
+/* optimize.c — ONNX optimizer passes (inline, fold, lift, DCE, dedup, CSE, no-op removal). */
+#include "passes/optimize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "onnx/onnx_eval.h"
+
+static const char *S(const char *s) { return s ? s : ""; }
+static bool is_default_domain(const char *d) { return !d || !*d || !strcmp(d, "ai.onnx"); }
+static bool is_op(const Onnx__NodeProto *n, const char *op)
+{
+    return is_default_domain(n->domain) && n->op_type && !strcmp(n->op_type, op);
+}
+
+void optimize_options_default(optimize_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->fold_output_limit = 1024;
+    o->fold_input_limit = 1 << 20;
+    o->max_depth = 64;
+    o->inline_functions = o->fold = o->dce = o->dedup = o->cse = o->remove_noops = o->lift = true;
+}
+
+static const optimize_options *opts_or_default(const optimize_options *o, optimize_options *buf)
+{
+    if (o) return o;
+    optimize_options_default(buf);
+    return buf;
+}
+
+static void too_deep(diag_sink *d, int max_depth)
+{
+    if (d) {
+        diagnostic *dg = diag_error(d, (diag_loc){0}, "subgraphs nested deeper than %d levels", max_depth);
+        diag_set_hint(dg, "the optimizer leaves such models unchanged below that depth");
+    }
+}
+
+/* ---- generic helpers ----------------------------------------------------------------------- */
+
+/* Calls fn on every graph attribute of node n. */
+#define FOR_SUBGRAPHS(n, var, body)                                                          \
+    do {                                                                                     \
+        for (size_t fs_j_ = 0; fs_j_ < (n)->n_attribute; fs_j_++) {                           \
+            Onnx__AttributeProto *fs_a_ = (n)->attribute[fs_j_];                              \
+            if (fs_a_->g) {                                                                  \
+                Onnx__GraphProto *var = fs_a_->g;                                            \
+                body;                                                                        \
+            }                                                                                \
+            for (size_t fs_k_ = 0; fs_k_ < fs_a_->n_graphs; fs_k_++) {                        \
+                Onnx__GraphProto *var = fs_a_->graphs[fs_k_];                                \
+                body;                                                                        \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+/* Follows a rename chain (bounded, in case of a malformed cycle). */
+static const char *resolve(const hashmap *ren, const char *name)
+{
+    for (int i = 0; i < 1000 && name && *name; i++) {
+        const char *to = hm_get(ren, name);
+        if (!to || to == name || !strcmp(to, name)) break;
+        name = to;
+    }
+    return name;
+}
+
+/* Applies renames to every use inside g (node inputs, recursively) and, for nested graphs,
+ * their outputs (a subgraph output may name an outer value). */
+static void rename_uses(Onnx__GraphProto *g, const hashmap *ren, bool outputs, int depth, int max_depth)
+{
+    if (!ren->len || depth > max_depth) return;
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)resolve(ren, n->input[k]);
+        FOR_SUBGRAPHS(n, sg, rename_uses(sg, ren, true, depth + 1, max_depth));
+    }
+    if (outputs)
+        for (size_t i = 0; i < g->n_output; i++)
+            if (g->output[i]->name) g->output[i]->name = (char *)resolve(ren, g->output[i]->name);
+}
+
+/* Removes the nodes flagged in dead[] keeping order. */
+static size_t compact_nodes(Onnx__GraphProto *g, const bool *dead)
+{
+    size_t k = 0, removed = 0;
+    for (size_t i = 0; i < g->n_node; i++) {
+        if (dead[i]) removed++;
+        else g->node[k++] = g->node[i];
+    }
+    g->n_node = k;
+    return removed;
+}
+
+static void graph_outputs(const Onnx__GraphProto *g, hashmap *set)
+{
+    for (size_t i = 0; i < g->n_output; i++)
+        if (g->output[i]->name) hm_put(set, g->output[i]->name, (void *)1);
+}
+
+/* Collects every value name defined anywhere in g (inputs, initializers, node outputs). */
+static void collect_names(Onnx__GraphProto *g, hashmap *set, int depth, int max_depth)
+{
+    if (depth > max_depth) return;
+    for (size_t i = 0; i < g->n_input; i++)
+        if (g->input[i]->name) hm_put(set, g->input[i]->name, (void *)1);
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (g->initializer[i]->name) hm_put(set, g->initializer[i]->name, (void *)1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        for (size_t k = 0; k < n->n_output; k++)
+            if (*S(n->output[k])) hm_put(set, n->output[k], (void *)1);
+        if (n->name && *n->name) hm_put(set, n->name, (void *)1);
+        FOR_SUBGRAPHS(n, sg, collect_names(sg, set, depth + 1, max_depth));
+    }
+}
+
+/* A name not yet in `taken` (which then holds it), built from base; lives in m's arena. */
+static char *fresh_name(ox_model *m, hashmap *taken, const char *base)
+{
+    char *s = ox_strdup(m, base);
+    for (int i = 1; hm_has(taken, s); i++) s = arena_printf(&m->arena, "%s_%d", base, i);
+    hm_put(taken, s, (void *)1);
+    return s;
+}
+
+static void *deep_copy(ox_model *m, const ProtobufCMessage *msg,
+                       void *(*unpack)(ProtobufCAllocator *, size_t, const uint8_t *))
+{
+    size_t len = protobuf_c_message_get_packed_size(msg);
+    uint8_t *buf = xmalloc(len ? len : 1);
+    protobuf_c_message_pack(msg, buf);
+    void *r = unpack(&m->alloc, len, buf);
+    free(buf);
+    return r;
+}
+
+static Onnx__NodeProto *node_copy(ox_model *m, const Onnx__NodeProto *n)
+{
+    return deep_copy(m, &n->base, (void *(*)(ProtobufCAllocator *, size_t, const uint8_t *))
+                                      onnx__node_proto__unpack);
+}
+static Onnx__AttributeProto *attr_copy(ox_model *m, const Onnx__AttributeProto *a)
+{
+    return deep_copy(m, &a->base, (void *(*)(ProtobufCAllocator *, size_t, const uint8_t *))
+                                      onnx__attribute_proto__unpack);
+}
+
+/* ---- 1. inlining --------------------------------------------------------------------------- */
+
+typedef struct inl_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    hashmap funcs;    /* "domain\x1fname\x1foverload" → FunctionProto */
+    hashmap taken;    /* every name in the model */
+    arena tmp;
+    int err;
+} inl_ctx;
+
+static const char *func_key(arena *a, const char *domain, const char *name, const char *overload)
+{
+    return arena_printf(a, "%s\x1f%s\x1f%s", S(domain), S(name), S(overload));
+}
+
+/* Renames every name of a copied function body (inputs, outputs, inner definitions) and
+ * substitutes attribute references; recursive into subgraphs. */
+static void inl_subst(inl_ctx *c, Onnx__NodeProto *n, const hashmap *ren,
+                      const Onnx__NodeProto *call, const Onnx__FunctionProto *f, int depth);
+
+static void inl_subst_graph(inl_ctx *c, Onnx__GraphProto *g, const hashmap *ren,
+                            const Onnx__NodeProto *call, const Onnx__FunctionProto *f, int depth)
+{
+    if (depth > c->o->max_depth) return;
+    for (size_t i = 0; i < g->n_input; i++)
+        g->input[i]->name = (char *)resolve(ren, g->input[i]->name);
+    for (size_t i = 0; i < g->n_output; i++)
+        g->output[i]->name = (char *)resolve(ren, g->output[i]->name);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        g->value_info[i]->name = (char *)resolve(ren, g->value_info[i]->name);
+    for (size_t i = 0; i < g->n_initializer; i++)
+        g->initializer[i]->name = (char *)resolve(ren, g->initializer[i]->name);
+    for (size_t i = 0; i < g->n_node; i++) inl_subst(c, g->node[i], ren, call, f, depth + 1);
+}
+
+static void inl_subst(inl_ctx *c, Onnx__NodeProto *n, const hashmap *ren,
+                      const Onnx__NodeProto *call, const Onnx__FunctionProto *f, int depth)
+{
+    for (size_t k = 0; k < n->n_input; k++)
+        if (*S(n->input[k])) n->input[k] = (char *)resolve(ren, n->input[k]);
+    for (size_t k = 0; k < n->n_output; k++)
+        if (*S(n->output[k])) n->output[k] = (char *)resolve(ren, n->output[k]);
+    size_t w = 0;
+    for (size_t j = 0; j < n->n_attribute; j++) {
+        Onnx__AttributeProto *a = n->attribute[j];
+        if (a->ref_attr_name && *a->ref_attr_name) {
+            const Onnx__AttributeProto *v = ox_node_attr(call, a->ref_attr_name);
+            for (size_t q = 0; !v && q < f->n_attribute_proto; q++)
+                if (!strcmp(S(f->attribute_proto[q]->name), a->ref_attr_name)) v = f->attribute_proto[q];
+            if (!v) continue;   /* unset optional attribute: drop it */
+            char *name = a->name;
+            a = attr_copy(c->m, v);
+            a->name = name;
+        }
+        n->attribute[w++] = a;
+        if (a->g) inl_subst_graph(c, a->g, ren, call, f, depth);
+        for (size_t k = 0; k < a->n_graphs; k++) inl_subst_graph(c, a->graphs[k], ren, call, f, depth);
+    }
+    n->n_attribute = w;
+}
+
+typedef VEC(Onnx__NodeProto *) node_vec;
+
+static void inl_graph(inl_ctx *c, Onnx__GraphProto *g, int depth);
+
+/* Appends node n to out, expanding it if it calls a local function. */
+static void inl_node(inl_ctx *c, Onnx__NodeProto *n, node_vec *out, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        vec_push(out, n);
+        return;
+    }
+    FOR_SUBGRAPHS(n, sg, inl_graph(c, sg, depth + 1));
+    const Onnx__FunctionProto *f =
+        is_default_domain(n->domain) ? NULL
+                                     : hm_get(&c->funcs, func_key(&c->tmp, n->domain, n->op_type, n->overload));
+    if (!f) {
+        vec_push(out, n);
+        return;
+    }
+    c->st->inlined++;
+    /* Names inside the body get the call's name as a prefix so they stay unique. */
+    const char *prefix = *S(n->name) ? n->name : S(f->name);
+    hashmap ren;
+    hm_init(&ren);
+    for (size_t i = 0; i < f->n_input; i++)
+        hm_put(&ren, f->input[i], i < n->n_input ? n->input[i] : "");
+    for (size_t i = 0; i < f->n_output; i++)
+        hm_put(&ren, f->output[i], i < n->n_output ? n->output[i] : "");
+    node_vec body = {0};
+    for (size_t i = 0; i < f->n_node; i++) {
+        Onnx__NodeProto *b = node_copy(c->m, f->node[i]);
+        vec_push(&body, b);
+        hashmap defs;
+        hm_init(&defs);
+        Onnx__GraphProto tmpg = ONNX__GRAPH_PROTO__INIT;
+        tmpg.n_node = 1;
+        tmpg.node = &body.items[body.len - 1];
+        collect_names(&tmpg, &defs, 0, c->o->max_depth);
+        for (size_t s = 0; s < defs.cap; s++) {
+            const char *nm = defs.slots[s].key;
+            if (!nm || hm_has(&ren, nm)) continue;
+            if (b->name && !strcmp(nm, b->name)) continue;
+            hm_put(&ren, nm, fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s__%s", prefix, nm)));
+        }
+        hm_free(&defs);
+        if (*S(b->name)) b->name = fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s__%s", prefix, b->name));
+    }
+    for (size_t i = 0; i < body.len; i++) inl_subst(c, body.items[i], &ren, n, f, depth);
+    hm_free(&ren);
+    /* The body may call other functions, and its subgraphs may hold calls too. */
+    for (size_t i = 0; i < body.len; i++) inl_node(c, body.items[i], out, depth + 1);
+    vec_free(&body);
+}
+
+static void inl_graph(inl_ctx *c, Onnx__GraphProto *g, int depth)
+{
+    node_vec out = {0};
+    bool any = false;
+    for (size_t i = 0; i < g->n_node; i++) {
+        size_t before = c->st->inlined;
+        inl_node(c, g->node[i], &out, depth);
+        any |= c->st->inlined != before;
+    }
+    if (any) {
+        g->node = ox_alloc(c->m, out.len * sizeof *g->node);
+        memcpy(g->node, out.items, out.len * sizeof *g->node);
+        g->n_node = out.len;
+    }
+    vec_free(&out);
+}
+
+int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    Onnx__ModelProto *p = m->proto;
+    if (!p->graph || !p->n_functions) return 0;
+    inl_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    hm_init(&c.funcs);
+    hm_init(&c.taken);
+    arena_init(&c.tmp);
+    for (size_t i = 0; i < p->n_functions; i++) {
+        Onnx__FunctionProto *f = p->functions[i];
+        hm_put(&c.funcs, func_key(&c.tmp, f->domain, f->name, f->overload), f);
+    }
+    collect_names(p->graph, &c.taken, 0, o->max_depth);
+    inl_graph(&c, p->graph, 0);
+    /* Inlined bodies bring their own opset imports. */
+    for (size_t i = 0; i < p->n_functions; i++)
+        for (size_t k = 0; k < p->functions[i]->n_opset_import; k++) {
+            Onnx__OperatorSetIdProto *op = p->functions[i]->opset_import[k];
+            if (ox_model_opset(m, op->domain) < 0) ox_model_set_opset(m, op->domain, op->version);
+        }
+    hm_free(&c.funcs);
+    hm_free(&c.taken);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}
+
+/* ---- scopes: types and constant values visible in a graph -------------------------------- */
+
+typedef struct cval {
+    const Onnx__TensorProto *proto;  /* initializer or Constant value, or NULL */
+    oe_tensor *t;                    /* evaluated value (owned by the fold context) */
+    bool not_const;                  /* a graph input shadowing an outer constant, or unreadable */
+} cval;
+
+typedef struct scope {
+    struct scope *parent;
+    hashmap types;    /* name → Onnx__TypeProto */
+    hashmap vals;     /* name → cval */
+} scope;
+
+static void scope_init(scope *s, scope *parent, Onnx__GraphProto *g, arena *a, bool main_graph)
+{
+    s->parent = parent;
+    hm_init(&s->types);
+    hm_init(&s->vals);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        if (g->value_info[i]->name && g->value_info[i]->type) hm_put(&s->types, g->value_info[i]->name, g->value_info[i]->type);
+    for (size_t i = 0; i < g->n_output; i++)
+        if (g->output[i]->name && g->output[i]->type) hm_put(&s->types, g->output[i]->name, g->output[i]->type);
+    for (size_t i = 0; i < g->n_input; i++) {
+        if (!g->input[i]->name) continue;
+        if (g->input[i]->type) hm_put(&s->types, g->input[i]->name, g->input[i]->type);
+        cval *v = arena_alloc(a, sizeof *v);
+        v->not_const = true;
+        hm_put(&s->vals, g->input[i]->name, v);
+    }
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        Onnx__TensorProto *t = g->initializer[i];
+        if (!t->name || hm_has(&s->vals, t->name)) continue;   /* inputs with defaults stay inputs */
+        cval *v = arena_alloc(a, sizeof *v);
+        v->proto = t;
+        hm_put(&s->vals, t->name, v);
+    }
+    (void)main_graph;
+}
+
+static void scope_free(scope *s)
+{
+    hm_free(&s->types);
+    hm_free(&s->vals);
+}
+
+static cval *scope_val(scope *s, const char *name)
+{
+    for (; s; s = s->parent) {
+        cval *v = hm_get(&s->vals, name);
+        if (v) return v;
+    }
+    return NULL;
+}
+
+static const Onnx__TypeProto *scope_type(scope *s, const char *name)
+{
+    for (; s; s = s->parent) {
+        const Onnx__TypeProto *t = hm_get(&s->types, name);
+        if (t) return t;
+    }
+    return NULL;
+}
+
+/* The static shape of a tensor type, or -1 if it is not fully known. */
+static int static_shape(const Onnx__TypeProto *tp, int64_t *dims, int *elem)
+{
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) return -1;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    if (elem) *elem = tt->has_elem_type ? tt->elem_type : 0;
+    if (!tt->shape || tt->shape->n_dim > OE_MAX_RANK) return -1;
+    for (size_t i = 0; i < tt->shape->n_dim; i++) {
+        const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
+        if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dm->dim_value < 0) return -1;
+        dims[i] = dm->dim_value;
+    }
+    return (int)tt->shape->n_dim;
+}
+
+static int elem_type_of(const Onnx__TypeProto *tp)
+{
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
+        !tp->tensor_type->has_elem_type)
+        return 0;
+    return tp->tensor_type->elem_type;
+}
+
+/* ---- 2. constant folding ------------------------------------------------------------------- */
+
+typedef struct fold_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    int64_t opset;
+    arena tmp;
+    VEC(oe_tensor *) owned;
+    int err;
+} fold_ctx;
+
+static oe_tensor *new_owned(fold_ctx *c)
+{
+    oe_tensor *t = xcalloc(1, sizeof *t);
+    vec_push(&c->owned, t);
+    return t;
+}
+
+static oe_tensor *const_of(fold_ctx *c, scope *s, const char *name)
+{
+    cval *v = scope_val(s, name);
+    if (!v || v->not_const) return NULL;
+    if (v->t) return v->t;
+    if (!v->proto) return NULL;
+    oe_tensor tmp;
+    if (oe_from_proto(v->proto, c->o->fold_input_limit, &tmp) != OE_OK) {
+        v->not_const = true;
+        return NULL;
+    }
+    v->t = new_owned(c);
+    *v->t = tmp;
+    return v->t;
+}
+
+/* Turns n into `Constant <value = t>` producing its first output. */
+static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
+{
+    Onnx__TensorProto *p = oe_to_proto(c->m, t, n->output[0]);
+    n->op_type = ox_strdup(c->m, "Constant");
+    n->domain = ox_strdup(c->m, "");
+    n->overload = NULL;
+    n->n_input = 0;
+    n->n_attribute = 0;
+    n->attribute = NULL;
+    n->n_output = 1;
+    ox_attr_tensor(c->m, n, "value", p);
+}
+
+static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth);
+
+static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
+{
+    if (ox_node_has_subgraph(n)) {
+        FOR_SUBGRAPHS(n, sg, fold_graph(c, sg, s, depth + 1));
+        return;
+    }
+    if (!is_default_domain(n->domain) || !n->op_type || n->n_output != 1 || !*S(n->output[0]))
+        return;
+    const char *out = n->output[0];
+    if (!strcmp(n->op_type, "Constant")) {
+        if (n->n_attribute == 1 && n->attribute[0]->t && !strcmp(S(n->attribute[0]->name), "value")) {
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->proto = n->attribute[0]->t;
+            hm_put(&s->vals, out, v);
+            return;
+        }
+        oe_tensor r;
+        if (oe_eval_node(n, c->opset, NULL, 0, &r, 1, NULL) == OE_OK) {
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->t = new_owned(c);
+            *v->t = r;
+            hm_put(&s->vals, out, v);
+        }
+        return;
+    }
+    if (!oe_op_supported(n->op_type)) return;
+    oe_tensor shape_src, *inputs[16] = {0};
+    bool have_shape_src = false;
+    if (n->n_input > 16) return;
+    bool all = true;
+    for (size_t i = 0; i < n->n_input; i++) {
+        if (!*S(n->input[i])) continue;
+        inputs[i] = const_of(c, s, n->input[i]);
+        if (!inputs[i]) all = false;
+    }
+    if (!all && (!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1 &&
+        !inputs[0]) {
+        /* Shape of a value whose type is fully static: only the shape is needed. */
+        int64_t dims[OE_MAX_RANK];
+        int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
+        if (rank < 0) return;
+        memset(&shape_src, 0, sizeof shape_src);
+        shape_src.dtype = 9;   /* dims only; the kernels never read the data */
+        shape_src.rank = rank;
+        shape_src.numel = 1;
+        for (int i = 0; i < rank; i++) {
+            shape_src.dims[i] = dims[i];
+            shape_src.numel *= dims[i];
+        }
+        inputs[0] = &shape_src;
+        have_shape_src = true;
+        all = true;
+    }
+    if (!all) return;
+    oe_tensor r;
+    int rc = oe_eval_node(n, c->opset, inputs, n->n_input, &r, 1, NULL);
+    (void)have_shape_src;
+    if (rc != OE_OK) return;
+    if (r.numel > c->o->fold_output_limit) {
+        oe_tensor_free(&r);
+        return;
+    }
+    oe_tensor *t = new_owned(c);
+    *t = r;
+    make_constant(c, n, t);
+    cval *v = arena_alloc(&c->tmp, sizeof *v);
+    v->t = t;
+    v->proto = n->attribute[0]->t;
+    hm_put(&s->vals, out, v);
+    c->st->folded++;
+}
+
+static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    scope s;
+    scope_init(&s, parent, g, &c->tmp, parent == NULL);
+    for (size_t i = 0; i < g->n_node; i++) fold_node(c, g->node[i], &s, depth);
+    scope_free(&s);
+}
+
+int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    fold_ctx c = {.m = m, .o = o, .st = st, .d = d, .opset = ox_model_opset(m, "")};
+    arena_init(&c.tmp);
+    fold_graph(&c, m->proto->graph, NULL, 0);
+    for (size_t i = 0; i < c.owned.len; i++) {
+        oe_tensor_free(c.owned.items[i]);
+        free(c.owned.items[i]);
+    }
+    vec_free(&c.owned);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}
+
+/* ---- lifting constants and subgraph initializers ------------------------------------------ */
+
+typedef struct lift_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    hashmap taken;
+    arena tmp;
+    int err;
+} lift_ctx;
+
+static Onnx__TensorProto *constant_tensor(lift_ctx *c, Onnx__NodeProto *n)
+{
+    if (n->n_attribute != 1 || n->n_output != 1 || !*S(n->output[0])) return NULL;
+    Onnx__AttributeProto *a = n->attribute[0];
+    if (a->ref_attr_name) return NULL;
+    if (!strcmp(S(a->name), "value") && a->t) {
+        Onnx__TensorProto *t = a->t;
+        if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+            return NULL;
+        t->name = n->output[0];
+        return t;
+    }
+    oe_tensor r;
+    if (oe_eval_node(n, 0, NULL, 0, &r, 1, NULL) != OE_OK) return NULL;
+    Onnx__TensorProto *t = oe_to_proto(c->m, &r, n->output[0]);
+    oe_tensor_free(&r);
+    return t;
+}
+
+static void lift_graph(lift_ctx *c, Onnx__GraphProto *g, Onnx__GraphProto *main, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    hashmap outs, ren;
+    hm_init(&outs);
+    hm_init(&ren);
+    graph_outputs(g, &outs);
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        FOR_SUBGRAPHS(n, sg, lift_graph(c, sg, main, depth + 1));
+        if (!is_op(n, "Constant") || hm_has(&outs, S(n->output[0]))) continue;
+        Onnx__TensorProto *t = constant_tensor(c, n);
+        if (!t) continue;
+        ox_graph_add_initializer(c->m, main, t);
+        dead[i] = true;
+        c->st->lifted++;
+    }
+    compact_nodes(g, dead);
+    free(dead);
+    if (g != main && g->n_initializer) {
+        /* Subgraph initializers move to the main graph (renamed if the name is taken there). */
+        hashmap inputs;
+        hm_init(&inputs);
+        for (size_t i = 0; i < g->n_input; i++)
+            if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+        size_t k = 0;
+        for (size_t i = 0; i < g->n_initializer; i++) {
+            Onnx__TensorProto *t = g->initializer[i];
+            if (!t->name || hm_has(&inputs, t->name) || hm_has(&outs, t->name)) {
+                g->initializer[k++] = t;
+                continue;
+            }
+            hm_remove(&c->taken, t->name);
+            char *nm = fresh_name(c->m, &c->taken, t->name);
+            if (strcmp(nm, t->name)) hm_put(&ren, t->name, nm);
+            t->name = nm;
+            ox_graph_add_initializer(c->m, main, t);
+            c->st->lifted++;
+        }
+        g->n_initializer = k;
+        hm_free(&inputs);
+        rename_uses(g, &ren, false, depth, c->o->max_depth);
+    }
+    hm_free(&outs);
+    hm_free(&ren);
+}
+
+int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    lift_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    hm_init(&c.taken);
+    arena_init(&c.tmp);
+    /* Names in the main graph are taken; a subgraph initializer keeps its name unless that
+     * would collide with one of them. */
+    Onnx__GraphProto *g = m->proto->graph;
+    for (size_t i = 0; i < g->n_input; i++) hm_put(&c.taken, S(g->input[i]->name), (void *)1);
+    for (size_t i = 0; i < g->n_initializer; i++) hm_put(&c.taken, S(g->initializer[i]->name), (void *)1);
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_output; k++) hm_put(&c.taken, S(g->node[i]->output[k]), (void *)1);
+    lift_graph(&c, g, g, 0);
+    hm_free(&c.taken);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}
+
+/* ---- 3. dead code -------------------------------------------------------------------------- */
+
+typedef struct dce_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    int err;
+} dce_ctx;
+
+/* Removes dead nodes and unused initializers of g; adds every name g still uses to outer. */
+static void dce_graph(dce_ctx *c, Onnx__GraphProto *g, hashmap *outer, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        /* Be conservative: treat everything below as used. */
+        if (outer) collect_names(g, outer, 0, 1 << 20);
+        return;
+    }
+    hashmap used;
+    hm_init(&used);
+    graph_outputs(g, &used);
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = g->n_node; i-- > 0;) {
+        Onnx__NodeProto *n = g->node[i];
+        bool live = false;
+        for (size_t k = 0; k < n->n_output && !live; k++)
+            live = *S(n->output[k]) && hm_has(&used, n->output[k]);
+        if (!live) {
+            dead[i] = true;
+            continue;
+        }
+        for (size_t k = 0; k < n->n_input; k++)
+            if (*S(n->input[k])) hm_put(&used, n->input[k], (void *)1);
+        FOR_SUBGRAPHS(n, sg, dce_graph(c, sg, &used, depth + 1));
+    }
+    c->st->removed_nodes += (int64_t)compact_nodes(g, dead);
+    free(dead);
+    hashmap inputs;
+    hm_init(&inputs);
+    for (size_t i = 0; i < g->n_input; i++)
+        if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        Onnx__TensorProto *t = g->initializer[i];
+        if (!t->name || hm_has(&used, t->name) || hm_has(&inputs, t->name)) g->initializer[k++] = t;
+        else c->st->removed_initializers++;
+    }
+    g->n_initializer = k;
+    /* value_info for values no longer produced is dropped. */
+    hashmap produced;
+    hm_init(&produced);
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t q = 0; q < g->node[i]->n_output; q++) hm_put(&produced, S(g->node[i]->output[q]), (void *)1);
+    k = 0;
+    for (size_t i = 0; i < g->n_value_info; i++)
+        if (hm_has(&produced, S(g->value_info[i]->name))) g->value_info[k++] = g->value_info[i];
+    g->n_value_info = k;
+    hm_free(&produced);
+    hm_free(&inputs);
+    if (outer)
+        for (size_t s = 0; s < used.cap; s++)
+            if (used.slots[s].key) hm_put(outer, used.slots[s].key, (void *)1);
+    hm_free(&used);
+}
+
+typedef struct dom_ctx {
+    hashmap *domains;
+    hashmap *calls;
+    arena *a;
+} dom_ctx;
+
+static void note_node(dom_ctx *dc, const Onnx__NodeProto *n)
+{
+    hm_put(dc->domains, S(n->domain), (void *)1);
+    if (!is_default_domain(n->domain))
+        hm_put(dc->calls, func_key(dc->a, n->domain, n->op_type, n->overload), (void *)1);
+}
+
+static int note_graph(Onnx__GraphProto *g, int depth, void *ctx)
+{
+    (void)depth;
+    for (size_t i = 0; i < g->n_node; i++) note_node(ctx, g->node[i]);
+    return 0;
+}
+
+/* Marks function f (and everything it calls, through its nodes and their subgraphs) used. */
+static void note_function(dom_ctx *dc, const Onnx__FunctionProto *f, int max_depth)
+{
+    for (size_t i = 0; i < f->n_node; i++) {
+        note_node(dc, f->node[i]);
+        FOR_SUBGRAPHS(f->node[i], sg, ox_graph_walk(sg, max_depth, note_graph, dc));
+    }
+}
+
+int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    Onnx__ModelProto *p = m->proto;
+    if (!p->graph) return 0;
+    dce_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    dce_graph(&c, p->graph, NULL, 0);
+    /* Functions reachable from the graph, transitively (worklist over the used set). */
+    hashmap domains, calls, fmap;
+    hm_init(&domains);
+    hm_init(&calls);
+    hm_init(&fmap);
+    arena a;
+    arena_init(&a);
+    dom_ctx dc = {&domains, &calls, &a};
+    ox_graph_walk(p->graph, o->max_depth, note_graph, &dc);
+    const char **keys = xcalloc(p->n_functions + 1, sizeof *keys);
+    for (size_t i = 0; i < p->n_functions; i++) {
+        Onnx__FunctionProto *f = p->functions[i];
+        keys[i] = func_key(&a, f->domain, f->name, f->overload);
+        hm_put(&fmap, keys[i], f);
+    }
+    bool *kept = xcalloc(p->n_functions + 1, 1);
+    for (bool changed = true; changed;) {
+        /* Each round keeps at least one new function, so this runs at most n_functions+1
+         * rounds; real models nest functions only a few levels deep. */
+        changed = false;
+        for (size_t i = 0; i < p->n_functions; i++)
+            if (!kept[i] && hm_has(&calls, keys[i])) {
+                kept[i] = true;
+                changed = true;
+                note_function(&dc, p->functions[i], o->max_depth);
+            }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < p->n_functions; i++) {
+        if (kept[i]) {
+            p->functions[k++] = p->functions[i];
+            hm_put(&domains, S(p->functions[i]->domain), (void *)1);
+        } else {
+            st->removed_functions++;
+        }
+    }
+    p->n_functions = k;
+    k = 0;
+    for (size_t i = 0; i < p->n_opset_import; i++) {
+        const char *dom = S(p->opset_import[i]->domain);
+        if (is_default_domain(dom) || hm_has(&domains, dom)) p->opset_import[k++] = p->opset_import[i];
+    }
+    p->n_opset_import = k;
+    free(keys);
+    free(kept);
+    hm_free(&domains);
+    hm_free(&calls);
+    hm_free(&fmap);
+    arena_free(&a);
+    return c.err ? -1 : 0;
+}
+
+/* ---- 4a. initializer deduplication --------------------------------------------------------- */
+
+typedef struct dd_entry {
+    Onnx__TensorProto *t;
+    uint8_t *bytes;
+    size_t len;
+    struct dd_entry *next;
+} dd_entry;
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    Onnx__GraphProto *g = m->proto->graph;
+    if (!g) return 0;
+    hashmap inputs, outs, seen, ren;
+    hm_init(&inputs);
+    hm_init(&outs);
+    hm_init(&seen);
+    hm_init(&ren);
+    graph_outputs(g, &outs);
+    for (size_t i = 0; i < g->n_input; i++)
+        if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+    arena a;
+    arena_init(&a);
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        Onnx__TensorProto *t = g->initializer[i];
+        if (!t->name || hm_has(&inputs, t->name) || hm_has(&outs, t->name)) {
+            g->initializer[k++] = t;
+            continue;
+        }
+        /* Identity of content = the serialized tensor without its name and doc string. */
+        char *name = t->name, *doc = t->doc_string;
+        t->name = NULL;
+        t->doc_string = NULL;
+        size_t len = onnx__tensor_proto__get_packed_size(t);
+        uint8_t *bytes = arena_alloc(&a, len ? len : 1);
+        onnx__tensor_proto__pack(t, bytes);
+        t->name = name;
+        t->doc_string = doc;
+        char *key = arena_printf(&a, "%016llx", (unsigned long long)fnv(bytes, len));
+        dd_entry *head = hm_get(&seen, key), *e;
+        for (e = head; e; e = e->next)
+            if (e->len == len && !memcmp(e->bytes, bytes, len)) break;
+        if (e) {
+            hm_put(&ren, t->name, e->t->name);
+            st->deduped++;
+            continue;
+        }
+        e = arena_alloc(&a, sizeof *e);
+        *e = (dd_entry){t, bytes, len, head};
+        hm_put(&seen, key, e);
+        g->initializer[k++] = t;
+    }
+    g->n_initializer = k;
+    rename_uses(g, &ren, false, 0, o->max_depth);
+    hm_free(&inputs);
+    hm_free(&outs);
+    hm_free(&seen);
+    hm_free(&ren);
+    arena_free(&a);
+    return 0;
+}
+
+/* ---- 4b. common subexpressions ------------------------------------------------------------- */
+
+typedef struct cse_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    arena tmp;
+    int err;
+} cse_ctx;
+
+static bool nondeterministic(const Onnx__NodeProto *n)
+{
+    const char *op = S(n->op_type);
+    return !is_default_domain(n->domain) || !strncmp(op, "Random", 6) || !strcmp(op, "Multinomial") ||
+           !strcmp(op, "Bernoulli") || !strcmp(op, "Dropout");
+}
+
+static const char *cse_key(cse_ctx *c, const Onnx__NodeProto *n)
+{
+    strbuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s\x1f%s\x1f%s\x1f%zu", S(n->domain), S(n->op_type), S(n->overload), n->n_output);
+    for (size_t i = 0; i < n->n_input; i++) sb_printf(&sb, "\x1e%s", S(n->input[i]));
+    for (size_t j = 0; j < n->n_attribute; j++) {
+        const Onnx__AttributeProto *a = n->attribute[j];
+        size_t len = onnx__attribute_proto__get_packed_size(a);
+        if (len > 65536) {
+            sb_free(&sb);
+            return NULL;
+        }
+        uint8_t *buf = xmalloc(len ? len : 1);
+        onnx__attribute_proto__pack(a, buf);
+        static const char hex[] = "0123456789abcdef";
+        sb_putc(&sb, '\x1d');
+        for (size_t q = 0; q < len; q++) {
+            sb_putc(&sb, hex[buf[q] >> 4]);
+            sb_putc(&sb, hex[buf[q] & 15]);
+        }
+        free(buf);
+    }
+    const char *key = arena_strdup(&c->tmp, sb.s);
+    sb_free(&sb);
+    return key;
+}
+
+static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, const hashmap *outer_ren, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    hashmap seen, ren, outs;
+    hm_init(&seen);
+    hm_init(&ren);
+    hm_init(&outs);
+    graph_outputs(g, &outs);
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)resolve(&ren, n->input[k]);
+        if (ox_node_has_subgraph(n)) {
+            FOR_SUBGRAPHS(n, sg, {
+                rename_uses(sg, &ren, true, depth + 1, c->o->max_depth);
+                cse_graph(c, sg, &ren, depth + 1);
+            });
+            continue;
+        }
+        if (!n->n_output || nondeterministic(n)) continue;
+        const char *key = cse_key(c, n);
+        if (!key) continue;
+        Onnx__NodeProto *prev = hm_get(&seen, key);
+        if (!prev) {
+            hm_put(&seen, key, n);
+            continue;
+        }
+        bool ok = true;
+        for (size_t k = 0; k < n->n_output; k++)
+            if (hm_has(&outs, S(n->output[k])) || (!*S(prev->output[k]) && *S(n->output[k]))) ok = false;
+        if (!ok) continue;
+        for (size_t k = 0; k < n->n_output; k++)
+            if (*S(n->output[k])) hm_put(&ren, n->output[k], prev->output[k]);
+        dead[i] = true;
+        c->st->cse++;
+    }
+    compact_nodes(g, dead);
+    free(dead);
+    (void)outer_ren;
+    hm_free(&seen);
+    hm_free(&ren);
+    hm_free(&outs);
+}
+
+int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    cse_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    arena_init(&c.tmp);
+    cse_graph(&c, m->proto->graph, NULL, 0);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}
+
+/* ---- 5. no-op removal ---------------------------------------------------------------------- */
+
+typedef struct noop_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    arena tmp;
+    int err;
+} noop_ctx;
+
+/* The static int64 values of a constant shape operand, or -1. */
+static int const_ints(scope *s, const char *name, int64_t *v, int cap)
+{
+    cval *cv = scope_val(s, name);
+    if (!cv || cv->not_const || !cv->proto) return -1;
+    oe_tensor t;
+    if (oe_from_proto(cv->proto, cap, &t) != OE_OK) return -1;
+    int n = -1;
+    if (t.rank == 1 && t.dtype == 7 && t.numel <= cap) {
+        n = (int)t.numel;
+        for (int i = 0; i < n; i++) v[i] = oe_get_i(&t, i);
+    }
+    oe_tensor_free(&t);
+    return n;
+}
+
+static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s)
+{
+    if (!is_default_domain(n->domain) || n->n_output != 1 || n->n_input < 1 || !*S(n->input[0]))
+        return false;
+    if (is_op(n, "Identity")) return n->n_input == 1;
+    if (is_op(n, "Cast")) {
+        Onnx__AttributeProto *to = ox_node_attr(n, "to");
+        int et = elem_type_of(scope_type(s, n->input[0]));
+        return to && to->has_i && et && to->i == et;
+    }
+    if (is_op(n, "Reshape") && n->n_input == 2) {
+        int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
+        int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
+        if (rank < 0) return false;
+        int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
+        if (k != rank) return false;
+        for (int i = 0; i < rank; i++)
+            if (want[i] != dims[i] || (want[i] == 0 && !ox_node_attr(n, "allowzero"))) return false;
+        return true;
+    }
+    return false;
+}
+
+static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    scope s;
+    scope_init(&s, parent, g, &c->tmp, parent == NULL);
+    hashmap outs, ren, producer, ginputs;
+    hm_init(&outs);
+    hm_init(&ren);
+    hm_init(&producer);
+    hm_init(&ginputs);
+    graph_outputs(g, &outs);
+    for (size_t i = 0; i < g->n_input; i++) hm_put(&ginputs, S(g->input[i]->name), (void *)1);
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)resolve(&ren, n->input[k]);
+        if (ox_node_has_subgraph(n)) {
+            FOR_SUBGRAPHS(n, sg, {
+                rename_uses(sg, &ren, true, depth + 1, c->o->max_depth);
+                noop_graph(c, sg, &s, depth + 1);
+            });
+        }
+        if (is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1) {
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->proto = n->attribute[0]->t;
+            hm_put(&s.vals, S(n->output[0]), v);
+        }
+        for (size_t k = 0; k < n->n_output; k++)
+            if (*S(n->output[k])) hm_put(&producer, n->output[k], n);
+        if (!is_noop(c, n, &s)) continue;
+        const char *in = n->input[0], *out = n->output[0];
+        if (!hm_has(&outs, out)) {
+            hm_put(&ren, out, (void *)in);
+        } else {
+            /* out is a graph output: let the producer of `in` write it directly, when `in` is a
+             * plain node value of this graph. */
+            Onnx__NodeProto *pn = hm_get(&producer, in);
+            if (!pn || hm_has(&outs, in) || hm_has(&ginputs, in)) continue;
+            for (size_t k = 0; k < pn->n_output; k++)
+                if (!strcmp(S(pn->output[k]), in)) pn->output[k] = (char *)out;
+            hm_put(&ren, in, (void *)out);
+            /* Earlier consumers of `in` were already rewritten; fix them below. */
+        }
+        dead[i] = true;
+        c->st->noops++;
+    }
+    compact_nodes(g, dead);
+    free(dead);
+    /* A second sweep applies renames created after their consumers were visited. */
+    rename_uses(g, &ren, false, depth, c->o->max_depth);
+    hm_free(&outs);
+    hm_free(&ren);
+    hm_free(&producer);
+    hm_free(&ginputs);
+    scope_free(&s);
+}
+
+int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    noop_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    arena_init(&c.tmp);
+    noop_graph(&c, m->proto->graph, NULL, 0);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}
+
+/* ---- driver -------------------------------------------------------------------------------- */
+
+int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!stats) stats = &sb;
+    int rc = 0;
+    if (o->inline_functions) rc |= opt_inline_functions(m, o, stats, d);
+    /* Like onnxscript's optimize_ir: fold / simplify / clean up twice, then finish. */
+    for (int round = 0; round < 2; round++) {
+        optimize_stats before = *stats;
+        if (o->fold) rc |= opt_fold_constants(m, o, stats, d);
+        if (o->remove_noops) rc |= opt_remove_noops(m, o, stats, d);
+        if (o->dce) rc |= opt_remove_dead(m, o, stats, d);
+        if (!memcmp(&before, stats, sizeof before)) break;
+    }
+    if (o->lift) rc |= opt_lift_constants(m, o, stats, d);
+    if (o->dedup) rc |= opt_dedup_initializers(m, o, stats, d);
+    if (o->cse) rc |= opt_cse(m, o, stats, d);
+    if (o->dce) rc |= opt_remove_dead(m, o, stats, d);
+    return rc ? -1 : 0;
+}

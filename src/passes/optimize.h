@@ -1,0 +1,48 @@
+/* optimize.h — ONNX model optimizer: inlining, constant folding, dead-code removal, dedup.
+ *
+ * Mirrors what torch.onnx's ONNXProgram.optimize() (onnxscript optimize_ir) does: inline
+ * model-local functions, fold constants with the evaluator of onnx/onnx_eval.h, lift constants
+ * to initializers named after their values, remove dead nodes / initializers / functions /
+ * opset imports, deduplicate initializers, eliminate common subexpressions and no-op nodes.
+ *
+ * Every pass edits the model in place (the caller optimizes a copy when it must keep the
+ * original); new nodes, tensors and strings live in the model's arena. Passes return 0 on
+ * success and -1 after reporting an error to d (the model is then still valid but may be only
+ * partly optimized). Each pass is linear in the size of the model (hash maps throughout). */
+#ifndef FXSH_OPTIMIZE_H
+#define FXSH_OPTIMIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "onnx/onnx_ir.h"
+
+typedef struct optimize_options {
+    int64_t fold_output_limit;   /* fold only when every output has ≤ this many elements */
+    int64_t fold_input_limit;    /* never read constant inputs larger than this */
+    int max_depth;               /* subgraph nesting limit */
+    bool inline_functions, fold, dce, dedup, cse, remove_noops, lift;
+} optimize_options;
+
+typedef struct optimize_stats {
+    int64_t inlined, folded, lifted, removed_nodes, removed_initializers, removed_functions,
+        deduped, cse, noops;
+} optimize_stats;
+
+/* Defaults: everything on, output limit 1024 elements, input limit 1M elements, depth 64. */
+void optimize_options_default(optimize_options *o);
+
+/* All passes in order. o may be NULL (defaults); stats may be NULL. */
+int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d);
+
+/* The passes, each callable alone (stats may be NULL). */
+int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+
+#endif
