@@ -354,8 +354,11 @@ static fx_arg *classify_token(fxp *c, const char *s, size_t n, fxa_mode mode)
             strbuf sb;
             sb_init(&sb);
             sb_putn(&sb, s + 13, (size_t)(q - (s + 13)));
-            const char *idx = strstr(q, "index=");
-            if (idx && idx < s + n) {
+            const char *idx = NULL;
+            for (const char *r = q; r + 6 <= s + n && !idx; r++)
+                if (memcmp(r, "index=", 6) == 0)
+                    idx = r;
+            if (idx) {
                 sb_putc(&sb, ':');
                 const char *e = idx + 6;
                 while (e < s + n && isdigit((unsigned char)*e))

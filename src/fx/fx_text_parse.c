@@ -38,8 +38,8 @@ static bool parse_node_line(fxp *c)
     const char *type_s = c->s;
     const char *bracket = NULL;
     for (const char *q = c->s; q < c->end; q++)
-        if (*q == '[' && ((size_t)(c->end - q) >= 11 && (memcmp(q, "[num_users=", 11) == 0 ||
-                                                        memcmp(q, "[#users=", 8) == 0))) {
+        if (*q == '[' && (((size_t)(c->end - q) >= 11 && memcmp(q, "[num_users=", 11) == 0) ||
+                          ((size_t)(c->end - q) >= 8 && memcmp(q, "[#users=", 8) == 0))) {
             bracket = q;
             break;
         }
@@ -55,8 +55,11 @@ static bool parse_node_line(fxp *c)
         type_text = fx_strndup(c->p, type_s, (size_t)(te - type_s));
     }
     c->s = bracket + (bracket[1] == '#' ? 8 : 11);
-    char *endp;
-    long nu = strtol(c->s, &endp, 10);
+    /* the text is not NUL-terminated: read the digits by hand */
+    const char *endp = c->s;
+    long nu = 0;
+    while (endp < c->end && *endp >= '0' && *endp <= '9' && nu < 100000000)
+        nu = nu * 10 + (*endp++ - '0');
     if (endp == c->s || endp >= c->end || *endp != ']') {
         fxp_error(c, c->s, "expected a user count and ']'");
         return false;
@@ -201,7 +204,8 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
             break;
         }
         if (*c.s == '%') {
-            parse_node_line(&c);
+            if (!parse_node_line(&c) && !c.failed)
+                fxp_error(&c, c.s, "could not read this node line");
         } else if (fxp_lit(&c, "return ") || (fxp_lit(&c, "return") && c.s == c.end)) {
             fx_arg *v = c.s == c.end ? fx_arg_none(p) : fxp_arg(&c, FXA_REPR);
             if (!v)
