@@ -40,8 +40,11 @@ void fx_print(const fx_program *p, fx_form form, strbuf *out);
 void fx_print_graph(const fx_graph *g, strbuf *out);
 /* print(gm): module tree repr + generated forward code + debug-info trailer. */
 void fx_print_module(const fx_program *p, strbuf *out);
-/* One module as a readable class ("class <class_name>(torch.nn.Module):") indented by indent
- * spaces, with nested GraphModule children; used by print(ep) too. */
+/* One module as a readable class ("class <class_name>(torch.nn.Module):") with nested
+ * GraphModule children. indent 0 = print_readable() exactly; indent N puts N spaces at the
+ * start and after every newline (blank lines and the final one included), which is the layout
+ * print(ep) uses: "ExportedProgram:\n" + fx_print_code_class(root, "GraphModule", 4) + "\n"
+ * + "Graph signature:...". */
 void fx_print_code_class(const fx_module *m, const char *class_name, size_t indent, strbuf *out);
 
 /* Inspection (REPL commands). Subgraph nodes are listed after the root graph's, named by
