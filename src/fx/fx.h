@@ -24,9 +24,10 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
 fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d);
 /* True when a pasted block is complete:
  *  - graph text: a "return" line has been seen at graph indentation;
- *  - readable text: the last non-blank line is a "return" at the body indentation of the
- *    innermost open class, and the root forward has returned: i.e. a top-level "class" was
- *    opened and every forward opened so far has a return line;
+ *  - readable text: every forward opened so far has its return line, the last non-blank
+ *    line is such a return, and every subgraph passed to a torch.ops.higher_order op (bound
+ *    by "name = self.name") has had its nested class (print_readable prints them after the
+ *    forward that uses them), so the cond/scan/while_loop branches are not cut off;
  *  - module text: the "# To see more debug info" trailer line has been seen, or a forward
  *    at column 0 has returned.
  * Blank text is not complete. */

@@ -186,6 +186,11 @@ static void test_code_subgraphs(void **state)
         "            return (neg,)\n";
     assert_true(fx_text_complete(text, strlen(text)));
     assert_false(fx_text_complete(text, strlen(text) - 32));   /* inside the last forward */
+    /* after the root forward returned, the branches are still to come */
+    const char *root_end = strstr(text, "        return (getitem,)\n") + 26;
+    assert_false(fx_text_complete(text, (size_t)(root_end - text)));
+    const char *first_branch_end = strstr(text, "            return (mul,)\n") + 26;
+    assert_false(fx_text_complete(text, (size_t)(first_branch_end - text)));
     diag_sink d;
     diag_init(&d);
     fx_program *p = fx_load_text(text, strlen(text), "r.txt", &d);
