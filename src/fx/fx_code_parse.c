@@ -566,7 +566,11 @@ static void prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
         while (e < l->len && fxp_is_ident_char(l->s[e]))
             e++;
         if (e > k && e < l->len && (l->s[e] == ':' || (l->len - e >= 3 && memcmp(l->s + e, " = ", 3) == 0)))
-            hm_put(all, fx_strndup(p, l->s + k, e - k), (void *)1);
+        {
+            char *nm = fx_strndup(p, l->s + k, e - k);
+            if (!hm_has(all, nm))
+                hm_put(all, nm, (void *)(uintptr_t)l->no);
+        }
     }
 }
 

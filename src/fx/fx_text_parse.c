@@ -74,9 +74,9 @@ static bool parse_node_line(fxp *c)
         c->s++;
     fx_opcode op;
     if (!fx_opcode_from_name(os, (size_t)(c->s - os), &op) || op == FX_OP_OUTPUT) {
-        fxp_error(c, os, "bad opcode '%.*s'", (int)(c->s - os), os);
-        diag_set_hint(&c->d->items[c->d->len - 1],
-                      "expected placeholder, get_attr, call_function, call_method or call_module");
+        diagnostic *dg = fxp_error(c, os, "bad opcode '%.*s'", (int)(c->s - os), os);
+        if (dg)
+            diag_set_hint(dg, "expected placeholder, get_attr, call_function, call_method or call_module");
         return false;
     }
     if (!fxp_lit(c, "[target=")) {
@@ -171,7 +171,9 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
             size_t e = k + 1;
             while (e < l->len && fxp_is_ident_char(l->s[e]))
                 e++;
-            hm_put(&all, fx_strndup(p, l->s + k + 1, e - k - 1), (void *)1);
+            char *nm = fx_strndup(p, l->s + k + 1, e - k - 1);
+            if (!hm_has(&all, nm))
+                hm_put(&all, nm, (void *)(uintptr_t)l->no);
         }
     }
     size_t i = 0;
@@ -226,7 +228,9 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
     if (!c.failed && !returned) {
         fx_line *l = &lines.items[lines.len - 1];
         set_line(&c, l);
-        fxp_error(&c, l->s + l->len, "truncated graph text: missing 'return' line");
+        diagnostic *dg = fxp_error(&c, l->s + l->len, "truncated graph text: missing 'return' line");
+        if (dg)
+            diag_set_hint(dg, "print(gm.graph) ends with a 'return ...' line; paste the whole output");
     }
 done:
     hm_free(&all);
