@@ -322,6 +322,7 @@ fx_program *fx_program_new(const char *root_name)
 
 static void module_free_maps(fx_module *m)
 {
+    hm_free(&m->child_names);
     if (m->graph) {
         hm_free(&m->graph->names);
         hm_free(&m->graph->name_counters);
@@ -361,15 +362,13 @@ fx_module *fx_module_add_child(fx_module *parent, const char *name, const char *
         parent->first_child = m;
     parent->last_child = m;
     parent->n_children++;
+    hm_put(&parent->child_names, m->name, m);
     return m;
 }
 
 fx_module *fx_module_child(const fx_module *m, const char *name)
 {
-    for (fx_module *c = m->first_child; c; c = c->next_sibling)
-        if (strcmp(c->name, name) == 0)
-            return c;
-    return NULL;
+    return hm_get(&m->child_names, name);
 }
 
 fx_module *fx_module_find(const fx_module *m, const char *path)
@@ -378,13 +377,14 @@ fx_module *fx_module_find(const fx_module *m, const char *path)
     while (cur && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        const fx_module *next = NULL;
-        for (fx_module *c = cur->first_child; c; c = c->next_sibling)
-            if (strlen(c->name) == n && memcmp(c->name, path, n) == 0) {
-                next = c;
-                break;
-            }
-        cur = next;
+        if (!cur)
+            break;
+        char part[256];
+        if (n >= sizeof part)
+            return NULL;
+        memcpy(part, path, n);
+        part[n] = 0;
+        cur = fx_module_child(cur, part);
         path += n + (dot ? 1 : 0);
     }
     return (fx_module *)cur;

@@ -202,6 +202,7 @@ struct fx_module {
     fx_graph *graph;          /* NULL for plain (non-GraphModule) submodules */
     fx_weight *params;        /* parameters and buffers, in order */
     fx_weight *params_last;
+    hashmap child_names;      /* name -> fx_module* of the direct children */
 };
 
 /* ---- torch.export program data --------------------------------------------------------- */
