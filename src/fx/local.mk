@@ -24,3 +24,7 @@ tests_unit_test_fx_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_fx_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_fx_corpus_CPPFLAGS = $(FX_TEST_CPPFLAGS)
 endif
+EXTRA_DIST += tests/fixtures/fx/mlp_exported.fx.txt tests/fixtures/fx/mlp_exported.readable.txt \
+	tests/fixtures/fx/mlp_torch_level.module.txt tests/fixtures/fx/mlp_cond_exported.fx.txt \
+	tests/fixtures/fx/mlp_cond_exported.readable.txt tests/fixtures/fx/mlp_cond_exported.program.txt \
+	tests/fixtures/fx/attention_torch_level.module.txt
