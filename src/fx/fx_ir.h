@@ -267,6 +267,10 @@ struct fx_program {
  * and an empty root graph. Free with fx_program_free. */
 fx_program *fx_program_new(const char *root_name);
 void fx_program_free(fx_program *p);
+/* Deep copy (new arena): modules, graphs (node refs remapped, users recomputed), meta,
+ * signature, ranges and weights table. Owned weight data is copied; borrowed data stays
+ * borrowed from the same owner. Free with fx_program_free. */
+fx_program *fx_program_clone(const fx_program *p);
 fx_form fx_program_source_form(const fx_program *p);
 fx_graph *fx_program_graph(const fx_program *p);          /* root graph */
 

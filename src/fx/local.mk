@@ -1,7 +1,7 @@
 # src/fx/local.mk — files of src/fx (see DESIGN.md).
 libfxsh_a_SOURCES += src/fx/fx_ir.h src/fx/fx_ir.c src/fx/fx.h src/fx/fx_internal.h \
 	src/fx/fx_args.c src/fx/fx_text_parse.c src/fx/fx_code_parse.c src/fx/fx_module_parse.c \
-	src/fx/fx_load.c src/fx/fx_print_graph.c src/fx/fx_print_code.c src/fx/fx_inspect.c
+	src/fx/fx_load.c src/fx/fx_print_graph.c src/fx/fx_print_code.c src/fx/fx_inspect.c src/fx/fx_clone.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_fx_ir tests/unit/test_fx_parse tests/unit/test_fx_print tests/unit/test_fx_corpus
