@@ -568,6 +568,7 @@ void fx_graph_renumber(fx_graph *g)
  * linear; a per-pass stamp (last_user) dedups repeated uses by the same node. */
 typedef struct users_ctx {
     fx_node *user;
+    fx_node **nodes;       /* attached nodes by index: refs to detached nodes are ignored */
     fx_node **last_user;   /* indexed by node index */
     size_t *counts;
     bool fill;
@@ -577,7 +578,7 @@ typedef struct users_ctx {
 static void users_visit(fx_node *n, void *vctx)
 {
     users_ctx *c = vctx;
-    if (!n || n->graph != c->g || n->index >= c->g->n_nodes)
+    if (!n || n->graph != c->g || n->index >= c->g->n_nodes || c->nodes[n->index] != n)
         return;
     if (c->last_user[n->index] == c->user)
         return;
@@ -597,6 +598,9 @@ void fx_graph_recompute_users(fx_graph *g)
     users_ctx c = {.g = g};
     c.last_user = xcalloc(nn, sizeof *c.last_user);
     c.counts = xcalloc(nn, sizeof *c.counts);
+    c.nodes = xcalloc(nn, sizeof *c.nodes);
+    for (fx_node *n = g->first; n; n = n->next)
+        c.nodes[n->index] = n;
     for (int pass = 0; pass < 2; pass++) {
         c.fill = pass == 1;
         memset(c.last_user, 0, nn * sizeof *c.last_user);
@@ -615,6 +619,7 @@ void fx_graph_recompute_users(fx_graph *g)
     }
     free(c.last_user);
     free(c.counts);
+    free(c.nodes);
 }
 
 static void refresh_module(fx_module *m)
