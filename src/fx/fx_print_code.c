@@ -167,6 +167,7 @@ static void print_rhs(strbuf *out, const fx_node *n)
 
 typedef struct cleanup_ctx {
     const fx_node *user;
+    const fx_node **nodes;         /* attached nodes by index */
     const fx_node **last_user;     /* by node index */
     const fx_node **stamp;         /* dedup within one user */
     bool collect;
@@ -177,7 +178,7 @@ typedef struct cleanup_ctx {
 static void cleanup_visit(fx_node *n, void *vctx)
 {
     cleanup_ctx *c = vctx;
-    if (!n || n->index >= n->graph->n_nodes || n->graph != c->user->graph)
+    if (!n || n->graph != c->user->graph || n->index >= n->graph->n_nodes || c->nodes[n->index] != n)
         return;
     if (c->collect) {
         if (c->last_user[n->index] == c->user && c->stamp[n->index] != c->user) {
@@ -209,6 +210,9 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
     c.last_user = xcalloc(nn + 1, sizeof *c.last_user);
     c.stamp = xcalloc(nn + 1, sizeof *c.stamp);
     c.list = xcalloc(nn + 2, sizeof *c.list);
+    c.nodes = xcalloc(nn + 1, sizeof *c.nodes);
+    for (const fx_node *n = g->first; n; n = n->next)
+        c.nodes[n->index] = n;
     for (const fx_node *n = g->last; n; n = n->prev) {
         c.user = n;
         fx_arg_each_node(n->args, cleanup_visit, &c);
@@ -280,6 +284,7 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
     free(c.last_user);
     free(c.stamp);
     free(c.list);
+    free(c.nodes);
 }
 
 void fx_print_code_module(const fx_module *m, const char *class_name, size_t indent, strbuf *out)
@@ -298,5 +303,19 @@ void fx_print_code_module(const fx_module *m, const char *class_name, size_t ind
 
 void fx_print_code_class(const fx_module *m, const char *class_name, size_t indent, strbuf *out)
 {
-    fx_print_code_module(m, class_name, indent, out);
+    if (!indent) {
+        fx_print_code_module(m, class_name, 0, out);
+        return;
+    }
+    /* print(ep) indents the readable text line by line, blank lines and the end included */
+    strbuf tmp;
+    sb_init(&tmp);
+    fx_print_code_module(m, class_name, 0, &tmp);
+    sb_spaces(out, indent);
+    for (const char *p = tmp.s; *p; p++) {
+        sb_putc(out, *p);
+        if (*p == '\n')
+            sb_spaces(out, indent);
+    }
+    sb_free(&tmp);
 }

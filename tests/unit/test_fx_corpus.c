@@ -1,5 +1,7 @@
 /* test_fx_corpus.c — conformance: every *.fx.txt, *.readable.txt and *.module.txt under the
- * corpus loads and prints back byte for byte in its source form. Skips (77) without corpus. */
+ * corpus loads and prints back byte for byte in its source form, is a complete REPL block,
+ * and (readable / module text) prints as the graph text torch printed for the same program.
+ * Skips (77) without corpus. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +46,12 @@ int main(void)
         printf("SKIP: no corpus at %s\n", dir);
         return 77;
     }
-    int pass[3] = {0}, total[3] = {0};
+    int pass[3] = {0}, total[3] = {0}, incomplete = 0, cross_pass = 0, cross_total = 0;
     struct dirent *ce;
     while ((ce = readdir(top))) {
         if (ce->d_name[0] == '.')
             continue;
-        char cdir[4096];
+        char cdir[8192];
         snprintf(cdir, sizeof cdir, "%s/%s", dir, ce->d_name);
         DIR *cd = opendir(cdir);
         if (!cd)
@@ -62,13 +64,18 @@ int main(void)
                     k = i;
             if (k < 0)
                 continue;
-            char path[8192];
+            char path[16384];
             snprintf(path, sizeof path, "%s/%s", cdir, fe->d_name);
             size_t len;
             char *text = slurp(path, &len);
             if (!text)
                 continue;
             total[k]++;
+            /* a whole file pasted into the REPL is a complete block */
+            if (!fx_text_complete(text, len)) {
+                printf("FAIL (not complete) %s\n", path);
+                incomplete++;
+            }
             diag_sink d;
             diag_init(&d);
             fx_program *p = fx_load_text(text, len, path, &d);
@@ -83,6 +90,25 @@ int main(void)
                     pass[k]++;
                 else
                     printf("FAIL (differs) %s\n", path);
+                /* readable code and print(gm) must give the graph torch printed for the same
+                 * program: <stem>.readable.txt / <stem>.module.txt vs <stem>.fx.txt */
+                if (k > 0) {
+                    char gpath[16384];
+                    size_t stem = strlen(path) - strlen(kinds[k]);
+                    snprintf(gpath, sizeof gpath, "%.*s.fx.txt", (int)stem, path);
+                    size_t glen;
+                    char *gtext = slurp(gpath, &glen);
+                    if (gtext) {
+                        cross_total++;
+                        sb_reset(&sb);
+                        fx_print(p, FX_FORM_GRAPH, &sb);
+                        if (sb.len == glen && memcmp(sb.s, gtext, glen) == 0)
+                            cross_pass++;
+                        else
+                            printf("FAIL (graph view differs from %s) %s\n", gpath, path);
+                        free(gtext);
+                    }
+                }
                 sb_free(&sb);
                 fx_program_free(p);
             }
@@ -98,5 +124,8 @@ int main(void)
         if (pass[i] != total[i])
             ok = 0;
     }
-    return ok && total[0] > 0 ? 0 : 1;
+    printf("graph view of readable/module text %d/%d\n", cross_pass, cross_total);
+    if (cross_pass != cross_total)
+        ok = 0;
+    return ok && !incomplete && total[0] > 0 ? 0 : 1;
 }

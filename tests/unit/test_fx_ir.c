@@ -94,6 +94,13 @@ static void test_insert_remove_and_names(void **state)
     assert_int_equal(g->n_nodes, 3);
     assert_null(fx_graph_lookup(g, "add_1"));
     assert_ptr_equal(a1->next, out);
+    assert_int_equal(a1->n_users, 1);   /* a2 dropped from a1's users on removal */
+    assert_ptr_equal(a1->users[0], out);
+    /* many same-named nodes get consecutive suffixes */
+    const char *nm = NULL;
+    for (int i = 0; i < 50; i++)
+        nm = fx_node_new(g, "add", FX_OP_CALL_FUNCTION, "operator.add")->name;
+    assert_string_equal(nm, "add_51");
 
     strbuf sb;
     sb_init(&sb);
@@ -104,6 +111,28 @@ static void test_insert_remove_and_names(void **state)
         "        # No stacktrace found for following nodes\n"
         "        add = x + 2;  x = None\n"
         "        return add\n");
+    sb_free(&sb);
+    fx_program_free(p);
+}
+
+/* References to a node that is not (or no longer) in the graph are ignored, not followed. */
+static void test_detached_refs(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new(NULL);
+    fx_graph *g = fx_program_graph(p);
+    fx_node *x = fx_node_new(g, "x", FX_OP_PLACEHOLDER, "x");
+    fx_graph_append(g, x);
+    fx_node *ghost = fx_node_new(g, "ghost", FX_OP_CALL_FUNCTION, "f");   /* never appended */
+    fx_node *a = add_call(g, "a", "f", x, ghost);
+    add_output(g, a);
+    fx_graph_recompute_users(g);
+    assert_int_equal(x->n_users, 1);
+    assert_int_equal(ghost->n_users, 0);
+    strbuf sb;
+    sb_init(&sb);
+    fx_print(p, FX_FORM_CODE, &sb);
+    assert_non_null(strstr(sb.s, "a = f(x, ghost);  x = None\n"));
     sb_free(&sb);
     fx_program_free(p);
 }
@@ -165,6 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_and_users),
         cmocka_unit_test(test_insert_remove_and_names),
+        cmocka_unit_test(test_detached_refs),
         cmocka_unit_test(test_dtype_table),
         cmocka_unit_test(test_float_repr),
         cmocka_unit_test(test_weights_and_modules),

@@ -115,6 +115,63 @@ static void test_print_after_edit(void **state)
     free(text);
 }
 
+/* The CODE printer with an indent gives the class part of print(ep) (corpus exported.program.txt). */
+static void test_code_for_print_ep(void **state)
+{
+    (void)state;
+    size_t len, plen;
+    char *text;
+    fx_program *p = load_fixture("mlp_cond_exported.readable.txt", &text, &len);
+    char *prog = read_fixture("mlp_cond_exported.program.txt", &plen);
+    strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "ExportedProgram:\n");
+    fx_print_code_class(p->root, "GraphModule", 4, &sb);
+    sb_puts(&sb, "\nGraph signature:");
+    assert_true(plen > sb.len);
+    assert_memory_equal(sb.s, prog, sb.len);
+    sb_free(&sb);
+    fx_program_free(p);
+    free(text);
+    free(prog);
+}
+
+/* A clone prints the same, and editing it leaves the original untouched. */
+static void test_clone(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text;
+    fx_program *p = load_fixture("mlp_cond_exported.readable.txt", &text, &len);
+    int64_t shape[1] = {4};
+    float *data = calloc(4, sizeof(float));
+    fx_program_add_weight(p, "seq.0.bias", FX_TENSOR_PARAMETER, FX_DT_F32, shape, 1, data, 16, true);
+    fx_program *q = fx_program_clone(p);
+    strbuf sb;
+    sb_init(&sb);
+    fx_print(q, FX_FORM_CODE, &sb);
+    assert_string_equal(sb.s, text);
+    assert_ptr_not_equal(fx_program_weight(q, "seq.0.bias")->data, data);   /* owned data copied */
+    /* edit the clone: the true branch returns its input instead of mul */
+    fx_module *tb = fx_module_child(q->root, "true_graph_0");
+    fx_node *mul = fx_graph_lookup(tb->graph, "mul");
+    fx_node *out = tb->graph->last;
+    out->args->u.seq.items[0]->u.seq.items[0]->u.node = fx_graph_lookup(tb->graph, "linear_1");
+    fx_graph_recompute_users(tb->graph);
+    assert_true(fx_graph_remove(tb->graph, mul));
+    sb_reset(&sb);
+    fx_print(q, FX_FORM_CODE, &sb);
+    assert_non_null(strstr(sb.s, "        def forward(self, linear_1: \"f32[4, 1]\"):\n"
+                                 "            return (linear_1,)\n"));
+    sb_reset(&sb);
+    fx_print(p, FX_FORM_CODE, &sb);
+    assert_string_equal(sb.s, text);
+    sb_free(&sb);
+    fx_program_free(q);
+    fx_program_free(p);
+    free(text);
+}
+
 static void test_tabular(void **state)
 {
     (void)state;
@@ -191,6 +248,8 @@ int main(void)
         cmocka_unit_test(test_fixture_roundtrips),
         cmocka_unit_test(test_code_to_graph),
         cmocka_unit_test(test_print_after_edit),
+        cmocka_unit_test(test_code_for_print_ep),
+        cmocka_unit_test(test_clone),
         cmocka_unit_test(test_tabular),
         cmocka_unit_test(test_inspect),
     };
