@@ -340,6 +340,11 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         char b1[40], b2[40];
         fx_float_repr(re, b1, sizeof b1);
         fx_float_repr(im < 0 ? -im : im, b2, sizeof b2);
+        /* complex.__repr__ formats integral parts without ".0": (1.5-2j). */
+        for (char *b = b1; b; b = b == b1 ? b2 : NULL) {
+            size_t l = strlen(b);
+            if (l > 2 && !strcmp(b + l - 2, ".0")) b[l - 2] = '\0';
+        }
         /* Python complex repr: (1+2j), 2j when the real part is +0. */
         if (re == 0 && !signbit(re)) return fx_arg_str(p, FX_ARG_OPAQUE, arena_printf(&p->arena, "%s%sj", im < 0 ? "-" : "", b2));
         return fx_arg_str(p, FX_ARG_OPAQUE, arena_printf(&p->arena, "(%s%s%sj)", b1, im < 0 ? "-" : "+", b2));

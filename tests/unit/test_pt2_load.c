@@ -330,6 +330,38 @@ static void test_bad_json_programs(void **state)
     free(js);
 }
 
+/* Argument unions the corpus does not exercise, in a hand-written program (the expected
+ * strings are how torch prints these Python values: device(...), torch.channels_last, ...). */
+static void test_synthetic_argument_unions(void **state)
+{
+    (void)state;
+    diag_sink d;
+    diag_init(&d);
+    fx_program *p = pt2_load_file(FIX "synthetic_args.json", &d);
+    if (!p) { diag_render_all(&d, stderr, NULL, false); fail(); }
+    strbuf sb;
+    sb_init(&sb);
+    fx_print(p, FX_FORM_GRAPH, &sb);
+    assert_non_null(strstr(sb.s, "call_function[target=operator.mul](args = (%sym_size_int, 2)"));
+    assert_non_null(strstr(sb.s, "(args = (%x, [None, %b_buf]), kwargs = {})"));
+    assert_non_null(strstr(sb.s, "kwargs = {dtype: torch.bfloat16, layout: torch.strided, device: cuda:1, memory_format: torch.channels_last}"));
+    assert_non_null(strstr(sb.s, "(args = (%to, [[0, 1], [2]]), kwargs = {correction: (1.5-2j), keepdim: True, eps: inf})"));
+    /* The unused first output gets no getitem node; the used one keeps its index. */
+    assert_null(strstr(sb.s, "var_mean_unused_0"));
+    assert_non_null(strstr(sb.s, "%getitem_1 : [num_users=1] = call_function[target=operator.getitem](args = (%var_mean, 1)"));
+    assert_non_null(strstr(sb.s, "return (getitem_1, sym_size_int)"));
+    sb_reset(&sb);
+    assert_true(fx_print_program(p, &sb, &d));
+    assert_non_null(strstr(sb.s, "def forward(self, x: \"f32[s0, 4]\", b_buf):"));
+    assert_non_null(strstr(sb.s, "sym_size_int: \"Sym(s0)\" = torch.ops.aten.sym_size.int(x, 0)"));
+    assert_non_null(strstr(sb.s, "device = device(type='cuda', index=1)"));
+    assert_non_null(strstr(sb.s, "b_buf: BUFFER target='buf' persistent=False\n"));
+    assert_non_null(strstr(sb.s, "Range constraints: {s0: VR[2, int_oo], u0: VR[0, 9223372036854775807]}\n"));
+    sb_free(&sb);
+    fx_program_free(p);
+    diag_free(&d);
+}
+
 /* Byte corruptions of a real program JSON and of a real archive: errors or success, never a
  * crash or an out-of-bounds read (run under valgrind). */
 static void test_corruptions_never_crash(void **state)
@@ -378,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_truncated_and_not_zip),
         cmocka_unit_test(test_bad_json_programs),
         cmocka_unit_test(test_corruptions_never_crash),
+        cmocka_unit_test(test_synthetic_argument_unions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
