@@ -335,7 +335,8 @@ static fx_arg *classify_token(fxp *c, const char *s, size_t n, fxa_mode mode)
         fx_dtype dt = fx_dtype_from_torch_name(s, n);
         if (dt != FX_DT_UNKNOWN && is_ident(s + 6, n - 6))
             return fx_arg_dtype(c->p, dt);
-        if (n > 13 && memcmp(s + n - 7, "_format", 7) == 0 && is_ident(s + 6, n - 6)) {
+        if ((n > 13 && memcmp(s + n - 7, "_format", 7) == 0 && is_ident(s + 6, n - 6)) ||
+            span_is(s, n, "torch.channels_last") || span_is(s, n, "torch.channels_last_3d")) {
             char *t = fx_strndup(c->p, s + 6, n - 6);
             return fx_arg_str(c->p, FX_ARG_MEMFMT, t);
         }

@@ -35,6 +35,7 @@ typedef struct fxp {
     const char *s, *end;      /* cursor within the current line */
     const hashmap *all_names; /* every name defined anywhere in the graph text, may be NULL */
     int depth;
+    const char *ret_type;     /* forward "-> T" while parsing a body */
     bool failed;
 } fxp;
 

@@ -143,6 +143,7 @@ typedef struct fx_meta {
     fx_value *val;            /* NULL = no value meta */
     const char *stack_trace;  /* full text, NULL if none */
     const char *source;       /* summary as shown after "# File: ", NULL if none */
+    const char *annotation;   /* "# Annotation: <this> File: ..." prefix of the header, NULL if none */
     int trace_group;          /* distinguishes consecutive groups with equal summaries */
     const char *nn_module_stack, *source_fn_stack, *torch_fn;  /* raw text, NULL if none */
 } fx_meta;

@@ -73,6 +73,10 @@ static bool same_trace(const fx_meta *a, const fx_meta *b)
         return false;
     if (a->source && strcmp(a->source, b->source) != 0)
         return false;
+    if ((a->annotation == NULL) != (b->annotation == NULL))
+        return false;
+    if (a->annotation && strcmp(a->annotation, b->annotation) != 0)
+        return false;
     return a->trace_group == b->trace_group;
 }
 
@@ -86,16 +90,45 @@ static bool is_ident(const char *s)
     return true;
 }
 
+/* torch.fx.graph _format_target: "self.a.b", non-identifier parts through getattr(x, "0"). */
+static void format_target(strbuf *out, const char *base, const char *target)
+{
+    strbuf r;
+    sb_init(&r);
+    sb_puts(&r, base);
+    const char *p = target;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        char *e = xstrndup(p, n);
+        if (is_ident(e)) {
+            sb_printf(&r, ".%s", e);
+        } else {
+            char *prev = xstrdup(r.s);
+            sb_reset(&r);
+            sb_printf(&r, "getattr(%s, \"%s\")", prev, e);
+            free(prev);
+        }
+        free(e);
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+    sb_puts(out, r.s);
+    sb_free(&r);
+}
+
 /* The RHS of "name = ..." for one node. */
 static void print_rhs(strbuf *out, const fx_node *n)
 {
     const fx_arg *a = n->args;
     switch (n->op) {
     case FX_OP_GET_ATTR:
-        sb_printf(out, "self.%s", n->target);
+        format_target(out, "self", n->target);
         break;
     case FX_OP_CALL_MODULE:
-        sb_printf(out, "self.%s(", n->target);
+        format_target(out, "self", n->target);
+        sb_putc(out, '(');
         print_call_args(out, n, 0);
         sb_putc(out, ')');
         break;
@@ -114,8 +147,11 @@ static void print_rhs(strbuf *out, const fx_node *n)
         }
         if (strcmp(n->target, "builtins.getattr") == 0 && a->u.seq.len == 2 &&
             a->u.seq.items[1]->kind == FX_ARG_STR && is_ident(a->u.seq.items[1]->u.s)) {
-            fx_arg_print(out, a->u.seq.items[0], FXA_REPR);
-            sb_printf(out, ".%s", a->u.seq.items[1]->u.s);
+            strbuf b;
+            sb_init(&b);
+            fx_arg_print(&b, a->u.seq.items[0], FXA_REPR);
+            format_target(out, b.s, a->u.seq.items[1]->u.s);
+            sb_free(&b);
             break;
         }
         const char *t = n->target;
@@ -153,6 +189,18 @@ static void cleanup_visit(fx_node *n, void *vctx)
     }
 }
 
+/* Verbose codegen shows value meta ': "f32[3]"'; otherwise node.type as ' : T'. */
+static void put_annot(strbuf *out, const fx_node *n, bool verbose)
+{
+    if (verbose && fx_value_has_annot(n->meta.val)) {
+        sb_puts(out, ": \"");
+        fx_value_annot(out, n->meta.val);
+        sb_putc(out, '"');
+    } else if (n->type_text) {
+        sb_printf(out, " : %s", n->type_text);
+    }
+}
+
 void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *out)
 {
     fx_graph_renumber((fx_graph *)g);
@@ -174,17 +222,16 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
         if (n->op != FX_OP_PLACEHOLDER)
             continue;
         sb_printf(out, ", %s", n->target);
-        if (verbose && fx_value_has_annot(n->meta.val)) {
-            sb_puts(out, ": \"");
-            fx_value_annot(out, n->meta.val);
-            sb_putc(out, '"');
-        }
+        put_annot(out, n, verbose);
         if (n->args && n->args->u.seq.len) {
             sb_puts(out, " = ");
             fx_arg_print(out, n->args->u.seq.items[0], FXA_REPR);
         }
     }
-    sb_puts(out, "):\n");
+    sb_putc(out, ')');
+    if (g->last && g->last->op == FX_OP_OUTPUT && g->last->type_text)
+        sb_printf(out, " -> %s", g->last->type_text);
+    sb_puts(out, ":\n");
     size_t body = indent + 4;
     const fx_meta *prev = NULL;
     bool first_line = true;
@@ -195,7 +242,10 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
             if (!first_line)
                 sb_putc(out, '\n');
             put_indent(out, body);
-            if (n->meta.source)
+            if (n->meta.annotation)
+                sb_printf(out, "# Annotation: %s File: %s\n", n->meta.annotation,
+                          n->meta.source ? n->meta.source : "");
+            else if (n->meta.source)
                 sb_printf(out, "# File: %s\n", n->meta.source);
             else
                 sb_puts(out, "# No stacktrace found for following nodes\n");
@@ -210,11 +260,7 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
             continue;
         }
         sb_puts(out, n->name);
-        if (verbose && fx_value_has_annot(n->meta.val)) {
-            sb_puts(out, ": \"");
-            fx_value_annot(out, n->meta.val);
-            sb_putc(out, '"');
-        }
+        put_annot(out, n, verbose);
         sb_puts(out, " = ");
         print_rhs(out, n);
         c.user = n;

@@ -144,6 +144,7 @@ static bool parse_node_line(fxp *c)
     fx_node *n = fx_node_new(c->g, name, op, target);
     n->type_text = type_text;
     n->declared_users = (int)nu;
+    n->src_line = c->lineno;
     fx_node_set_args(n, args, kwargs);
     fx_graph_append(c->g, n);
     return true;
@@ -233,7 +234,7 @@ done:
     fx_graph_recompute_users(c.g);
     for (fx_node *n = c.g->first; n; n = n->next)
         if (n->declared_users >= 0 && (size_t)n->declared_users != n->n_users) {
-            diag_loc loc = {file, 0, 0};
+            diag_loc loc = {file, n->src_line, 1};
             diag_warning(d, loc, "node '%%%s' says num_users=%d but has %zu users", n->name,
                          n->declared_users, n->n_users);
         }

@@ -1,0 +1,102 @@
+/* test_fx_corpus.c — conformance: every *.fx.txt, *.readable.txt and *.module.txt under the
+ * corpus loads and prints back byte for byte in its source form. Skips (77) without corpus. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fx/fx.h"
+
+static const char *const kinds[3] = {".fx.txt", ".readable.txt", ".module.txt"};
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+int main(void)
+{
+    const char *corpus = getenv("FXSH_CORPUS");
+    if (!corpus || !*corpus)
+        corpus = FXSH_CORPUS_DEFAULT;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/fx", corpus);
+    DIR *top = opendir(dir);
+    if (!top) {
+        printf("SKIP: no corpus at %s\n", dir);
+        return 77;
+    }
+    int pass[3] = {0}, total[3] = {0};
+    struct dirent *ce;
+    while ((ce = readdir(top))) {
+        if (ce->d_name[0] == '.')
+            continue;
+        char cdir[4096];
+        snprintf(cdir, sizeof cdir, "%s/%s", dir, ce->d_name);
+        DIR *cd = opendir(cdir);
+        if (!cd)
+            continue;
+        struct dirent *fe;
+        while ((fe = readdir(cd))) {
+            int k = -1;
+            for (int i = 0; i < 3; i++)
+                if (ends_with(fe->d_name, kinds[i]))
+                    k = i;
+            if (k < 0)
+                continue;
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", cdir, fe->d_name);
+            size_t len;
+            char *text = slurp(path, &len);
+            if (!text)
+                continue;
+            total[k]++;
+            diag_sink d;
+            diag_init(&d);
+            fx_program *p = fx_load_text(text, len, path, &d);
+            if (!p) {
+                printf("FAIL (load) %s\n", path);
+                diag_render_all(&d, stdout, NULL, false);
+            } else {
+                strbuf sb;
+                sb_init(&sb);
+                fx_print(p, fx_program_source_form(p), &sb);
+                if (sb.len == len && memcmp(sb.s, text, len) == 0)
+                    pass[k]++;
+                else
+                    printf("FAIL (differs) %s\n", path);
+                sb_free(&sb);
+                fx_program_free(p);
+            }
+            diag_free(&d);
+            free(text);
+        }
+        closedir(cd);
+    }
+    closedir(top);
+    int ok = 1;
+    for (int i = 0; i < 3; i++) {
+        printf("round trip %-14s %d/%d\n", kinds[i], pass[i], total[i]);
+        if (pass[i] != total[i])
+            ok = 0;
+    }
+    return ok && total[0] > 0 ? 0 : 1;
+}
