@@ -19,6 +19,8 @@ typedef struct dec {
     fx_program *p;
     diag_sink *d;
     const char *file;
+    const char *text;   /* the JSON source, for the offending line in diagnostics */
+    size_t len;
     arena tmp;          /* JSON DOM */
     bool failed;
 } dec;
@@ -26,8 +28,16 @@ typedef struct dec {
 static void derr(dec *c, const json_value *at, const char *fmt, const char *a, const char *b)
 {
     diag_loc loc = { c->file, at ? at->line : 0, at ? at->col : 0 };
-    diag_error(c->d, loc, fmt, a ? a : "", b ? b : "");
+    diagnostic *dg = diag_error(c->d, loc, fmt, a ? a : "", b ? b : "");
     c->failed = true;
+    if (!at || !c->text) return;
+    /* Only on error: a linear scan to the line is fine. */
+    size_t i = 0;
+    for (int line = 1; line < at->line && i < c->len; i++)
+        if (c->text[i] == '\n') line++;
+    size_t e = i;
+    while (e < c->len && c->text[e] != '\n' && c->text[e] != '\r') e++;
+    if (e - i <= 400) diag_set_source(dg, c->text + i, e - i);
 }
 
 /* ---- enums -------------------------------------------------------------------------------- */
@@ -272,7 +282,11 @@ typedef struct gctx {
 static fx_node *ref(gctx *x, const json_value *at, const char *name)
 {
     fx_node *n = name ? fx_graph_lookup(x->g, name) : NULL;
-    if (!n) derr(x->c, at, "reference to unknown value '%s'%s", name ? name : "?", NULL);
+    if (!n) {
+        /* Point at the name itself when the reference is a {"name": ...} object. */
+        const json_value *nv = json_get(at, "name") ? json_get(at, "name") : json_get(at, "as_name");
+        derr(x->c, nv ? nv : at, "reference to unknown value '%s'%s", name ? name : "?", NULL);
+    }
     return n;
 }
 
@@ -758,6 +772,8 @@ static fx_program *decode_program(const char *text, size_t len, const char *name
     memset(c, 0, sizeof *c);
     c->d = d;
     c->file = name;
+    c->text = text;
+    c->len = len;
     arena_init(&c->tmp);
     json_options o = { .filename = name, .allow_nan_inf = true };
     json_value *root = json_parse(&c->tmp, text, len, &o, d);

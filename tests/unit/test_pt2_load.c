@@ -165,6 +165,7 @@ typedef struct variant {
     size_t len;
     const char *rename_from, *rename_to;
     const char *extra;         /* extra member added (content "x") */
+    const char *root;          /* replaces the "program" root folder ("" = no folder) */
     bool deflate;
 } variant;
 
@@ -196,6 +197,11 @@ static const char *build(const variant *v, char *path)
             len = v->len;
         }
         const char *out_name = v->rename_from && !strcmp(nm, v->rename_from) ? v->rename_to : nm;
+        char rooted[256];
+        if (v->root && !strncmp(out_name, "program/", 8)) {
+            snprintf(rooted, sizeof rooted, "%s%s%s", v->root, *v->root ? "/" : "", out_name + 8);
+            out_name = rooted;
+        }
         zip_source_t *s = zip_source_buffer(dst, buf, len, 1);
         zip_int64_t idx = zip_file_add(dst, out_name, s, ZIP_FL_ENC_UTF_8);
         assert_true(idx >= 0);
@@ -269,6 +275,31 @@ static void test_deflated_and_renamed_config(void **state)
     unlink(path);
 }
 
+static void test_other_roots(void **state)
+{
+    (void)state;
+    static const char *const roots[] = { "model", "" };
+    for (int r = 0; r < 2; r++) {
+        char path[64];
+        build(&(variant){ .root = roots[r] }, path);
+        diag_sink d;
+        diag_init(&d);
+        pt2_archive *ar = pt2_archive_open(path, &d);
+        assert_non_null(ar);
+        assert_string_equal(pt2_archive_root(ar), roots[r]);
+        assert_int_equal(pt2_archive_n_models(ar), 1);
+        assert_string_equal(pt2_archive_model(ar, 0), "model");
+        assert_true(pt2_archive_has(ar, "data/sample_inputs/model.pt"));
+        pt2_archive_close(ar);
+        fx_program *p = pt2_load_file(path, &d);
+        assert_non_null(p);
+        assert_true(pt2_program_has_weight_data(p));
+        fx_program_free(p);
+        diag_free(&d);
+        unlink(path);
+    }
+}
+
 static void test_truncated_and_not_zip(void **state)
 {
     (void)state;
@@ -319,6 +350,8 @@ static void test_bad_json_programs(void **state)
     assert_null(pt2_load_json(js, len, "mlp.json", &d));
     assert_non_null(strstr(d.items[0].message, "unknown value 'q_fc1_bias'"));
     assert_true(d.items[0].line > 0);
+    assert_non_null(d.items[0].source_line);
+    assert_non_null(strstr(d.items[0].source_line, "\"name\": \"q_fc1_bias\""));
     diag_clear(&d);
     assert_null(pt2_load_json("[1, 2]", 6, "a.json", &d));
     assert_non_null(strstr(d.items[0].message, "graph_module"));
@@ -408,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_bad_archives),
         cmocka_unit_test(test_deflated_and_renamed_config),
         cmocka_unit_test(test_truncated_and_not_zip),
+        cmocka_unit_test(test_other_roots),
         cmocka_unit_test(test_bad_json_programs),
         cmocka_unit_test(test_corruptions_never_crash),
         cmocka_unit_test(test_synthetic_argument_unions),
