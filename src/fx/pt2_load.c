@@ -629,7 +629,9 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list
         for (size_t i = 0; i < json_len(outs); i++) {
             const json_value *o = json_at(outs, i);
             const char *on = json_get(o, "name") ? json_str(json_get(o, "name")) : out_name(o);
-            if (!on || strstr(on, "_unused_")) continue;
+            /* Slots nobody read are serialized as "<node>_unused_<i>". */
+            size_t nl = strlen(n->name);
+            if (!on || (!strncmp(on, n->name, nl) && !strncmp(on + nl, "_unused_", 8))) continue;
             if (single_hop) break;
             fx_node *gi = fx_node_new(x.g, on, FX_OP_CALL_FUNCTION, "operator.getitem");
             if (strcmp(gi->name, on) != 0) derr(c, o, "output name '%s' is defined twice%s", on, NULL);
