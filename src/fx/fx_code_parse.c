@@ -176,6 +176,10 @@ static bool parse_rhs(fxp *c, const char *s, const char *e, fx_opcode *op, char 
 {
     fx_program *p = c->p;
     *kwargs = NULL;
+    if (s >= e) {
+        fxp_error(c, s, "expected an expression after '='");
+        return false;
+    }
     const char *after = self_chain(p, s, e, target);
     if (after == e) {
         *op = FX_OP_GET_ATTR;
@@ -468,8 +472,11 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
         fx_opcode op;
         char *target = NULL;
         fx_arg *args = NULL, *kwargs = NULL;
-        if (!parse_rhs(c, c->s, stmt_end, &op, &target, &args, &kwargs))
+        const char *rhs = c->s;
+        if (!parse_rhs(c, rhs, stmt_end, &op, &target, &args, &kwargs)) {
+            fxp_error(c, rhs, "cannot read this statement as an FX node");
             return false;
+        }
         fx_node *n = fx_node_new(c->g, name, op, target);
         fx_node_set_args(n, args, kwargs);
         n->meta.val = val;
@@ -559,7 +566,11 @@ static void prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
         while (e < l->len && fxp_is_ident_char(l->s[e]))
             e++;
         if (e > k && e < l->len && (l->s[e] == ':' || (l->len - e >= 3 && memcmp(l->s + e, " = ", 3) == 0)))
-            hm_put(all, fx_strndup(p, l->s + k, e - k), (void *)1);
+        {
+            char *nm = fx_strndup(p, l->s + k, e - k);
+            if (!hm_has(all, nm))
+                hm_put(all, nm, (void *)(uintptr_t)l->no);
+        }
     }
 }
 
@@ -588,7 +599,10 @@ fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, d
         fxp_error(&c, NULL, "empty text: expected 'class GraphModule(torch.nn.Module):'");
     } else if (parse_class_header(&c, &lines.items[i], 0, &name)) {
         p->root->name = p->root->type = name;
-        if (parse_class(&c, &lines, &i, 0, p->root) && i < lines.len) {
+        bool ok = parse_class(&c, &lines, &i, 0, p->root);
+        if (!ok && !c.failed)
+            fxp_error(&c, c.s, "could not read this line");   /* safety net: never half-load */
+        if (ok && i < lines.len) {
             set_line(&c, &lines.items[i]);
             fxp_error(&c, c.s, "unexpected text after the module");
         }

@@ -301,6 +301,7 @@ static fx_graph *graph_new(fx_module *m)
     fx_graph *g = fx_alloc(m->prog, sizeof *g);
     g->owner = m;
     hm_init(&g->names);
+    hm_init(&g->name_counters);
     return g;
 }
 
@@ -321,8 +322,10 @@ fx_program *fx_program_new(const char *root_name)
 
 static void module_free_maps(fx_module *m)
 {
-    if (m->graph)
+    if (m->graph) {
         hm_free(&m->graph->names);
+        hm_free(&m->graph->name_counters);
+    }
     for (fx_module *c = m->first_child; c; c = c->next_sibling)
         module_free_maps(c);
 }
@@ -451,11 +454,19 @@ const char *fx_graph_unique_name(fx_graph *g, const char *base)
     fx_program *p = g->owner->prog;
     if (!hm_has(&g->names, base))
         return fx_strdup(p, base);
+    /* continue from the last suffix handed out for this base, so n same-named nodes cost O(n) */
+    size_t start = (size_t)(uintptr_t)hm_get(&g->name_counters, base);
     char buf[256];
-    for (size_t i = 1;; i++) {
+    for (size_t i = start ? start : 1;; i++) {
         snprintf(buf, sizeof buf, "%.200s_%zu", base, i);
-        if (!hm_has(&g->names, buf))
+        if (!hm_has(&g->names, buf)) {
+            const char *key = hm_has(&g->name_counters, base) ? NULL : fx_strdup(p, base);
+            if (key)
+                hm_put(&g->name_counters, key, (void *)(uintptr_t)(i + 1));
+            else
+                hm_put(&g->name_counters, base, (void *)(uintptr_t)(i + 1));
             return fx_strdup(p, buf);
+        }
     }
 }
 
@@ -499,6 +510,16 @@ void fx_graph_insert_before(fx_graph *g, fx_node *before, fx_node *n)
     fx_graph_insert_after(g, before ? before->prev : g->last, n);
 }
 
+static void drop_user(fx_node *input, void *vuser)
+{
+    fx_node *user = vuser;
+    size_t k = 0;
+    for (size_t i = 0; i < input->n_users; i++)
+        if (input->users[i] != user)
+            input->users[k++] = input->users[i];
+    input->n_users = k;
+}
+
 bool fx_graph_remove(fx_graph *g, fx_node *n)
 {
     if (n->graph != g || n->n_users)
@@ -515,7 +536,10 @@ bool fx_graph_remove(fx_graph *g, fx_node *n)
     g->n_nodes--;
     if (hm_get(&g->names, n->name) == n)
         hm_remove(&g->names, n->name);
-    fx_graph_recompute_users(g);
+    /* drop n from its inputs' user lists (O(uses)), instead of a whole-graph recompute */
+    fx_arg_each_node(n->args, drop_user, n);
+    fx_arg_each_node(n->kwargs, drop_user, n);
+    fx_graph_renumber(g);
     return true;
 }
 

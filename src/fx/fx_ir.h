@@ -172,6 +172,7 @@ struct fx_graph {
     fx_node *first, *last;
     size_t n_nodes;
     hashmap names;            /* name -> fx_node* */
+    hashmap name_counters;    /* base name -> next suffix to try (fx_graph_unique_name) */
 };
 
 /* Parameter / buffer / constant record of a module or of the program weights table. */
@@ -288,7 +289,8 @@ fx_node *fx_node_new(fx_graph *g, const char *name, fx_opcode op, const char *ta
 void fx_graph_append(fx_graph *g, fx_node *n);
 void fx_graph_insert_before(fx_graph *g, fx_node *before, fx_node *n);
 void fx_graph_insert_after(fx_graph *g, fx_node *after, fx_node *n);
-/* Unlinks n (it must have no users); its name becomes free. Memory stays in the arena. */
+/* Unlinks n (it must have no users); its name becomes free and it is dropped from its
+ * inputs' user lists. Memory stays in the arena. */
 bool fx_graph_remove(fx_graph *g, fx_node *n);
 void fx_node_set_args(fx_node *n, fx_arg *args_tuple, fx_arg *kwargs_dict);
 fx_node *fx_graph_lookup(const fx_graph *g, const char *name);

@@ -298,5 +298,19 @@ void fx_print_code_module(const fx_module *m, const char *class_name, size_t ind
 
 void fx_print_code_class(const fx_module *m, const char *class_name, size_t indent, strbuf *out)
 {
-    fx_print_code_module(m, class_name, indent, out);
+    if (!indent) {
+        fx_print_code_module(m, class_name, 0, out);
+        return;
+    }
+    /* print(ep) indents the readable text line by line, blank lines and the end included */
+    strbuf tmp;
+    sb_init(&tmp);
+    fx_print_code_module(m, class_name, 0, &tmp);
+    sb_spaces(out, indent);
+    for (const char *p = tmp.s; *p; p++) {
+        sb_putc(out, *p);
+        if (*p == '\n')
+            sb_spaces(out, indent);
+    }
+    sb_free(&tmp);
 }

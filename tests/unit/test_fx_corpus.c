@@ -44,12 +44,12 @@ int main(void)
         printf("SKIP: no corpus at %s\n", dir);
         return 77;
     }
-    int pass[3] = {0}, total[3] = {0};
+    int pass[3] = {0}, total[3] = {0}, incomplete = 0;
     struct dirent *ce;
     while ((ce = readdir(top))) {
         if (ce->d_name[0] == '.')
             continue;
-        char cdir[4096];
+        char cdir[8192];
         snprintf(cdir, sizeof cdir, "%s/%s", dir, ce->d_name);
         DIR *cd = opendir(cdir);
         if (!cd)
@@ -62,13 +62,18 @@ int main(void)
                     k = i;
             if (k < 0)
                 continue;
-            char path[8192];
+            char path[16384];
             snprintf(path, sizeof path, "%s/%s", cdir, fe->d_name);
             size_t len;
             char *text = slurp(path, &len);
             if (!text)
                 continue;
             total[k]++;
+            /* a whole file pasted into the REPL is a complete block */
+            if (!fx_text_complete(text, len)) {
+                printf("FAIL (not complete) %s\n", path);
+                incomplete++;
+            }
             diag_sink d;
             diag_init(&d);
             fx_program *p = fx_load_text(text, len, path, &d);
@@ -98,5 +103,5 @@ int main(void)
         if (pass[i] != total[i])
             ok = 0;
     }
-    return ok && total[0] > 0 ? 0 : 1;
+    return ok && !incomplete && total[0] > 0 ? 0 : 1;
 }

@@ -94,6 +94,13 @@ static void test_insert_remove_and_names(void **state)
     assert_int_equal(g->n_nodes, 3);
     assert_null(fx_graph_lookup(g, "add_1"));
     assert_ptr_equal(a1->next, out);
+    assert_int_equal(a1->n_users, 1);   /* a2 dropped from a1's users on removal */
+    assert_ptr_equal(a1->users[0], out);
+    /* many same-named nodes get consecutive suffixes */
+    const char *nm = NULL;
+    for (int i = 0; i < 50; i++)
+        nm = fx_node_new(g, "add", FX_OP_CALL_FUNCTION, "operator.add")->name;
+    assert_string_equal(nm, "add_51");
 
     strbuf sb;
     sb_init(&sb);

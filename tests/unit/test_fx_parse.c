@@ -71,6 +71,22 @@ static void test_graph_errors(void **state)
                  "after the return line");
 }
 
+static void test_hints(void **state)
+{
+    (void)state;
+    const char *text = HDR "    %a : [num_users=1] = call_function[target=f](args = (%b,), kwargs = {})\n"
+                           "    %b : [num_users=1] = call_function[target=f](args = (%x,), kwargs = {})\n    return a";
+    diag_sink d;
+    diag_init(&d);
+    assert_null(fx_load_text(text, strlen(text), "h.txt", &d));
+    assert_int_equal(d.len, 1);
+    assert_non_null(d.items[0].hint);
+    assert_non_null(strstr(d.items[0].hint, "defined on line 4"));
+    assert_string_equal(d.items[0].source_line,
+                        "    %a : [num_users=1] = call_function[target=f](args = (%b,), kwargs = {})");
+    diag_free(&d);
+}
+
 static void test_graph_args_and_warning(void **state)
 {
     (void)state;
@@ -186,6 +202,11 @@ static void test_code_subgraphs(void **state)
         "            return (neg,)\n";
     assert_true(fx_text_complete(text, strlen(text)));
     assert_false(fx_text_complete(text, strlen(text) - 32));   /* inside the last forward */
+    /* after the root forward returned, the branches are still to come */
+    const char *root_end = strstr(text, "        return (getitem,)\n") + 26;
+    assert_false(fx_text_complete(text, (size_t)(root_end - text)));
+    const char *first_branch_end = strstr(text, "            return (mul,)\n") + 26;
+    assert_false(fx_text_complete(text, (size_t)(first_branch_end - text)));
     diag_sink d;
     diag_init(&d);
     fx_program *p = fx_load_text(text, strlen(text), "r.txt", &d);
@@ -264,6 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_errors),
+        cmocka_unit_test(test_hints),
         cmocka_unit_test(test_graph_args_and_warning),
         cmocka_unit_test(test_old_users_form_and_default),
         cmocka_unit_test(test_code_errors),

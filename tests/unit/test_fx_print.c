@@ -115,6 +115,27 @@ static void test_print_after_edit(void **state)
     free(text);
 }
 
+/* The CODE printer with an indent gives the class part of print(ep) (corpus exported.program.txt). */
+static void test_code_for_print_ep(void **state)
+{
+    (void)state;
+    size_t len, plen;
+    char *text;
+    fx_program *p = load_fixture("mlp_cond_exported.readable.txt", &text, &len);
+    char *prog = read_fixture("mlp_cond_exported.program.txt", &plen);
+    strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "ExportedProgram:\n");
+    fx_print_code_class(p->root, "GraphModule", 4, &sb);
+    sb_puts(&sb, "\nGraph signature:");
+    assert_true(plen > sb.len);
+    assert_memory_equal(sb.s, prog, sb.len);
+    sb_free(&sb);
+    fx_program_free(p);
+    free(text);
+    free(prog);
+}
+
 static void test_tabular(void **state)
 {
     (void)state;
@@ -191,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_fixture_roundtrips),
         cmocka_unit_test(test_code_to_graph),
         cmocka_unit_test(test_print_after_edit),
+        cmocka_unit_test(test_code_for_print_ep),
         cmocka_unit_test(test_tabular),
         cmocka_unit_test(test_inspect),
     };
