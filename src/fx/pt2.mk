@@ -27,3 +27,8 @@ tests_unit_test_pt2_corpus_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CORPUS_DEFAULT='"$(a
 tests_unit_test_pt2_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_pt2_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+EXTRA_DIST += tests/fixtures/pt2/mlp.pt2 tests/fixtures/pt2/mlp.json tests/fixtures/pt2/cond_dynamic.json \
+	tests/fixtures/pt2/synthetic_args.json \
+	tests/fixtures/pt2/mlp.exported.fx.txt tests/fixtures/pt2/mlp.exported.readable.txt \
+	tests/fixtures/pt2/mlp.exported.program.txt tests/fixtures/pt2/cond_dynamic.exported.fx.txt \
+	tests/fixtures/pt2/cond_dynamic.exported.readable.txt tests/fixtures/pt2/cond_dynamic.exported.program.txt

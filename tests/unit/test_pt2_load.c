@@ -165,6 +165,7 @@ typedef struct variant {
     size_t len;
     const char *rename_from, *rename_to;
     const char *extra;         /* extra member added (content "x") */
+    const char *root;          /* replaces the "program" root folder ("" = no folder) */
     bool deflate;
 } variant;
 
@@ -196,6 +197,11 @@ static const char *build(const variant *v, char *path)
             len = v->len;
         }
         const char *out_name = v->rename_from && !strcmp(nm, v->rename_from) ? v->rename_to : nm;
+        char rooted[256];
+        if (v->root && !strncmp(out_name, "program/", 8)) {
+            snprintf(rooted, sizeof rooted, "%s%s%s", v->root, *v->root ? "/" : "", out_name + 8);
+            out_name = rooted;
+        }
         zip_source_t *s = zip_source_buffer(dst, buf, len, 1);
         zip_int64_t idx = zip_file_add(dst, out_name, s, ZIP_FL_ENC_UTF_8);
         assert_true(idx >= 0);
@@ -269,6 +275,31 @@ static void test_deflated_and_renamed_config(void **state)
     unlink(path);
 }
 
+static void test_other_roots(void **state)
+{
+    (void)state;
+    static const char *const roots[] = { "model", "" };
+    for (int r = 0; r < 2; r++) {
+        char path[64];
+        build(&(variant){ .root = roots[r] }, path);
+        diag_sink d;
+        diag_init(&d);
+        pt2_archive *ar = pt2_archive_open(path, &d);
+        assert_non_null(ar);
+        assert_string_equal(pt2_archive_root(ar), roots[r]);
+        assert_int_equal(pt2_archive_n_models(ar), 1);
+        assert_string_equal(pt2_archive_model(ar, 0), "model");
+        assert_true(pt2_archive_has(ar, "data/sample_inputs/model.pt"));
+        pt2_archive_close(ar);
+        fx_program *p = pt2_load_file(path, &d);
+        assert_non_null(p);
+        assert_true(pt2_program_has_weight_data(p));
+        fx_program_free(p);
+        diag_free(&d);
+        unlink(path);
+    }
+}
+
 static void test_truncated_and_not_zip(void **state)
 {
     (void)state;
@@ -319,6 +350,8 @@ static void test_bad_json_programs(void **state)
     assert_null(pt2_load_json(js, len, "mlp.json", &d));
     assert_non_null(strstr(d.items[0].message, "unknown value 'q_fc1_bias'"));
     assert_true(d.items[0].line > 0);
+    assert_non_null(d.items[0].source_line);
+    assert_non_null(strstr(d.items[0].source_line, "\"name\": \"q_fc1_bias\""));
     diag_clear(&d);
     assert_null(pt2_load_json("[1, 2]", 6, "a.json", &d));
     assert_non_null(strstr(d.items[0].message, "graph_module"));
@@ -328,6 +361,38 @@ static void test_bad_json_programs(void **state)
     assert_true(diag_has_errors(&d));
     diag_free(&d);
     free(js);
+}
+
+/* Argument unions the corpus does not exercise, in a hand-written program (the expected
+ * strings are how torch prints these Python values: device(...), torch.channels_last, ...). */
+static void test_synthetic_argument_unions(void **state)
+{
+    (void)state;
+    diag_sink d;
+    diag_init(&d);
+    fx_program *p = pt2_load_file(FIX "synthetic_args.json", &d);
+    if (!p) { diag_render_all(&d, stderr, NULL, false); fail(); }
+    strbuf sb;
+    sb_init(&sb);
+    fx_print(p, FX_FORM_GRAPH, &sb);
+    assert_non_null(strstr(sb.s, "call_function[target=operator.mul](args = (%sym_size_int, 2)"));
+    assert_non_null(strstr(sb.s, "(args = (%x, [None, %b_buf]), kwargs = {})"));
+    assert_non_null(strstr(sb.s, "kwargs = {dtype: torch.bfloat16, layout: torch.strided, device: cuda:1, memory_format: torch.channels_last}"));
+    assert_non_null(strstr(sb.s, "(args = (%to, [[0, 1], [2]]), kwargs = {correction: (1.5-2j), keepdim: True, eps: inf})"));
+    /* The unused first output gets no getitem node; the used one keeps its index. */
+    assert_null(strstr(sb.s, "var_mean_unused_0"));
+    assert_non_null(strstr(sb.s, "%getitem_1 : [num_users=1] = call_function[target=operator.getitem](args = (%var_mean, 1)"));
+    assert_non_null(strstr(sb.s, "return (getitem_1, sym_size_int)"));
+    sb_reset(&sb);
+    assert_true(fx_print_program(p, &sb, &d));
+    assert_non_null(strstr(sb.s, "def forward(self, x: \"f32[s0, 4]\", b_buf):"));
+    assert_non_null(strstr(sb.s, "sym_size_int: \"Sym(s0)\" = torch.ops.aten.sym_size.int(x, 0)"));
+    assert_non_null(strstr(sb.s, "device = device(type='cuda', index=1)"));
+    assert_non_null(strstr(sb.s, "b_buf: BUFFER target='buf' persistent=False\n"));
+    assert_non_null(strstr(sb.s, "Range constraints: {s0: VR[2, int_oo], u0: VR[0, 9223372036854775807]}\n"));
+    sb_free(&sb);
+    fx_program_free(p);
+    diag_free(&d);
 }
 
 /* Byte corruptions of a real program JSON and of a real archive: errors or success, never a
@@ -376,8 +441,10 @@ int main(void)
         cmocka_unit_test(test_bad_archives),
         cmocka_unit_test(test_deflated_and_renamed_config),
         cmocka_unit_test(test_truncated_and_not_zip),
+        cmocka_unit_test(test_other_roots),
         cmocka_unit_test(test_bad_json_programs),
         cmocka_unit_test(test_corruptions_never_crash),
+        cmocka_unit_test(test_synthetic_argument_unions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
