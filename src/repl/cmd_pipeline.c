@@ -115,8 +115,8 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         }
         *eq = *lb = *rb = '\0';
         export_input_decl decl = {.name = s, .dtype = fx_dtype_from_abbr(eq + 1, strlen(eq + 1))};
-        if (decl.dtype == FX_DTYPE_UNKNOWN) decl.dtype = fx_dtype_from_torch_name(eq + 1, strlen(eq + 1));
-        if (decl.dtype == FX_DTYPE_UNKNOWN) {
+        if (decl.dtype == FX_DT_UNKNOWN) decl.dtype = fx_dtype_from_torch_name(eq + 1, strlen(eq + 1));
+        if (decl.dtype == FX_DT_UNKNOWN) {
             diag_error(diag, (diag_loc){0}, "inputs: unknown dtype '%s' for %s (use f32, i64, b8, ...)", eq + 1, s);
             return false;
         }
