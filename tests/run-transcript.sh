@@ -8,7 +8,7 @@
 #   LINE                           expected output (stdout and stderr, merged, in order)
 #   ? N                            expected exit status (default 0)
 # Commands run in $FXSH_TOP (the source tree top; else the transcript's directory), with HOME in a scratch directory,
-# FXSH_HISTFILE=/dev/null, NO_COLOR=1 and LC_ALL=C.
+# FXSH_HISTFILE=/dev/null, NO_COLOR=1, LC_ALL=C and FXSH_SCRATCH, an empty directory per case.
 set -u
 t=$1
 [ -f "$t" ] || { echo "no such transcript: $t" >&2; exit 99; }
@@ -25,7 +25,9 @@ cmd= cmdline=0
 run_case() {
     [ -n "$cmd" ] || return 0
     caseno=$((caseno + 1))
-    (cd "$dir" && FXSH_SCRATCH="$scratch" sh -c "fxsh() { \"\$FXSH\" \"\$@\"; }; $cmd" \
+    # Each case gets an empty scratch directory of its own ($FXSH_SCRATCH) for files it writes.
+    mkdir "$scratch/case$caseno"
+    (cd "$dir" && FXSH_SCRATCH="$scratch/case$caseno" sh -c "fxsh() { \"\$FXSH\" \"\$@\"; }; $cmd" \
         <"$scratch/stdin" >"$scratch/actual" 2>&1)
     status=$?
     # Blank lines separate cases, so trailing blank lines are not part of either side.

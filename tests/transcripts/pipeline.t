@@ -1,0 +1,86 @@
+## pipeline.t — the export pipeline: progress lines, stages, step-by-step = export, diff, set,
+## failures that keep earlier stages, ops.
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c export -c stages
+[torch.onnx] Run decompositions...
+[torch.onnx] Run decompositions... ✅
+[torch.onnx] Translate the graph into ONNX...
+[torch.onnx] Translate the graph into ONNX... ✅
+[torch.onnx] Optimize the ONNX graph...
+[torch.onnx] Optimize the ONNX graph... ✅
+  fx          -
+  exported    FX program  (tests/fixtures/repl/mlp_cond.pt2)
+  decomposed  FX program  (decompose (ONNX table))
+  onnx        ONNX model  (translate)
+* optimized   ONNX model  (optimize)
+
+## Running the stages one by one prints the same final model as `export`.
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c export -c 'show optimized' > $FXSH_SCRATCH/a; fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c step -c step -c step -c 'show optimized' | grep -v '^\[torch.onnx\]' > $FXSH_SCRATCH/b; grep -v '^\[torch.onnx\]' $FXSH_SCRATCH/a | cmp - $FXSH_SCRATCH/b && echo same
+same
+
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c 'export verbose=False' -c 'diff onnx optimized'
+- Constant_3  Constant()
+- scalar_tensor_default  Cast(val_0)
+onnx -> optimized: 0 added, 2 removed, 0 changed (7 -> 5 nodes)
+
+$ fxsh -c 'set' -c 'set opset_version 17' -c 'set nosuch 1' -c 'set optimize maybe'
+opset_version                20          # default-domain opset of the ONNX model (18..23)
+input_names                  None        # names of the graph inputs, comma-separated
+output_names                 None        # names of the graph outputs, comma-separated
+dynamic_shapes               None        # symbolic dims, e.g. x:0=batch
+dynamic_axes                 None        # legacy form of dynamic_shapes (converted)
+inputs                       None        # example inputs of a torch-level graph, e.g. x=f32[4,3]
+export_params                True        # store the weights in the model
+keep_initializers_as_inputs  False       # also list initializers as graph inputs
+do_constant_folding          True        # fold constants while optimizing
+optimize                     True        # run the optimize stage
+external_data                False       # save weights of 1 KiB and more to FILE.data
+verbose                      True        # print the [torch.onnx] progress lines
+-c:3: error: set: no setting named 'nosuch'
+  hint: `set` lists them
+-c:4: error: set: optimize takes True or False, not 'maybe'
+? 1
+
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c 'export opset_version=17 optimize=False verbose=False' -c stages
+Setting ONNX exporter to use operator set version 18 because the requested opset_version 17 is a lower version than we have implementations for. Automatic version conversion will be performed, which may not be successful at converting to the requested version. If version conversion is unsuccessful, the opset version of the exported model will be kept at 18. Please consider setting opset_version >=18 to leverage latest ONNX features
+  fx          -
+  exported    FX program  (tests/fixtures/repl/mlp_cond.pt2)
+  decomposed  FX program  (decompose (ONNX table))
+* onnx        ONNX model  (translate)
+  optimized   -
+
+## An op without a lowering: the translate stage fails, names the node and says how to add one.
+$ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt' -c export -c stages
+[torch.onnx] Run decompositions...
+[torch.onnx] Run decompositions... ✅
+[torch.onnx] Translate the graph into ONNX...
+[torch.onnx] Translate the graph into ONNX... ❌
+-c:2: tests/fixtures/repl/nolowering.fx.txt: error: No ONNX lowering for torch.ops.aten.frobnicate.default (node %frobnicate)
+  hint: add one with `ops load FILE`, a YAML file like:
+    opset: 18
+    rules:
+      - target: aten.frobnicate.default
+        schema: frobnicate(Tensor self) -> Tensor
+        lowering: 'frobnicate (self) => (result) { result = Identity (self) }'
+-c:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
+  hint: the onnx stage failed; earlier stages are kept: `stages`, `show decomposed`
+  fx          -
+  exported    FX program  (tests/fixtures/repl/nolowering.fx.txt)
+* decomposed  FX program  (decompose (ONNX table))
+  onnx        -
+  optimized   -
+? 1
+
+## (the first line names the YAML file and line the rule comes from)
+$ fxsh -c 'ops show aten.relu.default' -c 'ops show aten.nosuch.default' 2>&1 | tail -n +2
+- target: aten.relu.default
+  opset: 18
+  schema: relu(Tensor self) -> Tensor
+  lowering: |
+    relu (self) => (result) { result = Relu (self) }
+-c:2: error: ops show: no rule for aten.nosuch.default
+  hint: `ops` lists the covered targets; `ops load FILE` adds rules
+
+$ fxsh -c 'step'
+-c:1: error: step: nothing loaded
+? 1
+
