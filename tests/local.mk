@@ -1,7 +1,7 @@
 # tests/local.mk — cmocka unit tests of base and repl, transcript tests, examples.
 TEST_EXTENSIONS = .t
 T_LOG_COMPILER = $(srcdir)/tests/run-transcript.sh
-AM_TESTS_ENVIRONMENT = FXSH=$(abs_builddir)/fxsh$(EXEEXT); FXSH_TOP=$(abs_top_srcdir); FXSH_CORPUS=$${FXSH_CORPUS:-$(abs_top_srcdir)/../shared/corpus}; export FXSH FXSH_TOP FXSH_CORPUS;
+AM_TESTS_ENVIRONMENT = FXSH=$(abs_builddir)/fxsh$(EXEEXT); FXSH_TOP=$(abs_top_srcdir); FXSH_SHAREDIR=$(abs_top_srcdir)/share/fxsh; FXSH_CORPUS=$${FXSH_CORPUS:-$(abs_top_srcdir)/../shared/corpus}; export FXSH FXSH_TOP FXSH_SHAREDIR FXSH_CORPUS;
 EXTRA_DIST += tests/run-transcript.sh scripts/quickstart.sh examples tests/fixtures tests/transcripts
 
 if HAVE_CMOCKA
