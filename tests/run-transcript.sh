@@ -4,7 +4,7 @@
 # Format (one case after another):
 #   ## comment                     ignored anywhere (a line starting with `##`)
 #   $ fxsh ARGS...                 a shell command; `fxsh` is the binary under test
-#   < LINE                         a line fed to the command's standard input (optional)
+#   < LINE                         a line fed to standard input ("< " + nothing: an empty line)
 #   LINE                           expected output (stdout and stderr, merged, in order)
 #   ? N                            expected exit status (default 0)
 # Commands run in $FXSH_TOP (the source tree top; else the transcript's directory), with HOME in a scratch directory,
@@ -56,8 +56,8 @@ while IFS= read -r line || [ -n "$line" ]; do
         run_case
         cmd=${line#'$ '}; cmdline=$lineno; want_status=0
         : >"$scratch/expected"; : >"$scratch/stdin" ;;
-    '< '*|'<')
-        [ -n "$cmd" ] && printf '%s\n' "${line#'<'}" | sed '1s/^ //' >>"$scratch/stdin" ;;
+    '< '*)
+        [ -n "$cmd" ] && printf '%s\n' "${line#'< '}" >>"$scratch/stdin" ;;
     '? '*)
         want_status=${line#'? '} ;;
     *)

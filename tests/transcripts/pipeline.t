@@ -1,6 +1,6 @@
 ## pipeline.t — the export pipeline: progress lines, stages, step-by-step = export, diff, set,
 ## failures that keep earlier stages, ops.
-$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c export -c stages
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c export -c stages
 [torch.onnx] Run decompositions...
 [torch.onnx] Run decompositions... ✅
 [torch.onnx] Translate the graph into ONNX...
@@ -8,16 +8,16 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c export -c stages
 [torch.onnx] Optimize the ONNX graph...
 [torch.onnx] Optimize the ONNX graph... ✅
   fx          -
-  exported    FX program  (tests/fixtures/repl/mlp_cond.pt2)
+  exported    FX program  (examples/data/mlp_cond.pt2)
   decomposed  FX program  (decompose (ONNX table))
   onnx        ONNX model  (translate)
 * optimized   ONNX model  (optimize)
 
 ## Running the stages one by one prints the same final model as `export`.
-$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c export -c 'show optimized' > $FXSH_SCRATCH/a; fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c step -c step -c step -c 'show optimized' | grep -v '^\[torch.onnx\]' > $FXSH_SCRATCH/b; grep -v '^\[torch.onnx\]' $FXSH_SCRATCH/a | cmp - $FXSH_SCRATCH/b && echo same
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c export -c 'show optimized' > $FXSH_SCRATCH/a; fxsh -c 'load examples/data/mlp_cond.pt2' -c step -c step -c step -c 'show optimized' | grep -v '^\[torch.onnx\]' > $FXSH_SCRATCH/b; grep -v '^\[torch.onnx\]' $FXSH_SCRATCH/a | cmp - $FXSH_SCRATCH/b && echo same
 same
 
-$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c 'export verbose=False' -c 'diff onnx optimized'
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'diff onnx optimized'
 - Constant_3  Constant()
 - scalar_tensor_default  Cast(val_0)
 onnx -> optimized: 0 added, 2 removed, 0 changed (7 -> 5 nodes)
@@ -40,10 +40,10 @@ verbose                      True        # print the [torch.onnx] progress lines
 -c:4: error: set: optimize takes True or False, not 'maybe'
 ? 1
 
-$ fxsh -c 'load tests/fixtures/repl/mlp_cond.pt2' -c 'export opset_version=17 optimize=False verbose=False' -c stages
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export opset_version=17 optimize=False verbose=False' -c stages
 Setting ONNX exporter to use operator set version 18 because the requested opset_version 17 is a lower version than we have implementations for. Automatic version conversion will be performed, which may not be successful at converting to the requested version. If version conversion is unsuccessful, the opset version of the exported model will be kept at 18. Please consider setting opset_version >=18 to leverage latest ONNX features
   fx          -
-  exported    FX program  (tests/fixtures/repl/mlp_cond.pt2)
+  exported    FX program  (examples/data/mlp_cond.pt2)
   decomposed  FX program  (decompose (ONNX table))
 * onnx        ONNX model  (translate)
   optimized   -

@@ -41,7 +41,7 @@ show
 ## Comments and blank lines are ignored; quit stops reading.
 $ fxsh
 < # a comment
-<
+< 
 < quit
 < nosuch
 
