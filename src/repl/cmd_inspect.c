@@ -78,12 +78,14 @@ static int show_onnx(session *s, const stage *st, show_form form)
         session_error(s, "show: the %s stage is an ONNX model; it prints only as ONNX text", st->name);
         return 1;
     }
+    /* Streamed: a model with large initializers prints in bounded memory. */
     strbuf sb;
     sb_init(&sb);
-    ox_print_model(st->onnx->proto, &sb, NULL);
-    emit(s, &sb);
+    int rc = ox_print_model(st->onnx->proto, &sb, s->out);
+    fputc('\n', s->out);
     sb_free(&sb);
-    return 0;
+    if (rc) session_error(s, "show: write error");
+    return rc ? 1 : 0;
 }
 
 int cmd_show(session *s, int argc, char **argv)
