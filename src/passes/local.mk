@@ -3,12 +3,22 @@ libfxsh_a_SOURCES += src/passes/export.h src/passes/export.c
 libfxsh_a_SOURCES += src/passes/decompose.h src/passes/decompose.c
 
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_export_corpus
-TESTS += tests/unit/test_export_corpus
+check_PROGRAMS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic
+TESTS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic
+tests_unit_test_decompose_basic_SOURCES = tests/unit/test_decompose_basic.c
+tests_unit_test_decompose_basic_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_decompose_basic_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_decompose_basic_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_EXPORT_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/export"' 
+tests_unit_test_export_basic_SOURCES = tests/unit/test_export_basic.c
+tests_unit_test_export_basic_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_export_basic_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_export_basic_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_EXPORT_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/export"' 
 tests_unit_test_export_corpus_SOURCES = tests/unit/test_export_corpus.c
 tests_unit_test_export_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_export_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_export_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"' \
-	-DEXPORT_FLOOR=0 -DDECOMP_FLOOR=0 -DONNX_FLOOR=0
+	-DEXPORT_FLOOR=7 -DDECOMP_FLOOR=20 -DONNX_FLOOR=22
 endif

@@ -85,7 +85,7 @@ int main(void)
     while ((ce = readdir(top))) {
         if (ce->d_name[0] == '.')
             continue;
-        char path[4200];
+        char path[4400];
         size_t len, elen;
         diag_sink d;
         diag_init(&d);
