@@ -2,79 +2,26 @@
 #include "passes/decompose.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "passes/pass_tables.h"
 #include "passes/export.h"
 
-/* ---- decomposition templates ----------------------------------------------------------------
- * schema: argument names of the source overload ("name=default"); `when`: comma-separated
- * conditions (rank(a)==N, a==None, a!=None); body: ';'-separated calls "[local =] target(args
- * [| kw=value, ...])" where a name is a schema argument, an earlier local, or a literal. The value
- * of the last call (or a final bare local) replaces the source node. A call marked "~" is traced
- * and then dropped as dead code, so it consumes its name as torch's trace + DCE does. Kwargs
- * whose value is an absent argument are dropped. Arguments equal to their schema default are
- * written out only when the template names them. */
+/* ---- decomposition templates (share/fxsh/decomp/core.yaml documents the syntax) ------------------ */
 enum { T_DEFAULT = 1, T_ONNX = 2 };
 
 typedef struct decomp_rule {
     unsigned tables;
-    const char *target;
+    const char *target;     /* "aten.linear.default" */
     const char *schema;
     const char *when;
     const char *body;
+    int next;               /* next rule with the same target, -1 at the end */
 } decomp_rule;
-
-static const decomp_rule rules[] = {
-    { T_DEFAULT, "aten.linear.default", "input,weight,bias=None", "rank(input)==2,bias!=None",
-      "permute = aten.permute.default(weight, [1, 0]); aten.addmm.default(bias, input, permute)" },
-    { T_DEFAULT, "aten.linear.default", "input,weight,bias=None", "rank(input)==2,bias==None",
-      "permute = aten.permute.default(weight, [1, 0]); aten.mm.default(input, permute)" },
-    { T_DEFAULT, "aten.softmax.int", "self,dim,dtype=None", "dtype==None",
-      "aten._softmax.default(self, dim, False)" },
-    { T_DEFAULT, "aten.log_softmax.int", "self,dim,dtype=None", "dtype==None",
-      "aten._log_softmax.default(self, dim, False)" },
-    { T_DEFAULT, "aten.sum.default", "self,dtype=None", "dtype==None",
-      "aten.sum.dim_IntList(self, [])" },
-    { T_DEFAULT, "aten.layer_norm.default", "input,normalized_shape,weight=None,bias=None,eps=1e-05,cudnn_enable=True", NULL,
-      "n = aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps); r = operator.getitem(n, 0); "
-      "~operator.getitem(n, 1); ~operator.getitem(n, 2); r" },
-    { T_DEFAULT | T_ONNX, "aten.batch_norm.default",
-      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled", "training==False",
-      "n = aten._native_batch_norm_legit_no_training.default(input, weight, bias, running_mean, running_var, momentum, eps); "
-      "r = operator.getitem(n, 0); ~operator.getitem(n, 1); ~operator.getitem(n, 2); r" },
-    { T_DEFAULT, "aten.max_pool2d.default",
-      "self,kernel_size,stride=[],padding=[0, 0],dilation=[1, 1],ceil_mode=False", NULL,
-      "n = aten.max_pool2d_with_indices.default(*); "
-      "r = operator.getitem(n, 0); ~operator.getitem(n, 1); r" },
-    { T_DEFAULT, "aten.conv2d.default",
-      "input,weight,bias=None,stride=[1, 1],padding=[0, 0],dilation=[1, 1],groups=1", NULL,
-      "aten.convolution.default(input, weight, bias, stride, padding, dilation, False, [0, 0], groups)" },
-    { T_DEFAULT, "aten.conv1d.default",
-      "input,weight,bias=None,stride=[1],padding=[0],dilation=[1],groups=1", NULL,
-      "aten.convolution.default(input, weight, bias, stride, padding, dilation, False, [0], groups)" },
-    { T_DEFAULT | T_ONNX, "aten.flatten.using_ints", "self,start_dim=0,end_dim=-1", "static_shape",
-      "aten.view.default(self, @shape)" },
-    { T_DEFAULT | T_ONNX, "aten.adaptive_avg_pool2d.default", "self,output_size", "output_size==[1, 1]",
-      "aten.mean.dim(self, [-1, -2], True)" },
-    { T_DEFAULT | T_ONNX, "aten.lift_fresh_copy.default", "self", NULL, "aten.clone.default(self)" },
-    { T_DEFAULT | T_ONNX, "aten.contiguous.default", "self,memory_format=None", "memory_format==None",
-      "aten.clone.default(self | memory_format=torch.contiguous_format)" },
-    { T_DEFAULT, "aten.zeros.default", "size,dtype=None,layout=None,device=None,pin_memory=None", NULL,
-      "aten.full.default(size, 0 | dtype=dtype, layout=torch.strided, device=device, pin_memory=pin_memory)" },
-    { T_DEFAULT, "aten.ones.default", "size,dtype=None,layout=None,device=None,pin_memory=None", NULL,
-      "aten.full.default(size, 1 | dtype=dtype, layout=torch.strided, device=device, pin_memory=pin_memory)" },
-    { T_DEFAULT | T_ONNX, "aten.reshape.default", "self,shape", NULL,
-      "aten.view.default(self, shape)" },
-    { T_DEFAULT, "aten.zeros_like.default", "self,dtype=None,layout=None,device=None,pin_memory=None,memory_format=None",
-      "memory_format==None",
-      "aten.full_like.default(self, 0 | dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=torch.preserve_format)" },
-    { T_DEFAULT, "aten.ones_like.default", "self,dtype=None,layout=None,device=None,pin_memory=None,memory_format=None",
-      "memory_format==None",
-      "aten.full_like.default(self, 1 | dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=torch.preserve_format)" },
-};
 
 typedef struct dctx {
     const fx_program *src;
@@ -89,7 +36,56 @@ typedef struct dctx {
     const fx_node *mut_src[64];
     fx_arg *mut_val[64];
     size_t n_mut;
+    pass_table tbl;
+    decomp_rule *rules;
+    size_t n_rules;
+    hashmap rule_by_target;   /* target -> (void *)(intptr_t)(first index + 1) */
 } dctx;
+
+static bool load_rules(dctx *c)
+{
+    pass_table_init(&c->tbl);
+    hm_init(&c->rule_by_target);
+    if (!pass_table_load_default(&c->tbl, "decomp", "rules", c->d))
+        return false;
+    c->rules = xcalloc(c->tbl.n + 1, sizeof *c->rules);
+    int *last = xcalloc(c->tbl.n + 1, sizeof *last);
+    bool ok = true;
+    for (size_t i = 0; i < c->tbl.n && ok; i++) {
+        const pt_record *r = &c->tbl.recs[i];
+        decomp_rule *d = &c->rules[c->n_rules];
+        const char *tables = pt_get(r, "tables");
+        d->tables = (tables && strstr(tables, "default") ? T_DEFAULT : 0) | (tables && strstr(tables, "onnx") ? T_ONNX : 0);
+        d->target = pt_get(r, "target");
+        d->schema = pt_get(r, "schema");
+        d->when = pt_get(r, "when");
+        d->body = pt_get(r, "body");
+        d->next = -1;
+        if (!d->tables || !d->target || !d->schema || !d->body) {
+            diag_error(c->d, (diag_loc){ r->file, r->line, 0 }, "decomposition rule needs tables, target, schema and body");
+            ok = false;
+            break;
+        }
+        intptr_t first = (intptr_t)hm_get(&c->rule_by_target, d->target);
+        if (!first) {
+            hm_put(&c->rule_by_target, d->target, (void *)(intptr_t)(c->n_rules + 1));
+            last[c->n_rules] = (int)c->n_rules;
+        } else {
+            c->rules[last[first - 1]].next = (int)c->n_rules;
+            last[first - 1] = (int)c->n_rules;
+        }
+        c->n_rules++;
+    }
+    free(last);
+    return ok;
+}
+
+static void free_rules(dctx *c)
+{
+    free(c->rules);
+    hm_free(&c->rule_by_target);
+    pass_table_free(&c->tbl);
+}
 
 static fx_node *map_src(const fx_node *n, void *ctx)
 {
@@ -564,12 +560,13 @@ static bool rebuild(dctx *c, const fx_graph *sg)
             target = ft;
         const decomp_rule *rule = NULL;
         binding b;
-        for (size_t i = 0; i < sizeof rules / sizeof rules[0] && !rule; i++) {
-            if (!(rules[i].tables & mask) || strcmp(target + 10, rules[i].target) != 0)
+        intptr_t first = (intptr_t)hm_get(&c->rule_by_target, target + 10);
+        for (int i = first ? (int)first - 1 : -1; i >= 0 && !rule; i = c->rules[i].next) {
+            if (!(c->rules[i].tables & mask))
                 continue;
-            bind(&b, rules[i].schema, n);
-            if (holds(&b, rules[i].when))
-                rule = &rules[i];
+            bind(&b, c->rules[i].schema, n);
+            if (holds(&b, c->rules[i].when))
+                rule = &c->rules[i];
         }
         fx_arg *val;
         if (rule) {
@@ -690,8 +687,14 @@ fx_program *decompose_program(const fx_program *src, decomp_table which, diag_si
         return NULL;
     }
     dctx c = { .src = src, .which = which, .d = d };
+    if (!load_rules(&c)) {
+        free_rules(&c);
+        return NULL;
+    }
     c.dst = export_copy_program_shell(src);
-    if (!rebuild_module(&c, src->root, c.dst->root, true)) {
+    bool ok = rebuild_module(&c, src->root, c.dst->root, true);
+    free_rules(&c);
+    if (!ok) {
         fx_program_free(c.dst);
         return NULL;
     }

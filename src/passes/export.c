@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "passes/pass_tables.h"
 
 /* ---- program copy ------------------------------------------------------------------------ */
 
@@ -531,6 +532,25 @@ static fx_arg *coerce(fx_program *p, fx_arg *a, const sarg *s)
 
 /* ---- the pass ------------------------------------------------------------------------------ */
 
+typedef struct module_spec {
+    const char *type;
+    const char *params, *buffers;
+    const char *target, *inplace_target;
+    const char *schema;
+    const char *args;
+} module_spec;
+
+enum { F_FN = 1, F_METH = 2, F_OP = 4 };
+
+typedef struct op_spec {
+    const char *name;
+    unsigned where;
+    const char *target;
+    const char *schema;
+    const char *need;       /* this overload applies only when argument `need` is given */
+    int next;               /* next entry with the same name, -1 at the end */
+} op_spec;
+
 typedef struct xval {
     fx_arg *arg;            /* the value in the new graph */
     fx_node *shape_of;      /* getattr(x, "shape"): the new node whose shape this is */
@@ -547,7 +567,107 @@ typedef struct xctx {
     hashmap weights;        /* fqn -> placeholder fx_node* */
     const fx_node *cur;     /* source node being exported (diagnostics) */
     fx_namer nm;
+    pass_table tbl;         /* share/fxsh/modules */
+    module_spec *mods;
+    size_t n_mods;
+    hashmap mod_by_type;    /* type -> module_spec* */
+    op_spec *ops;
+    size_t n_ops;
+    hashmap op_by_name;     /* name -> (void *)(intptr_t)(first index + 1) */
 } xctx;
+
+static const module_spec *find_module_spec(xctx *x, const char *type)
+{
+    return hm_get(&x->mod_by_type, type);
+}
+
+static unsigned where_bits(const char *w)
+{
+    unsigned b = 0;
+    if (w && strstr(w, "function"))
+        b |= F_FN;
+    if (w && strstr(w, "method"))
+        b |= F_METH;
+    if (w && strstr(w, "operator"))
+        b |= F_OP;
+    return b;
+}
+
+/* Builds the module and op tables from the loaded records. */
+static bool load_tables(xctx *x)
+{
+    pass_table_init(&x->tbl);
+    hm_init(&x->mod_by_type);
+    hm_init(&x->op_by_name);
+    if (!pass_table_load_default(&x->tbl, "modules", NULL, x->d))
+        return false;
+    x->mods = xcalloc(x->tbl.n + 1, sizeof *x->mods);
+    x->ops = xcalloc(x->tbl.n + 1, sizeof *x->ops);
+    int *last = xcalloc(x->tbl.n + 1, sizeof *last);
+    for (size_t i = 0; i < x->tbl.n; i++) {
+        const pt_record *r = &x->tbl.recs[i];
+        diag_loc l = { r->file, r->line, 0 };
+        if (!strcmp(r->list, "modules")) {
+            module_spec *m = &x->mods[x->n_mods++];
+            m->type = pt_get(r, "type");
+            m->params = pt_get(r, "params");
+            m->buffers = pt_get(r, "buffers");
+            m->target = pt_get(r, "target");
+            m->inplace_target = pt_get(r, "inplace_target");
+            m->schema = pt_get(r, "schema");
+            m->args = pt_get(r, "args");
+            if (!m->params)
+                m->params = "";
+            if (!m->buffers)
+                m->buffers = "";
+            if (!m->type || (m->target && (!m->schema || !m->args))) {
+                diag_error(x->d, l, "module entry needs type, and schema and args with a target");
+                free(last);
+                return false;
+            }
+            if (!hm_has(&x->mod_by_type, m->type))
+                hm_put(&x->mod_by_type, m->type, m);
+        } else if (!strcmp(r->list, "ops")) {
+            op_spec *o = &x->ops[x->n_ops];
+            o->name = pt_get(r, "name");
+            o->where = where_bits(pt_get(r, "where"));
+            o->target = pt_get(r, "target");
+            o->schema = pt_get(r, "schema");
+            o->need = pt_get(r, "need");
+            o->next = -1;
+            if (!o->name || !o->target || !o->schema || !o->where) {
+                diag_error(x->d, l, "op entry needs name, where, target and schema");
+                free(last);
+                return false;
+            }
+            intptr_t first = (intptr_t)hm_get(&x->op_by_name, o->name);
+            if (!first)
+                hm_put(&x->op_by_name, o->name, (void *)(intptr_t)(x->n_ops + 1));
+            else
+                x->ops[last[first - 1]].next = (int)x->n_ops;
+            if (first)
+                last[first - 1] = (int)x->n_ops;
+            else
+                last[x->n_ops] = (int)x->n_ops;
+            x->n_ops++;
+        } else {
+            diag_error(x->d, l, "unknown table '%s' (expected modules or ops)", r->list);
+            free(last);
+            return false;
+        }
+    }
+    free(last);
+    return true;
+}
+
+static void free_tables(xctx *x)
+{
+    free(x->mods);
+    free(x->ops);
+    hm_free(&x->mod_by_type);
+    hm_free(&x->op_by_name);
+    pass_table_free(&x->tbl);
+}
 
 static diag_loc loc_of(xctx *x)
 {
@@ -679,84 +799,8 @@ static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_ar
     return n;
 }
 
-/* ---- nn module table ----------------------------------------------------------------------
- * params/buffers: "name?flag" = present unless the repr says flag=False.
- * args: "$0" first input, "@name" lifted weight (None if absent), "%key|pos=default" a repr
- * value (by keyword, else position), anything else a literal. A NULL target means the module
- * is the identity in eval mode. */
-typedef struct module_spec {
-    const char *type;
-    const char *params, *buffers;
-    const char *target, *inplace_target;
-    const char *schema;
-    const char *args;
-} module_spec;
+/* ---- nn module table (share/fxsh/modules/nn.yaml documents the fields) ---------------------- */
 
-#define CONV_SCHEMA "input,weight,bias=None,stride:%s=1,padding:%s=0,dilation:%s=1,groups=1"
-static const module_spec module_specs[] = {
-    { "Linear", "weight bias?bias", "", "aten.linear.default", NULL, "input,weight,bias=None", "$0 @weight @bias" },
-    { "Conv1d", "weight bias?bias", "", "aten.conv1d.default", NULL,
-      "input,weight,bias=None,stride:i1=1,padding:i1=0,dilation:i1=1,groups=1",
-      "$0 @weight @bias %stride=1 %padding=0 %dilation=1 %groups=1" },
-    { "Conv2d", "weight bias?bias", "", "aten.conv2d.default", NULL,
-      "input,weight,bias=None,stride:i2=1,padding:i2=0,dilation:i2=1,groups=1",
-      "$0 @weight @bias %stride=1 %padding=0 %dilation=1 %groups=1" },
-    { "BatchNorm1d", "weight?affine bias?affine",
-      "running_mean?track_running_stats running_var?track_running_stats num_batches_tracked?track_running_stats",
-      "aten.batch_norm.default", NULL,
-      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled",
-      "$0 @weight @bias @running_mean @running_var False %momentum=0.1 %eps=1e-05 False" },
-    { "BatchNorm2d", "weight?affine bias?affine",
-      "running_mean?track_running_stats running_var?track_running_stats num_batches_tracked?track_running_stats",
-      "aten.batch_norm.default", NULL,
-      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled",
-      "$0 @weight @bias @running_mean @running_var False %momentum=0.1 %eps=1e-05 False" },
-    { "LayerNorm", "weight?elementwise_affine bias?bias", "", "aten.layer_norm.default", NULL,
-      "input,normalized_shape:i*,weight=None,bias=None,eps=1e-05,cudnn_enable=True",
-      "$0 %normalized_shape|0 @weight @bias %eps=1e-05" },
-    { "GroupNorm", "weight?affine bias?affine", "", "aten.group_norm.default", NULL,
-      "input,num_groups,weight=None,bias=None,eps=1e-05,cudnn_enabled=True",
-      "$0 %num_groups|0 @weight @bias %eps=1e-05" },
-    { "ReLU", "", "", "aten.relu.default", "aten.relu_.default", "self", "$0" },
-    { "GELU", "", "", "aten.gelu.default", NULL, "self,*,approximate='none'", "$0 %approximate='none'" },
-    { "SiLU", "", "", "aten.silu.default", "aten.silu_.default", "self", "$0" },
-    { "Sigmoid", "", "", "aten.sigmoid.default", NULL, "self", "$0" },
-    { "Tanh", "", "", "aten.tanh.default", NULL, "self", "$0" },
-    { "Softmax", "", "", "aten.softmax.int", NULL, "self,dim,dtype=None", "$0 %dim" },
-    { "Dropout", "", "", NULL, NULL, NULL, NULL },
-    { "Dropout1d", "", "", NULL, NULL, NULL, NULL },
-    { "Dropout2d", "", "", NULL, NULL, NULL, NULL },
-    { "Identity", "", "", NULL, NULL, NULL, NULL },
-    { "MaxPool1d", "", "", "aten.max_pool1d.default", NULL,
-      "self,kernel_size:i1,stride:i1=[],padding:i1=0,dilation:i1=1,ceil_mode=False",
-      "$0 %kernel_size %stride %padding=0 %dilation=1 %ceil_mode=False" },
-    { "MaxPool2d", "", "", "aten.max_pool2d.default", NULL,
-      "self,kernel_size:i2,stride:i2=[],padding:i2=0,dilation:i2=1,ceil_mode=False",
-      "$0 %kernel_size %stride %padding=0 %dilation=1 %ceil_mode=False" },
-    { "AvgPool1d", "", "", "aten.avg_pool1d.default", NULL,
-      "self,kernel_size:i1,stride:i1=[],padding:i1=0,ceil_mode=False,count_include_pad=True",
-      "$0 %kernel_size %stride %padding=0 %ceil_mode=False %count_include_pad=True" },
-    { "AvgPool2d", "", "", "aten.avg_pool2d.default", NULL,
-      "self,kernel_size:i2,stride:i2=[],padding:i2=0,ceil_mode=False,count_include_pad=True,divisor_override=None",
-      "$0 %kernel_size %stride %padding=0 %ceil_mode=False %count_include_pad=True %divisor_override=None" },
-    { "AdaptiveAvgPool1d", "", "", "aten.adaptive_avg_pool1d.default", NULL, "self,output_size:i1",
-      "$0 %output_size|0" },
-    { "AdaptiveAvgPool2d", "", "", "aten.adaptive_avg_pool2d.default", NULL, "self,output_size:i2",
-      "$0 %output_size|0" },
-    { "Embedding", "weight", "", "aten.embedding.default", NULL,
-      "weight,indices,padding_idx=-1,scale_grad_by_freq=False,sparse=False",
-      "@weight $0 %padding_idx=-1" },
-    { "Flatten", "", "", "aten.flatten.using_ints", NULL, "self,start_dim=0,end_dim=-1",
-      "$0 %start_dim=1 %end_dim=-1" },
-};
-
-static const module_spec *find_module_spec(const char *type)
-{
-    for (size_t i = 0; i < sizeof module_specs / sizeof module_specs[0]; i++)
-        if (!strcmp(module_specs[i].type, type))
-            return &module_specs[i];
-    return NULL;
-}
 
 /* Calls cb for each weight name of list that the repr keeps. */
 static void each_weight(const char *list, const char *repr, void (*cb)(const char *name, void *ctx),
@@ -826,7 +870,7 @@ static void lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tens
         }
     }
     l.role = role;
-    const module_spec *ms = m->type ? find_module_spec(m->type) : NULL;
+    const module_spec *ms = m->type ? find_module_spec(x, m->type) : NULL;
     if (!from_records && ms)
         each_weight(role == FX_TENSOR_PARAMETER ? ms->params : ms->buffers, m->repr, lift_one, &l);
     for (const fx_module *c = m->first_child; c; c = c->next_sibling) {
@@ -853,7 +897,7 @@ static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
         diag_error(x->d, loc_of(x), "export: call_module target '%s' is not a submodule", n->target);
         return false;
     }
-    const module_spec *ms = m->type ? find_module_spec(m->type) : NULL;
+    const module_spec *ms = m->type ? find_module_spec(x, m->type) : NULL;
     if (!ms) {
         diagnostic *dg = diag_error(x->d, loc_of(x), "export: module type '%s' (%s) is not supported",
                                     m->type ? m->type : "?", n->target);
@@ -931,67 +975,7 @@ static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
 
 /* ---- torch functions, methods and operators -------------------------------------------------- */
 
-enum { F_FN = 1, F_METH = 2, F_OP = 4 };
 
-typedef struct op_spec {
-    const char *name;
-    unsigned where;
-    const char *target;
-    const char *schema;
-    const char *need;       /* this overload applies only when argument `need` is given */
-} op_spec;
-
-#define UNARY(n) { n, F_FN | F_METH, "aten." n ".default", "self", NULL }, \
-                 { n "_", F_FN | F_METH, "aten." n "_.default", "self", NULL }
-#define BINARY(n, opname) { n, F_FN | F_METH, "aten." n ".Tensor", "self,other", NULL }, \
-                          { opname, F_OP, "aten." n ".Tensor", "self,other", NULL }, \
-                          { n "_", F_METH, "aten." n "_.Tensor", "self,other", NULL }
-#define COMPARE(n) { n, F_FN | F_METH | F_OP, "aten." n ".Tensor", "self,other", "#tensor" }, \
-                   { n, F_FN | F_METH | F_OP, "aten." n ".Scalar", "self,other", NULL }
-
-static const op_spec op_specs[] = {
-    UNARY("relu"), UNARY("tanh"), UNARY("sigmoid"), UNARY("exp"), UNARY("log"), UNARY("sqrt"),
-    UNARY("rsqrt"), UNARY("abs"), UNARY("neg"), UNARY("sin"), UNARY("cos"), UNARY("silu"),
-    UNARY("floor"), UNARY("ceil"), UNARY("reciprocal"), UNARY("erf"),
-    { "neg", F_OP, "aten.neg.default", "self", NULL },
-    { "gelu", F_FN, "aten.gelu.default", "self,*,approximate='none'", NULL },
-    { "add", F_FN | F_METH | F_OP, "aten.add.Tensor", "self,other,*,alpha=1", NULL },
-    { "add_", F_METH, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
-    { "sub", F_FN | F_METH | F_OP, "aten.sub.Tensor", "self,other,*,alpha=1", NULL },
-    { "sub_", F_METH, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
-    BINARY("mul", "mul"), BINARY("div", "truediv"),
-    { "iadd", F_OP, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
-    { "isub", F_OP, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
-    { "imul", F_OP, "aten.mul_.Tensor", "self,other", NULL },
-    { "itruediv", F_OP, "aten.div_.Tensor", "self,other", NULL },
-    COMPARE("gt"), COMPARE("lt"), COMPARE("ge"), COMPARE("le"), COMPARE("eq"), COMPARE("ne"),
-    { "matmul", F_FN | F_METH | F_OP, "aten.matmul.default", "self,other", NULL },
-    { "bmm", F_FN | F_METH, "aten.bmm.default", "self,mat2", NULL },
-    { "mm", F_FN | F_METH, "aten.mm.default", "self,mat2", NULL },
-    { "mean", F_FN | F_METH, "aten.mean.dim", "self,dim:i*,keepdim=False,*,dtype=None", "dim" },
-    { "mean", F_FN | F_METH, "aten.mean.default", "self,*,dtype=None", NULL },
-    { "sum", F_FN | F_METH, "aten.sum.dim_IntList", "self,dim:i*,keepdim=False,*,dtype=None", "dim" },
-    { "sum", F_FN | F_METH, "aten.sum.default", "self,*,dtype=None", NULL },
-    { "amax", F_FN | F_METH, "aten.amax.default", "self,dim:i*=[],keepdim=False", NULL },
-    { "amin", F_FN | F_METH, "aten.amin.default", "self,dim:i*=[],keepdim=False", NULL },
-    { "softmax", F_FN | F_METH, "aten.softmax.int", "self,dim,dtype=None", NULL },
-    { "log_softmax", F_FN | F_METH, "aten.log_softmax.int", "self,dim,dtype=None", NULL },
-    { "reshape", F_FN | F_METH, "aten.reshape.default", "self,shape:list", NULL },
-    { "view", F_METH, "aten.view.default", "self,size:list", NULL },
-    { "permute", F_FN | F_METH, "aten.permute.default", "self,dims:list", NULL },
-    { "transpose", F_FN | F_METH, "aten.transpose.int", "self,dim0,dim1", NULL },
-    { "expand", F_METH, "aten.expand.default", "self,size:list,*,implicit=False", NULL },
-    { "unsqueeze", F_FN | F_METH, "aten.unsqueeze.default", "self,dim", NULL },
-    { "squeeze", F_FN | F_METH, "aten.squeeze.dim", "self,dim", "dim" },
-    { "squeeze", F_FN | F_METH, "aten.squeeze.default", "self", NULL },
-    { "flatten", F_FN | F_METH, "aten.flatten.using_ints", "self,start_dim=0,end_dim=-1", NULL },
-    { "t", F_FN | F_METH, "aten.t.default", "self", NULL },
-    { "clone", F_FN | F_METH, "aten.clone.default", "self,*,memory_format=None", NULL },
-    { "cat", F_FN, "aten.cat.default", "tensors,dim=0", NULL },
-    { "stack", F_FN, "aten.stack.default", "tensors,dim=0", NULL },
-    { "linear", F_FN, "aten.linear.default", "input,weight,bias=None", NULL },
-    { "embedding", F_FN, "aten.embedding.default", "weight,indices,padding_idx=-1,scale_grad_by_freq=False,sparse=False", NULL },
-};
 
 /* "torch.nn.functional.relu" → "relu" (F_FN); "operator.add" → "add" (F_OP). */
 static const char *callee_name(const fx_node *n, unsigned *where)
@@ -1131,9 +1115,10 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
         kwv[nkw++] = conv_arg(x, v, ok);
     }
     const op_spec *spec = NULL;
-    for (size_t i = 0; i < sizeof op_specs / sizeof op_specs[0]; i++) {
-        const op_spec *s = &op_specs[i];
-        if (!(s->where & where) || strcmp(s->name, lookup) != 0)
+    intptr_t first = (intptr_t)hm_get(&x->op_by_name, lookup);
+    for (int i = first ? (int)first - 1 : -1; i >= 0; i = x->ops[i].next) {
+        const op_spec *s = &x->ops[i];
+        if (!(s->where & where))
             continue;
         if (s->need && !arg_given(n, s->schema, s->need))
             continue;
@@ -1212,6 +1197,14 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     hm_init(&x.vals);
     hm_init(&x.weights);
     fx_namer_init(&x.nm, x.g);
+    if (!load_tables(&x)) {
+        free_tables(&x);
+        hm_free(&x.vals);
+        hm_free(&x.weights);
+        fx_namer_free(&x.nm);
+        fx_program_free(x.dst);
+        return NULL;
+    }
     bool ok = true;
 
     lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
@@ -1308,6 +1301,7 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     hm_free(&x.vals);
     hm_free(&x.weights);
     fx_namer_free(&x.nm);
+    free_tables(&x);
     if (!ok) {
         fx_program_free(x.dst);
         return NULL;

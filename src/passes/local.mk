@@ -1,6 +1,12 @@
 # src/passes/local.mk — files of src/passes (see DESIGN.md).
 libfxsh_a_SOURCES += src/passes/export.h src/passes/export.c
-libfxsh_a_SOURCES += src/passes/decompose.h src/passes/decompose.c
+libfxsh_a_SOURCES += src/passes/decompose.h src/passes/decompose.c \
+	src/passes/pass_tables.h src/passes/pass_tables.c
+
+modulesdir = $(pkgdatadir)/modules
+dist_modules_DATA = share/fxsh/modules/nn.yaml share/fxsh/modules/functions.yaml
+decompdir = $(pkgdatadir)/decomp
+dist_decomp_DATA = share/fxsh/decomp/core.yaml
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic
