@@ -549,10 +549,12 @@ typedef struct op_spec {
     const char *schema;
     const char *need;       /* this overload applies only when argument `need` is given */
     int next;               /* next entry with the same name, -1 at the end */
+    bool returns_list;
 } op_spec;
 
 typedef struct xval {
     fx_arg *arg;            /* the value in the new graph */
+    bool is_list;           /* a list/tuple-returning op: indexing it is operator.getitem */
     fx_node *shape_of;      /* getattr(x, "shape"): the new node whose shape this is */
     const export_input_decl *decl;   /* declared shape of that node, if any */
 } xval;
@@ -567,6 +569,7 @@ typedef struct xctx {
     hashmap weights;        /* fqn -> placeholder fx_node* */
     const fx_node *cur;     /* source node being exported (diagnostics) */
     fx_namer nm;
+    bool cur_module;        /* emitting a module template */
     pass_table tbl;         /* share/fxsh/modules */
     module_spec *mods;
     size_t n_mods;
@@ -635,6 +638,7 @@ static bool load_tables(xctx *x)
             o->schema = pt_get(r, "schema");
             o->need = pt_get(r, "need");
             o->next = -1;
+            o->returns_list = pt_get(r, "returns") && !strcmp(pt_get(r, "returns"), "list");
             if (!o->name || !o->target || !o->schema || !o->where) {
                 diag_error(x->d, l, "op entry needs name, where, target and schema");
                 free(last);
@@ -727,7 +731,8 @@ static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_ar
     fx_arg *bound[MAX_SARGS] = { 0 };
     size_t pi = 0;
     for (size_t i = 0; i < ns && pi < npos; i++) {
-        if (sa[i].kwonly)
+        /* module templates pass keyword-only arguments positionally, in schema order */
+        if (sa[i].kwonly && !x->cur_module)
             break;
         if (!strcmp(sa[i].type, "list") &&
             (npos - pi > 1 || (pos[pi]->kind != FX_ARG_LIST && pos[pi]->kind != FX_ARG_TUPLE))) {
@@ -963,7 +968,9 @@ static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
         args[na++] = a;
         s = e;
     }
+    x->cur_module = true;
     fx_node *r = emit_call(x, inplace ? ms->inplace_target : ms->target, ms->schema, args, na, NULL, NULL, 0);
+    x->cur_module = false;
     if (!r)
         return false;
     fx_arg *ra = fx_arg_node(x->dst, r);
@@ -1044,9 +1051,79 @@ static fx_arg *dim_value(xctx *x, fx_node *t, const export_input_decl *decl, int
     return n ? fx_arg_node(x->dst, n) : NULL;
 }
 
+/* a is a Python int known now: a literal or a value that folded to one. */
+static bool static_int(xctx *x, const fx_arg *a, int64_t *out)
+{
+    if (a->kind == FX_ARG_INT) {
+        *out = a->u.i;
+        return true;
+    }
+    if (a->kind != FX_ARG_NODE)
+        return false;
+    xval *v = hm_get(&x->vals, a->u.node->name);
+    if (!v || !v->arg || v->arg->kind != FX_ARG_INT)
+        return false;
+    *out = v->arg->u.i;
+    return true;
+}
+
 static bool is_shape_attr(const fx_arg *a)
 {
     return a && (a->kind == FX_ARG_STR || a->kind == FX_ARG_OPAQUE) && !strcmp(a->u.s, "shape");
+}
+
+/* x[i], x[a:b], x[:, i]: select.int / slice.Tensor / unsqueeze per indexed dimension. */
+static bool index_tensor(xctx *x, const fx_node *n, fx_arg *t, const fx_arg *idx)
+{
+    fx_arg *const *items = (fx_arg *const *)&idx;
+    size_t ni = 1;
+    if (idx->kind == FX_ARG_TUPLE) {
+        items = idx->u.seq.items;
+        ni = idx->u.seq.len;
+    }
+    int64_t dim = 0;
+    fx_arg *cur = t;
+    for (size_t i = 0; i < ni; i++) {
+        const fx_arg *it = items[i];
+        int64_t iv;
+        if (static_int(x, it, &iv)) {
+            fx_arg *a[3] = { cur, fx_arg_int(x->dst, dim), fx_arg_int(x->dst, iv) };
+            fx_node *s = emit_call(x, "aten.select.int", "self,dim,index", a, 3, NULL, NULL, 0);
+            if (!s)
+                return false;
+            cur = fx_arg_node(x->dst, s);
+        } else if (it->kind == FX_ARG_SLICE && it->u.seq.len == 3) {
+            bool ok = true;
+            fx_arg *st = conv_arg(x, it->u.seq.items[0], &ok), *en = conv_arg(x, it->u.seq.items[1], &ok),
+                   *sp = conv_arg(x, it->u.seq.items[2], &ok);
+            if (!ok)
+                return false;
+            if (st->kind == FX_ARG_NONE && en->kind == FX_ARG_NONE && sp->kind == FX_ARG_NONE) {
+                dim++;
+                continue;   /* a full slice records nothing */
+            }
+            fx_arg *a[5] = { cur, fx_arg_int(x->dst, dim), st->kind == FX_ARG_NONE ? fx_arg_int(x->dst, 0) : st,
+                             en->kind == FX_ARG_NONE ? fx_arg_int(x->dst, INT64_MAX) : en,
+                             sp->kind == FX_ARG_NONE ? fx_arg_int(x->dst, 1) : sp };
+            fx_node *s = emit_call(x, "aten.slice.Tensor", "self,dim=0,start=None,end=None,step=1", a, 5, NULL, NULL, 0);
+            if (!s)
+                return false;
+            cur = fx_arg_node(x->dst, s);
+            dim++;
+        } else if (it->kind == FX_ARG_NONE) {
+            fx_arg *a[2] = { cur, fx_arg_int(x->dst, dim) };
+            fx_node *s = emit_call(x, "aten.unsqueeze.default", "self,dim", a, 2, NULL, NULL, 0);
+            if (!s)
+                return false;
+            cur = fx_arg_node(x->dst, s);
+            dim++;
+        } else {
+            diag_error(x->d, loc_of(x), "export: indexing %%%s with this index is not supported", n->name);
+            return false;
+        }
+    }
+    set_val(x, n->name, cur);
+    return true;
 }
 
 static bool export_call(xctx *x, const fx_node *n, bool *ok)
@@ -1078,7 +1155,46 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
             set_val(x, n->name, a);
             return true;
         }
+        if (src && src->is_list && src->arg && src->arg->kind == FX_ARG_NODE) {
+            fx_arg *ga[2] = { src->arg, fx_arg_int(x->dst, sargs[1]->u.i) };
+            fx_node *g = fx_node_new(x->g, fx_namer_name(&x->nm, "getitem"), FX_OP_CALL_FUNCTION, "operator.getitem");
+            fx_graph_append(x->g, g);
+            fx_node_set_args(g, fx_arg_seq(x->dst, FX_ARG_TUPLE, ga, NULL, 2), fx_arg_seq(x->dst, FX_ARG_DICT, NULL, NULL, 0));
+            set_val(x, n->name, fx_arg_node(x->dst, g));
+            return true;
+        }
+        if (src && src->arg && src->arg->kind == FX_ARG_NODE)
+            return index_tensor(x, n, src->arg, sargs[1]);
         goto unsupported;
+    }
+    if (where == F_OP && !strcmp(name, "getitem") && nargs == 2 && sargs[0]->kind == FX_ARG_NODE) {
+        xval *src = hm_get(&x->vals, sargs[0]->u.node->name);
+        if (src && src->arg && src->arg->kind == FX_ARG_NODE && !src->is_list && !src->shape_of)
+            return index_tensor(x, n, src->arg, sargs[1]);
+        goto unsupported;
+    }
+    /* Arithmetic on static sizes folds to a constant, as tracing with concrete shapes does. */
+    if (where == F_OP && nargs == 2) {
+        int64_t u, v, r;
+        if (static_int(x, sargs[0], &u) && static_int(x, sargs[1], &v)) {
+            bool done = true;
+            if (!strcmp(name, "add"))
+                r = u + v;
+            else if (!strcmp(name, "sub"))
+                r = u - v;
+            else if (!strcmp(name, "mul"))
+                r = u * v;
+            else if (!strcmp(name, "floordiv") && v != 0)
+                r = u / v - ((u % v != 0) && ((u < 0) != (v < 0)));
+            else if (!strcmp(name, "mod") && v != 0)
+                r = ((u % v) + v) % v;
+            else
+                done = false;
+            if (done) {
+                set_val(x, n->name, fx_arg_int(x->dst, r));
+                return true;
+            }
+        }
     }
     if (where == F_METH && !strcmp(name, "size") && nargs == 2 && sargs[1]->kind == FX_ARG_INT) {
         xval *src = sargs[0]->kind == FX_ARG_NODE ? hm_get(&x->vals, sargs[0]->u.node->name) : NULL;
@@ -1089,10 +1205,6 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
             return false;
         set_val(x, n->name, a);
         return true;
-    }
-    if (where == F_METH && (!strcmp(name, "contiguous") || !strcmp(name, "detach")) && nargs == 1) {
-        set_val(x, n->name, conv_arg(x, sargs[0], ok));
-        return *ok;
     }
 
     /* F.relu(x, inplace=True) and friends select the in-place overload. */
@@ -1145,6 +1257,8 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
         return false;
     fx_arg *ra = fx_arg_node(x->dst, r);
     set_val(x, n->name, ra);
+    if (spec->returns_list)
+        ((xval *)hm_get(&x->vals, n->name))->is_list = true;
     /* An in-place op returns its mutated self; later uses of self see that value. */
     char base[96];
     export_node_base_name(spec->target, base, sizeof base);
@@ -1207,6 +1321,13 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     }
     bool ok = true;
 
+    /* Tensors read with get_attr directly from the root are its own parameters: they come
+     * first in named_parameters(). */
+    for (const fx_node *n = sg->first; n; n = n->next)
+        if (n->op == FX_OP_GET_ATTR && !strchr(n->target, '.') && !fx_module_child(src->root, n->target)) {
+            lift_ctx l = { &x, "", FX_TENSOR_PARAMETER };
+            lift_one(n->target, &l);
+        }
     lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
     lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
     size_t n_user = 0;
