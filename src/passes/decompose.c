@@ -173,6 +173,9 @@ static int bound_index(const binding *b, const char *name, size_t len)
 
 static const fx_value *meta_of(const fx_arg *a)
 {
+    /* a list of tensors answers for its first element (hstack, cat) */
+    if (a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) && a->u.seq.len)
+        a = a->u.seq.items[0];
     if (!a || a->kind != FX_ARG_NODE)
         return NULL;
     const fx_value *v = a->u.node->meta.val;
@@ -238,7 +241,12 @@ static bool holds(const binding *b, const char *when)
             depth += (*e == '[') - (*e == ']');
         char cnd[64];
         snprintf(cnd, sizeof cnd, "%.*s", (int)(e - s), s);
-        if (!strcmp(cnd, "static_shape")) {
+        if (!strncmp(cnd, "has_rank(", 9)) {
+            char *close = strchr(cnd, ')');
+            int i = close ? bound_index(b, cnd + 9, (size_t)(close - cnd - 9)) : -1;
+            if (i < 0 || !meta_of(b->src[i]))
+                return false;
+        } else if (!strcmp(cnd, "static_shape")) {
             if (!static_shape(b->node, NULL, NULL))
                 return false;
         } else if (!strncmp(cnd, "rank(", 5)) {
@@ -292,6 +300,33 @@ static fx_arg *operand(dctx *c, const binding *b, hashmap *locals, const char *s
     *absent = false;
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    if (!strncmp(name, "@dtype(", 7) || !strncmp(name, "@device(", 8)) {
+        bool dt = name[2] == 't';
+        const char *an = name + (dt ? 7 : 8);
+        const char *close = strchr(an, ')');
+        int i = close ? bound_index(b, an, (size_t)(close - an)) : -1;
+        const fx_value *v = i >= 0 ? meta_of(b->src[i]) : NULL;
+        if (!v || (dt ? v->dtype == FX_DT_UNKNOWN : !v->device))
+            return NULL;
+        return dt ? fx_arg_dtype(c->dst, v->dtype) : fx_arg_str(c->dst, FX_ARG_DEVICE, v->device);
+    }
+    if (!strcmp(name, "@transpose_perm")) {
+        /* transpose(self, dim0, dim1) as a permutation of rank(self) dims */
+        int is = bound_index(b, "self", 4), i0 = bound_index(b, "dim0", 4), i1 = bound_index(b, "dim1", 4);
+        const fx_value *v = is >= 0 ? meta_of(b->src[is]) : NULL;
+        if (!v || i0 < 0 || i1 < 0 || !b->src[i0] || !b->src[i1] || b->src[i0]->kind != FX_ARG_INT ||
+            b->src[i1]->kind != FX_ARG_INT || v->rank > 16)
+            return NULL;
+        int64_t r = (int64_t)v->rank, d0 = b->src[i0]->u.i, d1 = b->src[i1]->u.i;
+        d0 = d0 < 0 ? d0 + r : d0;
+        d1 = d1 < 0 ? d1 + r : d1;
+        if (d0 < 0 || d0 >= r || d1 < 0 || d1 >= r)
+            return NULL;
+        fx_arg *items[16];
+        for (int64_t k = 0; k < r; k++)
+            items[k] = fx_arg_int(c->dst, k == d0 ? d1 : k == d1 ? d0 : k);
+        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, (size_t)r);
+    }
     if (!strcmp(name, "@shape")) {
         fx_arg *sh = NULL;
         return static_shape(b->node, c->dst, &sh) ? sh : NULL;
