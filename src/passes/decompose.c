@@ -494,15 +494,10 @@ static fx_arg *expand(dctx *c, const decomp_rule *r, const binding *b)
     return fx_arg_node(c->dst, last);
 }
 
-static bool is_floating(fx_dtype dt)
-{
-    return dt == FX_DT_F32 || dt == FX_DT_F64 || dt == FX_DT_F16 || dt == FX_DT_BF16;
-}
-
 static bool promote_named(dctx *c, const fx_node *n, const char *base, const char **target, fx_arg **args);
 
-/* The ONNX exporter's type promotion: an int Python scalar meeting a floating tensor becomes a
- * scalar_tensor of the tensor's dtype (and a .Scalar overload its .Tensor form). */
+/* The ONNX exporter's type promotion: an int Python scalar operand becomes a scalar_tensor of
+ * the tensor's dtype (and a .Scalar overload its .Tensor form). */
 static bool promote(dctx *c, const fx_node *n, const char **target, fx_arg **args, size_t na)
 {
     const char *t = *target;
@@ -515,15 +510,19 @@ static bool promote(dctx *c, const fx_node *n, const char **target, fx_arg **arg
 
 static bool promote_named(dctx *c, const fx_node *n, const char *base, const char **target, fx_arg **args)
 {
-    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne", NULL };
+    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne",
+                                          "remainder", NULL };
     bool known = false;
     for (size_t i = 0; binops[i]; i++)
         known |= !strcmp(base, binops[i]);
     const char *ov = strrchr(*target, '.');
-    if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar")))
+    if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode")))
         return false;
+    /* Only Python ints are wrapped, and not for int64 tensors (the int's own type); float
+     * scalars are left alone (as the corpus shows for float tensors). */
     const fx_value *v = meta_of(n->args->u.seq.items[0]);
-    if (!v || !is_floating(v->dtype) || args[1]->kind != FX_ARG_INT)
+    if (!v || v->dtype == FX_DT_UNKNOWN || v->dtype == FX_DT_BOOL || v->dtype == FX_DT_I64 ||
+        args[1]->kind != FX_ARG_INT)
         return false;
     fx_arg *sa[1] = { args[1] };
     const char *kn[1] = { "dtype" };
@@ -590,6 +589,11 @@ static bool rebuild(dctx *c, const fx_graph *sg)
             return false;
         }
         const char *target = n->target;
+        /* The ONNX exporter removes assertion nodes after decomposing. */
+        if (c->which == DECOMP_ONNX && !strncmp(target, "torch.ops.aten._assert_", 23) && !n->n_users) {
+            set_val(c, n->name, fx_arg_none(c->dst));
+            continue;
+        }
         const char *ft = functional_target(c, target);
         if (ft)
             target = ft;
