@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/strbuf.h"
 #include "passes/pass_tables.h"
 
 /* ---- program copy ------------------------------------------------------------------------ */
@@ -1428,4 +1429,37 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         return NULL;
     }
     return x.dst;
+}
+
+/* ---- data-dependent control flow ------------------------------------------------------------ */
+
+const char *export_truthiness_expr(unsigned n, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Eq(u%u, 1)", n);
+    return buf;
+}
+
+void export_report_data_dependent(diag_sink *d, const export_guard_site *site)
+{
+    strbuf m;
+    sb_init(&m);
+    const char *e = site->expr ? site->expr : "Eq(u0, 1)";
+    sb_printf(&m, "Could not guard on data-dependent expression %s (unhinted: %s).  (Size-like symbols: none)\n\n", e, e);
+    sb_puts(&m, "consider using data-dependent friendly APIs such as guard_or_false, guard_or_true and "
+                "statically_known_true.\n");
+    if (site->file && site->line > 0) {
+        sb_puts(&m, "\nThe following call raised this error:\n");
+        sb_printf(&m, "  File \"%s\", line %d, in forward\n", site->file, site->line);
+        if (site->code)
+            sb_printf(&m, "    %s\n", site->code);
+    }
+    diagnostic *dg = diag_error(d, (diag_loc){ site->file, site->line, 0 }, "%s", m.s);
+    if (site->code)
+        diag_set_source(dg, site->code, strlen(site->code));
+    if (site->node)
+        diag_set_hint(dg, "torch.export cannot branch on a tensor value; rewrite the branch as torch.cond: "
+                          "rewrite %%%s cond", site->node);
+    else
+        diag_set_hint(dg, "torch.export cannot branch on a tensor value; rewrite the branch as torch.cond");
+    sb_free(&m);
 }

@@ -231,6 +231,26 @@ static void test_namer(void **state)
     fx_program_free(p);
 }
 
+/* The failure torch.export reports on `if x.sum():` (corpus python_if_data notes.txt). */
+static void test_data_dependent_report(void **state)
+{
+    (void)state;
+    char expr[32];
+    assert_string_equal(export_truthiness_expr(0, expr, sizeof expr), "Eq(u0, 1)");
+    export_guard_site site = { expr, "/src/models/python_if_data/model.py", 14, "if x.sum():", "if_1" };
+    diag_sink d;
+    diag_init(&d);
+    export_report_data_dependent(&d, &site);
+    assert_int_equal(d.errors, 1);
+    const diagnostic *dg = &d.items[0];
+    assert_non_null(strstr(dg->message, "Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  (Size-like symbols: none)"));
+    assert_non_null(strstr(dg->message, "File \"/src/models/python_if_data/model.py\", line 14, in forward\n    if x.sum():"));
+    assert_int_equal(dg->line, 14);
+    assert_string_equal(dg->source_line, "if x.sum():");
+    assert_non_null(strstr(dg->hint, "rewrite %if_1 cond"));
+    diag_free(&d);
+}
+
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -286,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_reports),
         cmocka_unit_test(test_shape_access),
         cmocka_unit_test(test_namer),
+        cmocka_unit_test(test_data_dependent_report),
         cmocka_unit_test(test_fixtures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
