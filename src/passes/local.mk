@@ -9,8 +9,13 @@ decompdir = $(pkgdatadir)/decomp
 dist_decomp_DATA = share/fxsh/decomp/core.yaml
 
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic
-TESTS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic
+check_PROGRAMS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic \
+	tests/unit/test_export_tables
+TESTS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic \
+	tests/unit/test_export_tables
+tests_unit_test_export_tables_SOURCES = tests/unit/test_export_tables.c
+tests_unit_test_export_tables_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_export_tables_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_decompose_basic_SOURCES = tests/unit/test_decompose_basic.c
 tests_unit_test_decompose_basic_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_decompose_basic_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
