@@ -1208,6 +1208,54 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
         return true;
     }
 
+    /* F.interpolate picks an upsample overload by mode (2-d: size/scale of two dims). */
+    if (where == F_FN && !strcmp(name, "interpolate") && nargs >= 1) {
+        fx_arg *in = conv_arg(x, sargs[0], ok), *size = NULL, *scale = NULL, *align = NULL;
+        const char *mode = "nearest";
+        for (size_t k = 0; k < n->kwargs->u.seq.len; k++) {
+            const char *key = n->kwargs->u.seq.keys[k];
+            fx_arg *v = conv_arg(x, n->kwargs->u.seq.items[k], ok);
+            if (!strcmp(key, "size"))
+                size = v;
+            else if (!strcmp(key, "scale_factor"))
+                scale = v;
+            else if (!strcmp(key, "align_corners"))
+                align = v;
+            else if (!strcmp(key, "mode") && (v->kind == FX_ARG_STR || v->kind == FX_ARG_OPAQUE))
+                mode = v->u.s;
+        }
+        if (nargs > 1)
+            size = conv_arg(x, sargs[1], ok);
+        if (nargs > 2)
+            scale = conv_arg(x, sargs[2], ok);
+        if (!*ok)
+            return false;
+        static const sarg two = { "", "i2", NULL, 0, false };
+        fx_arg *sz = size && size->kind != FX_ARG_NONE ? coerce(x->dst, size, &two) : fx_arg_none(x->dst);
+        fx_arg *sc = fx_arg_none(x->dst);
+        if (scale && scale->kind == FX_ARG_FLOAT) {
+            fx_arg *it[2] = { scale, scale };
+            sc = fx_arg_seq(x->dst, FX_ARG_LIST, it, NULL, 2);
+        } else if (scale && scale->kind != FX_ARG_NONE) {
+            sc = coerce(x->dst, scale, &two);
+        }
+        fx_node *r;
+        if (!strcmp(mode, "nearest")) {
+            fx_arg *a[3] = { in, sz, sc };
+            r = emit_call(x, "aten.upsample_nearest2d.vec", "input,output_size,scale_factors", a, 3, NULL, NULL, 0);
+        } else if (!strcmp(mode, "bilinear")) {
+            fx_arg *a[4] = { in, sz, align && align->kind == FX_ARG_BOOL ? align : fx_arg_bool(x->dst, false), sc };
+            r = emit_call(x, "aten.upsample_bilinear2d.vec", "input,output_size,align_corners,scale_factors", a, 4,
+                          NULL, NULL, 0);
+        } else {
+            goto unsupported;
+        }
+        if (!r)
+            return false;
+        set_val(x, n->name, fx_arg_node(x->dst, r));
+        return true;
+    }
+
     /* F.relu(x, inplace=True) and friends select the in-place overload. */
     char lookup[64];
     snprintf(lookup, sizeof lookup, "%s", name);
