@@ -638,10 +638,14 @@ static bool rebuild(dctx *c, const fx_graph *sg)
                 size_t i = 0;
                 while (i < c->n_mut && c->mut_src[i] != self)
                     i++;
-                if (i == c->n_mut && c->n_mut < 64)
+                if (i == 64) {
+                    diag_error(c->d, (diag_loc){ c->src->file, 0, 0 },
+                               "decompose: more than 64 mutated inputs are not supported");
+                    return false;
+                }
+                if (i == c->n_mut)
                     c->mut_src[c->n_mut++] = self;
-                if (i < 64)
-                    c->mut_val[i] = val;
+                c->mut_val[i] = val;
             }
         }
     }

@@ -1288,6 +1288,11 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
     }
     if (!spec)
         goto unsupported;
+    if (nargs > MAX_SARGS) {
+        diag_error(x->d, loc_of(x), "export: %s called with %zu arguments (at most %d supported)", n->target,
+                   nargs, MAX_SARGS);
+        return false;
+    }
     fx_arg *pos[MAX_SARGS];
     size_t np = 0;
     for (size_t i = 0; i < nargs && np < MAX_SARGS; i++)
@@ -1336,8 +1341,13 @@ static void flatten_outputs(xctx *x, const fx_arg *a, fx_arg **out, size_t *n, s
             flatten_outputs(x, a->u.seq.items[i], out, n, cap, ok);
         return;
     }
-    if (*n < cap)
-        out[(*n)++] = conv_arg(x, a, ok);
+    if (*n >= cap) {
+        if (*ok)
+            diag_error(x->d, loc_of(x), "export: more than %zu outputs are not supported", cap);
+        *ok = false;
+        return;
+    }
+    out[(*n)++] = conv_arg(x, a, ok);
 }
 
 fx_program *export_program(const fx_program *src, const export_options *opt, diag_sink *d)
