@@ -310,6 +310,26 @@ static fx_arg *operand(dctx *c, const binding *b, hashmap *locals, const char *s
             return NULL;
         return dt ? fx_arg_dtype(c->dst, v->dtype) : fx_arg_str(c->dst, FX_ARG_DEVICE, v->device);
     }
+    if (!strncmp(name, "@dim(", 5) || !strncmp(name, "@numel_from(", 12)) {
+        /* a static size of an argument: @dim(arg,k) = sizes[k]; @numel_from(arg,k) = prod(sizes[k:]) */
+        bool dim = name[1] == 'd';
+        const char *an = name + (dim ? 5 : 12);
+        const char *comma = strchr(an, ','), *close = comma ? strchr(comma, ')') : NULL;
+        int i = close ? bound_index(b, an, (size_t)(comma - an)) : -1;
+        const fx_value *v = i >= 0 ? meta_of(b->src[i]) : NULL;
+        long k = comma ? strtol(comma + 1, NULL, 10) : -1;
+        if (!v || !v->sizes || k < 0 || (size_t)k >= v->rank)
+            return NULL;
+        long long prod = 1;
+        for (size_t j = (size_t)k; j < (dim ? (size_t)k + 1 : v->rank); j++) {
+            char *ep;
+            long long s = strtoll(v->sizes[j], &ep, 10);
+            if (!v->sizes[j][0] || *ep)
+                return NULL;
+            prod *= s;
+        }
+        return fx_arg_int(c->dst, prod);
+    }
     if (!strcmp(name, "@transpose_perm")) {
         /* transpose(self, dim0, dim1) as a permutation of rank(self) dims */
         int is = bound_index(b, "self", 4), i0 = bound_index(b, "dim0", 4), i1 = bound_index(b, "dim1", 4);

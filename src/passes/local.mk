@@ -31,5 +31,5 @@ tests_unit_test_export_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_export_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_export_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"' \
-	-DEXPORT_FLOOR=10 -DDECOMP_FLOOR=23 -DONNX_FLOOR=23
+	-DEXPORT_FLOOR=10 -DDECOMP_FLOOR=24 -DONNX_FLOOR=24
 endif
