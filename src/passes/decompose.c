@@ -572,6 +572,21 @@ static const char *functional_target(dctx *c, const char *t)
     return fx_strdup(c->dst, buf);
 }
 
+static bool is_view_op(const char *target)
+{
+    static const char *const views[] = { "slice", "select", "view", "_unsafe_view", "transpose", "permute",
+                                         "expand", "unsqueeze", "squeeze", "as_strided", "diagonal", "narrow",
+                                         "t", "alias", "unflatten", "unfold", "split", "chunk", "unbind", NULL };
+    char base[96];
+    export_node_base_name(target, base, sizeof base);
+    if (strncmp(target, "torch.ops.aten.", 15) != 0)
+        return !strcmp(target, "operator.getitem");
+    for (size_t i = 0; views[i]; i++)
+        if (!strcmp(base, views[i]))
+            return true;
+    return false;
+}
+
 static const fx_input_spec *input_spec(const fx_program *p, const char *name)
 {
     for (size_t i = 0; i < p->sig.n_inputs; i++)
@@ -654,6 +669,16 @@ static bool rebuild(dctx *c, const fx_graph *sg)
             while (self->op == FX_OP_CALL_FUNCTION && functional_target(c, self->target) &&
                    self->args->u.seq.len > 0 && self->args->u.seq.items[0]->kind == FX_ARG_NODE)
                 self = self->args->u.seq.items[0]->u.node;
+            /* Writing through a view needs the scatter form torch's functionalization builds;
+             * refuse rather than silently drop the write to the base tensor. */
+            if (self->op == FX_OP_CALL_FUNCTION && is_view_op(self->target)) {
+                diagnostic *dg = diag_error(c->d, (diag_loc){ c->src->file, 0, 0 },
+                                            "decompose: in-place %s (node %%%s) writes through the view %%%s; "
+                                            "functionalizing view mutations is not supported yet",
+                                            n->target, n->name, self->name);
+                diag_set_hint(dg, "use the out-of-place op on the base tensor (e.g. index_put / slice_scatter)");
+                return false;
+            }
             if (c->root && self->op == FX_OP_PLACEHOLDER) {
                 size_t i = 0;
                 while (i < c->n_mut && c->mut_src[i] != self)

@@ -141,6 +141,28 @@ static void test_no_meta_keeps_op(void **state)
     diag_free(&d);
 }
 
+/* add_ on a slice of x must update x: not functionalized yet, so it is refused, not dropped. */
+static void test_view_mutation_refused(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new(NULL);
+    fx_graph *g = fx_program_graph(p);
+    fx_node *x = add(g, "x", FX_OP_PLACEHOLDER, "x", NULL, 0);
+    fx_arg *sa[4] = { fx_arg_node(p, x), fx_arg_int(p, 0), fx_arg_int(p, 0), fx_arg_int(p, 2) };
+    fx_node *sl = add(g, "slice_1", FX_OP_CALL_FUNCTION, "torch.ops.aten.slice.Tensor", sa, 4);
+    fx_arg *aa[2] = { fx_arg_node(p, sl), fx_arg_float(p, 1.0) };
+    add(g, "add_", FX_OP_CALL_FUNCTION, "torch.ops.aten.add_.Tensor", aa, 2);
+    fx_arg *o = fx_arg_node(p, x);
+    fx_arg *t = fx_arg_seq(p, FX_ARG_TUPLE, &o, NULL, 1);
+    add(g, "output", FX_OP_OUTPUT, "output", &t, 1);
+    diag_sink d;
+    diag_init(&d);
+    assert_null(decompose_program(p, DECOMP_DEFAULT, &d));
+    assert_non_null(strstr(d.items[0].message, "view %slice_1"));
+    fx_program_free(p);
+    diag_free(&d);
+}
+
 static void test_rejects_torch_level(void **state)
 {
     (void)state;
@@ -217,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_onnx_keeps_linear_and_promotes),
         cmocka_unit_test(test_no_meta_keeps_op),
         cmocka_unit_test(test_rejects_torch_level),
+        cmocka_unit_test(test_view_mutation_refused),
         cmocka_unit_test(test_fixtures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
