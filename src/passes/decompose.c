@@ -2,79 +2,26 @@
 #include "passes/decompose.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "passes/pass_tables.h"
 #include "passes/export.h"
 
-/* ---- decomposition templates ----------------------------------------------------------------
- * schema: argument names of the source overload ("name=default"); `when`: comma-separated
- * conditions (rank(a)==N, a==None, a!=None); body: ';'-separated calls "[local =] target(args
- * [| kw=value, ...])" where a name is a schema argument, an earlier local, or a literal. The value
- * of the last call (or a final bare local) replaces the source node. A call marked "~" is traced
- * and then dropped as dead code, so it consumes its name as torch's trace + DCE does. Kwargs
- * whose value is an absent argument are dropped. Arguments equal to their schema default are
- * written out only when the template names them. */
+/* ---- decomposition templates (share/fxsh/decomp/core.yaml documents the syntax) ------------------ */
 enum { T_DEFAULT = 1, T_ONNX = 2 };
 
 typedef struct decomp_rule {
     unsigned tables;
-    const char *target;
+    const char *target;     /* "aten.linear.default" */
     const char *schema;
     const char *when;
     const char *body;
+    int next;               /* next rule with the same target, -1 at the end */
 } decomp_rule;
-
-static const decomp_rule rules[] = {
-    { T_DEFAULT, "aten.linear.default", "input,weight,bias=None", "rank(input)==2,bias!=None",
-      "permute = aten.permute.default(weight, [1, 0]); aten.addmm.default(bias, input, permute)" },
-    { T_DEFAULT, "aten.linear.default", "input,weight,bias=None", "rank(input)==2,bias==None",
-      "permute = aten.permute.default(weight, [1, 0]); aten.mm.default(input, permute)" },
-    { T_DEFAULT, "aten.softmax.int", "self,dim,dtype=None", "dtype==None",
-      "aten._softmax.default(self, dim, False)" },
-    { T_DEFAULT, "aten.log_softmax.int", "self,dim,dtype=None", "dtype==None",
-      "aten._log_softmax.default(self, dim, False)" },
-    { T_DEFAULT, "aten.sum.default", "self,dtype=None", "dtype==None",
-      "aten.sum.dim_IntList(self, [])" },
-    { T_DEFAULT, "aten.layer_norm.default", "input,normalized_shape,weight=None,bias=None,eps=1e-05,cudnn_enable=True", NULL,
-      "n = aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps); r = operator.getitem(n, 0); "
-      "~operator.getitem(n, 1); ~operator.getitem(n, 2); r" },
-    { T_DEFAULT | T_ONNX, "aten.batch_norm.default",
-      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled", "training==False",
-      "n = aten._native_batch_norm_legit_no_training.default(input, weight, bias, running_mean, running_var, momentum, eps); "
-      "r = operator.getitem(n, 0); ~operator.getitem(n, 1); ~operator.getitem(n, 2); r" },
-    { T_DEFAULT, "aten.max_pool2d.default",
-      "self,kernel_size,stride=[],padding=[0, 0],dilation=[1, 1],ceil_mode=False", NULL,
-      "n = aten.max_pool2d_with_indices.default(*); "
-      "r = operator.getitem(n, 0); ~operator.getitem(n, 1); r" },
-    { T_DEFAULT, "aten.conv2d.default",
-      "input,weight,bias=None,stride=[1, 1],padding=[0, 0],dilation=[1, 1],groups=1", NULL,
-      "aten.convolution.default(input, weight, bias, stride, padding, dilation, False, [0, 0], groups)" },
-    { T_DEFAULT, "aten.conv1d.default",
-      "input,weight,bias=None,stride=[1],padding=[0],dilation=[1],groups=1", NULL,
-      "aten.convolution.default(input, weight, bias, stride, padding, dilation, False, [0], groups)" },
-    { T_DEFAULT | T_ONNX, "aten.flatten.using_ints", "self,start_dim=0,end_dim=-1", "static_shape",
-      "aten.view.default(self, @shape)" },
-    { T_DEFAULT | T_ONNX, "aten.adaptive_avg_pool2d.default", "self,output_size", "output_size==[1, 1]",
-      "aten.mean.dim(self, [-1, -2], True)" },
-    { T_DEFAULT | T_ONNX, "aten.lift_fresh_copy.default", "self", NULL, "aten.clone.default(self)" },
-    { T_DEFAULT | T_ONNX, "aten.contiguous.default", "self,memory_format=None", "memory_format==None",
-      "aten.clone.default(self | memory_format=torch.contiguous_format)" },
-    { T_DEFAULT, "aten.zeros.default", "size,dtype=None,layout=None,device=None,pin_memory=None", NULL,
-      "aten.full.default(size, 0 | dtype=dtype, layout=torch.strided, device=device, pin_memory=pin_memory)" },
-    { T_DEFAULT, "aten.ones.default", "size,dtype=None,layout=None,device=None,pin_memory=None", NULL,
-      "aten.full.default(size, 1 | dtype=dtype, layout=torch.strided, device=device, pin_memory=pin_memory)" },
-    { T_DEFAULT | T_ONNX, "aten.reshape.default", "self,shape", NULL,
-      "aten.view.default(self, shape)" },
-    { T_DEFAULT, "aten.zeros_like.default", "self,dtype=None,layout=None,device=None,pin_memory=None,memory_format=None",
-      "memory_format==None",
-      "aten.full_like.default(self, 0 | dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=torch.preserve_format)" },
-    { T_DEFAULT, "aten.ones_like.default", "self,dtype=None,layout=None,device=None,pin_memory=None,memory_format=None",
-      "memory_format==None",
-      "aten.full_like.default(self, 1 | dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=torch.preserve_format)" },
-};
 
 typedef struct dctx {
     const fx_program *src;
@@ -89,7 +36,56 @@ typedef struct dctx {
     const fx_node *mut_src[64];
     fx_arg *mut_val[64];
     size_t n_mut;
+    pass_table tbl;
+    decomp_rule *rules;
+    size_t n_rules;
+    hashmap rule_by_target;   /* target -> (void *)(intptr_t)(first index + 1) */
 } dctx;
+
+static bool load_rules(dctx *c)
+{
+    pass_table_init(&c->tbl);
+    hm_init(&c->rule_by_target);
+    if (!pass_table_load_default(&c->tbl, "decomp", "rules", c->d))
+        return false;
+    c->rules = xcalloc(c->tbl.n + 1, sizeof *c->rules);
+    int *last = xcalloc(c->tbl.n + 1, sizeof *last);
+    bool ok = true;
+    for (size_t i = 0; i < c->tbl.n && ok; i++) {
+        const pt_record *r = &c->tbl.recs[i];
+        decomp_rule *d = &c->rules[c->n_rules];
+        const char *tables = pt_get(r, "tables");
+        d->tables = (tables && strstr(tables, "default") ? T_DEFAULT : 0) | (tables && strstr(tables, "onnx") ? T_ONNX : 0);
+        d->target = pt_get(r, "target");
+        d->schema = pt_get(r, "schema");
+        d->when = pt_get(r, "when");
+        d->body = pt_get(r, "body");
+        d->next = -1;
+        if (!d->tables || !d->target || !d->schema || !d->body) {
+            diag_error(c->d, (diag_loc){ r->file, r->line, 0 }, "decomposition rule needs tables, target, schema and body");
+            ok = false;
+            break;
+        }
+        intptr_t first = (intptr_t)hm_get(&c->rule_by_target, d->target);
+        if (!first) {
+            hm_put(&c->rule_by_target, d->target, (void *)(intptr_t)(c->n_rules + 1));
+            last[c->n_rules] = (int)c->n_rules;
+        } else {
+            c->rules[last[first - 1]].next = (int)c->n_rules;
+            last[first - 1] = (int)c->n_rules;
+        }
+        c->n_rules++;
+    }
+    free(last);
+    return ok;
+}
+
+static void free_rules(dctx *c)
+{
+    free(c->rules);
+    hm_free(&c->rule_by_target);
+    pass_table_free(&c->tbl);
+}
 
 static fx_node *map_src(const fx_node *n, void *ctx)
 {
@@ -177,6 +173,9 @@ static int bound_index(const binding *b, const char *name, size_t len)
 
 static const fx_value *meta_of(const fx_arg *a)
 {
+    /* a list of tensors answers for its first element (hstack, cat) */
+    if (a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) && a->u.seq.len)
+        a = a->u.seq.items[0];
     if (!a || a->kind != FX_ARG_NODE)
         return NULL;
     const fx_value *v = a->u.node->meta.val;
@@ -242,7 +241,12 @@ static bool holds(const binding *b, const char *when)
             depth += (*e == '[') - (*e == ']');
         char cnd[64];
         snprintf(cnd, sizeof cnd, "%.*s", (int)(e - s), s);
-        if (!strcmp(cnd, "static_shape")) {
+        if (!strncmp(cnd, "has_rank(", 9)) {
+            char *close = strchr(cnd, ')');
+            int i = close ? bound_index(b, cnd + 9, (size_t)(close - cnd - 9)) : -1;
+            if (i < 0 || !meta_of(b->src[i]))
+                return false;
+        } else if (!strcmp(cnd, "static_shape")) {
             if (!static_shape(b->node, NULL, NULL))
                 return false;
         } else if (!strncmp(cnd, "rank(", 5)) {
@@ -296,6 +300,53 @@ static fx_arg *operand(dctx *c, const binding *b, hashmap *locals, const char *s
     *absent = false;
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    if (!strncmp(name, "@dtype(", 7) || !strncmp(name, "@device(", 8)) {
+        bool dt = name[2] == 't';
+        const char *an = name + (dt ? 7 : 8);
+        const char *close = strchr(an, ')');
+        int i = close ? bound_index(b, an, (size_t)(close - an)) : -1;
+        const fx_value *v = i >= 0 ? meta_of(b->src[i]) : NULL;
+        if (!v || (dt ? v->dtype == FX_DT_UNKNOWN : !v->device))
+            return NULL;
+        return dt ? fx_arg_dtype(c->dst, v->dtype) : fx_arg_str(c->dst, FX_ARG_DEVICE, v->device);
+    }
+    if (!strncmp(name, "@dim(", 5) || !strncmp(name, "@numel_from(", 12)) {
+        /* a static size of an argument: @dim(arg,k) = sizes[k]; @numel_from(arg,k) = prod(sizes[k:]) */
+        bool dim = name[1] == 'd';
+        const char *an = name + (dim ? 5 : 12);
+        const char *comma = strchr(an, ','), *close = comma ? strchr(comma, ')') : NULL;
+        int i = close ? bound_index(b, an, (size_t)(comma - an)) : -1;
+        const fx_value *v = i >= 0 ? meta_of(b->src[i]) : NULL;
+        long k = comma ? strtol(comma + 1, NULL, 10) : -1;
+        if (!v || !v->sizes || k < 0 || (size_t)k >= v->rank)
+            return NULL;
+        long long prod = 1;
+        for (size_t j = (size_t)k; j < (dim ? (size_t)k + 1 : v->rank); j++) {
+            char *ep;
+            long long s = strtoll(v->sizes[j], &ep, 10);
+            if (!v->sizes[j][0] || *ep)
+                return NULL;
+            prod *= s;
+        }
+        return fx_arg_int(c->dst, prod);
+    }
+    if (!strcmp(name, "@transpose_perm")) {
+        /* transpose(self, dim0, dim1) as a permutation of rank(self) dims */
+        int is = bound_index(b, "self", 4), i0 = bound_index(b, "dim0", 4), i1 = bound_index(b, "dim1", 4);
+        const fx_value *v = is >= 0 ? meta_of(b->src[is]) : NULL;
+        if (!v || i0 < 0 || i1 < 0 || !b->src[i0] || !b->src[i1] || b->src[i0]->kind != FX_ARG_INT ||
+            b->src[i1]->kind != FX_ARG_INT || v->rank > 16)
+            return NULL;
+        int64_t r = (int64_t)v->rank, d0 = b->src[i0]->u.i, d1 = b->src[i1]->u.i;
+        d0 = d0 < 0 ? d0 + r : d0;
+        d1 = d1 < 0 ? d1 + r : d1;
+        if (d0 < 0 || d0 >= r || d1 < 0 || d1 >= r)
+            return NULL;
+        fx_arg *items[16];
+        for (int64_t k = 0; k < r; k++)
+            items[k] = fx_arg_int(c->dst, k == d0 ? d1 : k == d1 ? d0 : k);
+        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, (size_t)r);
+    }
     if (!strcmp(name, "@shape")) {
         fx_arg *sh = NULL;
         return static_shape(b->node, c->dst, &sh) ? sh : NULL;
@@ -463,15 +514,10 @@ static fx_arg *expand(dctx *c, const decomp_rule *r, const binding *b)
     return fx_arg_node(c->dst, last);
 }
 
-static bool is_floating(fx_dtype dt)
-{
-    return dt == FX_DT_F32 || dt == FX_DT_F64 || dt == FX_DT_F16 || dt == FX_DT_BF16;
-}
-
 static bool promote_named(dctx *c, const fx_node *n, const char *base, const char **target, fx_arg **args);
 
-/* The ONNX exporter's type promotion: an int Python scalar meeting a floating tensor becomes a
- * scalar_tensor of the tensor's dtype (and a .Scalar overload its .Tensor form). */
+/* The ONNX exporter's type promotion: an int Python scalar operand becomes a scalar_tensor of
+ * the tensor's dtype (and a .Scalar overload its .Tensor form). */
 static bool promote(dctx *c, const fx_node *n, const char **target, fx_arg **args, size_t na)
 {
     const char *t = *target;
@@ -484,15 +530,19 @@ static bool promote(dctx *c, const fx_node *n, const char **target, fx_arg **arg
 
 static bool promote_named(dctx *c, const fx_node *n, const char *base, const char **target, fx_arg **args)
 {
-    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne", NULL };
+    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne",
+                                          "remainder", NULL };
     bool known = false;
     for (size_t i = 0; binops[i]; i++)
         known |= !strcmp(base, binops[i]);
     const char *ov = strrchr(*target, '.');
-    if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar")))
+    if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode")))
         return false;
+    /* Only Python ints are wrapped, and not for int64 tensors (the int's own type); float
+     * scalars are left alone (as the corpus shows for float tensors). */
     const fx_value *v = meta_of(n->args->u.seq.items[0]);
-    if (!v || !is_floating(v->dtype) || args[1]->kind != FX_ARG_INT)
+    if (!v || v->dtype == FX_DT_UNKNOWN || v->dtype == FX_DT_BOOL || v->dtype == FX_DT_I64 ||
+        args[1]->kind != FX_ARG_INT)
         return false;
     fx_arg *sa[1] = { args[1] };
     const char *kn[1] = { "dtype" };
@@ -520,6 +570,21 @@ static const char *functional_target(dctx *c, const char *t)
     char buf[160];
     snprintf(buf, sizeof buf, "torch.ops.aten.%.*s%s", (int)(n - 1), name, dot ? dot : "");
     return fx_strdup(c->dst, buf);
+}
+
+static bool is_view_op(const char *target)
+{
+    static const char *const views[] = { "slice", "select", "view", "_unsafe_view", "transpose", "permute",
+                                         "expand", "unsqueeze", "squeeze", "as_strided", "diagonal", "narrow",
+                                         "t", "alias", "unflatten", "unfold", "split", "chunk", "unbind", NULL };
+    char base[96];
+    export_node_base_name(target, base, sizeof base);
+    if (strncmp(target, "torch.ops.aten.", 15) != 0)
+        return !strcmp(target, "operator.getitem");
+    for (size_t i = 0; views[i]; i++)
+        if (!strcmp(base, views[i]))
+            return true;
+    return false;
 }
 
 static const fx_input_spec *input_spec(const fx_program *p, const char *name)
@@ -559,17 +624,23 @@ static bool rebuild(dctx *c, const fx_graph *sg)
             return false;
         }
         const char *target = n->target;
+        /* The ONNX exporter removes assertion nodes after decomposing. */
+        if (c->which == DECOMP_ONNX && !strncmp(target, "torch.ops.aten._assert_", 23) && !n->n_users) {
+            set_val(c, n->name, fx_arg_none(c->dst));
+            continue;
+        }
         const char *ft = functional_target(c, target);
         if (ft)
             target = ft;
         const decomp_rule *rule = NULL;
         binding b;
-        for (size_t i = 0; i < sizeof rules / sizeof rules[0] && !rule; i++) {
-            if (!(rules[i].tables & mask) || strcmp(target + 10, rules[i].target) != 0)
+        intptr_t first = (intptr_t)hm_get(&c->rule_by_target, target + 10);
+        for (int i = first ? (int)first - 1 : -1; i >= 0 && !rule; i = c->rules[i].next) {
+            if (!(c->rules[i].tables & mask))
                 continue;
-            bind(&b, rules[i].schema, n);
-            if (holds(&b, rules[i].when))
-                rule = &rules[i];
+            bind(&b, c->rules[i].schema, n);
+            if (holds(&b, c->rules[i].when))
+                rule = &c->rules[i];
         }
         fx_arg *val;
         if (rule) {
@@ -598,14 +669,28 @@ static bool rebuild(dctx *c, const fx_graph *sg)
             while (self->op == FX_OP_CALL_FUNCTION && functional_target(c, self->target) &&
                    self->args->u.seq.len > 0 && self->args->u.seq.items[0]->kind == FX_ARG_NODE)
                 self = self->args->u.seq.items[0]->u.node;
+            /* Writing through a view needs the scatter form torch's functionalization builds;
+             * refuse rather than silently drop the write to the base tensor. */
+            if (self->op == FX_OP_CALL_FUNCTION && is_view_op(self->target)) {
+                diagnostic *dg = diag_error(c->d, (diag_loc){ c->src->file, 0, 0 },
+                                            "decompose: in-place %s (node %%%s) writes through the view %%%s; "
+                                            "functionalizing view mutations is not supported yet",
+                                            n->target, n->name, self->name);
+                diag_set_hint(dg, "use the out-of-place op on the base tensor (e.g. index_put / slice_scatter)");
+                return false;
+            }
             if (c->root && self->op == FX_OP_PLACEHOLDER) {
                 size_t i = 0;
                 while (i < c->n_mut && c->mut_src[i] != self)
                     i++;
-                if (i == c->n_mut && c->n_mut < 64)
+                if (i == 64) {
+                    diag_error(c->d, (diag_loc){ c->src->file, 0, 0 },
+                               "decompose: more than 64 mutated inputs are not supported");
+                    return false;
+                }
+                if (i == c->n_mut)
                     c->mut_src[c->n_mut++] = self;
-                if (i < 64)
-                    c->mut_val[i] = val;
+                c->mut_val[i] = val;
             }
         }
     }
@@ -690,8 +775,14 @@ fx_program *decompose_program(const fx_program *src, decomp_table which, diag_si
         return NULL;
     }
     dctx c = { .src = src, .which = which, .d = d };
+    if (!load_rules(&c)) {
+        free_rules(&c);
+        return NULL;
+    }
     c.dst = export_copy_program_shell(src);
-    if (!rebuild_module(&c, src->root, c.dst->root, true)) {
+    bool ok = rebuild_module(&c, src->root, c.dst->root, true);
+    free_rules(&c);
+    if (!ok) {
         fx_program_free(c.dst);
         return NULL;
     }

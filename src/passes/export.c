@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "passes/pass_tables.h"
 
 /* ---- program copy ------------------------------------------------------------------------ */
 
@@ -531,8 +533,29 @@ static fx_arg *coerce(fx_program *p, fx_arg *a, const sarg *s)
 
 /* ---- the pass ------------------------------------------------------------------------------ */
 
+typedef struct module_spec {
+    const char *type;
+    const char *params, *buffers;
+    const char *target, *inplace_target;
+    const char *schema;
+    const char *args;
+} module_spec;
+
+enum { F_FN = 1, F_METH = 2, F_OP = 4 };
+
+typedef struct op_spec {
+    const char *name;
+    unsigned where;
+    const char *target;
+    const char *schema;
+    const char *need;       /* this overload applies only when argument `need` is given */
+    int next;               /* next entry with the same name, -1 at the end */
+    bool returns_list;
+} op_spec;
+
 typedef struct xval {
     fx_arg *arg;            /* the value in the new graph */
+    bool is_list;           /* a list/tuple-returning op: indexing it is operator.getitem */
     fx_node *shape_of;      /* getattr(x, "shape"): the new node whose shape this is */
     const export_input_decl *decl;   /* declared shape of that node, if any */
 } xval;
@@ -547,7 +570,109 @@ typedef struct xctx {
     hashmap weights;        /* fqn -> placeholder fx_node* */
     const fx_node *cur;     /* source node being exported (diagnostics) */
     fx_namer nm;
+    bool cur_module;        /* emitting a module template */
+    pass_table tbl;         /* share/fxsh/modules */
+    module_spec *mods;
+    size_t n_mods;
+    hashmap mod_by_type;    /* type -> module_spec* */
+    op_spec *ops;
+    size_t n_ops;
+    hashmap op_by_name;     /* name -> (void *)(intptr_t)(first index + 1) */
 } xctx;
+
+static const module_spec *find_module_spec(xctx *x, const char *type)
+{
+    return hm_get(&x->mod_by_type, type);
+}
+
+static unsigned where_bits(const char *w)
+{
+    unsigned b = 0;
+    if (w && strstr(w, "function"))
+        b |= F_FN;
+    if (w && strstr(w, "method"))
+        b |= F_METH;
+    if (w && strstr(w, "operator"))
+        b |= F_OP;
+    return b;
+}
+
+/* Builds the module and op tables from the loaded records. */
+static bool load_tables(xctx *x)
+{
+    pass_table_init(&x->tbl);
+    hm_init(&x->mod_by_type);
+    hm_init(&x->op_by_name);
+    if (!pass_table_load_default(&x->tbl, "modules", NULL, x->d))
+        return false;
+    x->mods = xcalloc(x->tbl.n + 1, sizeof *x->mods);
+    x->ops = xcalloc(x->tbl.n + 1, sizeof *x->ops);
+    int *last = xcalloc(x->tbl.n + 1, sizeof *last);
+    for (size_t i = 0; i < x->tbl.n; i++) {
+        const pt_record *r = &x->tbl.recs[i];
+        diag_loc l = { r->file, r->line, 0 };
+        if (!strcmp(r->list, "modules")) {
+            module_spec *m = &x->mods[x->n_mods++];
+            m->type = pt_get(r, "type");
+            m->params = pt_get(r, "params");
+            m->buffers = pt_get(r, "buffers");
+            m->target = pt_get(r, "target");
+            m->inplace_target = pt_get(r, "inplace_target");
+            m->schema = pt_get(r, "schema");
+            m->args = pt_get(r, "args");
+            if (!m->params)
+                m->params = "";
+            if (!m->buffers)
+                m->buffers = "";
+            if (!m->type || (m->target && (!m->schema || !m->args))) {
+                diag_error(x->d, l, "module entry needs type, and schema and args with a target");
+                free(last);
+                return false;
+            }
+            if (!hm_has(&x->mod_by_type, m->type))
+                hm_put(&x->mod_by_type, m->type, m);
+        } else if (!strcmp(r->list, "ops")) {
+            op_spec *o = &x->ops[x->n_ops];
+            o->name = pt_get(r, "name");
+            o->where = where_bits(pt_get(r, "where"));
+            o->target = pt_get(r, "target");
+            o->schema = pt_get(r, "schema");
+            o->need = pt_get(r, "need");
+            o->next = -1;
+            o->returns_list = pt_get(r, "returns") && !strcmp(pt_get(r, "returns"), "list");
+            if (!o->name || !o->target || !o->schema || !o->where) {
+                diag_error(x->d, l, "op entry needs name, where, target and schema");
+                free(last);
+                return false;
+            }
+            intptr_t first = (intptr_t)hm_get(&x->op_by_name, o->name);
+            if (!first)
+                hm_put(&x->op_by_name, o->name, (void *)(intptr_t)(x->n_ops + 1));
+            else
+                x->ops[last[first - 1]].next = (int)x->n_ops;
+            if (first)
+                last[first - 1] = (int)x->n_ops;
+            else
+                last[x->n_ops] = (int)x->n_ops;
+            x->n_ops++;
+        } else {
+            diag_error(x->d, l, "unknown table '%s' (expected modules or ops)", r->list);
+            free(last);
+            return false;
+        }
+    }
+    free(last);
+    return true;
+}
+
+static void free_tables(xctx *x)
+{
+    free(x->mods);
+    free(x->ops);
+    hm_free(&x->mod_by_type);
+    hm_free(&x->op_by_name);
+    pass_table_free(&x->tbl);
+}
 
 static diag_loc loc_of(xctx *x)
 {
@@ -607,7 +732,8 @@ static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_ar
     fx_arg *bound[MAX_SARGS] = { 0 };
     size_t pi = 0;
     for (size_t i = 0; i < ns && pi < npos; i++) {
-        if (sa[i].kwonly)
+        /* module templates pass keyword-only arguments positionally, in schema order */
+        if (sa[i].kwonly && !x->cur_module)
             break;
         if (!strcmp(sa[i].type, "list") &&
             (npos - pi > 1 || (pos[pi]->kind != FX_ARG_LIST && pos[pi]->kind != FX_ARG_TUPLE))) {
@@ -679,84 +805,8 @@ static fx_node *emit_call(xctx *x, const char *target, const char *schema, fx_ar
     return n;
 }
 
-/* ---- nn module table ----------------------------------------------------------------------
- * params/buffers: "name?flag" = present unless the repr says flag=False.
- * args: "$0" first input, "@name" lifted weight (None if absent), "%key|pos=default" a repr
- * value (by keyword, else position), anything else a literal. A NULL target means the module
- * is the identity in eval mode. */
-typedef struct module_spec {
-    const char *type;
-    const char *params, *buffers;
-    const char *target, *inplace_target;
-    const char *schema;
-    const char *args;
-} module_spec;
+/* ---- nn module table (share/fxsh/modules/nn.yaml documents the fields) ---------------------- */
 
-#define CONV_SCHEMA "input,weight,bias=None,stride:%s=1,padding:%s=0,dilation:%s=1,groups=1"
-static const module_spec module_specs[] = {
-    { "Linear", "weight bias?bias", "", "aten.linear.default", NULL, "input,weight,bias=None", "$0 @weight @bias" },
-    { "Conv1d", "weight bias?bias", "", "aten.conv1d.default", NULL,
-      "input,weight,bias=None,stride:i1=1,padding:i1=0,dilation:i1=1,groups=1",
-      "$0 @weight @bias %stride=1 %padding=0 %dilation=1 %groups=1" },
-    { "Conv2d", "weight bias?bias", "", "aten.conv2d.default", NULL,
-      "input,weight,bias=None,stride:i2=1,padding:i2=0,dilation:i2=1,groups=1",
-      "$0 @weight @bias %stride=1 %padding=0 %dilation=1 %groups=1" },
-    { "BatchNorm1d", "weight?affine bias?affine",
-      "running_mean?track_running_stats running_var?track_running_stats num_batches_tracked?track_running_stats",
-      "aten.batch_norm.default", NULL,
-      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled",
-      "$0 @weight @bias @running_mean @running_var False %momentum=0.1 %eps=1e-05 False" },
-    { "BatchNorm2d", "weight?affine bias?affine",
-      "running_mean?track_running_stats running_var?track_running_stats num_batches_tracked?track_running_stats",
-      "aten.batch_norm.default", NULL,
-      "input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled",
-      "$0 @weight @bias @running_mean @running_var False %momentum=0.1 %eps=1e-05 False" },
-    { "LayerNorm", "weight?elementwise_affine bias?bias", "", "aten.layer_norm.default", NULL,
-      "input,normalized_shape:i*,weight=None,bias=None,eps=1e-05,cudnn_enable=True",
-      "$0 %normalized_shape|0 @weight @bias %eps=1e-05" },
-    { "GroupNorm", "weight?affine bias?affine", "", "aten.group_norm.default", NULL,
-      "input,num_groups,weight=None,bias=None,eps=1e-05,cudnn_enabled=True",
-      "$0 %num_groups|0 @weight @bias %eps=1e-05" },
-    { "ReLU", "", "", "aten.relu.default", "aten.relu_.default", "self", "$0" },
-    { "GELU", "", "", "aten.gelu.default", NULL, "self,*,approximate='none'", "$0 %approximate='none'" },
-    { "SiLU", "", "", "aten.silu.default", "aten.silu_.default", "self", "$0" },
-    { "Sigmoid", "", "", "aten.sigmoid.default", NULL, "self", "$0" },
-    { "Tanh", "", "", "aten.tanh.default", NULL, "self", "$0" },
-    { "Softmax", "", "", "aten.softmax.int", NULL, "self,dim,dtype=None", "$0 %dim" },
-    { "Dropout", "", "", NULL, NULL, NULL, NULL },
-    { "Dropout1d", "", "", NULL, NULL, NULL, NULL },
-    { "Dropout2d", "", "", NULL, NULL, NULL, NULL },
-    { "Identity", "", "", NULL, NULL, NULL, NULL },
-    { "MaxPool1d", "", "", "aten.max_pool1d.default", NULL,
-      "self,kernel_size:i1,stride:i1=[],padding:i1=0,dilation:i1=1,ceil_mode=False",
-      "$0 %kernel_size %stride %padding=0 %dilation=1 %ceil_mode=False" },
-    { "MaxPool2d", "", "", "aten.max_pool2d.default", NULL,
-      "self,kernel_size:i2,stride:i2=[],padding:i2=0,dilation:i2=1,ceil_mode=False",
-      "$0 %kernel_size %stride %padding=0 %dilation=1 %ceil_mode=False" },
-    { "AvgPool1d", "", "", "aten.avg_pool1d.default", NULL,
-      "self,kernel_size:i1,stride:i1=[],padding:i1=0,ceil_mode=False,count_include_pad=True",
-      "$0 %kernel_size %stride %padding=0 %ceil_mode=False %count_include_pad=True" },
-    { "AvgPool2d", "", "", "aten.avg_pool2d.default", NULL,
-      "self,kernel_size:i2,stride:i2=[],padding:i2=0,ceil_mode=False,count_include_pad=True,divisor_override=None",
-      "$0 %kernel_size %stride %padding=0 %ceil_mode=False %count_include_pad=True %divisor_override=None" },
-    { "AdaptiveAvgPool1d", "", "", "aten.adaptive_avg_pool1d.default", NULL, "self,output_size:i1",
-      "$0 %output_size|0" },
-    { "AdaptiveAvgPool2d", "", "", "aten.adaptive_avg_pool2d.default", NULL, "self,output_size:i2",
-      "$0 %output_size|0" },
-    { "Embedding", "weight", "", "aten.embedding.default", NULL,
-      "weight,indices,padding_idx=-1,scale_grad_by_freq=False,sparse=False",
-      "@weight $0 %padding_idx=-1" },
-    { "Flatten", "", "", "aten.flatten.using_ints", NULL, "self,start_dim=0,end_dim=-1",
-      "$0 %start_dim=1 %end_dim=-1" },
-};
-
-static const module_spec *find_module_spec(const char *type)
-{
-    for (size_t i = 0; i < sizeof module_specs / sizeof module_specs[0]; i++)
-        if (!strcmp(module_specs[i].type, type))
-            return &module_specs[i];
-    return NULL;
-}
 
 /* Calls cb for each weight name of list that the repr keeps. */
 static void each_weight(const char *list, const char *repr, void (*cb)(const char *name, void *ctx),
@@ -826,7 +876,7 @@ static void lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tens
         }
     }
     l.role = role;
-    const module_spec *ms = m->type ? find_module_spec(m->type) : NULL;
+    const module_spec *ms = m->type ? find_module_spec(x, m->type) : NULL;
     if (!from_records && ms)
         each_weight(role == FX_TENSOR_PARAMETER ? ms->params : ms->buffers, m->repr, lift_one, &l);
     for (const fx_module *c = m->first_child; c; c = c->next_sibling) {
@@ -853,7 +903,7 @@ static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
         diag_error(x->d, loc_of(x), "export: call_module target '%s' is not a submodule", n->target);
         return false;
     }
-    const module_spec *ms = m->type ? find_module_spec(m->type) : NULL;
+    const module_spec *ms = m->type ? find_module_spec(x, m->type) : NULL;
     if (!ms) {
         diagnostic *dg = diag_error(x->d, loc_of(x), "export: module type '%s' (%s) is not supported",
                                     m->type ? m->type : "?", n->target);
@@ -919,7 +969,9 @@ static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
         args[na++] = a;
         s = e;
     }
+    x->cur_module = true;
     fx_node *r = emit_call(x, inplace ? ms->inplace_target : ms->target, ms->schema, args, na, NULL, NULL, 0);
+    x->cur_module = false;
     if (!r)
         return false;
     fx_arg *ra = fx_arg_node(x->dst, r);
@@ -931,67 +983,7 @@ static bool export_module_call(xctx *x, const fx_node *n, bool *ok)
 
 /* ---- torch functions, methods and operators -------------------------------------------------- */
 
-enum { F_FN = 1, F_METH = 2, F_OP = 4 };
 
-typedef struct op_spec {
-    const char *name;
-    unsigned where;
-    const char *target;
-    const char *schema;
-    const char *need;       /* this overload applies only when argument `need` is given */
-} op_spec;
-
-#define UNARY(n) { n, F_FN | F_METH, "aten." n ".default", "self", NULL }, \
-                 { n "_", F_FN | F_METH, "aten." n "_.default", "self", NULL }
-#define BINARY(n, opname) { n, F_FN | F_METH, "aten." n ".Tensor", "self,other", NULL }, \
-                          { opname, F_OP, "aten." n ".Tensor", "self,other", NULL }, \
-                          { n "_", F_METH, "aten." n "_.Tensor", "self,other", NULL }
-#define COMPARE(n) { n, F_FN | F_METH | F_OP, "aten." n ".Tensor", "self,other", "#tensor" }, \
-                   { n, F_FN | F_METH | F_OP, "aten." n ".Scalar", "self,other", NULL }
-
-static const op_spec op_specs[] = {
-    UNARY("relu"), UNARY("tanh"), UNARY("sigmoid"), UNARY("exp"), UNARY("log"), UNARY("sqrt"),
-    UNARY("rsqrt"), UNARY("abs"), UNARY("neg"), UNARY("sin"), UNARY("cos"), UNARY("silu"),
-    UNARY("floor"), UNARY("ceil"), UNARY("reciprocal"), UNARY("erf"),
-    { "neg", F_OP, "aten.neg.default", "self", NULL },
-    { "gelu", F_FN, "aten.gelu.default", "self,*,approximate='none'", NULL },
-    { "add", F_FN | F_METH | F_OP, "aten.add.Tensor", "self,other,*,alpha=1", NULL },
-    { "add_", F_METH, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
-    { "sub", F_FN | F_METH | F_OP, "aten.sub.Tensor", "self,other,*,alpha=1", NULL },
-    { "sub_", F_METH, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
-    BINARY("mul", "mul"), BINARY("div", "truediv"),
-    { "iadd", F_OP, "aten.add_.Tensor", "self,other,*,alpha=1", NULL },
-    { "isub", F_OP, "aten.sub_.Tensor", "self,other,*,alpha=1", NULL },
-    { "imul", F_OP, "aten.mul_.Tensor", "self,other", NULL },
-    { "itruediv", F_OP, "aten.div_.Tensor", "self,other", NULL },
-    COMPARE("gt"), COMPARE("lt"), COMPARE("ge"), COMPARE("le"), COMPARE("eq"), COMPARE("ne"),
-    { "matmul", F_FN | F_METH | F_OP, "aten.matmul.default", "self,other", NULL },
-    { "bmm", F_FN | F_METH, "aten.bmm.default", "self,mat2", NULL },
-    { "mm", F_FN | F_METH, "aten.mm.default", "self,mat2", NULL },
-    { "mean", F_FN | F_METH, "aten.mean.dim", "self,dim:i*,keepdim=False,*,dtype=None", "dim" },
-    { "mean", F_FN | F_METH, "aten.mean.default", "self,*,dtype=None", NULL },
-    { "sum", F_FN | F_METH, "aten.sum.dim_IntList", "self,dim:i*,keepdim=False,*,dtype=None", "dim" },
-    { "sum", F_FN | F_METH, "aten.sum.default", "self,*,dtype=None", NULL },
-    { "amax", F_FN | F_METH, "aten.amax.default", "self,dim:i*=[],keepdim=False", NULL },
-    { "amin", F_FN | F_METH, "aten.amin.default", "self,dim:i*=[],keepdim=False", NULL },
-    { "softmax", F_FN | F_METH, "aten.softmax.int", "self,dim,dtype=None", NULL },
-    { "log_softmax", F_FN | F_METH, "aten.log_softmax.int", "self,dim,dtype=None", NULL },
-    { "reshape", F_FN | F_METH, "aten.reshape.default", "self,shape:list", NULL },
-    { "view", F_METH, "aten.view.default", "self,size:list", NULL },
-    { "permute", F_FN | F_METH, "aten.permute.default", "self,dims:list", NULL },
-    { "transpose", F_FN | F_METH, "aten.transpose.int", "self,dim0,dim1", NULL },
-    { "expand", F_METH, "aten.expand.default", "self,size:list,*,implicit=False", NULL },
-    { "unsqueeze", F_FN | F_METH, "aten.unsqueeze.default", "self,dim", NULL },
-    { "squeeze", F_FN | F_METH, "aten.squeeze.dim", "self,dim", "dim" },
-    { "squeeze", F_FN | F_METH, "aten.squeeze.default", "self", NULL },
-    { "flatten", F_FN | F_METH, "aten.flatten.using_ints", "self,start_dim=0,end_dim=-1", NULL },
-    { "t", F_FN | F_METH, "aten.t.default", "self", NULL },
-    { "clone", F_FN | F_METH, "aten.clone.default", "self,*,memory_format=None", NULL },
-    { "cat", F_FN, "aten.cat.default", "tensors,dim=0", NULL },
-    { "stack", F_FN, "aten.stack.default", "tensors,dim=0", NULL },
-    { "linear", F_FN, "aten.linear.default", "input,weight,bias=None", NULL },
-    { "embedding", F_FN, "aten.embedding.default", "weight,indices,padding_idx=-1,scale_grad_by_freq=False,sparse=False", NULL },
-};
 
 /* "torch.nn.functional.relu" → "relu" (F_FN); "operator.add" → "add" (F_OP). */
 static const char *callee_name(const fx_node *n, unsigned *where)
@@ -1060,9 +1052,79 @@ static fx_arg *dim_value(xctx *x, fx_node *t, const export_input_decl *decl, int
     return n ? fx_arg_node(x->dst, n) : NULL;
 }
 
+/* a is a Python int known now: a literal or a value that folded to one. */
+static bool static_int(xctx *x, const fx_arg *a, int64_t *out)
+{
+    if (a->kind == FX_ARG_INT) {
+        *out = a->u.i;
+        return true;
+    }
+    if (a->kind != FX_ARG_NODE)
+        return false;
+    xval *v = hm_get(&x->vals, a->u.node->name);
+    if (!v || !v->arg || v->arg->kind != FX_ARG_INT)
+        return false;
+    *out = v->arg->u.i;
+    return true;
+}
+
 static bool is_shape_attr(const fx_arg *a)
 {
     return a && (a->kind == FX_ARG_STR || a->kind == FX_ARG_OPAQUE) && !strcmp(a->u.s, "shape");
+}
+
+/* x[i], x[a:b], x[:, i]: select.int / slice.Tensor / unsqueeze per indexed dimension. */
+static bool index_tensor(xctx *x, const fx_node *n, fx_arg *t, const fx_arg *idx)
+{
+    fx_arg *const *items = (fx_arg *const *)&idx;
+    size_t ni = 1;
+    if (idx->kind == FX_ARG_TUPLE) {
+        items = idx->u.seq.items;
+        ni = idx->u.seq.len;
+    }
+    int64_t dim = 0;
+    fx_arg *cur = t;
+    for (size_t i = 0; i < ni; i++) {
+        const fx_arg *it = items[i];
+        int64_t iv;
+        if (static_int(x, it, &iv)) {
+            fx_arg *a[3] = { cur, fx_arg_int(x->dst, dim), fx_arg_int(x->dst, iv) };
+            fx_node *s = emit_call(x, "aten.select.int", "self,dim,index", a, 3, NULL, NULL, 0);
+            if (!s)
+                return false;
+            cur = fx_arg_node(x->dst, s);
+        } else if (it->kind == FX_ARG_SLICE && it->u.seq.len == 3) {
+            bool ok = true;
+            fx_arg *st = conv_arg(x, it->u.seq.items[0], &ok), *en = conv_arg(x, it->u.seq.items[1], &ok),
+                   *sp = conv_arg(x, it->u.seq.items[2], &ok);
+            if (!ok)
+                return false;
+            if (st->kind == FX_ARG_NONE && en->kind == FX_ARG_NONE && sp->kind == FX_ARG_NONE) {
+                dim++;
+                continue;   /* a full slice records nothing */
+            }
+            fx_arg *a[5] = { cur, fx_arg_int(x->dst, dim), st->kind == FX_ARG_NONE ? fx_arg_int(x->dst, 0) : st,
+                             en->kind == FX_ARG_NONE ? fx_arg_int(x->dst, INT64_MAX) : en,
+                             sp->kind == FX_ARG_NONE ? fx_arg_int(x->dst, 1) : sp };
+            fx_node *s = emit_call(x, "aten.slice.Tensor", "self,dim=0,start=None,end=None,step=1", a, 5, NULL, NULL, 0);
+            if (!s)
+                return false;
+            cur = fx_arg_node(x->dst, s);
+            dim++;
+        } else if (it->kind == FX_ARG_NONE) {
+            fx_arg *a[2] = { cur, fx_arg_int(x->dst, dim) };
+            fx_node *s = emit_call(x, "aten.unsqueeze.default", "self,dim", a, 2, NULL, NULL, 0);
+            if (!s)
+                return false;
+            cur = fx_arg_node(x->dst, s);
+            dim++;
+        } else {
+            diag_error(x->d, loc_of(x), "export: indexing %%%s with this index is not supported", n->name);
+            return false;
+        }
+    }
+    set_val(x, n->name, cur);
+    return true;
 }
 
 static bool export_call(xctx *x, const fx_node *n, bool *ok)
@@ -1094,7 +1156,46 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
             set_val(x, n->name, a);
             return true;
         }
+        if (src && src->is_list && src->arg && src->arg->kind == FX_ARG_NODE) {
+            fx_arg *ga[2] = { src->arg, fx_arg_int(x->dst, sargs[1]->u.i) };
+            fx_node *g = fx_node_new(x->g, fx_namer_name(&x->nm, "getitem"), FX_OP_CALL_FUNCTION, "operator.getitem");
+            fx_graph_append(x->g, g);
+            fx_node_set_args(g, fx_arg_seq(x->dst, FX_ARG_TUPLE, ga, NULL, 2), fx_arg_seq(x->dst, FX_ARG_DICT, NULL, NULL, 0));
+            set_val(x, n->name, fx_arg_node(x->dst, g));
+            return true;
+        }
+        if (src && src->arg && src->arg->kind == FX_ARG_NODE)
+            return index_tensor(x, n, src->arg, sargs[1]);
         goto unsupported;
+    }
+    if (where == F_OP && !strcmp(name, "getitem") && nargs == 2 && sargs[0]->kind == FX_ARG_NODE) {
+        xval *src = hm_get(&x->vals, sargs[0]->u.node->name);
+        if (src && src->arg && src->arg->kind == FX_ARG_NODE && !src->is_list && !src->shape_of)
+            return index_tensor(x, n, src->arg, sargs[1]);
+        goto unsupported;
+    }
+    /* Arithmetic on static sizes folds to a constant, as tracing with concrete shapes does. */
+    if (where == F_OP && nargs == 2) {
+        int64_t u, v, r;
+        if (static_int(x, sargs[0], &u) && static_int(x, sargs[1], &v)) {
+            bool done = true;
+            if (!strcmp(name, "add"))
+                r = u + v;
+            else if (!strcmp(name, "sub"))
+                r = u - v;
+            else if (!strcmp(name, "mul"))
+                r = u * v;
+            else if (!strcmp(name, "floordiv") && v != 0)
+                r = u / v - ((u % v != 0) && ((u < 0) != (v < 0)));
+            else if (!strcmp(name, "mod") && v != 0)
+                r = ((u % v) + v) % v;
+            else
+                done = false;
+            if (done) {
+                set_val(x, n->name, fx_arg_int(x->dst, r));
+                return true;
+            }
+        }
     }
     if (where == F_METH && !strcmp(name, "size") && nargs == 2 && sargs[1]->kind == FX_ARG_INT) {
         xval *src = sargs[0]->kind == FX_ARG_NODE ? hm_get(&x->vals, sargs[0]->u.node->name) : NULL;
@@ -1106,9 +1207,53 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
         set_val(x, n->name, a);
         return true;
     }
-    if (where == F_METH && (!strcmp(name, "contiguous") || !strcmp(name, "detach")) && nargs == 1) {
-        set_val(x, n->name, conv_arg(x, sargs[0], ok));
-        return *ok;
+
+    /* F.interpolate picks an upsample overload by mode (2-d: size/scale of two dims). */
+    if (where == F_FN && !strcmp(name, "interpolate") && nargs >= 1) {
+        fx_arg *in = conv_arg(x, sargs[0], ok), *size = NULL, *scale = NULL, *align = NULL;
+        const char *mode = "nearest";
+        for (size_t k = 0; k < n->kwargs->u.seq.len; k++) {
+            const char *key = n->kwargs->u.seq.keys[k];
+            fx_arg *v = conv_arg(x, n->kwargs->u.seq.items[k], ok);
+            if (!strcmp(key, "size"))
+                size = v;
+            else if (!strcmp(key, "scale_factor"))
+                scale = v;
+            else if (!strcmp(key, "align_corners"))
+                align = v;
+            else if (!strcmp(key, "mode") && (v->kind == FX_ARG_STR || v->kind == FX_ARG_OPAQUE))
+                mode = v->u.s;
+        }
+        if (nargs > 1)
+            size = conv_arg(x, sargs[1], ok);
+        if (nargs > 2)
+            scale = conv_arg(x, sargs[2], ok);
+        if (!*ok)
+            return false;
+        static const sarg two = { "", "i2", NULL, 0, false };
+        fx_arg *sz = size && size->kind != FX_ARG_NONE ? coerce(x->dst, size, &two) : fx_arg_none(x->dst);
+        fx_arg *sc = fx_arg_none(x->dst);
+        if (scale && scale->kind == FX_ARG_FLOAT) {
+            fx_arg *it[2] = { scale, scale };
+            sc = fx_arg_seq(x->dst, FX_ARG_LIST, it, NULL, 2);
+        } else if (scale && scale->kind != FX_ARG_NONE) {
+            sc = coerce(x->dst, scale, &two);
+        }
+        fx_node *r;
+        if (!strcmp(mode, "nearest")) {
+            fx_arg *a[3] = { in, sz, sc };
+            r = emit_call(x, "aten.upsample_nearest2d.vec", "input,output_size,scale_factors", a, 3, NULL, NULL, 0);
+        } else if (!strcmp(mode, "bilinear")) {
+            fx_arg *a[4] = { in, sz, align && align->kind == FX_ARG_BOOL ? align : fx_arg_bool(x->dst, false), sc };
+            r = emit_call(x, "aten.upsample_bilinear2d.vec", "input,output_size,align_corners,scale_factors", a, 4,
+                          NULL, NULL, 0);
+        } else {
+            goto unsupported;
+        }
+        if (!r)
+            return false;
+        set_val(x, n->name, fx_arg_node(x->dst, r));
+        return true;
     }
 
     /* F.relu(x, inplace=True) and friends select the in-place overload. */
@@ -1131,9 +1276,10 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
         kwv[nkw++] = conv_arg(x, v, ok);
     }
     const op_spec *spec = NULL;
-    for (size_t i = 0; i < sizeof op_specs / sizeof op_specs[0]; i++) {
-        const op_spec *s = &op_specs[i];
-        if (!(s->where & where) || strcmp(s->name, lookup) != 0)
+    intptr_t first = (intptr_t)hm_get(&x->op_by_name, lookup);
+    for (int i = first ? (int)first - 1 : -1; i >= 0; i = x->ops[i].next) {
+        const op_spec *s = &x->ops[i];
+        if (!(s->where & where))
             continue;
         if (s->need && !arg_given(n, s->schema, s->need))
             continue;
@@ -1142,6 +1288,11 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
     }
     if (!spec)
         goto unsupported;
+    if (nargs > MAX_SARGS) {
+        diag_error(x->d, loc_of(x), "export: %s called with %zu arguments (at most %d supported)", n->target,
+                   nargs, MAX_SARGS);
+        return false;
+    }
     fx_arg *pos[MAX_SARGS];
     size_t np = 0;
     for (size_t i = 0; i < nargs && np < MAX_SARGS; i++)
@@ -1160,6 +1311,8 @@ static bool export_call(xctx *x, const fx_node *n, bool *ok)
         return false;
     fx_arg *ra = fx_arg_node(x->dst, r);
     set_val(x, n->name, ra);
+    if (spec->returns_list)
+        ((xval *)hm_get(&x->vals, n->name))->is_list = true;
     /* An in-place op returns its mutated self; later uses of self see that value. */
     char base[96];
     export_node_base_name(spec->target, base, sizeof base);
@@ -1188,8 +1341,13 @@ static void flatten_outputs(xctx *x, const fx_arg *a, fx_arg **out, size_t *n, s
             flatten_outputs(x, a->u.seq.items[i], out, n, cap, ok);
         return;
     }
-    if (*n < cap)
-        out[(*n)++] = conv_arg(x, a, ok);
+    if (*n >= cap) {
+        if (*ok)
+            diag_error(x->d, loc_of(x), "export: more than %zu outputs are not supported", cap);
+        *ok = false;
+        return;
+    }
+    out[(*n)++] = conv_arg(x, a, ok);
 }
 
 fx_program *export_program(const fx_program *src, const export_options *opt, diag_sink *d)
@@ -1212,8 +1370,23 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     hm_init(&x.vals);
     hm_init(&x.weights);
     fx_namer_init(&x.nm, x.g);
+    if (!load_tables(&x)) {
+        free_tables(&x);
+        hm_free(&x.vals);
+        hm_free(&x.weights);
+        fx_namer_free(&x.nm);
+        fx_program_free(x.dst);
+        return NULL;
+    }
     bool ok = true;
 
+    /* Tensors read with get_attr directly from the root are its own parameters: they come
+     * first in named_parameters(). */
+    for (const fx_node *n = sg->first; n; n = n->next)
+        if (n->op == FX_OP_GET_ATTR && !strchr(n->target, '.') && !fx_module_child(src->root, n->target)) {
+            lift_ctx l = { &x, "", FX_TENSOR_PARAMETER };
+            lift_one(n->target, &l);
+        }
     lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
     lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
     size_t n_user = 0;
@@ -1308,9 +1481,43 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     hm_free(&x.vals);
     hm_free(&x.weights);
     fx_namer_free(&x.nm);
+    free_tables(&x);
     if (!ok) {
         fx_program_free(x.dst);
         return NULL;
     }
     return x.dst;
+}
+
+/* ---- data-dependent control flow ------------------------------------------------------------ */
+
+const char *export_truthiness_expr(unsigned n, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Eq(u%u, 1)", n);
+    return buf;
+}
+
+void export_report_data_dependent(diag_sink *d, const export_guard_site *site)
+{
+    strbuf m;
+    sb_init(&m);
+    const char *e = site->expr ? site->expr : "Eq(u0, 1)";
+    sb_printf(&m, "Could not guard on data-dependent expression %s (unhinted: %s).  (Size-like symbols: none)\n\n", e, e);
+    sb_puts(&m, "consider using data-dependent friendly APIs such as guard_or_false, guard_or_true and "
+                "statically_known_true.\n");
+    if (site->file && site->line > 0) {
+        sb_puts(&m, "\nThe following call raised this error:\n");
+        sb_printf(&m, "  File \"%s\", line %d, in forward\n", site->file, site->line);
+        if (site->code)
+            sb_printf(&m, "    %s\n", site->code);
+    }
+    diagnostic *dg = diag_error(d, (diag_loc){ site->file, site->line, 0 }, "%s", m.s);
+    if (site->code)
+        diag_set_source(dg, site->code, strlen(site->code));
+    if (site->node)
+        diag_set_hint(dg, "torch.export cannot branch on a tensor value; rewrite the branch as torch.cond: "
+                          "rewrite %%%s cond", site->node);
+    else
+        diag_set_hint(dg, "torch.export cannot branch on a tensor value; rewrite the branch as torch.cond");
+    sb_free(&m);
 }

@@ -32,6 +32,22 @@ typedef struct export_options {
  * opt may be NULL. */
 fx_program *export_program(const fx_program *torch_level, const export_options *opt, diag_sink *d);
 
+/* Where torch.export had to guard on a data-dependent value (a Python `if` on a tensor). The
+ * control-flow node of the FX IR will supply these fields; export stops there the way torch does. */
+typedef struct export_guard_site {
+    const char *expr;         /* sympy guard, e.g. "Eq(u0, 1)" for `if tensor:` (export_truthiness_expr) */
+    const char *file;         /* source of the model ("/src/models/m/model.py"), NULL if unknown */
+    int line;                 /* 1-based, 0 if unknown */
+    const char *code;         /* the source line without indentation, e.g. "if x.sum():" */
+    const char *node;         /* name of the control-flow node, for the rewrite hint */
+} export_guard_site;
+
+/* Reports torch's GuardOnDataDependentSymNode failure (the text torch.export prints) as an
+ * error at the site, with the offending line attached and a hint naming the cond rewrite. */
+void export_report_data_dependent(diag_sink *d, const export_guard_site *site);
+/* The guard torch creates for Python truthiness of the n-th unbacked value: "Eq(u<n>, 1)". */
+const char *export_truthiness_expr(unsigned n, char *buf, size_t cap);
+
 /* True when p already is an ATen-level (exported) program. */
 bool export_is_aten_program(const fx_program *p);
 

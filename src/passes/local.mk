@@ -12,17 +12,38 @@ tests_unit_test_translate_basic_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_TEST_SHAREDIR='
 endif
 
 libfxsh_a_SOURCES += src/passes/export.h src/passes/export.c
-libfxsh_a_SOURCES += src/passes/decompose.h src/passes/decompose.c
+libfxsh_a_SOURCES += src/passes/decompose.h src/passes/decompose.c \
+	src/passes/pass_tables.h src/passes/pass_tables.c
+
+modulesdir = $(pkgdatadir)/modules
+dist_modules_DATA = share/fxsh/modules/nn.yaml share/fxsh/modules/functions.yaml
+decompdir = $(pkgdatadir)/decomp
+dist_decomp_DATA = share/fxsh/decomp/core.yaml
 
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_export_corpus
-TESTS += tests/unit/test_export_corpus
+check_PROGRAMS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic \
+	tests/unit/test_export_tables
+TESTS += tests/unit/test_export_corpus tests/unit/test_export_basic tests/unit/test_decompose_basic \
+	tests/unit/test_export_tables
+tests_unit_test_export_tables_SOURCES = tests/unit/test_export_tables.c
+tests_unit_test_export_tables_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_export_tables_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_decompose_basic_SOURCES = tests/unit/test_decompose_basic.c
+tests_unit_test_decompose_basic_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_decompose_basic_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_decompose_basic_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_EXPORT_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/export"' 
+tests_unit_test_export_basic_SOURCES = tests/unit/test_export_basic.c
+tests_unit_test_export_basic_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_export_basic_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_export_basic_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_EXPORT_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/export"' 
 tests_unit_test_export_corpus_SOURCES = tests/unit/test_export_corpus.c
 tests_unit_test_export_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_export_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_export_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"' \
-	-DEXPORT_FLOOR=0 -DDECOMP_FLOOR=0 -DONNX_FLOOR=0
+	-DEXPORT_FLOOR=10 -DDECOMP_FLOOR=24 -DONNX_FLOOR=24
 endif
 
 # The constant evaluator lives in src/onnx/ but is owned by the optimizer; it is listed here so

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/diag.h"
+#include "base/json.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/pt2_load.h"
@@ -35,6 +37,54 @@ static char *slurp(const char *path, size_t *len)
 }
 
 static bool verbose;
+
+/* Example input shapes declared from io.json, as a user would with --input; a case whose
+ * model.py declares dynamic_shapes keeps its dims undeclared (symbolic). */
+typedef struct decls {
+    arena a;
+    export_input_decl in[16];
+    export_options opt;
+} decls;
+
+static const export_options *declare_inputs(decls *dc, const char *dir, const char *cas)
+{
+    char path[4400];
+    size_t len;
+    arena_init(&dc->a);
+    snprintf(path, sizeof path, "%s/%s/model.py", dir, cas);
+    char *py = slurp(path, &len);
+    bool dynamic = py && strstr(py, "def dynamic_shapes");
+    free(py);
+    if (dynamic)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s/io.json", dir, cas);
+    char *js = slurp(path, &len);
+    if (!js)
+        return NULL;
+    diag_sink d;
+    diag_init(&d);
+    json_value *root = json_parse(&dc->a, js, len, &(json_options){ .allow_nan_inf = true }, &d);
+    json_value *ins = root ? json_get(root, "inputs") : NULL;
+    size_t n = 0;
+    for (size_t i = 0; ins && i < json_len(ins) && n < 16; i++) {
+        json_value *e = json_at(ins, i), *shape = json_get(e, "shape");
+        const char *name = json_str(json_get(e, "name"));
+        if (!name || !shape)
+            continue;
+        size_t rank = json_len(shape);
+        const char **dims = arena_alloc(&dc->a, (rank + 1) * sizeof *dims);
+        for (size_t k = 0; k < rank; k++) {
+            int64_t v = 0;
+            json_int(json_at(shape, k), &v);
+            dims[k] = arena_printf(&dc->a, "%lld", (long long)v);
+        }
+        dc->in[n++] = (export_input_decl){ arena_strdup(&dc->a, name), FX_DT_UNKNOWN, rank, dims };
+    }
+    diag_free(&d);
+    free(js);
+    dc->opt = (export_options){ dc->in, n };
+    return n ? &dc->opt : NULL;
+}
 
 /* Compares printed program with expected text; reports the first differing line. */
 static bool same(const char *cas, const char *what, const fx_program *p, const char *expected)
@@ -85,7 +135,7 @@ int main(void)
     while ((ce = readdir(top))) {
         if (ce->d_name[0] == '.')
             continue;
-        char path[4200];
+        char path[4400];
         size_t len, elen;
         diag_sink d;
         diag_init(&d);
@@ -96,7 +146,10 @@ int main(void)
         if (tl && exp) {
             ex_n++;
             fx_program *p = fx_parse_module_text(tl, len, path, &d);
-            fx_program *e = p ? export_program(p, NULL, &d) : NULL;
+            decls dc;
+            const export_options *opt = declare_inputs(&dc, dir, ce->d_name);
+            fx_program *e = p ? export_program(p, opt, &d) : NULL;
+            arena_free(&dc.a);
             if (e && same(ce->d_name, "export", e, exp))
                 ex_ok++;
             else if (!e)
