@@ -1583,12 +1583,102 @@ static bool b_hstack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
     return ok;
 }
 
+
+static const fx_arg *kwarg(const fx_node *n, const char *key)
+{
+    const fx_arg *kw = n->kwargs;
+    for (size_t i = 0; kw && i < kw->u.seq.len; i++)
+        if (!strcmp(kw->u.seq.keys[i], key)) return kw->u.seq.items[i];
+    return NULL;
+}
+
+/* torch.onnx.ops.symbolic: inputs, op type and attributes packed as parallel typed arrays. */
+static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    (void)b;
+    const fx_arg *a = n->args;
+    if (a->u.seq.len < 3 || !seq_arg(a->u.seq.items[0]) || a->u.seq.items[1]->kind != FX_ARG_STR) {
+        fail_node(t, n, "%s", "expected _symbolic(inputs, op_type, dtype, ...)");
+        return false;
+    }
+    const fx_arg *keys = kwarg(n, "attr_keys"), *types = kwarg(n, "attr_types"), *pos = kwarg(n, "attr_pos");
+    const fx_arg *ints = kwarg(n, "attr_ints"), *floats = kwarg(n, "attr_floats"), *strs = kwarg(n, "attr_strs");
+    const fx_arg *dom = kwarg(n, "domain"), *ver = kwarg(n, "version");
+    const char *domain = dom && dom->kind == FX_ARG_STR ? dom->u.s : "";
+    namevec ins = {0};
+    for (size_t i = 0; i < a->u.seq.items[0]->u.seq.len; i++) {
+        const fx_arg *x = a->u.seq.items[0]->u.seq.items[i];
+        if (x->kind == FX_ARG_NONE) { vec_push(&ins, ""); continue; }
+        const char *v = x->kind == FX_ARG_NODE ? single(t, n, x->u.node) : NULL;
+        if (!v) { vec_free(&ins); fail_node(t, n, "%s", "symbolic inputs must be tensors or None"); return false; }
+        vec_push(&ins, v);
+    }
+    bool multi = strstr(n->target, "multi_out") != NULL;
+    size_t nout = multi && seq_arg(a->u.seq.items[2]) ? a->u.seq.items[2]->u.seq.len : 1;
+    const char **outs = multi ? output_names_ex(t, n, nout, true) : output_names(t, n, 1);
+    Onnx__NodeProto *nd = emit(t, a->u.seq.items[1]->u.s, domain, node_name_of(t, n));
+    bool ok = true;
+    size_t nk = keys && seq_arg(keys) ? keys->u.seq.len : 0;
+    for (size_t i = 0; i < nk && ok; i++) {
+        const fx_arg *k = keys->u.seq.items[i];
+        const fx_arg *ty = types && seq_arg(types) && i < types->u.seq.len ? types->u.seq.items[i] : NULL;
+        const fx_arg *ps = pos && seq_arg(pos) && i < pos->u.seq.len ? pos->u.seq.items[i] : NULL;
+        int64_t st, en;
+        if (k->kind != FX_ARG_STR || !ty || ty->kind != FX_ARG_STR || !ps || !seq_arg(ps) || ps->u.seq.len != 2 ||
+            !arg_int(ps->u.seq.items[0], &st) || !arg_int(ps->u.seq.items[1], &en) || st < 0 || en < st) {
+            ok = false;
+            break;
+        }
+        char c = ty->u.s[0];
+        bool list = ty->u.s[1] == 's';
+        const fx_arg *src = c == 'i' || c == 'b' ? ints : c == 'f' ? floats : c == 's' ? strs : NULL;
+        if (!src || !seq_arg(src) || (size_t)en > src->u.seq.len) { ok = false; break; }
+        size_t cnt = (size_t)(en - st);
+        if (!list && cnt != 1) { ok = false; break; }
+        if (c == 'i' || c == 'b') {
+            int64_t *v = arena_alloc(&t->a, (cnt + 1) * sizeof *v);
+            for (size_t j = 0; j < cnt; j++) if (!arg_int(src->u.seq.items[st + (int64_t)j], &v[j])) ok = false;
+            if (list) ox_attr_ints(t->m, nd, k->u.s, v, cnt);
+            else ox_attr_int(t->m, nd, k->u.s, v[0]);
+        } else if (c == 'f') {
+            float *v = arena_alloc(&t->a, (cnt + 1) * sizeof *v);
+            for (size_t j = 0; j < cnt; j++) {
+                const fx_arg *e = src->u.seq.items[st + (int64_t)j];
+                v[j] = e->kind == FX_ARG_FLOAT ? (float)e->u.f : (float)e->u.i;
+            }
+            if (list) ox_attr_floats(t->m, nd, k->u.s, v, cnt);
+            else ox_attr_float(t->m, nd, k->u.s, v[0]);
+        } else {
+            const char **v = arena_alloc(&t->a, (cnt + 1) * sizeof *v);
+            for (size_t j = 0; j < cnt; j++) {
+                const fx_arg *e = src->u.seq.items[st + (int64_t)j];
+                v[j] = e->kind == FX_ARG_STR ? e->u.s : "";
+            }
+            if (list) ox_attr_strings(t->m, nd, k->u.s, v, cnt);
+            else ox_attr_string(t->m, nd, k->u.s, v[0]);
+        }
+    }
+    for (size_t i = 0; i < ins.len; i++) ox_node_add_input(t->m, nd, ins.items[i]);
+    vec_free(&ins);
+    for (size_t i = 0; i < nout; i++) ox_node_add_output(t->m, nd, outs[i]);
+    if (!ok) { fail_node(t, n, "%s", "malformed attribute arrays"); return false; }
+    if (*domain && ox_model_opset(t->m, domain) < 0) {
+        int64_t v = 1;
+        if (ver && ver->kind == FX_ARG_INT) v = ver->u.i;
+        ox_model_set_opset(t->m, domain, v);
+    }
+    set_val(t, n, outs, nout);
+    if (!multi) add_value_info(t, outs[0], node_val(n));
+    return true;
+}
+
 static const struct { const char *name; builtin_fn fn; } builtins[] = {
     {"transpose", b_transpose}, {"slice", b_slice}, {"flip", b_flip}, {"flatten", b_reshape_to_meta},
     {"hstack", b_hstack}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d}, {"pad", b_pad},
     {"upsample_nearest2d", b_upsample_nearest2d}, {"upsample_bilinear2d", b_upsample_bilinear2d},
     {"sdpa", b_sdpa}, {"var", b_var}, {"var_mean", b_var_mean}, {"broadcast_in_dim", b_broadcast_in_dim},
-    {"index", b_index}, {"cond", b_cond}, {"while_loop", b_while_loop}, {"scan", b_scan},
+    {"index", b_index}, {"cond", b_cond}, {"while_loop", b_while_loop}, {"scan", b_scan}, {"symbolic", b_symbolic},
 };
 
 static builtin_fn find_builtin(const char *name)
