@@ -1673,18 +1673,20 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     return true;
 }
 
-static const struct { const char *name; builtin_fn fn; } builtins[] = {
-    {"transpose", b_transpose}, {"slice", b_slice}, {"flip", b_flip}, {"flatten", b_reshape_to_meta},
-    {"hstack", b_hstack}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d}, {"pad", b_pad},
-    {"upsample_nearest2d", b_upsample_nearest2d}, {"upsample_bilinear2d", b_upsample_bilinear2d},
-    {"sdpa", b_sdpa}, {"var", b_var}, {"var_mean", b_var_mean}, {"broadcast_in_dim", b_broadcast_in_dim},
-    {"index", b_index}, {"cond", b_cond}, {"while_loop", b_while_loop}, {"scan", b_scan}, {"symbolic", b_symbolic},
+/* nargs: how many schema arguments the C code reads (-1: reads the FX node itself, no schema). */
+static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] = {
+    {"transpose", b_transpose, 3}, {"slice", b_slice, 5}, {"flip", b_flip, 2}, {"flatten", b_reshape_to_meta, 1},
+    {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d, 2}, {"pad", b_pad, 4},
+    {"upsample_nearest2d", b_upsample_nearest2d, 3}, {"upsample_bilinear2d", b_upsample_bilinear2d, 4},
+    {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
+    {"index", b_index, 2}, {"cond", b_cond, -1}, {"while_loop", b_while_loop, -1}, {"scan", b_scan, -1},
+    {"symbolic", b_symbolic, -1},
 };
 
-static builtin_fn find_builtin(const char *name)
+static builtin_fn find_builtin(const char *name, int *nargs)
 {
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (!strcmp(builtins[i].name, name)) return builtins[i].fn;
+        if (!strcmp(builtins[i].name, name)) { *nargs = builtins[i].nargs; return builtins[i].fn; }
     return NULL;
 }
 
@@ -1752,9 +1754,15 @@ static bool translate_call(tx *t, const fx_node *n)
         return false;
     }
     if (lw->builtin) {
-        builtin_fn fn = find_builtin(lw->builtin);
+        int need = 0;
+        builtin_fn fn = find_builtin(lw->builtin, &need);
         if (!fn) {
             fail_node(t, n, "%s", arena_printf(&t->a, "builtin lowering '%s' is not implemented yet", lw->builtin));
+            return false;
+        }
+        if (need >= 0 && (!rule->has_schema || rule->schema.nargs < (size_t)need)) {
+            fail_node(t, n, "%s", arena_printf(&t->a, "builtin '%s' needs a schema with at least %d arguments (rule at %s:%d)",
+                                               lw->builtin, need, rule->file, rule->line));
             return false;
         }
         return fn(t, n, rule, bound);
@@ -1807,6 +1815,11 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         reg = &own;
     }
     const fx_graph *g = fx_program_graph(p);
+    if (!g) {
+        diag_error(d, (diag_loc){p->file, 0, 0}, "the program has no graph to translate");
+        if (!opts->registry) ops_registry_free(&own);
+        return NULL;
+    }
     ox_model *m = ox_model_new(10);
     ox_model_set_opset(m, "", opts->opset > 0 ? opts->opset : 20);
     m->proto->producer_name = ox_strdup(m, opts->producer_name ? opts->producer_name : "fxsh");
