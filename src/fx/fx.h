@@ -24,9 +24,10 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
 fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d);
 /* True when a pasted block is complete:
  *  - graph text: a "return" line has been seen at graph indentation;
- *  - readable text: the last non-blank line is a "return" at the body indentation of the
- *    innermost open class, and the root forward has returned: i.e. a top-level "class" was
- *    opened and every forward opened so far has a return line;
+ *  - readable text: every forward opened so far has its return line, the last non-blank
+ *    line is such a return, and every subgraph passed to a torch.ops.higher_order op (bound
+ *    by "name = self.name") has had its nested class (print_readable prints them after the
+ *    forward that uses them), so the cond/scan/while_loop branches are not cut off;
  *  - module text: the "# To see more debug info" trailer line has been seen, or a forward
  *    at column 0 has returned.
  * Blank text is not complete. */
@@ -40,8 +41,11 @@ void fx_print(const fx_program *p, fx_form form, strbuf *out);
 void fx_print_graph(const fx_graph *g, strbuf *out);
 /* print(gm): module tree repr + generated forward code + debug-info trailer. */
 void fx_print_module(const fx_program *p, strbuf *out);
-/* One module as a readable class ("class <class_name>(torch.nn.Module):") indented by indent
- * spaces, with nested GraphModule children; used by print(ep) too. */
+/* One module as a readable class ("class <class_name>(torch.nn.Module):") with nested
+ * GraphModule children. indent 0 = print_readable() exactly; indent N puts N spaces at the
+ * start and after every newline (blank lines and the final one included), which is the layout
+ * print(ep) uses: "ExportedProgram:\n" + fx_print_code_class(root, "GraphModule", 4) + "\n"
+ * + "Graph signature:...". */
 void fx_print_code_class(const fx_module *m, const char *class_name, size_t indent, strbuf *out);
 
 /* Inspection (REPL commands). Subgraph nodes are listed after the root graph's, named by

@@ -121,7 +121,7 @@ void fx_arg_print(strbuf *out, const fx_arg *a, fxa_mode mode)
 
 /* ---- parsing ---------------------------------------------------------------------------- */
 
-static void fxp_vreport(fxp *c, diag_severity sev, const char *at, const char *fmt, va_list ap)
+static diagnostic *fxp_vreport(fxp *c, diag_severity sev, const char *at, const char *fmt, va_list ap)
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -130,25 +130,45 @@ static void fxp_vreport(fxp *c, diag_severity sev, const char *at, const char *f
     diagnostic *dg = diag_report(c->d, sev, loc, "%s", msg);
     if (dg && c->line)
         diag_set_source(dg, c->line, c->line_len);
+    return dg;
 }
 
-void fxp_error(fxp *c, const char *at, const char *fmt, ...)
+diagnostic *fxp_error(fxp *c, const char *at, const char *fmt, ...)
 {
     if (c->failed)
-        return;   /* one error per parse keeps the report readable */
+        return NULL;   /* one error per parse keeps the report readable */
     va_list ap;
     va_start(ap, fmt);
-    fxp_vreport(c, DIAG_ERROR, at, fmt, ap);
+    diagnostic *dg = fxp_vreport(c, DIAG_ERROR, at, fmt, ap);
     va_end(ap);
     c->failed = true;
+    return dg;
 }
 
-void fxp_warning(fxp *c, const char *at, const char *fmt, ...)
+diagnostic *fxp_warning(fxp *c, const char *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fxp_vreport(c, DIAG_WARNING, at, fmt, ap);
+    diagnostic *dg = fxp_vreport(c, DIAG_WARNING, at, fmt, ap);
     va_end(ap);
+    return dg;
+}
+
+/* Errors for a name that is not (yet) defined, with a hint saying where it is. */
+static void undefined_name(fxp *c, const char *at, const char *sigil, const char *name)
+{
+    uintptr_t def_line = c->all_names ? (uintptr_t)hm_get(c->all_names, name) : 0;
+    diagnostic *dg;
+    if (def_line) {
+        dg = fxp_error(c, at, "'%s%s' is used before it is defined", sigil, name);
+        if (dg)
+            diag_set_hint(dg, "it is defined on line %lu; a node can only use nodes defined above it",
+                          (unsigned long)def_line);
+    } else {
+        dg = fxp_error(c, at, "undefined name '%s%s'", sigil, name);
+        if (dg)
+            diag_set_hint(dg, "no line of this text defines '%s'", name);
+    }
 }
 
 void fxp_skip_ws(fxp *c)
@@ -335,7 +355,8 @@ static fx_arg *classify_token(fxp *c, const char *s, size_t n, fxa_mode mode)
         fx_dtype dt = fx_dtype_from_torch_name(s, n);
         if (dt != FX_DT_UNKNOWN && is_ident(s + 6, n - 6))
             return fx_arg_dtype(c->p, dt);
-        if (n > 13 && memcmp(s + n - 7, "_format", 7) == 0 && is_ident(s + 6, n - 6)) {
+        if ((n > 13 && memcmp(s + n - 7, "_format", 7) == 0 && is_ident(s + 6, n - 6)) ||
+            span_is(s, n, "torch.channels_last") || span_is(s, n, "torch.channels_last_3d")) {
             char *t = fx_strndup(c->p, s + 6, n - 6);
             return fx_arg_str(c->p, FX_ARG_MEMFMT, t);
         }
@@ -353,8 +374,11 @@ static fx_arg *classify_token(fxp *c, const char *s, size_t n, fxa_mode mode)
             strbuf sb;
             sb_init(&sb);
             sb_putn(&sb, s + 13, (size_t)(q - (s + 13)));
-            const char *idx = strstr(q, "index=");
-            if (idx && idx < s + n) {
+            const char *idx = NULL;
+            for (const char *r = q; r + 6 <= s + n && !idx; r++)
+                if (memcmp(r, "index=", 6) == 0)
+                    idx = r;
+            if (idx) {
                 sb_putc(&sb, ':');
                 const char *e = idx + 6;
                 while (e < s + n && isdigit((unsigned char)*e))
@@ -370,10 +394,7 @@ static fx_arg *classify_token(fxp *c, const char *s, size_t n, fxa_mode mode)
         fx_node *node = fx_graph_lookup(c->g, name);
         if (node)
             return fx_arg_node(c->p, node);
-        if (c->all_names && hm_has(c->all_names, name))
-            fxp_error(c, s, "'%s' is used before it is defined", name);
-        else
-            fxp_error(c, s, "undefined name '%s'", name);
+        undefined_name(c, s, "", name);
         return NULL;
     }
     if (mode == FXA_FX && is_device_text(s, n))
@@ -403,7 +424,9 @@ fx_arg *fxp_seq(fxp *c, fxa_mode mode, char close, fx_arg_kind kind)
         }
     }
     if (c->s >= c->end) {
-        fxp_error(c, open, "unbalanced '%c': no matching '%c' on this line", *open, close);
+        diagnostic *dg = fxp_error(c, open, "unbalanced '%c': no matching '%c' on this line", *open, close);
+        if (dg)
+            diag_set_hint(dg, "every node is one line; check that its brackets are closed");
         goto out;
     }
     c->s++;
@@ -501,10 +524,8 @@ fx_arg *fxp_arg(fxp *c, fxa_mode mode)
             a = fx_arg_node(c->p, n);
         else if (!*name)
             fxp_error(c, st - 1, "expected a node name after '%%'");
-        else if (c->all_names && hm_has(c->all_names, name))
-            fxp_error(c, st - 1, "'%%%s' is used before it is defined", name);
         else
-            fxp_error(c, st - 1, "undefined name '%%%s'", name);
+            undefined_name(c, st - 1, "%", name);
     } else if (fxp_lit(c, "slice(")) {
         fx_arg *t = fxp_seq(c, FXA_REPR, ')', FX_ARG_TUPLE);
         if (t && t->u.seq.len == 3)

@@ -31,12 +31,12 @@ static const char *find_top(const char *s, const char *e, const char *lit)
             }
             continue;
         }
+        if (depth == 0 && (size_t)(e - p) >= n && memcmp(p, lit, n) == 0)
+            return p;
         if (ch == '(' || ch == '[' || ch == '{')
             depth++;
         else if (ch == ')' || ch == ']' || ch == '}')
             depth--;
-        else if (depth == 0 && (size_t)(e - p) >= n && memcmp(p, lit, n) == 0)
-            return p;
     }
     return NULL;
 }
@@ -124,12 +124,74 @@ static const char *const infix_names[] = {
     "add", "sub", "mul", "truediv", "mod", "and_", "or_", "xor", "matmul", "lt", "gt",
 };
 
+/* Reads "self.a.b" / getattr(self.a, "0").b chains (the inverse of _format_target); returns
+ * the position after the chain and the dotted target, or NULL if s does not start with one. */
+static const char *self_chain(fx_program *p, const char *s, const char *e, char **target)
+{
+    int k = 0;
+    const char *q = s;
+    while (e - q >= 8 && memcmp(q, "getattr(", 8) == 0) {
+        k++;
+        q += 8;
+    }
+    if (e - q < 5 || memcmp(q, "self", 4) != 0 || fxp_is_ident_char(q[4]))
+        return NULL;
+    q += 4;
+    strbuf t;
+    sb_init(&t);
+    for (;;) {
+        if (q < e && *q == '.' && q + 1 < e && fxp_is_ident_char(q[1])) {
+            const char *st = ++q;
+            while (q < e && fxp_is_ident_char(*q))
+                q++;
+            if (t.len)
+                sb_putc(&t, '.');
+            sb_putn(&t, st, (size_t)(q - st));
+        } else if (k > 0 && e - q >= 4 && memcmp(q, ", \"", 3) == 0) {
+            const char *st = q + 3;
+            const char *en = memchr(st, '"', (size_t)(e - st));
+            if (!en || en + 1 >= e || en[1] != ')')
+                break;
+            if (t.len)
+                sb_putc(&t, '.');
+            sb_putn(&t, st, (size_t)(en - st));
+            q = en + 2;
+            k--;
+        } else {
+            break;
+        }
+    }
+    const char *res = NULL;
+    if (k == 0 && t.len) {
+        *target = fx_strdup(p, t.s);
+        res = q;
+    }
+    sb_free(&t);
+    return res;
+}
+
 /* Parses one node statement's right-hand side [s, e) into n's op/target/args. */
 static bool parse_rhs(fxp *c, const char *s, const char *e, fx_opcode *op, char **target,
                       fx_arg **args, fx_arg **kwargs)
 {
     fx_program *p = c->p;
     *kwargs = NULL;
+    if (s >= e) {
+        fxp_error(c, s, "expected an expression after '='");
+        return false;
+    }
+    const char *after = self_chain(p, s, e, target);
+    if (after == e) {
+        *op = FX_OP_GET_ATTR;
+        *args = NULL;
+        return true;
+    }
+    if (after && *after == '(' && e[-1] == ')') {
+        *op = FX_OP_CALL_MODULE;
+        c->s = after + 1;
+        c->end = e;
+        return parse_call(c, NULL, args, kwargs) && c->s == e;
+    }
     /* dotted path at the start */
     const char *q = s;
     while (q < e && (fxp_is_ident_char(*q) || *q == '.'))
@@ -234,11 +296,20 @@ static bool parse_signature(fxp *c)
         fxp_error(c, c->s, "expected 'def forward(self, ...):'");
         return false;
     }
-    if (c->end - c->s < 2 || memcmp(c->end - 2, "):", 2) != 0) {
+    if (c->end - c->s < 2 || (memcmp(c->end - 2, "):", 2) != 0 && !find_top(c->s, c->end, ") -> "))) {
         fxp_error(c, c->end, "unbalanced '(': expected '):' at the end of the signature");
         return false;
     }
     const char *e = c->end - 2;
+    const char *ret_type = NULL;
+    {
+        const char *arrow = find_top(c->s, c->end, ") -> ");
+        if (arrow && c->end[-1] == ':') {
+            ret_type = fx_strndup(c->p, arrow + 5, (size_t)(c->end - 1 - arrow - 5));
+            e = arrow;
+        }
+    }
+    c->ret_type = ret_type;
     while (c->s < e) {
         if (!fxp_lit(c, ", ")) {
             fxp_error(c, c->s, "expected ', ' between parameters");
@@ -268,6 +339,15 @@ static bool parse_signature(fxp *c)
             val = fx_value_parse(c->p, as, (size_t)(c->s - as));
             c->s++;
         }
+        const char *type_text = NULL;
+        if (fxp_lit(c, " : ")) {
+            const char *ts = c->s;
+            const char *te = find_top(ts, e, ", ");
+            const char *eq = find_top(ts, te ? te : e, " = ");
+            te = eq ? eq : te ? te : e;
+            type_text = fx_strndup(c->p, ts, (size_t)(te - ts));
+            c->s = te;
+        }
         fx_arg *def = NULL;
         if (fxp_lit(c, " = ")) {
             const char *ds = c->s;
@@ -282,6 +362,8 @@ static bool parse_signature(fxp *c)
         }
         fx_node *n = fx_node_new(c->g, name, FX_OP_PLACEHOLDER, name);
         n->meta.val = val;
+        n->type_text = type_text;
+        n->src_line = c->lineno;
         if (def)
             fx_node_set_args(n, fx_arg_seq(c->p, FX_ARG_TUPLE, &def, NULL, 1), NULL);
         fx_graph_append(c->g, n);
@@ -299,7 +381,7 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
     if (!parse_signature(c))
         return false;
     (*i)++;
-    const char *source = NULL;
+    const char *source = NULL, *annotation = NULL;
     int group = 0;
     size_t body = def_indent + 4;
     for (; *i < lines->len; (*i)++) {
@@ -317,9 +399,18 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
         if (*c->s == '#') {
             if (fxp_lit(c, "# File: ")) {
                 source = fx_strndup(c->p, c->s, (size_t)(c->end - c->s));
+                annotation = NULL;
+                group++;
+            } else if (fxp_lit(c, "# Annotation: ")) {
+                const char *f = find_top(c->s, c->end, " File: ");
+                if (!f)
+                    f = c->end;
+                annotation = fx_strndup(c->p, c->s, (size_t)(f - c->s));
+                source = f + 7 <= c->end ? fx_strndup(c->p, f + 7, (size_t)(c->end - f - 7)) : NULL;
                 group++;
             } else if (fxp_lit(c, "# No stacktrace found for following nodes")) {
                 source = NULL;
+                annotation = NULL;
                 group++;
             }
             continue;
@@ -330,6 +421,8 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
                 return false;
             fx_node *out = fx_node_new(c->g, "output", FX_OP_OUTPUT, "output");
             fx_node_set_args(out, fx_arg_seq(c->p, FX_ARG_TUPLE, &v, NULL, 1), NULL);
+            out->type_text = c->ret_type;
+            out->src_line = c->lineno;
             fx_graph_append(c->g, out);
             (*i)++;
             return true;
@@ -361,6 +454,17 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
             val = fx_value_parse(c->p, as, (size_t)(c->s - as));
             c->s++;
         }
+        const char *type_text = NULL;
+        if (fxp_lit(c, " : ")) {
+            const char *ts = c->s;
+            const char *te = find_top(ts, stmt_end, " = ");
+            if (!te) {
+                fxp_error(c, ts, "expected ' = ' after the type");
+                return false;
+            }
+            type_text = fx_strndup(c->p, ts, (size_t)(te - ts));
+            c->s = te;
+        }
         if (!fxp_lit(c, " = ")) {
             fxp_error(c, c->s, "expected ' = ' after '%s'", name);
             return false;
@@ -368,13 +472,19 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
         fx_opcode op;
         char *target = NULL;
         fx_arg *args = NULL, *kwargs = NULL;
-        if (!parse_rhs(c, c->s, stmt_end, &op, &target, &args, &kwargs))
+        const char *rhs = c->s;
+        if (!parse_rhs(c, rhs, stmt_end, &op, &target, &args, &kwargs)) {
+            fxp_error(c, rhs, "cannot read this statement as an FX node");
             return false;
+        }
         fx_node *n = fx_node_new(c->g, name, op, target);
         fx_node_set_args(n, args, kwargs);
         n->meta.val = val;
+        n->type_text = type_text;
+        n->src_line = c->lineno;
         if (verbose) {
             n->meta.source = source;
+            n->meta.annotation = annotation;
             n->meta.trace_group = group;
         }
         fx_graph_append(c->g, n);
@@ -456,7 +566,11 @@ static void prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
         while (e < l->len && fxp_is_ident_char(l->s[e]))
             e++;
         if (e > k && e < l->len && (l->s[e] == ':' || (l->len - e >= 3 && memcmp(l->s + e, " = ", 3) == 0)))
-            hm_put(all, fx_strndup(p, l->s + k, e - k), (void *)1);
+        {
+            char *nm = fx_strndup(p, l->s + k, e - k);
+            if (!hm_has(all, nm))
+                hm_put(all, nm, (void *)(uintptr_t)l->no);
+        }
     }
 }
 
@@ -485,7 +599,10 @@ fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, d
         fxp_error(&c, NULL, "empty text: expected 'class GraphModule(torch.nn.Module):'");
     } else if (parse_class_header(&c, &lines.items[i], 0, &name)) {
         p->root->name = p->root->type = name;
-        if (parse_class(&c, &lines, &i, 0, p->root) && i < lines.len) {
+        bool ok = parse_class(&c, &lines, &i, 0, p->root);
+        if (!ok && !c.failed)
+            fxp_error(&c, c.s, "could not read this line");   /* safety net: never half-load */
+        if (ok && i < lines.len) {
             set_line(&c, &lines.items[i]);
             fxp_error(&c, c.s, "unexpected text after the module");
         }

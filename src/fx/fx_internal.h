@@ -33,13 +33,16 @@ typedef struct fxp {
     size_t line_len;
     int lineno;
     const char *s, *end;      /* cursor within the current line */
-    const hashmap *all_names; /* every name defined anywhere in the graph text, may be NULL */
+    const hashmap *all_names; /* name -> defining line number (uintptr_t), may be NULL */
     int depth;
+    const char *ret_type;     /* forward "-> T" while parsing a body */
     bool failed;
 } fxp;
 
-void fxp_error(fxp *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void fxp_warning(fxp *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Report at the column of `at` on the current line; fxp_error returns NULL (and reports
+ * nothing) once an error was already reported, so callers must check before adding a hint. */
+diagnostic *fxp_error(fxp *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+diagnostic *fxp_warning(fxp *c, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void fxp_skip_ws(fxp *c);
 bool fxp_lit(fxp *c, const char *lit);   /* consumes lit if it is next */
 /* Parses one argument in the given spelling (FXA_FX or FXA_REPR); NULL after an error. */

@@ -301,6 +301,7 @@ static fx_graph *graph_new(fx_module *m)
     fx_graph *g = fx_alloc(m->prog, sizeof *g);
     g->owner = m;
     hm_init(&g->names);
+    hm_init(&g->name_counters);
     return g;
 }
 
@@ -321,8 +322,11 @@ fx_program *fx_program_new(const char *root_name)
 
 static void module_free_maps(fx_module *m)
 {
-    if (m->graph)
+    hm_free(&m->child_names);
+    if (m->graph) {
         hm_free(&m->graph->names);
+        hm_free(&m->graph->name_counters);
+    }
     for (fx_module *c = m->first_child; c; c = c->next_sibling)
         module_free_maps(c);
 }
@@ -358,15 +362,13 @@ fx_module *fx_module_add_child(fx_module *parent, const char *name, const char *
         parent->first_child = m;
     parent->last_child = m;
     parent->n_children++;
+    hm_put(&parent->child_names, m->name, m);
     return m;
 }
 
 fx_module *fx_module_child(const fx_module *m, const char *name)
 {
-    for (fx_module *c = m->first_child; c; c = c->next_sibling)
-        if (strcmp(c->name, name) == 0)
-            return c;
-    return NULL;
+    return hm_get(&m->child_names, name);
 }
 
 fx_module *fx_module_find(const fx_module *m, const char *path)
@@ -375,13 +377,14 @@ fx_module *fx_module_find(const fx_module *m, const char *path)
     while (cur && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        const fx_module *next = NULL;
-        for (fx_module *c = cur->first_child; c; c = c->next_sibling)
-            if (strlen(c->name) == n && memcmp(c->name, path, n) == 0) {
-                next = c;
-                break;
-            }
-        cur = next;
+        if (!cur)
+            break;
+        char part[256];
+        if (n >= sizeof part)
+            return NULL;
+        memcpy(part, path, n);
+        part[n] = 0;
+        cur = fx_module_child(cur, part);
         path += n + (dot ? 1 : 0);
     }
     return (fx_module *)cur;
@@ -451,11 +454,19 @@ const char *fx_graph_unique_name(fx_graph *g, const char *base)
     fx_program *p = g->owner->prog;
     if (!hm_has(&g->names, base))
         return fx_strdup(p, base);
+    /* continue from the last suffix handed out for this base, so n same-named nodes cost O(n) */
+    size_t start = (size_t)(uintptr_t)hm_get(&g->name_counters, base);
     char buf[256];
-    for (size_t i = 1;; i++) {
+    for (size_t i = start ? start : 1;; i++) {
         snprintf(buf, sizeof buf, "%.200s_%zu", base, i);
-        if (!hm_has(&g->names, buf))
+        if (!hm_has(&g->names, buf)) {
+            const char *key = hm_has(&g->name_counters, base) ? NULL : fx_strdup(p, base);
+            if (key)
+                hm_put(&g->name_counters, key, (void *)(uintptr_t)(i + 1));
+            else
+                hm_put(&g->name_counters, base, (void *)(uintptr_t)(i + 1));
             return fx_strdup(p, buf);
+        }
     }
 }
 
@@ -499,6 +510,16 @@ void fx_graph_insert_before(fx_graph *g, fx_node *before, fx_node *n)
     fx_graph_insert_after(g, before ? before->prev : g->last, n);
 }
 
+static void drop_user(fx_node *input, void *vuser)
+{
+    fx_node *user = vuser;
+    size_t k = 0;
+    for (size_t i = 0; i < input->n_users; i++)
+        if (input->users[i] != user)
+            input->users[k++] = input->users[i];
+    input->n_users = k;
+}
+
 bool fx_graph_remove(fx_graph *g, fx_node *n)
 {
     if (n->graph != g || n->n_users)
@@ -515,7 +536,10 @@ bool fx_graph_remove(fx_graph *g, fx_node *n)
     g->n_nodes--;
     if (hm_get(&g->names, n->name) == n)
         hm_remove(&g->names, n->name);
-    fx_graph_recompute_users(g);
+    /* drop n from its inputs' user lists (O(uses)), instead of a whole-graph recompute */
+    fx_arg_each_node(n->args, drop_user, n);
+    fx_arg_each_node(n->kwargs, drop_user, n);
+    fx_graph_renumber(g);
     return true;
 }
 
@@ -544,6 +568,7 @@ void fx_graph_renumber(fx_graph *g)
  * linear; a per-pass stamp (last_user) dedups repeated uses by the same node. */
 typedef struct users_ctx {
     fx_node *user;
+    fx_node **nodes;       /* attached nodes by index: refs to detached nodes are ignored */
     fx_node **last_user;   /* indexed by node index */
     size_t *counts;
     bool fill;
@@ -553,7 +578,7 @@ typedef struct users_ctx {
 static void users_visit(fx_node *n, void *vctx)
 {
     users_ctx *c = vctx;
-    if (!n || n->graph != c->g || n->index >= c->g->n_nodes)
+    if (!n || n->graph != c->g || n->index >= c->g->n_nodes || c->nodes[n->index] != n)
         return;
     if (c->last_user[n->index] == c->user)
         return;
@@ -573,6 +598,9 @@ void fx_graph_recompute_users(fx_graph *g)
     users_ctx c = {.g = g};
     c.last_user = xcalloc(nn, sizeof *c.last_user);
     c.counts = xcalloc(nn, sizeof *c.counts);
+    c.nodes = xcalloc(nn, sizeof *c.nodes);
+    for (fx_node *n = g->first; n; n = n->next)
+        c.nodes[n->index] = n;
     for (int pass = 0; pass < 2; pass++) {
         c.fill = pass == 1;
         memset(c.last_user, 0, nn * sizeof *c.last_user);
@@ -591,6 +619,7 @@ void fx_graph_recompute_users(fx_graph *g)
     }
     free(c.last_user);
     free(c.counts);
+    free(c.nodes);
 }
 
 static void refresh_module(fx_module *m)

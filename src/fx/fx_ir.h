@@ -143,6 +143,7 @@ typedef struct fx_meta {
     fx_value *val;            /* NULL = no value meta */
     const char *stack_trace;  /* full text, NULL if none */
     const char *source;       /* summary as shown after "# File: ", NULL if none */
+    const char *annotation;   /* "# Annotation: <this> File: ..." prefix of the header, NULL if none */
     int trace_group;          /* distinguishes consecutive groups with equal summaries */
     const char *nn_module_stack, *source_fn_stack, *torch_fn;  /* raw text, NULL if none */
 } fx_meta;
@@ -171,6 +172,7 @@ struct fx_graph {
     fx_node *first, *last;
     size_t n_nodes;
     hashmap names;            /* name -> fx_node* */
+    hashmap name_counters;    /* base name -> next suffix to try (fx_graph_unique_name) */
 };
 
 /* Parameter / buffer / constant record of a module or of the program weights table. */
@@ -200,6 +202,7 @@ struct fx_module {
     fx_graph *graph;          /* NULL for plain (non-GraphModule) submodules */
     fx_weight *params;        /* parameters and buffers, in order */
     fx_weight *params_last;
+    hashmap child_names;      /* name -> fx_module* of the direct children */
 };
 
 /* ---- torch.export program data --------------------------------------------------------- */
@@ -264,6 +267,10 @@ struct fx_program {
  * and an empty root graph. Free with fx_program_free. */
 fx_program *fx_program_new(const char *root_name);
 void fx_program_free(fx_program *p);
+/* Deep copy (new arena): modules, graphs (node refs remapped, users recomputed), meta,
+ * signature, ranges and weights table. Owned weight data is copied; borrowed data stays
+ * borrowed from the same owner. Free with fx_program_free. */
+fx_program *fx_program_clone(const fx_program *p);
 fx_form fx_program_source_form(const fx_program *p);
 fx_graph *fx_program_graph(const fx_program *p);          /* root graph */
 
@@ -287,7 +294,8 @@ fx_node *fx_node_new(fx_graph *g, const char *name, fx_opcode op, const char *ta
 void fx_graph_append(fx_graph *g, fx_node *n);
 void fx_graph_insert_before(fx_graph *g, fx_node *before, fx_node *n);
 void fx_graph_insert_after(fx_graph *g, fx_node *after, fx_node *n);
-/* Unlinks n (it must have no users); its name becomes free. Memory stays in the arena. */
+/* Unlinks n (it must have no users); its name becomes free and it is dropped from its
+ * inputs' user lists. Memory stays in the arena. */
 bool fx_graph_remove(fx_graph *g, fx_node *n);
 void fx_node_set_args(fx_node *n, fx_arg *args_tuple, fx_arg *kwargs_dict);
 fx_node *fx_graph_lookup(const fx_graph *g, const char *name);

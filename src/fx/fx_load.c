@@ -65,24 +65,55 @@ bool fx_text_complete(const char *text, size_t len)
             done = starts(&lines.items[i], k, "return");
         }
     } else if (kind == SNIFF_CODE) {
-        /* complete once every opened forward has returned and the last non-blank line is a
-         * return; a following nested class reopens it */
-        size_t open_defs = 0;
+        /* complete once every opened forward has returned, the last non-blank line is a
+         * return, and every subgraph handed to a higher-order op ("x = self.x" later used on a
+         * torch.ops.higher_order line) has had its nested class printed: print_readable puts
+         * those classes after the forward that uses them */
+        size_t open_defs = 0, needed = 0, nested = 0;
         bool last_return = false;
+        VEC(fx_line) attrs = {0};   /* names bound by "name = self.target" in this forward */
         for (size_t i = first; i < lines.len; i++) {
             const fx_line *l = &lines.items[i];
             if (fx_line_blank(l))
                 continue;
             size_t k = fx_indent_of(l);
             last_return = false;
-            if (starts(l, k, "def forward("))
+            if (starts(l, k, "def forward(")) {
                 open_defs++;
-            else if (starts(l, k, "return") && open_defs) {
+                attrs.len = 0;
+            } else if (starts(l, k, "class ")) {
+                nested += k > 0;
+            } else if (starts(l, k, "return") && open_defs) {
                 open_defs--;
                 last_return = true;
+            } else {
+                size_t e = k;
+                while (e < l->len && fxp_is_ident_char(l->s[e]))
+                    e++;
+                if (e > k && l->len - e > 8 && memcmp(l->s + e, " = self.", 8) == 0) {
+                    fx_line nm = {l->s + k, e - k, 0};
+                    vec_push(&attrs, nm);
+                }
+                const char *hop = "torch.ops.higher_order.";
+                size_t hl = strlen(hop);
+                bool is_hop = false;
+                for (size_t j = k; j + hl <= l->len && !is_hop; j++)
+                    is_hop = memcmp(l->s + j, hop, hl) == 0;
+                for (size_t a = 0; is_hop && a < attrs.len; a++) {
+                    /* whole-word occurrence of the attribute name on the line */
+                    const fx_line *nm = &attrs.items[a];
+                    for (size_t j = e; j + nm->len <= l->len; j++)
+                        if (memcmp(l->s + j, nm->s, nm->len) == 0 && !fxp_is_ident_char(l->s[j - 1]) &&
+                            (j + nm->len == l->len || !fxp_is_ident_char(l->s[j + nm->len]))) {
+                            needed++;
+                            attrs.items[a--] = attrs.items[--attrs.len];
+                            break;
+                        }
+                }
             }
         }
-        done = last_return && open_defs == 0;
+        vec_free(&attrs);
+        done = last_return && open_defs == 0 && nested >= needed;
     } else if (kind == SNIFF_MODULE) {
         for (size_t i = first; i < lines.len && !done; i++)
             done = starts(&lines.items[i], 0, "# To see more debug info");

@@ -161,8 +161,11 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
         fxp_error(&c, c.s, "the module repr must start at column 1");
         goto done;
     }
-    if (!parse_repr(&c, &lines, &i, 0, p->root, 0))
+    if (!parse_repr(&c, &lines, &i, 0, p->root, 0)) {
+        if (!c.failed)
+            fxp_error(&c, c.s, "could not read the module repr");
         goto done;
+    }
     p->root->name = p->root->type;
     p->root->repr = NULL;
     while (i < lines.len && fx_line_blank(&lines.items[i]))
@@ -172,8 +175,11 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
         fxp_error(&c, c.end, "truncated text: missing 'def forward(self, ...):'");
         goto done;
     }
-    if (!fx_parse_forward(&c, &lines, &i, 0, false))
+    if (!fx_parse_forward(&c, &lines, &i, 0, false)) {
+        if (!c.failed)
+            fxp_error(&c, c.s, "could not read this line");   /* safety net: never half-load */
         goto done;
+    }
     for (; i < lines.len; i++) {
         const fx_line *l = &lines.items[i];
         if (fx_line_blank(l) || (l->len == sizeof trailer - 1 && memcmp(l->s, trailer, l->len) == 0))

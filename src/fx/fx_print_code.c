@@ -73,6 +73,10 @@ static bool same_trace(const fx_meta *a, const fx_meta *b)
         return false;
     if (a->source && strcmp(a->source, b->source) != 0)
         return false;
+    if ((a->annotation == NULL) != (b->annotation == NULL))
+        return false;
+    if (a->annotation && strcmp(a->annotation, b->annotation) != 0)
+        return false;
     return a->trace_group == b->trace_group;
 }
 
@@ -86,16 +90,45 @@ static bool is_ident(const char *s)
     return true;
 }
 
+/* torch.fx.graph _format_target: "self.a.b", non-identifier parts through getattr(x, "0"). */
+static void format_target(strbuf *out, const char *base, const char *target)
+{
+    strbuf r;
+    sb_init(&r);
+    sb_puts(&r, base);
+    const char *p = target;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        char *e = xstrndup(p, n);
+        if (is_ident(e)) {
+            sb_printf(&r, ".%s", e);
+        } else {
+            char *prev = xstrdup(r.s);
+            sb_reset(&r);
+            sb_printf(&r, "getattr(%s, \"%s\")", prev, e);
+            free(prev);
+        }
+        free(e);
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+    sb_puts(out, r.s);
+    sb_free(&r);
+}
+
 /* The RHS of "name = ..." for one node. */
 static void print_rhs(strbuf *out, const fx_node *n)
 {
     const fx_arg *a = n->args;
     switch (n->op) {
     case FX_OP_GET_ATTR:
-        sb_printf(out, "self.%s", n->target);
+        format_target(out, "self", n->target);
         break;
     case FX_OP_CALL_MODULE:
-        sb_printf(out, "self.%s(", n->target);
+        format_target(out, "self", n->target);
+        sb_putc(out, '(');
         print_call_args(out, n, 0);
         sb_putc(out, ')');
         break;
@@ -114,8 +147,11 @@ static void print_rhs(strbuf *out, const fx_node *n)
         }
         if (strcmp(n->target, "builtins.getattr") == 0 && a->u.seq.len == 2 &&
             a->u.seq.items[1]->kind == FX_ARG_STR && is_ident(a->u.seq.items[1]->u.s)) {
-            fx_arg_print(out, a->u.seq.items[0], FXA_REPR);
-            sb_printf(out, ".%s", a->u.seq.items[1]->u.s);
+            strbuf b;
+            sb_init(&b);
+            fx_arg_print(&b, a->u.seq.items[0], FXA_REPR);
+            format_target(out, b.s, a->u.seq.items[1]->u.s);
+            sb_free(&b);
             break;
         }
         const char *t = n->target;
@@ -131,6 +167,7 @@ static void print_rhs(strbuf *out, const fx_node *n)
 
 typedef struct cleanup_ctx {
     const fx_node *user;
+    const fx_node **nodes;         /* attached nodes by index */
     const fx_node **last_user;     /* by node index */
     const fx_node **stamp;         /* dedup within one user */
     bool collect;
@@ -141,7 +178,7 @@ typedef struct cleanup_ctx {
 static void cleanup_visit(fx_node *n, void *vctx)
 {
     cleanup_ctx *c = vctx;
-    if (!n || n->index >= n->graph->n_nodes || n->graph != c->user->graph)
+    if (!n || n->graph != c->user->graph || n->index >= n->graph->n_nodes || c->nodes[n->index] != n)
         return;
     if (c->collect) {
         if (c->last_user[n->index] == c->user && c->stamp[n->index] != c->user) {
@@ -153,6 +190,18 @@ static void cleanup_visit(fx_node *n, void *vctx)
     }
 }
 
+/* Verbose codegen shows value meta ': "f32[3]"'; otherwise node.type as ' : T'. */
+static void put_annot(strbuf *out, const fx_node *n, bool verbose)
+{
+    if (verbose && fx_value_has_annot(n->meta.val)) {
+        sb_puts(out, ": \"");
+        fx_value_annot(out, n->meta.val);
+        sb_putc(out, '"');
+    } else if (n->type_text) {
+        sb_printf(out, " : %s", n->type_text);
+    }
+}
+
 void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *out)
 {
     fx_graph_renumber((fx_graph *)g);
@@ -161,6 +210,9 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
     c.last_user = xcalloc(nn + 1, sizeof *c.last_user);
     c.stamp = xcalloc(nn + 1, sizeof *c.stamp);
     c.list = xcalloc(nn + 2, sizeof *c.list);
+    c.nodes = xcalloc(nn + 1, sizeof *c.nodes);
+    for (const fx_node *n = g->first; n; n = n->next)
+        c.nodes[n->index] = n;
     for (const fx_node *n = g->last; n; n = n->prev) {
         c.user = n;
         fx_arg_each_node(n->args, cleanup_visit, &c);
@@ -174,17 +226,16 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
         if (n->op != FX_OP_PLACEHOLDER)
             continue;
         sb_printf(out, ", %s", n->target);
-        if (verbose && fx_value_has_annot(n->meta.val)) {
-            sb_puts(out, ": \"");
-            fx_value_annot(out, n->meta.val);
-            sb_putc(out, '"');
-        }
+        put_annot(out, n, verbose);
         if (n->args && n->args->u.seq.len) {
             sb_puts(out, " = ");
             fx_arg_print(out, n->args->u.seq.items[0], FXA_REPR);
         }
     }
-    sb_puts(out, "):\n");
+    sb_putc(out, ')');
+    if (g->last && g->last->op == FX_OP_OUTPUT && g->last->type_text)
+        sb_printf(out, " -> %s", g->last->type_text);
+    sb_puts(out, ":\n");
     size_t body = indent + 4;
     const fx_meta *prev = NULL;
     bool first_line = true;
@@ -195,7 +246,10 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
             if (!first_line)
                 sb_putc(out, '\n');
             put_indent(out, body);
-            if (n->meta.source)
+            if (n->meta.annotation)
+                sb_printf(out, "# Annotation: %s File: %s\n", n->meta.annotation,
+                          n->meta.source ? n->meta.source : "");
+            else if (n->meta.source)
                 sb_printf(out, "# File: %s\n", n->meta.source);
             else
                 sb_puts(out, "# No stacktrace found for following nodes\n");
@@ -210,11 +264,7 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
             continue;
         }
         sb_puts(out, n->name);
-        if (verbose && fx_value_has_annot(n->meta.val)) {
-            sb_puts(out, ": \"");
-            fx_value_annot(out, n->meta.val);
-            sb_putc(out, '"');
-        }
+        put_annot(out, n, verbose);
         sb_puts(out, " = ");
         print_rhs(out, n);
         c.user = n;
@@ -234,6 +284,7 @@ void fx_print_forward(const fx_graph *g, size_t indent, bool verbose, strbuf *ou
     free(c.last_user);
     free(c.stamp);
     free(c.list);
+    free(c.nodes);
 }
 
 void fx_print_code_module(const fx_module *m, const char *class_name, size_t indent, strbuf *out)
@@ -252,5 +303,19 @@ void fx_print_code_module(const fx_module *m, const char *class_name, size_t ind
 
 void fx_print_code_class(const fx_module *m, const char *class_name, size_t indent, strbuf *out)
 {
-    fx_print_code_module(m, class_name, indent, out);
+    if (!indent) {
+        fx_print_code_module(m, class_name, 0, out);
+        return;
+    }
+    /* print(ep) indents the readable text line by line, blank lines and the end included */
+    strbuf tmp;
+    sb_init(&tmp);
+    fx_print_code_module(m, class_name, 0, &tmp);
+    sb_spaces(out, indent);
+    for (const char *p = tmp.s; *p; p++) {
+        sb_putc(out, *p);
+        if (*p == '\n')
+            sb_spaces(out, indent);
+    }
+    sb_free(&tmp);
 }

@@ -65,7 +65,7 @@ static void print_tabular(const fx_graph *g, strbuf *out)
     strbuf *cells = xcalloc((nrows ? nrows : 1) * 5, sizeof *cells);
     size_t w[5];
     for (int k = 0; k < 5; k++)
-        w[k] = strlen(hdr[k]);
+        w[k] = strlen(hdr[k]) + 2;   /* tabulate's MIN_PADDING for headers */
     size_t r = 0;
     for (const fx_node *n = g->first; n; n = n->next, r++) {
         strbuf *row = &cells[r * 5];
@@ -82,8 +82,7 @@ static void print_tabular(const fx_graph *g, strbuf *out)
     }
     for (int k = 0; k < 5; k++) {
         sb_puts(out, hdr[k]);
-        if (k < 4)
-            sb_spaces(out, w[k] - strlen(hdr[k]) + 2);
+        sb_spaces(out, w[k] - strlen(hdr[k]) + (k < 4 ? 2 : 0));
     }
     sb_putc(out, '\n');
     for (int k = 0; k < 5; k++) {
@@ -96,12 +95,11 @@ static void print_tabular(const fx_graph *g, strbuf *out)
         sb_putc(out, '\n');
         for (int k = 0; k < 5; k++) {
             strbuf *cell = &cells[i * 5 + k];
+            /* tabulate pads every cell, the last column included */
             sb_puts(out, cell->s);
-            if (k < 4)
-                sb_spaces(out, w[k] - cell->len + 2);
+            sb_spaces(out, w[k] - cell->len + (k < 4 ? 2 : 0));
             sb_free(cell);
         }
-        /* tabulate strips trailing whitespace of the last column only when it is empty */
     }
     free(cells);
 }

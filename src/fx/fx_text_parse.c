@@ -38,8 +38,8 @@ static bool parse_node_line(fxp *c)
     const char *type_s = c->s;
     const char *bracket = NULL;
     for (const char *q = c->s; q < c->end; q++)
-        if (*q == '[' && ((size_t)(c->end - q) >= 11 && (memcmp(q, "[num_users=", 11) == 0 ||
-                                                        memcmp(q, "[#users=", 8) == 0))) {
+        if (*q == '[' && (((size_t)(c->end - q) >= 11 && memcmp(q, "[num_users=", 11) == 0) ||
+                          ((size_t)(c->end - q) >= 8 && memcmp(q, "[#users=", 8) == 0))) {
             bracket = q;
             break;
         }
@@ -55,8 +55,11 @@ static bool parse_node_line(fxp *c)
         type_text = fx_strndup(c->p, type_s, (size_t)(te - type_s));
     }
     c->s = bracket + (bracket[1] == '#' ? 8 : 11);
-    char *endp;
-    long nu = strtol(c->s, &endp, 10);
+    /* the text is not NUL-terminated: read the digits by hand */
+    const char *endp = c->s;
+    long nu = 0;
+    while (endp < c->end && *endp >= '0' && *endp <= '9' && nu < 100000000)
+        nu = nu * 10 + (*endp++ - '0');
     if (endp == c->s || endp >= c->end || *endp != ']') {
         fxp_error(c, c->s, "expected a user count and ']'");
         return false;
@@ -71,9 +74,9 @@ static bool parse_node_line(fxp *c)
         c->s++;
     fx_opcode op;
     if (!fx_opcode_from_name(os, (size_t)(c->s - os), &op) || op == FX_OP_OUTPUT) {
-        fxp_error(c, os, "bad opcode '%.*s'", (int)(c->s - os), os);
-        diag_set_hint(&c->d->items[c->d->len - 1],
-                      "expected placeholder, get_attr, call_function, call_method or call_module");
+        diagnostic *dg = fxp_error(c, os, "bad opcode '%.*s'", (int)(c->s - os), os);
+        if (dg)
+            diag_set_hint(dg, "expected placeholder, get_attr, call_function, call_method or call_module");
         return false;
     }
     if (!fxp_lit(c, "[target=")) {
@@ -144,6 +147,7 @@ static bool parse_node_line(fxp *c)
     fx_node *n = fx_node_new(c->g, name, op, target);
     n->type_text = type_text;
     n->declared_users = (int)nu;
+    n->src_line = c->lineno;
     fx_node_set_args(n, args, kwargs);
     fx_graph_append(c->g, n);
     return true;
@@ -167,7 +171,9 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
             size_t e = k + 1;
             while (e < l->len && fxp_is_ident_char(l->s[e]))
                 e++;
-            hm_put(&all, fx_strndup(p, l->s + k + 1, e - k - 1), (void *)1);
+            char *nm = fx_strndup(p, l->s + k + 1, e - k - 1);
+            if (!hm_has(&all, nm))
+                hm_put(&all, nm, (void *)(uintptr_t)l->no);
         }
     }
     size_t i = 0;
@@ -200,7 +206,8 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
             break;
         }
         if (*c.s == '%') {
-            parse_node_line(&c);
+            if (!parse_node_line(&c) && !c.failed)
+                fxp_error(&c, c.s, "could not read this node line");
         } else if (fxp_lit(&c, "return ") || (fxp_lit(&c, "return") && c.s == c.end)) {
             fx_arg *v = c.s == c.end ? fx_arg_none(p) : fxp_arg(&c, FXA_REPR);
             if (!v)
@@ -221,7 +228,9 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
     if (!c.failed && !returned) {
         fx_line *l = &lines.items[lines.len - 1];
         set_line(&c, l);
-        fxp_error(&c, l->s + l->len, "truncated graph text: missing 'return' line");
+        diagnostic *dg = fxp_error(&c, l->s + l->len, "truncated graph text: missing 'return' line");
+        if (dg)
+            diag_set_hint(dg, "print(gm.graph) ends with a 'return ...' line; paste the whole output");
     }
 done:
     hm_free(&all);
@@ -233,7 +242,7 @@ done:
     fx_graph_recompute_users(c.g);
     for (fx_node *n = c.g->first; n; n = n->next)
         if (n->declared_users >= 0 && (size_t)n->declared_users != n->n_users) {
-            diag_loc loc = {file, 0, 0};
+            diag_loc loc = {file, n->src_line, 1};
             diag_warning(d, loc, "node '%%%s' says num_users=%d but has %zu users", n->name,
                          n->declared_users, n->n_users);
         }

@@ -3,6 +3,7 @@
 #include "fx/pt2_load.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,15 +20,31 @@ typedef struct dec {
     fx_program *p;
     diag_sink *d;
     const char *file;
+    const char *text;   /* the JSON source, for the offending line in diagnostics */
+    size_t len;
     arena tmp;          /* JSON DOM */
     bool failed;
 } dec;
 
-static void derr(dec *c, const json_value *at, const char *fmt, const char *a, const char *b)
+static void derr(dec *c, const json_value *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void derr(dec *c, const json_value *at, const char *fmt, ...)
 {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     diag_loc loc = { c->file, at ? at->line : 0, at ? at->col : 0 };
-    diag_error(c->d, loc, fmt, a ? a : "", b ? b : "");
+    diagnostic *dg = diag_error(c->d, loc, "%s", msg);
     c->failed = true;
+    if (!at || !c->text) return;
+    /* Only on error: a linear scan to the line is fine. */
+    size_t i = 0;
+    for (int line = 1; line < at->line && i < c->len; i++)
+        if (c->text[i] == '\n') line++;
+    size_t e = i;
+    while (e < c->len && c->text[e] != '\n' && c->text[e] != '\r') e++;
+    if (e - i <= 400) diag_set_source(dg, c->text + i, e - i);
 }
 
 /* ---- enums -------------------------------------------------------------------------------- */
@@ -227,19 +244,19 @@ static const char *symint_text(dec *c, const json_value *v)
     if (e) return srepr_to_str(c, e);
     const char *nm = json_str(json_get(v, "as_name"));
     if (nm) return fx_strdup(c->p, nm);
-    derr(c, v, "expected a SymInt ({\"as_int\": ...} or {\"as_expr\": ...})%s%s", NULL, NULL);
+    derr(c, v, "expected a SymInt ({\"as_int\": ...} or {\"as_expr\": ...})");
     return "?";
 }
 
 static fx_value *tensor_meta(dec *c, const json_value *tm)
 {
     if (!tm || tm->kind != JSON_OBJECT) {
-        derr(c, tm, "expected a TensorMeta object%s%s", NULL, NULL);
+        derr(c, tm, "expected a TensorMeta object");
         return NULL;
     }
     fx_value *v = fx_value_new(c->p, FX_VAL_TENSOR);
     int64_t st = 0;
-    if (!json_int(json_get(tm, "dtype"), &st)) derr(c, tm, "TensorMeta without an integer 'dtype'%s%s", NULL, NULL);
+    if (!json_int(json_get(tm, "dtype"), &st)) derr(c, tm, "TensorMeta without an integer 'dtype'");
     v->dtype = scalar_type(st);
     const json_value *sizes = json_get(tm, "sizes"), *strides = json_get(tm, "strides");
     v->rank = json_len(sizes);
@@ -272,7 +289,11 @@ typedef struct gctx {
 static fx_node *ref(gctx *x, const json_value *at, const char *name)
 {
     fx_node *n = name ? fx_graph_lookup(x->g, name) : NULL;
-    if (!n) derr(x->c, at, "reference to unknown value '%s'%s", name ? name : "?", NULL);
+    if (!n) {
+        /* Point at the name itself when the reference is a {"name": ...} object. */
+        const json_value *nv = json_get(at, "name") ? json_get(at, "name") : json_get(at, "as_name");
+        derr(x->c, nv ? nv : at, "reference to unknown value '%s'", name ? name : "?");
+    }
     return n;
 }
 
@@ -289,7 +310,7 @@ static fx_arg *symlike(gctx *x, const json_value *v, const char *const_key)
     if (strcmp(const_key, "as_bool") == 0 && k && k->kind == JSON_BOOL) return fx_arg_bool(x->c->p, k->u.boolean);
     if (strcmp(const_key, "as_int") == 0 && json_int(k, &i)) return fx_arg_int(x->c->p, i);
     if (strcmp(const_key, "as_float") == 0 && json_num(k, &f)) return fx_arg_float(x->c->p, f);
-    derr(x->c, v, "unsupported symbolic value encoding%s%s", NULL, NULL);
+    derr(x->c, v, "unsupported symbolic value encoding");
     return fx_arg_none(x->c->p);
 }
 
@@ -299,7 +320,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
 {
     fx_program *p = x->c->p;
     if (!a || a->kind != JSON_OBJECT || a->u.obj.len != 1) {
-        derr(x->c, a, "expected an Argument union (an object with exactly one key)%s%s", NULL, NULL);
+        derr(x->c, a, "expected an Argument union (an object with exactly one key)");
         return fx_arg_none(p);
     }
     const char *k = a->u.obj.members[0].key;
@@ -320,7 +341,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
     if (!strcmp(k, "as_memory_format") && json_int(v, &i) && memfmt_name(i)) return fx_arg_str(p, FX_ARG_MEMFMT, memfmt_name(i));
     if (!strcmp(k, "as_device")) {
         const char *type = json_str(json_get(v, "type"));
-        if (!type) { derr(x->c, v, "device without a 'type'%s%s", NULL, NULL); return fx_arg_none(p); }
+        if (!type) { derr(x->c, v, "device without a 'type'"); return fx_arg_none(p); }
         if (json_int(json_get(v, "index"), &i)) return fx_arg_str(p, FX_ARG_DEVICE, arena_printf(&p->arena, "%s:%lld", type, (long long)i));
         return fx_arg_str(p, FX_ARG_DEVICE, type);
     }
@@ -340,6 +361,11 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         char b1[40], b2[40];
         fx_float_repr(re, b1, sizeof b1);
         fx_float_repr(im < 0 ? -im : im, b2, sizeof b2);
+        /* complex.__repr__ formats integral parts without ".0": (1.5-2j). */
+        for (char *b = b1; b; b = b == b1 ? b2 : NULL) {
+            size_t l = strlen(b);
+            if (l > 2 && !strcmp(b + l - 2, ".0")) b[l - 2] = '\0';
+        }
         /* Python complex repr: (1+2j), 2j when the real part is +0. */
         if (re == 0 && !signbit(re)) return fx_arg_str(p, FX_ARG_OPAQUE, arena_printf(&p->arena, "%s%sj", im < 0 ? "-" : "", b2));
         return fx_arg_str(p, FX_ARG_OPAQUE, arena_printf(&p->arena, "(%s%s%sj)", b1, im < 0 ? "-" : "+", b2));
@@ -367,19 +393,19 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
             else if (!strcmp(k, "as_sym_ints")) items[j] = symlike(x, e, "as_int");
             else if (!strcmp(k, "as_sym_bools")) items[j] = symlike(x, e, "as_bool");
             else if (!strcmp(k, "as_sym_floats")) items[j] = symlike(x, e, "as_float");
-            else if (!strcmp(k, "as_optional_tensors")) items[j] = decode_arg(x, e->kind == JSON_OBJECT && json_get(e, "as_tensor") ? e : NULL) ;
+            else if (!strcmp(k, "as_optional_tensors")) items[j] = json_get(e, "as_none") ? fx_arg_none(p) : decode_arg(x, e);
             else if (!strcmp(k, "as_int_lists") && e->kind == JSON_ARRAY) {
                 size_t m = json_len(e);
                 fx_arg **inner = m ? xmalloc(m * sizeof *inner) : NULL;
                 for (size_t q = 0; q < m; q++) {
                     int64_t iv = 0;
-                    if (!json_int(json_at(e, q), &iv)) derr(x->c, json_at(e, q), "expected an integer%s%s", NULL, NULL);
+                    if (!json_int(json_at(e, q), &iv)) derr(x->c, json_at(e, q), "expected an integer");
                     inner[q] = fx_arg_int(p, iv);
                 }
                 items[j] = fx_arg_seq(p, FX_ARG_LIST, inner, NULL, m);
                 free(inner);
             } else {
-                derr(x->c, e, "bad element in '%s'%s", k, NULL);
+                derr(x->c, e, "bad element in '%s'", k);
                 items[j] = fx_arg_none(p);
             }
         }
@@ -390,7 +416,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
     }
     if (!strcmp(k, "as_graph")) {
         const char *name = json_str(json_get(v, "name"));
-        if (!name) { derr(x->c, v, "as_graph without a name%s%s", NULL, NULL); return fx_arg_none(p); }
+        if (!name) { derr(x->c, v, "as_graph without a name"); return fx_arg_none(p); }
         fx_module *sub = fx_module_add_child(x->mod, name, "GraphModule", NULL);
         /* scan's combine_fn returns a list; other HOP subgraphs return tuples. */
         decode_graph(x->c, sub, json_get(v, "graph"), x->target && !strcmp(x->target, "torch.ops.higher_order.scan"));
@@ -411,7 +437,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         free(keys);
         return r;
     }
-    derr(x->c, a, "unsupported argument kind '%s'%s", k, NULL);
+    derr(x->c, a, "unsupported argument kind '%s'", k);
     return fx_arg_none(p);
 }
 
@@ -521,7 +547,7 @@ static const char *fx_target(dec *c, const char *t)
 static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list_output)
 {
     if (!jg || jg->kind != JSON_OBJECT) {
-        derr(c, jg, "expected a Graph object%s%s", NULL, NULL);
+        derr(c, jg, "expected a Graph object");
         return;
     }
     gctx x = { c, mod, fx_module_ensure_graph(mod), json_get(jg, "tensor_values"), json_get(jg, "sym_int_values"),
@@ -529,7 +555,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list
     fx_program *p = c->p;
     const json_value *inputs = json_get(jg, "inputs"), *nodes = json_get(jg, "nodes"), *outputs = json_get(jg, "outputs");
     if (!inputs || inputs->kind != JSON_ARRAY || !nodes || nodes->kind != JSON_ARRAY || !outputs || outputs->kind != JSON_ARRAY) {
-        derr(c, jg, "Graph needs 'inputs', 'nodes' and 'outputs' arrays%s%s", NULL, NULL);
+        derr(c, jg, "Graph needs 'inputs', 'nodes' and 'outputs' arrays");
         return;
     }
     for (size_t i = 0; i < json_len(inputs); i++) {
@@ -540,7 +566,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list
             name = arena_printf(&p->arena, "arg%zu", i);
         }
         fx_node *n = fx_node_new(x.g, name, FX_OP_PLACEHOLDER, name);
-        if (strcmp(n->name, name) != 0) derr(c, in, "graph input '%s' is defined twice%s", name, NULL);
+        if (strcmp(n->name, name) != 0) derr(c, in, "graph input '%s' is defined twice", name);
         fx_graph_append(x.g, n);
         n->meta.val = value_of(&x, name);
     }
@@ -551,7 +577,7 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list
         const char *target = json_str(json_get(jn, "target"));
         const json_value *jin = json_get(jn, "inputs"), *jout = json_get(jn, "outputs");
         if (!target || (jin && jin->kind != JSON_ARRAY) || !jout || jout->kind != JSON_ARRAY) {
-            derr(c, jn, "node needs a 'target' string and 'inputs'/'outputs' arrays%s%s", NULL, NULL);
+            derr(c, jn, "node needs a 'target' string and 'inputs'/'outputs' arrays");
             return;
         }
         x.hop = strncmp(target, "torch.ops.higher_order.", 23) == 0;
@@ -610,10 +636,12 @@ static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list
         for (size_t i = 0; i < json_len(outs); i++) {
             const json_value *o = json_at(outs, i);
             const char *on = json_get(o, "name") ? json_str(json_get(o, "name")) : out_name(o);
-            if (!on || strstr(on, "_unused_")) continue;
+            /* Slots nobody read are serialized as "<node>_unused_<i>". */
+            size_t nl = strlen(n->name);
+            if (!on || (!strncmp(on, n->name, nl) && !strncmp(on + nl, "_unused_", 8))) continue;
             if (single_hop) break;
             fx_node *gi = fx_node_new(x.g, on, FX_OP_CALL_FUNCTION, "operator.getitem");
-            if (strcmp(gi->name, on) != 0) derr(c, o, "output name '%s' is defined twice%s", on, NULL);
+            if (strcmp(gi->name, on) != 0) derr(c, o, "output name '%s' is defined twice", on);
             fx_graph_append(x.g, gi);
             fx_arg *ga[2] = { fx_arg_node(p, n), fx_arg_int(p, (int64_t)i) };
             fx_node_set_args(gi, fx_arg_seq(p, FX_ARG_TUPLE, ga, NULL, 2), fx_arg_seq(p, FX_ARG_DICT, NULL, NULL, 0));
@@ -654,7 +682,7 @@ static const char *arg_name_text(dec *c, const json_value *arg)
     }
     if (json_get(arg, "as_bool") && json_get(arg, "as_bool")->kind == JSON_BOOL) return json_get(arg, "as_bool")->u.boolean ? "True" : "False";
     if (json_str(json_get(arg, "as_string"))) return arena_printf(&c->p->arena, "'%s'", json_str(json_get(arg, "as_string")));
-    derr(c, arg, "unsupported signature argument%s%s", NULL, NULL);
+    derr(c, arg, "unsupported signature argument");
     return "?";
 }
 
@@ -680,7 +708,7 @@ static void decode_signature(dec *c, const json_value *sig)
         for (j = 0; j < sizeof ik / sizeof *ik; j++)
             if (!strcmp(k, ik[j].key)) break;
         if (j == sizeof ik / sizeof *ik) {
-            derr(c, s, "unknown input spec kind '%s'%s", k, NULL);
+            derr(c, s, "unknown input spec kind '%s'", k);
             return;
         }
         is->kind = ik[j].kind;
@@ -711,7 +739,7 @@ static void decode_signature(dec *c, const json_value *sig)
         for (j = 0; j < sizeof ok / sizeof *ok; j++)
             if (!strcmp(k, ok[j].key)) break;
         if (j == sizeof ok / sizeof *ok) {
-            derr(c, s, "unknown output spec kind '%s'%s", k, NULL);
+            derr(c, s, "unknown output spec kind '%s'", k);
             return;
         }
         os->kind = ok[j].kind;
@@ -728,7 +756,7 @@ static const char *bound_text(dec *c, const json_value *b, bool upper)
     if (b && b->kind == JSON_NUMBER && json_num(b, &f) && (f > 9.2e18 || f < -9.2e18)) return f > 0 ? "int_oo" : "-int_oo";
     if (!b || b->kind == JSON_NULL) return upper ? "int_oo" : "-int_oo";
     if (b->kind == JSON_NUMBER) return fx_strdup(c->p, b->u.num.text);
-    derr(c, b, "range bound must be a number or null%s%s", NULL, NULL);
+    derr(c, b, "range bound must be a number or null");
     return "?";
 }
 
@@ -753,6 +781,8 @@ static fx_program *decode_program(const char *text, size_t len, const char *name
     memset(c, 0, sizeof *c);
     c->d = d;
     c->file = name;
+    c->text = text;
+    c->len = len;
     arena_init(&c->tmp);
     json_options o = { .filename = name, .allow_nan_inf = true };
     json_value *root = json_parse(&c->tmp, text, len, &o, d);

@@ -15,3 +15,39 @@ nodist_libfxsh_a_SOURCES = proto/onnx.pb-c.c proto/onnx.pb-c.h
 
 libfxsh_a_SOURCES += \
 	src/onnx/onnx_ir.c src/onnx/onnx_ir.h
+libfxsh_a_SOURCES += \
+	src/onnx/onnx_pb.c src/onnx/onnx_pb.h \
+	src/onnx/onnx_print.c src/onnx/onnx_print.h
+
+# Printer conformance over the corpus (skips with 77 when the corpus is absent).
+check_PROGRAMS += tests/unit/test_onnx_corpus
+TESTS += tests/unit/test_onnx_corpus
+tests_unit_test_onnx_corpus_SOURCES = tests/unit/test_onnx_corpus.c
+tests_unit_test_onnx_corpus_LDADD = libfxsh.a $(FXSH_LIBS)
+tests_unit_test_onnx_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
+
+# Field numbers and types against Debian's onnx.proto (skips with 77 without libonnx-dev).
+check_PROGRAMS += tests/unit/test_onnx_proto
+TESTS += tests/unit/test_onnx_proto
+tests_unit_test_onnx_proto_SOURCES = tests/unit/test_onnx_proto.c
+tests_unit_test_onnx_proto_LDADD = libfxsh.a $(FXSH_LIBS)
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_onnx_print
+TESTS += tests/unit/test_onnx_print
+tests_unit_test_onnx_print_SOURCES = tests/unit/test_onnx_print.c
+tests_unit_test_onnx_print_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_print_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
+check_PROGRAMS += tests/unit/test_onnx_pb tests/unit/test_onnx_ir
+TESTS += tests/unit/test_onnx_pb tests/unit/test_onnx_ir
+tests_unit_test_onnx_pb_SOURCES = tests/unit/test_onnx_pb.c
+tests_unit_test_onnx_pb_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_pb_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
+tests_unit_test_onnx_ir_SOURCES = tests/unit/test_onnx_ir.c
+tests_unit_test_onnx_ir_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_ir_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+EXTRA_DIST += tests/fixtures/onnx

@@ -1,0 +1,53 @@
+/* onnx_pb.h — reading and writing ONNX protobuf files (.onnx) with external data.
+ *
+ * Ownership: ox_load_* return a new model the caller releases with ox_model_free(), or NULL
+ * after reporting at least one error to the sink. ox_pack returns a malloc'd buffer the caller
+ * free()s. Saving never modifies the model (external-data conversion is undone after packing). */
+#ifndef FXSH_ONNX_PB_H
+#define FXSH_ONNX_PB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "onnx/onnx_ir.h"
+
+/* Nested graphs (If/Loop/Scan bodies inside bodies ...) deeper than this are rejected. */
+#define OX_MAX_GRAPH_DEPTH 64
+/* Nested protobuf messages of any kind deeper than this are rejected (protobuf-c recurses). */
+#define OX_MAX_MESSAGE_DEPTH 512
+
+typedef struct ox_save_opts {
+    bool external_data;          /* move large initializers to a side file (onnx save_as_external_data) */
+    const char *external_file;   /* side file name, relative to the model's directory; NULL = "<model file name>.data" */
+    size_t threshold;            /* only tensors with at least this many bytes; 0 = 1024 (like torch) */
+} ox_save_opts;
+
+typedef struct ox_load_opts {
+    bool keep_external;      /* leave external-data references as they are (onnx.load(..., load_external_data=False)) */
+    bool missing_is_warning; /* a missing/unreadable data file is a warning and the reference is kept */
+} ox_load_opts;
+
+/* Loads path; tensors stored in external files are read from the model's directory and turned
+ * into ordinary raw_data tensors (what onnx.load does). */
+ox_model *ox_load_file(const char *path, diag_sink *d);
+/* Loads a serialized ModelProto. path (may be NULL) names the input in diagnostics and locates
+ * external data; without a path external references are kept as they are. */
+ox_model *ox_load_bytes(const void *data, size_t len, const char *path, diag_sink *d);
+/* The same with options (opts may be NULL for the defaults above). */
+ox_model *ox_load_file_opts(const char *path, const ox_load_opts *opts, diag_sink *d);
+ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
+                             const ox_load_opts *opts, diag_sink *d);
+
+/* Checks the wire format of buf as a message of type desc (lengths, wire types, nesting) without
+ * allocating; returns 0 or -1 after reporting to d. Exposed for tests and other loaders. */
+int ox_pb_validate(const void *buf, size_t len, const ProtobufCMessageDescriptor *desc,
+                   const char *name, diag_sink *d);
+
+/* Serializes the model; NULL only if the model is too large to address. */
+uint8_t *ox_pack(const ox_model *m, size_t *len);
+/* Writes the model to path through a temporary file and rename(); returns 0 or -1 (+ diag). */
+int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_sink *d);
+
+#endif
