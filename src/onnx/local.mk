@@ -51,3 +51,33 @@ tests_unit_test_onnx_ir_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_onnx_ir_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 EXTRA_DIST += tests/fixtures/onnx
+
+# ---- onnxtext helper block: ONNX text parser, checker, DOT, summary ----------------------------
+libfxsh_a_SOURCES += \
+	src/onnx/onnx_parse.c src/onnx/onnx_parse.h \
+	src/onnx/onnx_check.c src/onnx/onnx_check.h \
+	src/onnx/onnx_dot.c src/onnx/onnx_dot.h \
+	src/onnx/onnx_summary.c src/onnx/onnx_summary.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_onnx_parse tests/unit/test_onnx_check \
+	tests/unit/test_onnx_dot_summary tests/unit/test_onnx_parse_corpus
+TESTS += tests/unit/test_onnx_parse tests/unit/test_onnx_check \
+	tests/unit/test_onnx_dot_summary tests/unit/test_onnx_parse_corpus
+tests_unit_test_onnx_parse_SOURCES = tests/unit/test_onnx_parse.c
+tests_unit_test_onnx_parse_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_parse_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_check_SOURCES = tests/unit/test_onnx_check.c
+tests_unit_test_onnx_check_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_check_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_dot_summary_SOURCES = tests/unit/test_onnx_dot_summary.c
+tests_unit_test_onnx_dot_summary_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_dot_summary_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_parse_corpus_SOURCES = tests/unit/test_onnx_parse_corpus.c
+tests_unit_test_onnx_parse_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_onnx_parse_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_onnx_parse_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"' \
+	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/onnxtext"'
+endif
+EXTRA_DIST += tests/fixtures/onnxtext
