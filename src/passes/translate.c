@@ -1184,31 +1184,61 @@ static bool b_broadcast_in_dim(tx *t, const fx_node *n, const op_rule *rule, con
     return true;
 }
 
-/* index.Tensor with one index tensor (others None) → Gather on that axis. */
+static bool same_sizes(const fx_node *a, const fx_node *b)
+{
+    const fx_value *x = node_val(a), *y = node_val(b);
+    if (!x || !y || x->kind != FX_VAL_TENSOR || y->kind != FX_VAL_TENSOR || x->rank != y->rank) return false;
+    for (size_t i = 0; i < x->rank; i++)
+        if (strcmp(x->sizes[i], y->sizes[i])) return false;
+    return true;
+}
+
+/* index.Tensor: one integer index tensor (others None) → Gather on that axis; index tensors of
+ * one shape on the leading dims → GatherND of the stacked indices. */
 static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     const char *x = input_of(t, n, b[0]);
     const fx_arg *ix = b[1];
     if (!x || (ix->kind != FX_ARG_LIST && ix->kind != FX_ARG_TUPLE)) return false;
-    int axis = -1;
+    int axis = -1, count = 0;
+    bool leading = true, uniform = true;
     for (size_t i = 0; i < ix->u.seq.len; i++) {
-        if (ix->u.seq.items[i]->kind == FX_ARG_NONE) continue;
-        if (axis >= 0 || ix->u.seq.items[i]->kind != FX_ARG_NODE) { axis = -2; break; }
-        axis = (int)i;
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) { leading = false; continue; }
+        if (e->kind != FX_ARG_NODE || onnx_dtype_of_node(e->u.node) == OT_BOOL) { count = -1; break; }
+        if (!leading) uniform = false;
+        if (count && !same_sizes(e->u.node, ix->u.seq.items[0]->u.node)) uniform = false;
+        if (axis < 0) axis = (int)i;
+        count++;
     }
-    if (axis < 0 || onnx_dtype_of_node(ix->u.seq.items[axis]->u.node) == OT_BOOL) {
-        fail_node(t, n, "%s", "index.Tensor is lowered for one integer index tensor only");
+    if (count == 1) {
+        const char *idx = single(t, n, ix->u.seq.items[axis]->u.node);
+        if (!idx) return false;
+        const char *out = one_output(t, n);
+        Onnx__NodeProto *nd = emit(t, "Gather", "", node_name_of(t, n));
+        ox_attr_int(t->m, nd, "axis", axis);
+        ox_node_add_input(t->m, nd, x);
+        ox_node_add_input(t->m, nd, idx);
+        ox_node_add_output(t->m, nd, out);
+        return true;
+    }
+    if (count < 2 || !uniform || axis != 0) {
+        fail_node(t, n, "%s", "index.Tensor is lowered for one integer index, or same-shape integer indices on the leading dims");
         return false;
     }
-    const char *idx = single(t, n, ix->u.seq.items[axis]->u.node);
-    if (!idx) return false;
-    const char *out = one_output(t, n);
-    Onnx__NodeProto *nd = emit(t, "Gather", "", node_name_of(t, n));
-    ox_attr_int(t->m, nd, "axis", axis);
-    ox_node_add_input(t->m, nd, x);
-    ox_node_add_input(t->m, nd, idx);
-    ox_node_add_output(t->m, nd, out);
+    int64_t m1 = -1;
+    const char *ax = const_ints(t, &m1, 1);
+    Onnx__NodeProto *cat = emit(t, "Concat", "", NULL);
+    ox_attr_int(t->m, cat, "axis", -1);
+    for (int i = 0; i < count; i++) {
+        const char *v = single(t, n, ix->u.seq.items[i]->u.node);
+        if (!v) return false;
+        ox_node_add_input(t->m, cat, emit2(t, "Unsqueeze", v, ax, NULL, NULL));
+    }
+    const char *stacked = fresh_val(t);
+    ox_node_add_output(t->m, cat, stacked);
+    emit2(t, "GatherND", x, stacked, one_output(t, n), node_name_of(t, n));
     return true;
 }
 
@@ -1673,13 +1703,50 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     return true;
 }
 
+
+/* index_put with one integer index on dim 0 → ScatterND (accumulate → reduction "add"). */
+static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]), *vals = input_of(t, n, b[2]);
+    const fx_arg *ix = b[1];
+    if (!x || !vals) return false;
+    if (!seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
+        onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL) {
+        fail_node(t, n, "%s", "index_put is lowered for one integer index tensor on dim 0");
+        return false;
+    }
+    const char *idx = single(t, n, ix->u.seq.items[0]->u.node);
+    if (!idx) return false;
+    int64_t m1 = -1;
+    const char *ind = emit2(t, "Unsqueeze", idx, const_ints(t, &m1, 1), NULL, NULL);
+    const char *si = emit1(t, "Shape", idx, NULL, NULL);
+    Onnx__NodeProto *sx = emit(t, "Shape", "", NULL);
+    ox_attr_int(t->m, sx, "start", 1);
+    ox_node_add_input(t->m, sx, x);
+    const char *rest = fresh_val(t);
+    ox_node_add_output(t->m, sx, rest);
+    const char *shape = emit2(t, "Concat", si, rest, NULL, NULL);
+    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", 0);
+    const char *vc = emit2(t, "CastLike", vals, x, NULL, NULL);
+    const char *upd = emit2(t, "Expand", vc, shape, NULL, NULL);
+    const char *out = one_output(t, n);
+    Onnx__NodeProto *nd = emit(t, "ScatterND", "", node_name_of(t, n));
+    if (b[3]->kind == FX_ARG_BOOL && b[3]->u.b) ox_attr_string(t->m, nd, "reduction", "add");
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, ind);
+    ox_node_add_input(t->m, nd, upd);
+    ox_node_add_output(t->m, nd, out);
+    return true;
+}
+
 /* nargs: how many schema arguments the C code reads (-1: reads the FX node itself, no schema). */
 static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] = {
     {"transpose", b_transpose, 3}, {"slice", b_slice, 5}, {"flip", b_flip, 2}, {"flatten", b_reshape_to_meta, 1},
     {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d, 2}, {"pad", b_pad, 4},
     {"upsample_nearest2d", b_upsample_nearest2d, 3}, {"upsample_bilinear2d", b_upsample_bilinear2d, 4},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
-    {"index", b_index, 2}, {"cond", b_cond, -1}, {"while_loop", b_while_loop, -1}, {"scan", b_scan, -1},
+    {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"cond", b_cond, -1}, {"while_loop", b_while_loop, -1}, {"scan", b_scan, -1},
     {"symbolic", b_symbolic, -1},
 };
 
@@ -1737,6 +1804,16 @@ static bool translate_call(tx *t, const fx_node *n)
     const char *target = n->target ? n->target : "";
     if (!strcmp(target, "operator.getitem") || !strcmp(target, "<built-in function getitem>"))
         return translate_getitem(t, n);
+    /* An in-place op whose result nobody reads only acts through aliasing (a view of another
+     * value): ONNX has no aliasing, so translating it would silently drop the write. */
+    const char *ov = strrchr(target, '.');
+    if (ov && ov > target && ov[-1] == '_' && n->n_users == 0 && !strncmp(target, "torch.ops.aten.", 15)) {
+        t->failed = true;
+        diagnostic *dg = diag_error(t->d, (diag_loc){t->p->file, 0, 0},
+                                    "in-place %s (node %%%s) writes through a view; ONNX has no aliasing", target, n->name);
+        diag_set_hint(dg, "run the decompose stage first: functionalization turns it into *_scatter ops");
+        return false;
+    }
     const op_rule *rule = ops_lookup(t->reg, target, t->opset);
     if (!rule) { no_lowering(t, n, target); return false; }
     const fx_arg **bound = NULL;
@@ -1891,13 +1968,14 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         hm_free(&seen);
         /* graph outputs carry their type; drop their duplicate value_info entries */
         Onnx__GraphProto *mg = m->proto->graph;
+        hashmap outset;
+        hm_init(&outset);
+        for (size_t j = 0; j < mg->n_output; j++) hm_put(&outset, mg->output[j]->name, (void *)1);
         size_t w = 0;
-        for (size_t i = 0; i < mg->n_value_info; i++) {
-            bool is_out = false;
-            for (size_t j = 0; j < mg->n_output && !is_out; j++) is_out = !strcmp(mg->output[j]->name, mg->value_info[i]->name);
-            if (!is_out) mg->value_info[w++] = mg->value_info[i];
-        }
+        for (size_t i = 0; i < mg->n_value_info; i++)
+            if (!hm_has(&outset, mg->value_info[i]->name)) mg->value_info[w++] = mg->value_info[i];
         mg->n_value_info = w;
+        hm_free(&outset);
     }
     hm_free(&specs);
     hm_free(&inputs);
