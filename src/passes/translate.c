@@ -1229,13 +1229,15 @@ static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
     }
     int64_t m1 = -1;
     const char *ax = const_ints(t, &m1, 1);
-    Onnx__NodeProto *cat = emit(t, "Concat", "", NULL);
-    ox_attr_int(t->m, cat, "axis", -1);
-    for (int i = 0; i < count; i++) {
+    const char **parts = arena_alloc(&t->a, ((size_t)count + 1) * sizeof *parts);
+    for (int i = 0; i < count; i++) {           /* producers first: nodes stay topologically sorted */
         const char *v = single(t, n, ix->u.seq.items[i]->u.node);
         if (!v) return false;
-        ox_node_add_input(t->m, cat, emit2(t, "Unsqueeze", v, ax, NULL, NULL));
+        parts[i] = emit2(t, "Unsqueeze", v, ax, NULL, NULL);
     }
+    Onnx__NodeProto *cat = emit(t, "Concat", "", NULL);
+    ox_attr_int(t->m, cat, "axis", -1);
+    for (int i = 0; i < count; i++) ox_node_add_input(t->m, cat, parts[i]);
     const char *stacked = fresh_val(t);
     ox_node_add_output(t->m, cat, stacked);
     emit2(t, "GatherND", x, stacked, one_output(t, n), node_name_of(t, n));
@@ -1740,13 +1742,106 @@ static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     return true;
 }
 
+
+/* Scatter src into self along axis at the static positions pos[0..n): ScatterElements with the
+ * positions shaped [1,..,n,..,1] and expanded to src's shape. */
+static bool scatter_positions(tx *t, const fx_node *n, const char *x, const char *src, int64_t axis, size_t rank,
+                              const int64_t *pos, size_t np)
+{
+    int64_t *dims = arena_alloc(&t->a, (rank + 1) * sizeof *dims);
+    for (size_t i = 0; i < rank; i++) dims[i] = (int64_t)i == axis ? (int64_t)np : 1;
+    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, OT_INT64, dims, rank);
+    ox_tensor_set_int64s(t->m, tp, pos, np);
+    Onnx__NodeProto *c = emit(t, "Constant", "", NULL);
+    ox_attr_tensor(t->m, c, "value", tp);
+    const char *idx = fresh_val(t);
+    ox_node_add_output(t->m, c, idx);
+    const char *shape = emit1(t, "Shape", src, NULL, NULL);
+    const char *full = emit2(t, "Expand", idx, shape, NULL, NULL);
+    const char *out = one_output(t, n);
+    Onnx__NodeProto *nd = emit(t, "ScatterElements", "", node_name_of(t, n));
+    ox_attr_int(t->m, nd, "axis", axis);
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, full);
+    ox_node_add_input(t->m, nd, src);
+    ox_node_add_output(t->m, nd, out);
+    return true;
+}
+
+static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]), *src = input_of(t, n, b[1]);
+    int64_t *sz, dim, st = 0, en = INT64_MAX, step = 1;
+    size_t r;
+    if (!x || !src) return false;
+    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) ||
+        (b[3]->kind != FX_ARG_NONE && !arg_int(b[3], &st)) || (b[4]->kind != FX_ARG_NONE && !arg_int(b[4], &en)) ||
+        !arg_int(b[5], &step) || step < 1) {
+        fail_node(t, n, "%s", "slice_scatter needs static sizes and constant start/end/step");
+        return false;
+    }
+    if (dim < 0) dim += (int64_t)r;
+    if (dim < 0 || dim >= (int64_t)r) return false;
+    int64_t size = sz[dim];
+    if (st < 0) st += size;
+    if (en < 0) en += size;
+    if (st < 0) st = 0;
+    if (en > size) en = size;
+    size_t np = en > st ? (size_t)((en - st + step - 1) / step) : 0;
+    int64_t *pos = arena_alloc(&t->a, (np + 1) * sizeof *pos);
+    for (size_t i = 0; i < np; i++) pos[i] = st + (int64_t)i * step;
+    return scatter_positions(t, n, x, src, dim, r, pos, np);
+}
+
+static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]), *src = input_of(t, n, b[1]);
+    int64_t *sz, dim, index;
+    size_t r;
+    if (!x || !src) return false;
+    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) || !arg_int(b[3], &index)) {
+        fail_node(t, n, "%s", "select_scatter needs static sizes and a constant index");
+        return false;
+    }
+    if (dim < 0) dim += (int64_t)r;
+    if (dim < 0 || dim >= (int64_t)r) return false;
+    if (index < 0) index += sz[dim];
+    const char *us = emit2(t, "Unsqueeze", src, const_ints(t, &dim, 1), NULL, NULL);
+    return scatter_positions(t, n, x, us, dim, r, &index, 1);
+}
+
+/* atleast_1d over a list: rank-0 tensors become [1], others pass through. */
+static bool b_atleast_1d(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    if (!seq_arg(b[0])) return false;
+    size_t k = b[0]->u.seq.len;
+    const char **outs = output_names_ex(t, n, k, true);
+    int64_t one = 1;
+    for (size_t i = 0; i < k; i++) {
+        const fx_arg *e = b[0]->u.seq.items[i];
+        const char *v = input_of(t, n, e);
+        if (!v) return false;
+        int r = rank_of_node(e->u.node);
+        if (r < 0) { fail_node(t, n, "%s", "atleast_1d needs the rank of its inputs"); return false; }
+        const char *nm = arena_printf(&t->a, "node_%s__%zu", n->name, i);
+        if (r == 0) emit2(t, "Reshape", v, const_ints(t, &one, 1), outs[i], nm);
+        else emit1(t, "Identity", v, outs[i], nm);
+    }
+    set_val(t, n, outs, k);
+    return true;
+}
+
 /* nargs: how many schema arguments the C code reads (-1: reads the FX node itself, no schema). */
 static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] = {
     {"transpose", b_transpose, 3}, {"slice", b_slice, 5}, {"flip", b_flip, 2}, {"flatten", b_reshape_to_meta, 1},
     {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d, 2}, {"pad", b_pad, 4},
     {"upsample_nearest2d", b_upsample_nearest2d, 3}, {"upsample_bilinear2d", b_upsample_bilinear2d, 4},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
-    {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"cond", b_cond, -1}, {"while_loop", b_while_loop, -1}, {"scan", b_scan, -1},
+    {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
+    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_1d, 1}, {"cond", b_cond, -1}, {"while_loop", b_while_loop, -1}, {"scan", b_scan, -1},
     {"symbolic", b_symbolic, -1},
 };
 
