@@ -1987,6 +1987,13 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         reg = &own;
     }
     const fx_graph *g = fx_program_graph(p);
+    if (opts->opset > 0 && opts->opset < 18) {
+        diagnostic *dg = diag_error(d, (diag_loc){p->file, 0, 0}, "opset %d is below 18, the lowest opset of the op tables",
+                                    opts->opset);
+        diag_set_hint(dg, "torch.onnx's dynamo exporter starts at opset 18 too");
+        if (!opts->registry) ops_registry_free(&own);
+        return NULL;
+    }
     if (!g) {
         diag_error(d, (diag_loc){p->file, 0, 0}, "the program has no graph to translate");
         if (!opts->registry) ops_registry_free(&own);
