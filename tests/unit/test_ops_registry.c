@@ -130,6 +130,15 @@ static void test_load_and_lookup(void **state)
     assert_non_null(strstr(sb.s, "opset: 20"));
     assert_non_null(strstr(sb.s, "Gelu <approximate"));
     assert_false(ops_print_rule(&r, "aten.nope.default", &sb));
+    /* `ops show` output is itself a loadable rule file */
+    sb_reset(&sb);
+    assert_true(ops_print_rule(&r, "aten.gelu.default", &sb));
+    ops_registry r2;
+    ops_registry_init(&r2);
+    assert_true(ops_load_string(&r2, "shown.yaml", sb.s, sb.len, &d));
+    assert_int_equal(ops_lookup(&r2, "aten.gelu.default", 20)->since_opset, 20);
+    assert_int_equal(ops_lookup(&r2, "aten.gelu.default", 19)->alts[0].nnodes, 2);
+    ops_registry_free(&r2);
     sb_free(&sb);
     diag_free(&d);
     ops_registry_free(&r);
