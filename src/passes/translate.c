@@ -1966,6 +1966,7 @@ void translate_options_init(translate_options *o)
     memset(o, 0, sizeof *o);
     o->opset = 20;
     o->value_info = true;
+    o->export_params = true;
 }
 
 static const fx_input_spec *input_spec(const fx_program *p, const char *name)
@@ -2022,20 +2023,26 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     for (size_t i = 0; i < p->sig.n_inputs; i++) hm_put(&specs, p->sig.inputs[i].name, &p->sig.inputs[i]);
     (void)input_spec;
 
+    /* user inputs first, then parameters/buffers/constants, as torch orders graph inputs */
+    for (int pass = 0; pass < 2; pass++)
     for (const fx_node *n = g ? g->first : NULL; n && !t.failed; n = n->next) {
         if (n->op != FX_OP_PLACEHOLDER) continue;
         const fx_input_spec *sp = hm_get(&specs, n->name);
         bool user = !sp || sp->kind == FX_IN_USER_INPUT;
+        if (user != (pass == 0)) continue;
         const char *name = user || !sp->target ? n->name : sp->target;
         const char *vn = unique_name(&t, name);
         const fx_weight *w = !user && sp->target ? fx_program_weight(p, sp->target) : NULL;
         Onnx__TypeProto *ty = type_of_value(&t, node_val(n));
-        if (w && w->data) {
+        if (w && w->data && opts->export_params) {
             int et = fx_dtype_get(w->dtype)->onnx_type;
             Onnx__TensorProto *tp = ox_tensor_new(m, vn, et, w->shape, w->rank);
             ox_tensor_set_raw(m, tp, w->data, w->nbytes);
             ox_graph_add_initializer(m, m->proto->graph, tp);
-            if (ty && t.value_info) ox_graph_add_value_info(m, m->proto->graph, vn, ty);
+            if (opts->keep_initializers_as_inputs)
+                ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
+            else if (ty && t.value_info)
+                ox_graph_add_value_info(m, m->proto->graph, vn, ty);
         } else {
             if (sp && sp->kind == FX_IN_TOKEN) continue;
             ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));

@@ -157,6 +157,25 @@ static void test_linear_gemm_and_naming(void **state)
     assert_true(vi_linear);
     ox_model_free(m);
 
+    /* export_params off: weights become graph inputs, after the user inputs */
+    translate_options o;
+    translate_options_init(&o);
+    o.registry = &reg;
+    o.export_params = false;
+    m = translate_program(p, &o, &d);
+    assert_non_null(m);
+    assert_int_equal(m->proto->graph->n_initializer, 0);
+    assert_int_equal(m->proto->graph->n_input, 3);
+    assert_string_equal(m->proto->graph->input[0]->name, "x");
+    assert_string_equal(m->proto->graph->input[1]->name, "fc.weight");
+    ox_model_free(m);
+    o.export_params = true;
+    o.keep_initializers_as_inputs = true;
+    m = translate_program(p, &o, &d);
+    assert_int_equal(m->proto->graph->n_initializer, 2);
+    assert_int_equal(m->proto->graph->n_input, 3);
+    ox_model_free(m);
+
     /* rank-3 input: Transpose + MatMul + Add */
     x->meta.val->rank = 3;
     x->meta.val->sizes = (const char **)(const char *[]){"2", "3", "8"};
