@@ -109,13 +109,13 @@ static const char *emit2(tx *t, const char *op, const char *a, const char *b, co
 
 /* ---- errors ---- */
 
-static void fail_node(tx *t, const fx_node *n, const char *fmt, const char *what)
+static void fail_node(tx *t, const fx_node *n, const char *what)
 {
-    (void)fmt;
     if (t->failed) return;                 /* the first error explains; later ones are fallout */
     t->failed = true;
-    diag_error(t->d, (diag_loc){t->p->file, 0, 0}, "cannot translate %s (node %%%s): %s",
-               n->target ? n->target : "?", n->name, what ? what : "");
+    diagnostic *dg = diag_error(t->d, (diag_loc){t->p->file, 0, 0}, "cannot translate %s (node %%%s): %s",
+                                n->target ? n->target : "?", n->name, what ? what : "");
+    if (n->meta.source) diag_set_hint(dg, "the node comes from %s", n->meta.source);
 }
 
 /* ---- constants (shared per graph, keyed by value and dtype, like torch's constant farm) ---- */
@@ -263,8 +263,8 @@ static tx_val *set_val(tx *t, const fx_node *n, const char **names, size_t k)
 static const char *single(tx *t, const fx_node *user, const fx_node *n)
 {
     const tx_val *v = lookup_val(t, n);
-    if (!v) { fail_node(t, user, "%s", arena_printf(&t->a, "input %%%s has no ONNX value", n->name)); return NULL; }
-    if (v->n != 1) { fail_node(t, user, "%s", arena_printf(&t->a, "input %%%s has several outputs; use getitem", n->name)); return NULL; }
+    if (!v) { fail_node(t, user, arena_printf(&t->a, "input %%%s has no ONNX value", n->name)); return NULL; }
+    if (v->n != 1) { fail_node(t, user, arena_printf(&t->a, "input %%%s has several outputs; use getitem", n->name)); return NULL; }
     return v->names[0];
 }
 
@@ -355,7 +355,7 @@ static bool bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_ar
     const fx_arg *args = n->args, *kw = n->kwargs;
     size_t na = args ? args->u.seq.len : 0;
     if (na > s->nargs) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "%zu positional arguments, the schema %s takes %zu", na, s->text, s->nargs));
+        fail_node(t, n, arena_printf(&t->a, "%zu positional arguments, the schema %s takes %zu", na, s->text, s->nargs));
         return false;
     }
     for (size_t i = 0; i < s->nargs; i++) out[i] = NULL;
@@ -363,7 +363,7 @@ static bool bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_ar
     for (size_t i = 0; kw && i < kw->u.seq.len; i++) {
         int k = aten_schema_find(s, kw->u.seq.keys[i]);
         if (k < 0) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "unexpected keyword argument '%s' for %s", kw->u.seq.keys[i], s->text));
+            fail_node(t, n, arena_printf(&t->a, "unexpected keyword argument '%s' for %s", kw->u.seq.keys[i], s->text));
             return false;
         }
         out[k] = kw->u.seq.items[i];
@@ -371,7 +371,7 @@ static bool bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_ar
     for (size_t i = 0; i < s->nargs; i++) {
         if (out[i]) continue;
         if (!s->args[i].has_default) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "missing argument '%s' of %s", s->args[i].name, s->text));
+            fail_node(t, n, arena_printf(&t->a, "missing argument '%s' of %s", s->args[i].name, s->text));
             return false;
         }
         out[i] = parse_default(t, s->args[i].default_text);
@@ -441,7 +441,7 @@ static const char *int_list_input(tx *t, const fx_node *user, const fx_arg *a)
         else if (k == FX_ARG_FLOAT) any_float = true;
         else if (k != FX_ARG_INT && k != FX_ARG_BOOL) all_num = false;
     }
-    if (!all_num) { fail_node(t, user, "%s", "list argument with unsupported elements"); return NULL; }
+    if (!all_num) { fail_node(t, user, "list argument with unsupported elements"); return NULL; }
     if (all_const && any_float) {
         float *v = arena_alloc(&t->a, (n + 1) * sizeof *v);
         for (size_t i = 0; i < n; i++) {
@@ -508,7 +508,7 @@ static bool arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_
             return true;
         }
     default:
-        fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' cannot be an ONNX input", sa ? sa->name : "?"));
+        fail_node(t, user, arena_printf(&t->a, "argument '%s' cannot be an ONNX input", sa ? sa->name : "?"));
         return false;
     }
 }
@@ -525,7 +525,7 @@ static bool list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_a
         return true;
     }
     if (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) {
-        fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' must be a list of ints", sa->name));
+        fail_node(t, user, arena_printf(&t->a, "argument '%s' must be a list of ints", sa->name));
         return false;
     }
     *n = a->u.seq.len;
@@ -533,7 +533,7 @@ static bool list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_a
     for (size_t i = 0; i < *n; i++) {
         const fx_arg *x = a->u.seq.items[i];
         if (x->kind != FX_ARG_INT) {
-            fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' must hold constant ints for an attribute", sa->name));
+            fail_node(t, user, arena_printf(&t->a, "argument '%s' must hold constant ints for an attribute", sa->name));
             return false;
         }
         (*v)[i] = x->u.i;
@@ -612,7 +612,7 @@ static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_
     }
     default: break;
     }
-    fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' does not fit attribute '%s'", sa->name, at->name));
+    fail_node(t, user, arena_printf(&t->a, "argument '%s' does not fit attribute '%s'", sa->name, at->name));
     return false;
 }
 
@@ -785,7 +785,7 @@ static bool arg_int(const fx_arg *a, int64_t *v)
 
 static const char *input_of(tx *t, const fx_node *n, const fx_arg *a)
 {
-    if (a->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "expected a tensor argument"); return NULL; }
+    if (a->kind != FX_ARG_NODE) { fail_node(t, n, "expected a tensor argument"); return NULL; }
     return single(t, n, a->u.node);
 }
 
@@ -798,7 +798,7 @@ static const char *int_1d(tx *t, const fx_node *n, const fx_arg *a, int64_t dflt
         int64_t m1 = -1;
         return x ? emit2(t, "Reshape", x, const_ints(t, &m1, 1), NULL, NULL) : NULL;
     }
-    if (a->kind != FX_ARG_NONE && !arg_int(a, &v)) { fail_node(t, n, "%s", "expected an int"); return NULL; }
+    if (a->kind != FX_ARG_NONE && !arg_int(a, &v)) { fail_node(t, n, "expected an int"); return NULL; }
     return const_ints(t, &v, 1);
 }
 
@@ -809,7 +809,7 @@ static bool b_transpose(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     int r = b[0]->kind == FX_ARG_NODE ? rank_of_node(b[0]->u.node) : -1;
     int64_t d0, d1;
     if (!x || !arg_int(b[1], &d0) || !arg_int(b[2], &d1) || r < 0) {
-        fail_node(t, n, "%s", "transpose needs the input's rank (tensor meta) and constant dims");
+        fail_node(t, n, "transpose needs the input's rank (tensor meta) and constant dims");
         return false;
     }
     if (d0 < 0) d0 += r;
@@ -886,7 +886,7 @@ static bool b_reshape_to_meta(tx *t, const fx_node *n, const op_rule *rule, cons
     size_t r;
     if (!x) return false;
     if (!static_sizes(n, &sz, &r, &t->a)) {
-        fail_node(t, n, "%s", "needs a static output shape in the node's meta");
+        fail_node(t, n, "needs a static output shape in the node's meta");
         return false;
     }
     const char *shape = const_ints(t, sz, r);
@@ -904,7 +904,7 @@ static bool b_adaptive_avg_pool2d(tx *t, const fx_node *n, const op_rule *rule, 
     if (!x || !list_ints(t, n, &rule->schema.args[1], b[1], &os, &k)) return false;
     for (size_t i = 0; i < k; i++)
         if (os[i] != 1) {
-            fail_node(t, n, "%s", "adaptive_avg_pool2d is only lowered for output_size 1 (GlobalAveragePool)");
+            fail_node(t, n, "adaptive_avg_pool2d is only lowered for output_size 1 (GlobalAveragePool)");
             return false;
         }
     emit1(t, "GlobalAveragePool", x, one_output(t, n), node_name_of(t, n));
@@ -919,7 +919,7 @@ static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b
     int r = b[0]->kind == FX_ARG_NODE ? rank_of_node(b[0]->u.node) : -1;
     if (!x || !list_ints(t, n, &rule->schema.args[1], b[1], &pd, &k)) return false;
     if (r < 0 || k % 2 || k / 2 > (size_t)r) {
-        fail_node(t, n, "%s", "pad needs the input rank and an even pad list");
+        fail_node(t, n, "pad needs the input rank and an even pad list");
         return false;
     }
     int64_t *pads = arena_alloc(&t->a, (2 * (size_t)r + 1) * sizeof *pads);
@@ -976,7 +976,7 @@ static bool upsample(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *si
         sz = fresh_val(t);
         ox_node_add_output(t->m, cat, sz);
     } else {
-        fail_node(t, n, "%s", "upsample needs output_size or scale_factors");
+        fail_node(t, n, "upsample needs output_size or scale_factors");
         return false;
     }
     const char *out = one_output(t, n);
@@ -1014,8 +1014,8 @@ static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (!q || !k || !v) return false;
     int r = rank_of_node(b[1]->u.node);
     int dt = onnx_dtype_of_node(b[0]->u.node);
-    if (r < 2 || !dt) { fail_node(t, n, "%s", "scaled_dot_product_attention needs the rank and dtype of key"); return false; }
-    if (b[4]->kind == FX_ARG_FLOAT && b[4]->u.f != 0.0) { fail_node(t, n, "%s", "dropout_p must be 0 for export"); return false; }
+    if (r < 2 || !dt) { fail_node(t, n, "scaled_dot_product_attention needs the rank and dtype of key"); return false; }
+    if (b[4]->kind == FX_ARG_FLOAT && b[4]->u.f != 0.0) { fail_node(t, n, "dropout_p must be 0 for export"); return false; }
     const char *scale;
     if (b[6]->kind == FX_ARG_FLOAT || b[6]->kind == FX_ARG_INT) {
         scale = scalar_input(t, &rule->schema.args[6], b[6], dt);
@@ -1103,7 +1103,7 @@ static bool var_common(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *
     size_t r, k;
     if (!x) return false;
     if (!static_sizes(in->u.node, &sz, &r, &t->a) || (dims->kind != FX_ARG_LIST && dims->kind != FX_ARG_TUPLE)) {
-        fail_node(t, n, "%s", "variance needs static input sizes and a dims list");
+        fail_node(t, n, "variance needs static input sizes and a dims list");
         return false;
     }
     k = dims->u.seq.len;
@@ -1169,7 +1169,7 @@ static bool b_broadcast_in_dim(tx *t, const fx_node *n, const op_rule *rule, con
     const fx_arg *shape = b[1];
     if (!static_sizes(b[0]->u.node, &in_sz, &r, &t->a) || (shape->kind != FX_ARG_LIST && shape->kind != FX_ARG_TUPLE) ||
         !list_ints(t, n, &rule->schema.args[2], b[2], &bd, &nb) || nb != r) {
-        fail_node(t, n, "%s", "broadcast_in_dim needs static input sizes");
+        fail_node(t, n, "broadcast_in_dim needs static input sizes");
         return false;
     }
     size_t k = shape->u.seq.len;
@@ -1224,7 +1224,7 @@ static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
         return true;
     }
     if (count < 2 || !uniform || axis != 0) {
-        fail_node(t, n, "%s", "index.Tensor is lowered for one integer index, or same-shape integer indices on the leading dims");
+        fail_node(t, n, "index.Tensor is lowered for one integer index, or same-shape integer indices on the leading dims");
         return false;
     }
     int64_t m1 = -1;
@@ -1251,7 +1251,7 @@ static bool translate_graph(tx *t, const fx_graph *g);
 static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *getattr, const fx_arg *operands,
                                       size_t *nout)
 {
-    if (!getattr || getattr->op != FX_OP_GET_ATTR) { fail_node(t, n, "%s", "branch is not a get_attr node"); return NULL; }
+    if (!getattr || getattr->op != FX_OP_GET_ATTR) { fail_node(t, n, "branch is not a get_attr node"); return NULL; }
     /* get_attr targets are relative to the module that owns the graph (nested conds) */
     const fx_module *owner = getattr->graph && getattr->graph->owner ? getattr->graph->owner : t->p->root;
     const fx_module *sub = fx_module_find(owner, getattr->target);
@@ -1259,11 +1259,11 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
     int depth = 0;
     for (const scope *s = t->sc; s; s = s->parent) depth++;
     if (depth > 64) {
-        fail_node(t, n, "%s", "subgraphs nested too deeply");
+        fail_node(t, n, "subgraphs nested too deeply");
         return NULL;
     }
     if (!sub || !sub->graph) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "no subgraph module '%s'", getattr->target));
+        fail_node(t, n, arena_printf(&t->a, "no subgraph module '%s'", getattr->target));
         return NULL;
     }
     const char *bname = sub->name ? sub->name : getattr->target;
@@ -1276,7 +1276,7 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
     for (const fx_node *p = sub->graph->first; p; p = p->next) {
         if (p->op != FX_OP_PLACEHOLDER) continue;
         if (k >= operands->u.seq.len || operands->u.seq.items[k]->kind != FX_ARG_NODE) {
-            fail_node(t, n, "%s", "branch inputs do not match the operands");
+            fail_node(t, n, "branch inputs do not match the operands");
             goto out;
         }
         const char *v = single(t, n, operands->u.seq.items[k]->u.node);
@@ -1295,12 +1295,12 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
     while (outn && outn->op != FX_OP_OUTPUT) outn = outn->prev;
     const fx_arg *items = outn && outn->args->u.seq.len ? outn->args->u.seq.items[0] : NULL;
     if (!items || (items->kind != FX_ARG_TUPLE && items->kind != FX_ARG_LIST)) {
-        fail_node(t, n, "%s", "branch output is not a tuple");
+        fail_node(t, n, "branch output is not a tuple");
         goto restore;
     }
     for (size_t i = 0; i < items->u.seq.len; i++) {
         const fx_arg *it = items->u.seq.items[i];
-        if (it->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "branch outputs must be tensors"); goto restore; }
+        if (it->kind != FX_ARG_NODE) { fail_node(t, n, "branch outputs must be tensors"); goto restore; }
         const char *v = single(t, n, it->u.node);
         if (!v) goto restore;
         const char *nv = unique_name(t, arena_printf(&t->a, "%s_%s", it->u.node->name, bname));
@@ -1335,7 +1335,7 @@ static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (a->u.seq.len != 4 || a->u.seq.items[0]->kind != FX_ARG_NODE || a->u.seq.items[1]->kind != FX_ARG_NODE ||
         a->u.seq.items[2]->kind != FX_ARG_NODE ||
         (a->u.seq.items[3]->kind != FX_ARG_TUPLE && a->u.seq.items[3]->kind != FX_ARG_LIST)) {
-        fail_node(t, n, "%s", "expected cond(pred, true_graph, false_graph, (operands...))");
+        fail_node(t, n, "expected cond(pred, true_graph, false_graph, (operands...))");
         return false;
     }
     const char *pred = single(t, n, a->u.seq.items[0]->u.node);
@@ -1345,7 +1345,7 @@ static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (!tg) return false;
     Onnx__GraphProto *fg = branch_graph(t, n, a->u.seq.items[2]->u.node, a->u.seq.items[3], &nf);
     if (!fg) return false;
-    if (nt != nf) { fail_node(t, n, "%s", "the branches return different numbers of outputs"); return false; }
+    if (nt != nf) { fail_node(t, n, "the branches return different numbers of outputs"); return false; }
     const char **outs = output_names_ex(t, n, nt, true);
     Onnx__NodeProto *nd = emit(t, "If", "", node_name_of(t, n));
     ox_node_add_input(t->m, nd, pred);
@@ -1370,19 +1370,19 @@ typedef struct ph_bind {
 static const fx_module *hop_module(tx *t, const fx_node *n, const fx_arg *a)
 {
     if (a->kind != FX_ARG_NODE || a->u.node->op != FX_OP_GET_ATTR) {
-        fail_node(t, n, "%s", "expected a get_attr of a subgraph module");
+        fail_node(t, n, "expected a get_attr of a subgraph module");
         return NULL;
     }
     const fx_node *ga = a->u.node;
     const fx_module *owner = ga->graph && ga->graph->owner ? ga->graph->owner : t->p->root;
     const fx_module *sub = fx_module_find(owner, ga->target);
     if (!sub || !sub->graph || sub->graph == ga->graph) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "no subgraph module '%s'", ga->target));
+        fail_node(t, n, arena_printf(&t->a, "no subgraph module '%s'", ga->target));
         return NULL;
     }
     int depth = 0;
     for (const scope *s = t->sc; s; s = s->parent) depth++;
-    if (depth > 64) { fail_node(t, n, "%s", "subgraphs nested too deeply"); return NULL; }
+    if (depth > 64) { fail_node(t, n, "subgraphs nested too deeply"); return NULL; }
     return sub;
 }
 
@@ -1398,7 +1398,7 @@ static bool translate_into(tx *t, const fx_node *n, const fx_module *sub, Onnx__
     size_t k = 0;
     for (const fx_node *p = sub->graph->first; p; p = p->next) {
         if (p->op != FX_OP_PLACEHOLDER) continue;
-        if (k >= nb) { fail_node(t, n, "%s", arena_printf(&t->a, "subgraph %s has more inputs than operands", sub->name)); goto out; }
+        if (k >= nb) { fail_node(t, n, arena_printf(&t->a, "subgraph %s has more inputs than operands", sub->name)); goto out; }
         tx_val *tv = arena_alloc(&t->a, sizeof *tv);
         tv->names = arena_alloc(&t->a, sizeof *tv->names);
         tv->n = 1;
@@ -1430,12 +1430,12 @@ static bool translate_into(tx *t, const fx_node *n, const fx_module *sub, Onnx__
             ok = true;
             for (size_t i = 0; i < *nout && ok; i++) {
                 const fx_arg *it = items->u.seq.items[i];
-                if (it->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "subgraph outputs must be tensors"); ok = false; break; }
+                if (it->kind != FX_ARG_NODE) { fail_node(t, n, "subgraph outputs must be tensors"); ok = false; break; }
                 (*out_nodes)[i] = it->u.node;
                 ok = ((*outs)[i] = single(t, n, it->u.node)) != NULL;
             }
         } else {
-            fail_node(t, n, "%s", "subgraph has no output");
+            fail_node(t, n, "subgraph has no output");
         }
     }
     t->sc = sc.parent;
@@ -1494,7 +1494,7 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     (void)b;
     const fx_arg *a = n->args;
     if (a->u.seq.len != 4 || !seq_arg(a->u.seq.items[2]) || !seq_arg(a->u.seq.items[3])) {
-        fail_node(t, n, "%s", "expected while_loop(cond_fn, body_fn, (carried...), (additional...))");
+        fail_node(t, n, "expected while_loop(cond_fn, body_fn, (carried...), (additional...))");
         return false;
     }
     const fx_module *cm = hop_module(t, n, a->u.seq.items[0]), *bm = hop_module(t, n, a->u.seq.items[1]);
@@ -1505,7 +1505,7 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     const fx_node **cn = arena_alloc(&t->a, (nc + 1) * sizeof *cn);
     for (size_t i = 0; i < nc + na; i++) {
         const fx_arg *x = i < nc ? car->u.seq.items[i] : add->u.seq.items[i - nc];
-        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "while_loop operands must be tensors"); return false; }
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "while_loop operands must be tensors"); return false; }
         if (i < nc) cn[i] = x->u.node;
         if (!(cv[i] = single(t, n, x->u.node))) return false;
     }
@@ -1516,7 +1516,7 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     const fx_node **con;
     size_t nco;
     if (!translate_into(t, n, cm, t->sc->g, ob, nc + na, &co, &con, &nco)) return false;
-    if (nco != 1) { fail_node(t, n, "%s", "Condition function must return a single boolean value."); return false; }
+    if (nco != 1) { fail_node(t, n, "Condition function must return a single boolean value."); return false; }
     const char *cond0 = co[0];
     /* body graph: (iter_num, cond_in, carried...) → (cond_out, carried'...) */
     const char *bname = arena_printf(&t->a, "%s_loop_body", bm->name);
@@ -1534,7 +1534,7 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     const fx_node **bon;
     size_t nbo;
     if (!translate_into(t, n, bm, bg, bb, nc + na, &bo, &bon, &nbo)) return false;
-    if (nbo != nc) { fail_node(t, n, "%s", "the body must return one value per carried value"); return false; }
+    if (nbo != nc) { fail_node(t, n, "the body must return one value per carried value"); return false; }
     ph_bind *cb = arena_alloc(&t->a, (nc + na + 1) * sizeof *cb);
     for (size_t i = 0; i < nc + na; i++) cb[i].outer = i < nc ? bo[i] : cv[i];
     const char **c2;
@@ -1560,7 +1560,7 @@ static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     (void)b;
     const fx_arg *a = n->args;
     if (a->u.seq.len != 4 || !seq_arg(a->u.seq.items[1]) || !seq_arg(a->u.seq.items[2]) || !seq_arg(a->u.seq.items[3])) {
-        fail_node(t, n, "%s", "expected scan(combine_fn, [init...], [xs...], (additional...))");
+        fail_node(t, n, "expected scan(combine_fn, [init...], [xs...], (additional...))");
         return false;
     }
     const fx_module *bm = hop_module(t, n, a->u.seq.items[0]);
@@ -1571,7 +1571,7 @@ static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     ph_bind *bb = arena_alloc(&t->a, (nt + 1) * sizeof *bb);
     for (size_t i = 0; i < nt; i++) {
         const fx_arg *x = i < ni ? init->u.seq.items[i] : i < ni + nx ? xs->u.seq.items[i - ni] : add->u.seq.items[i - ni - nx];
-        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "scan operands must be tensors"); return false; }
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "scan operands must be tensors"); return false; }
         if (!(v[i] = single(t, n, x->u.node))) return false;
         if (i < ni + nx) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", x->u.node->name, bm->name));
         else bb[i].outer = v[i];
@@ -1581,7 +1581,7 @@ static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     const fx_node **bon;
     size_t nbo;
     if (!translate_into(t, n, bm, bg, bb, nt, &bo, &bon, &nbo)) return false;
-    if (nbo < ni) { fail_node(t, n, "%s", "combine_fn returns fewer values than there are carries"); return false; }
+    if (nbo < ni) { fail_node(t, n, "combine_fn returns fewer values than there are carries"); return false; }
     for (size_t i = 0; i < nbo; i++) add_renamed_output(t, bg, bo[i], bon[i], bm->name);
     const char **outs = output_names_ex(t, n, nbo, true);
     Onnx__NodeProto *nd = emit(t, "Scan", "", node_name_of(t, n));
@@ -1631,7 +1631,7 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     (void)b;
     const fx_arg *a = n->args;
     if (a->u.seq.len < 3 || !seq_arg(a->u.seq.items[0]) || a->u.seq.items[1]->kind != FX_ARG_STR) {
-        fail_node(t, n, "%s", "expected _symbolic(inputs, op_type, dtype, ...)");
+        fail_node(t, n, "expected _symbolic(inputs, op_type, dtype, ...)");
         return false;
     }
     const fx_arg *keys = kwarg(n, "attr_keys"), *types = kwarg(n, "attr_types"), *pos = kwarg(n, "attr_pos");
@@ -1643,7 +1643,7 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
         const fx_arg *x = a->u.seq.items[0]->u.seq.items[i];
         if (x->kind == FX_ARG_NONE) { vec_push(&ins, ""); continue; }
         const char *v = x->kind == FX_ARG_NODE ? single(t, n, x->u.node) : NULL;
-        if (!v) { vec_free(&ins); fail_node(t, n, "%s", "symbolic inputs must be tensors or None"); return false; }
+        if (!v) { vec_free(&ins); fail_node(t, n, "symbolic inputs must be tensors or None"); return false; }
         vec_push(&ins, v);
     }
     bool multi = strstr(n->target, "multi_out") != NULL;
@@ -1694,7 +1694,7 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     for (size_t i = 0; i < ins.len; i++) ox_node_add_input(t->m, nd, ins.items[i]);
     vec_free(&ins);
     for (size_t i = 0; i < nout; i++) ox_node_add_output(t->m, nd, outs[i]);
-    if (!ok) { fail_node(t, n, "%s", "malformed attribute arrays"); return false; }
+    if (!ok) { fail_node(t, n, "malformed attribute arrays"); return false; }
     if (*domain && ox_model_opset(t->m, domain) < 0) {
         int64_t v = 1;
         if (ver && ver->kind == FX_ARG_INT) v = ver->u.i;
@@ -1715,7 +1715,7 @@ static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     if (!x || !vals) return false;
     if (!seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
         onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL) {
-        fail_node(t, n, "%s", "index_put is lowered for one integer index tensor on dim 0");
+        fail_node(t, n, "index_put is lowered for one integer index tensor on dim 0");
         return false;
     }
     const char *idx = single(t, n, ix->u.seq.items[0]->u.node);
@@ -1778,7 +1778,7 @@ static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const 
     if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) ||
         (b[3]->kind != FX_ARG_NONE && !arg_int(b[3], &st)) || (b[4]->kind != FX_ARG_NONE && !arg_int(b[4], &en)) ||
         !arg_int(b[5], &step) || step < 1) {
-        fail_node(t, n, "%s", "slice_scatter needs static sizes and constant start/end/step");
+        fail_node(t, n, "slice_scatter needs static sizes and constant start/end/step");
         return false;
     }
     if (dim < 0) dim += (int64_t)r;
@@ -1802,7 +1802,7 @@ static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const
     size_t r;
     if (!x || !src) return false;
     if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) || !arg_int(b[3], &index)) {
-        fail_node(t, n, "%s", "select_scatter needs static sizes and a constant index");
+        fail_node(t, n, "select_scatter needs static sizes and a constant index");
         return false;
     }
     if (dim < 0) dim += (int64_t)r;
@@ -1825,7 +1825,7 @@ static bool b_atleast_1d(tx *t, const fx_node *n, const op_rule *rule, const fx_
         const char *v = input_of(t, n, e);
         if (!v) return false;
         int r = rank_of_node(e->u.node);
-        if (r < 0) { fail_node(t, n, "%s", "atleast_1d needs the rank of its inputs"); return false; }
+        if (r < 0) { fail_node(t, n, "atleast_1d needs the rank of its inputs"); return false; }
         const char *nm = arena_printf(&t->a, "node_%s__%zu", n->name, i);
         if (r == 0) emit2(t, "Reshape", v, const_ints(t, &one, 1), outs[i], nm);
         else emit1(t, "Identity", v, outs[i], nm);
@@ -1876,12 +1876,12 @@ static bool translate_getitem(tx *t, const fx_node *n)
 {
     const fx_arg *a = n->args;
     if (a->u.seq.len != 2 || a->u.seq.items[0]->kind != FX_ARG_NODE || a->u.seq.items[1]->kind != FX_ARG_INT) {
-        fail_node(t, n, "%s", "getitem needs a node and a constant index");
+        fail_node(t, n, "getitem needs a node and a constant index");
         return false;
     }
     const tx_val *src = lookup_val(t, a->u.seq.items[0]->u.node);
     int64_t i = a->u.seq.items[1]->u.i;
-    if (!src) { fail_node(t, n, "%s", "getitem of a value that was not translated"); return false; }
+    if (!src) { fail_node(t, n, "getitem of a value that was not translated"); return false; }
     if (src->seq && src->n == 1) {
         const char *idx = const_scalar(t, OT_INT64, 0, i, false);
         const char *out = one_output(t, n);
@@ -1889,7 +1889,7 @@ static bool translate_getitem(tx *t, const fx_node *n)
         return true;
     }
     if (i < 0) i += (int64_t)src->n;
-    if (i < 0 || (size_t)i >= src->n) { fail_node(t, n, "%s", "getitem index out of range"); return false; }
+    if (i < 0 || (size_t)i >= src->n) { fail_node(t, n, "getitem index out of range"); return false; }
     set_val(t, n, &src->names[i], 1);
     return true;
 }
@@ -1921,7 +1921,7 @@ static bool translate_call(tx *t, const fx_node *n)
         lw = ops_select(rule, info);
     }
     if (!lw) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "no alternative of the rule at %s:%d applies to these arguments",
+        fail_node(t, n, arena_printf(&t->a, "no alternative of the rule at %s:%d applies to these arguments",
                                            rule->file, rule->line));
         return false;
     }
@@ -1929,11 +1929,11 @@ static bool translate_call(tx *t, const fx_node *n)
         int need = 0;
         builtin_fn fn = find_builtin(lw->builtin, &need);
         if (!fn) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "builtin lowering '%s' is not implemented yet", lw->builtin));
+            fail_node(t, n, arena_printf(&t->a, "builtin lowering '%s' is not implemented yet", lw->builtin));
             return false;
         }
         if (need >= 0 && (!rule->has_schema || rule->schema.nargs < (size_t)need)) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "builtin '%s' needs a schema with at least %d arguments (rule at %s:%d)",
+            fail_node(t, n, arena_printf(&t->a, "builtin '%s' needs a schema with at least %d arguments (rule at %s:%d)",
                                                lw->builtin, need, rule->file, rule->line));
             return false;
         }
@@ -1951,7 +1951,7 @@ static bool translate_graph(tx *t, const fx_graph *g)
             if (!translate_call(t, n)) return false;
             break;
         case FX_OP_CALL_METHOD: case FX_OP_CALL_MODULE:
-            fail_node(t, n, "%s", "call_method/call_module must be exported to ATen first (run `export`)");
+            fail_node(t, n, "call_method/call_module must be exported to ATen first (run `export`)");
             return false;
         default: break;   /* placeholders: bound by the caller; get_attr: subgraphs; output: caller */
         }
@@ -1967,13 +1967,6 @@ void translate_options_init(translate_options *o)
     o->opset = 20;
     o->value_info = true;
     o->export_params = true;
-}
-
-static const fx_input_spec *input_spec(const fx_program *p, const char *name)
-{
-    for (size_t i = 0; i < p->sig.n_inputs; i++)
-        if (!strcmp(p->sig.inputs[i].name, name)) return &p->sig.inputs[i];
-    return NULL;
 }
 
 ox_model *translate_program(const fx_program *p, const translate_options *opts, diag_sink *d)
@@ -2021,7 +2014,6 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hashmap specs;
     hm_init(&specs);
     for (size_t i = 0; i < p->sig.n_inputs; i++) hm_put(&specs, p->sig.inputs[i].name, &p->sig.inputs[i]);
-    (void)input_spec;
 
     /* user inputs first, then parameters/buffers/constants, as torch orders graph inputs */
     for (int pass = 0; pass < 2; pass++)
@@ -2063,7 +2055,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
             const fx_arg *it = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.items[i] : items;
             if (p->sig.present && i < p->sig.n_outputs && p->sig.outputs[i].kind != FX_OUT_USER_OUTPUT) continue;
             if (it->kind != FX_ARG_NODE) {
-                fail_node(&t, outn, "%s", "only tensor outputs can be exported");
+                fail_node(&t, outn, "only tensor outputs can be exported");
                 break;
             }
             const char *v = single(&t, outn, it->u.node);
