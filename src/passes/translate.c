@@ -1505,7 +1505,14 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     const fx_node **cn = arena_alloc(&t->a, (nc + 1) * sizeof *cn);
     for (size_t i = 0; i < nc + na; i++) {
         const fx_arg *x = i < nc ? car->u.seq.items[i] : add->u.seq.items[i - nc];
-        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "while_loop operands must be tensors"); return false; }
+        if (i < nc && (x->kind == FX_ARG_INT || x->kind == FX_ARG_FLOAT)) {
+            /* a Python number carried through the loop: an INT64/FLOAT scalar, as torch does */
+            cn[i] = NULL;
+            cv[i] = x->kind == FX_ARG_INT ? const_scalar(t, OT_INT64, 0, x->u.i, false)
+                                          : const_scalar(t, OT_FLOAT, x->u.f, 0, true);
+            continue;
+        }
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "while_loop operands must be tensors or numbers"); return false; }
         if (i < nc) cn[i] = x->u.node;
         if (!(cv[i] = single(t, n, x->u.node))) return false;
     }
@@ -1527,7 +1534,8 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
                        ox_type_tensor(t->m, OT_BOOL, NULL, 0, true));
     ph_bind *bb = arena_alloc(&t->a, (nc + na + 1) * sizeof *bb);
     for (size_t i = 0; i < nc + na; i++) {
-        if (i < nc) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", cn[i]->name, bm->name));
+        if (i < nc && cn[i]) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", cn[i]->name, bm->name));
+        else if (i < nc) bb[i].input = unique_name(t, arena_printf(&t->a, "carried_input_%zu_%s__subgraph_in", i, bm->name));
         else bb[i].outer = cv[i];
     }
     const char **bo;
