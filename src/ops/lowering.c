@@ -21,6 +21,8 @@ typedef struct lp {
     const char *file;
     int base_line, base_col;
     const aten_schema *schema;
+    const ops_derived *derived;
+    size_t nderived;
     bool failed;
 } lp;
 
@@ -167,19 +169,14 @@ static bool attr_value(lp *s, low_attr *at)
         s->p++;
         const char *r = name(s, false);
         if (!r) { lp_error(s, "expected an argument name after '@'%s", NULL); return false; }
-        if (*s->p == '(') {
-            if (strcmp(r, "pads") && strcmp(r, "len") && strcmp(r, "neg_len")) {
-                s->p -= strlen(r);
-                lp_error(s, "unknown attribute function '%s' (known: pads, len, neg_len)", r);
-                return false;
-            }
-            at->ref_fn = r;
-            s->p++;
-            if (!(r = name(s, false))) { lp_error(s, "expected an argument name%s", NULL); return false; }
-            if (!expect(s, ')')) return false;
-        }
         at->ref = r;
         at->ref_arg = -1;
+        for (size_t i = 0; i < s->nderived; i++)
+            if (!strcmp(s->derived[i].name, r)) {
+                at->ref_fn = s->derived[i].fn;
+                at->ref_arg = s->derived[i].arg;
+                return true;
+            }
         if (s->schema && (at->ref_arg = aten_schema_find(s->schema, r)) < 0) {
             s->p -= strlen(r);
             lp_error(s, "@%s is not an argument of the schema", r);
@@ -349,11 +346,12 @@ static bool check_scopes(lp *s, lowering *lw)
     return ok;
 }
 
-bool lowering_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
-                    diag_sink *d, const char *file, int base_line, int base_col)
+bool lowering_parse(arena *a, const char *text, const aten_schema *schema, const ops_derived *derived,
+                    size_t nderived, lowering *out, diag_sink *d, const char *file, int base_line, int base_col)
 {
     lp s = {.a = a, .text = text, .p = text, .line_start = text, .d = d, .file = file,
-            .base_line = base_line, .base_col = base_col, .schema = schema};
+            .base_line = base_line, .base_col = base_col, .schema = schema, .derived = derived,
+            .nderived = nderived};
     strvec params = {0}, results = {0};
     VEC(low_node) nodes = {0};
     out->text = arena_strdup(a, text);

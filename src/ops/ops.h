@@ -86,8 +86,9 @@ typedef struct low_attr {
     const char *name;
     low_attr_type type;      /* declared type (LAT_INFER if omitted and a @ref) */
     const char *ref;         /* "@dim" → "dim" (a schema arg), or NULL for a literal */
-    const char *ref_fn;      /* "@pads(padding)" → "pads"; NULL for a plain @ref. Known: pads
-                              * (list doubled: begins then ends), len, neg_len (-len(list)) */
+    const char *ref_fn;      /* for a @ref to a rule's `derive:` entry (pads: pads(padding)): the
+                              * function (pads = list doubled, begins then ends; len; neg_len =
+                              * -len(list)) applied to schema arg ref_arg; NULL for a plain @ref */
     int ref_arg;             /* index of ref in the schema args, -1 for literals */
     /* literal value (type says which) */
     long long i;
@@ -128,6 +129,14 @@ typedef struct lowering {
     int line;                /* where it starts in its file */
 } lowering;
 
+/* A rule's `derive:` entry: an attribute value computed from a schema argument, so that the
+ * lowering itself stays plain ONNX text (`pads: ints = @pads`). */
+typedef struct ops_derived {
+    const char *name;        /* "pads" */
+    const char *fn;          /* "pads", "len", "neg_len" */
+    int arg;                 /* schema argument index */
+} ops_derived;
+
 typedef struct op_rule {
     const char *target;      /* "aten.linear.default" (no "torch.ops." prefix) */
     int since_opset;
@@ -135,6 +144,8 @@ typedef struct op_rule {
     bool has_schema;
     lowering *alts;          /* tried in order; the first whose conditions hold wins */
     size_t nalts;
+    ops_derived *derived;
+    size_t nderived;
     const char *doc;
     const char *file;
     int line;
@@ -187,9 +198,10 @@ void ops_print_list(const ops_registry *r, strbuf *out);
 bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out);
 
 /* ONNX-text lowering parser (a subset: one function, nodes with literal or @ref attributes).
- * schema may be NULL (then @refs and params are not resolved). Errors at base line/col. */
-bool lowering_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
-                    diag_sink *d, const char *file, int base_line, int base_col);
+ * schema may be NULL (then @refs and params are not resolved); @refs may also name derived
+ * entries. Errors at base line/col. */
+bool lowering_parse(arena *a, const char *text, const aten_schema *schema, const ops_derived *derived,
+                    size_t nderived, lowering *out, diag_sink *d, const char *file, int base_line, int base_col);
 bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
                 diag_sink *d, diag_loc loc);
 

@@ -139,7 +139,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         }
         int line, col;
         scalar_origin(L, low, &line, &col);
-        if (!lowering_parse(&L->r->arena, text, &rule->schema, out, L->d, L->file, line, col)) {
+        if (!lowering_parse(&L->r->arena, text, &rule->schema, rule->derived, rule->nderived, out, L->d, L->file,
+                            line, col)) {
             L->failed = true;
             return false;
         }
@@ -166,6 +167,45 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
     return true;
 }
 
+/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len. */
+static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
+{
+    if (n->type != YAML_MAPPING_NODE) {
+        node_error(L, n, "%s'derive' must be a mapping like {pads: pads(padding)}", NULL);
+        return false;
+    }
+    if (!rule->has_schema) {
+        node_error(L, n, "%s'derive' needs the rule's 'schema'", NULL);
+        return false;
+    }
+    size_t cnt = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    rule->derived = arena_alloc(&L->r->arena, (cnt + 1) * sizeof *rule->derived);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k, *v = get(L, p, &k);
+        const char *name = scalar(L, k, "derive"), *expr = scalar(L, v, "derive");
+        if (!name || !expr) return false;
+        static const char *const fns[] = {"pads", "len", "neg_len"};
+        const char *fn = NULL;
+        for (size_t i = 0; i < 3; i++) {
+            size_t l = strlen(fns[i]);
+            if (!strncmp(expr, fns[i], l) && expr[l] == '(') fn = fns[i];
+        }
+        const char *open = strchr(expr, '('), *close = open ? strchr(open, ')') : NULL;
+        int arg = -1;
+        if (fn && close && !close[1]) {
+            char *an = arena_strndup(&L->r->arena, open + 1, (size_t)(close - open - 1));
+            arg = aten_schema_find(&rule->schema, an);
+        }
+        if (!fn || arg < 0) {
+            diagnostic *dg = node_error(L, v, "bad derive expression '%s'", expr);
+            diag_set_hint(dg, "derive entries are pads(ARG), len(ARG) or neg_len(ARG) of a schema argument");
+            return false;
+        }
+        rule->derived[rule->nderived++] = (ops_derived){name, fn, arg};
+    }
+    return true;
+}
+
 static op_rule *load_rule(loader *L, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
@@ -177,6 +217,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     rule->line = (int)n->start_mark.line + 1;
     rule->since_opset = L->file_opset;
     yaml_node_t *when = NULL, *low = NULL, *builtin = NULL, *alts = NULL, *schema = NULL, *target = NULL;
+    yaml_node_t *derive = NULL;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k, *v = get(L, p, &k);
         if (key_is(k, "target")) target = v;
@@ -187,10 +228,11 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         else if (key_is(k, "lowering")) low = v;
         else if (key_is(k, "builtin")) builtin = v;
         else if (key_is(k, "alternatives")) alts = v;
+        else if (key_is(k, "derive")) derive = v;
         else {
             diagnostic *dg = node_error(L, k, "unknown key '%s' in rule",
                                         k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
-            diag_set_hint(dg, "rule keys: target, schema, opset, doc, when, lowering, builtin, alternatives");
+            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, when, lowering, builtin, alternatives");
             return NULL;
         }
     }
@@ -219,6 +261,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
             return NULL;
         }
     }
+    if (derive && !load_derive(L, rule, derive)) return NULL;
     VEC(lowering) v = {0};
     if (alts) {
         if (when || low || builtin) {
@@ -575,6 +618,9 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out)
         sb_printf(out, "- target: %s\n  opset: %d\n", x->target, x->since_opset);
         if (x->doc) sb_printf(out, "  doc: %s\n", x->doc);
         if (x->has_schema) sb_printf(out, "  schema: %s\n", x->schema.text);
+        for (size_t i = 0; i < x->nderived; i++)
+            sb_printf(out, "%s%s: %s(%s)%s", i ? ", " : "  derive: {", x->derived[i].name, x->derived[i].fn,
+                      x->schema.args[x->derived[i].arg].name, i + 1 == x->nderived ? "}\n" : "");
         if (x->nalts == 1) print_alt(out, &x->alts[0], 2, false);
         else {
             sb_puts(out, "  alternatives:\n");

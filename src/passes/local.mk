@@ -58,3 +58,15 @@ TESTS += tests/unit/test_onnx_eval
 tests_unit_test_onnx_eval_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_onnx_eval_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_translate_corpus
+TESTS += tests/unit/test_translate_corpus
+tests_unit_test_translate_corpus_SOURCES = tests/unit/test_translate_corpus.c
+tests_unit_test_translate_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_translate_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_translate_corpus_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_TEST_SHAREDIR='"$(abs_top_srcdir)/share/fxsh"' \
+	-DFXSH_TEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/translate"' \
+	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
+endif
+EXTRA_DIST += tests/fixtures/translate

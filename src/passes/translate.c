@@ -109,13 +109,13 @@ static const char *emit2(tx *t, const char *op, const char *a, const char *b, co
 
 /* ---- errors ---- */
 
-static void fail_node(tx *t, const fx_node *n, const char *fmt, const char *what)
+static void fail_node(tx *t, const fx_node *n, const char *what)
 {
-    (void)fmt;
     if (t->failed) return;                 /* the first error explains; later ones are fallout */
     t->failed = true;
-    diag_error(t->d, (diag_loc){t->p->file, 0, 0}, "cannot translate %s (node %%%s): %s",
-               n->target ? n->target : "?", n->name, what ? what : "");
+    diagnostic *dg = diag_error(t->d, (diag_loc){t->p->file, 0, 0}, "cannot translate %s (node %%%s): %s",
+                                n->target ? n->target : "?", n->name, what ? what : "");
+    if (n->meta.source) diag_set_hint(dg, "the node comes from %s", n->meta.source);
 }
 
 /* ---- constants (shared per graph, keyed by value and dtype, like torch's constant farm) ---- */
@@ -263,8 +263,8 @@ static tx_val *set_val(tx *t, const fx_node *n, const char **names, size_t k)
 static const char *single(tx *t, const fx_node *user, const fx_node *n)
 {
     const tx_val *v = lookup_val(t, n);
-    if (!v) { fail_node(t, user, "%s", arena_printf(&t->a, "input %%%s has no ONNX value", n->name)); return NULL; }
-    if (v->n != 1) { fail_node(t, user, "%s", arena_printf(&t->a, "input %%%s has several outputs; use getitem", n->name)); return NULL; }
+    if (!v) { fail_node(t, user, arena_printf(&t->a, "input %%%s has no ONNX value", n->name)); return NULL; }
+    if (v->n != 1) { fail_node(t, user, arena_printf(&t->a, "input %%%s has several outputs; use getitem", n->name)); return NULL; }
     return v->names[0];
 }
 
@@ -355,7 +355,7 @@ static bool bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_ar
     const fx_arg *args = n->args, *kw = n->kwargs;
     size_t na = args ? args->u.seq.len : 0;
     if (na > s->nargs) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "%zu positional arguments, the schema %s takes %zu", na, s->text, s->nargs));
+        fail_node(t, n, arena_printf(&t->a, "%zu positional arguments, the schema %s takes %zu", na, s->text, s->nargs));
         return false;
     }
     for (size_t i = 0; i < s->nargs; i++) out[i] = NULL;
@@ -363,7 +363,7 @@ static bool bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_ar
     for (size_t i = 0; kw && i < kw->u.seq.len; i++) {
         int k = aten_schema_find(s, kw->u.seq.keys[i]);
         if (k < 0) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "unexpected keyword argument '%s' for %s", kw->u.seq.keys[i], s->text));
+            fail_node(t, n, arena_printf(&t->a, "unexpected keyword argument '%s' for %s", kw->u.seq.keys[i], s->text));
             return false;
         }
         out[k] = kw->u.seq.items[i];
@@ -371,7 +371,7 @@ static bool bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_ar
     for (size_t i = 0; i < s->nargs; i++) {
         if (out[i]) continue;
         if (!s->args[i].has_default) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "missing argument '%s' of %s", s->args[i].name, s->text));
+            fail_node(t, n, arena_printf(&t->a, "missing argument '%s' of %s", s->args[i].name, s->text));
             return false;
         }
         out[i] = parse_default(t, s->args[i].default_text);
@@ -441,7 +441,7 @@ static const char *int_list_input(tx *t, const fx_node *user, const fx_arg *a)
         else if (k == FX_ARG_FLOAT) any_float = true;
         else if (k != FX_ARG_INT && k != FX_ARG_BOOL) all_num = false;
     }
-    if (!all_num) { fail_node(t, user, "%s", "list argument with unsupported elements"); return NULL; }
+    if (!all_num) { fail_node(t, user, "list argument with unsupported elements"); return NULL; }
     if (all_const && any_float) {
         float *v = arena_alloc(&t->a, (n + 1) * sizeof *v);
         for (size_t i = 0; i < n; i++) {
@@ -508,7 +508,7 @@ static bool arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_
             return true;
         }
     default:
-        fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' cannot be an ONNX input", sa ? sa->name : "?"));
+        fail_node(t, user, arena_printf(&t->a, "argument '%s' cannot be an ONNX input", sa ? sa->name : "?"));
         return false;
     }
 }
@@ -525,7 +525,7 @@ static bool list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_a
         return true;
     }
     if (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) {
-        fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' must be a list of ints", sa->name));
+        fail_node(t, user, arena_printf(&t->a, "argument '%s' must be a list of ints", sa->name));
         return false;
     }
     *n = a->u.seq.len;
@@ -533,7 +533,7 @@ static bool list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_a
     for (size_t i = 0; i < *n; i++) {
         const fx_arg *x = a->u.seq.items[i];
         if (x->kind != FX_ARG_INT) {
-            fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' must hold constant ints for an attribute", sa->name));
+            fail_node(t, user, arena_printf(&t->a, "argument '%s' must hold constant ints for an attribute", sa->name));
             return false;
         }
         (*v)[i] = x->u.i;
@@ -612,7 +612,7 @@ static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_
     }
     default: break;
     }
-    fail_node(t, user, "%s", arena_printf(&t->a, "argument '%s' does not fit attribute '%s'", sa->name, at->name));
+    fail_node(t, user, arena_printf(&t->a, "argument '%s' does not fit attribute '%s'", sa->name, at->name));
     return false;
 }
 
@@ -785,7 +785,7 @@ static bool arg_int(const fx_arg *a, int64_t *v)
 
 static const char *input_of(tx *t, const fx_node *n, const fx_arg *a)
 {
-    if (a->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "expected a tensor argument"); return NULL; }
+    if (a->kind != FX_ARG_NODE) { fail_node(t, n, "expected a tensor argument"); return NULL; }
     return single(t, n, a->u.node);
 }
 
@@ -798,7 +798,7 @@ static const char *int_1d(tx *t, const fx_node *n, const fx_arg *a, int64_t dflt
         int64_t m1 = -1;
         return x ? emit2(t, "Reshape", x, const_ints(t, &m1, 1), NULL, NULL) : NULL;
     }
-    if (a->kind != FX_ARG_NONE && !arg_int(a, &v)) { fail_node(t, n, "%s", "expected an int"); return NULL; }
+    if (a->kind != FX_ARG_NONE && !arg_int(a, &v)) { fail_node(t, n, "expected an int"); return NULL; }
     return const_ints(t, &v, 1);
 }
 
@@ -809,7 +809,7 @@ static bool b_transpose(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     int r = b[0]->kind == FX_ARG_NODE ? rank_of_node(b[0]->u.node) : -1;
     int64_t d0, d1;
     if (!x || !arg_int(b[1], &d0) || !arg_int(b[2], &d1) || r < 0) {
-        fail_node(t, n, "%s", "transpose needs the input's rank (tensor meta) and constant dims");
+        fail_node(t, n, "transpose needs the input's rank (tensor meta) and constant dims");
         return false;
     }
     if (d0 < 0) d0 += r;
@@ -886,7 +886,7 @@ static bool b_reshape_to_meta(tx *t, const fx_node *n, const op_rule *rule, cons
     size_t r;
     if (!x) return false;
     if (!static_sizes(n, &sz, &r, &t->a)) {
-        fail_node(t, n, "%s", "needs a static output shape in the node's meta");
+        fail_node(t, n, "needs a static output shape in the node's meta");
         return false;
     }
     const char *shape = const_ints(t, sz, r);
@@ -904,7 +904,7 @@ static bool b_adaptive_avg_pool2d(tx *t, const fx_node *n, const op_rule *rule, 
     if (!x || !list_ints(t, n, &rule->schema.args[1], b[1], &os, &k)) return false;
     for (size_t i = 0; i < k; i++)
         if (os[i] != 1) {
-            fail_node(t, n, "%s", "adaptive_avg_pool2d is only lowered for output_size 1 (GlobalAveragePool)");
+            fail_node(t, n, "adaptive_avg_pool2d is only lowered for output_size 1 (GlobalAveragePool)");
             return false;
         }
     emit1(t, "GlobalAveragePool", x, one_output(t, n), node_name_of(t, n));
@@ -919,7 +919,7 @@ static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b
     int r = b[0]->kind == FX_ARG_NODE ? rank_of_node(b[0]->u.node) : -1;
     if (!x || !list_ints(t, n, &rule->schema.args[1], b[1], &pd, &k)) return false;
     if (r < 0 || k % 2 || k / 2 > (size_t)r) {
-        fail_node(t, n, "%s", "pad needs the input rank and an even pad list");
+        fail_node(t, n, "pad needs the input rank and an even pad list");
         return false;
     }
     int64_t *pads = arena_alloc(&t->a, (2 * (size_t)r + 1) * sizeof *pads);
@@ -976,7 +976,7 @@ static bool upsample(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *si
         sz = fresh_val(t);
         ox_node_add_output(t->m, cat, sz);
     } else {
-        fail_node(t, n, "%s", "upsample needs output_size or scale_factors");
+        fail_node(t, n, "upsample needs output_size or scale_factors");
         return false;
     }
     const char *out = one_output(t, n);
@@ -1014,8 +1014,8 @@ static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (!q || !k || !v) return false;
     int r = rank_of_node(b[1]->u.node);
     int dt = onnx_dtype_of_node(b[0]->u.node);
-    if (r < 2 || !dt) { fail_node(t, n, "%s", "scaled_dot_product_attention needs the rank and dtype of key"); return false; }
-    if (b[4]->kind == FX_ARG_FLOAT && b[4]->u.f != 0.0) { fail_node(t, n, "%s", "dropout_p must be 0 for export"); return false; }
+    if (r < 2 || !dt) { fail_node(t, n, "scaled_dot_product_attention needs the rank and dtype of key"); return false; }
+    if (b[4]->kind == FX_ARG_FLOAT && b[4]->u.f != 0.0) { fail_node(t, n, "dropout_p must be 0 for export"); return false; }
     const char *scale;
     if (b[6]->kind == FX_ARG_FLOAT || b[6]->kind == FX_ARG_INT) {
         scale = scalar_input(t, &rule->schema.args[6], b[6], dt);
@@ -1103,7 +1103,7 @@ static bool var_common(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *
     size_t r, k;
     if (!x) return false;
     if (!static_sizes(in->u.node, &sz, &r, &t->a) || (dims->kind != FX_ARG_LIST && dims->kind != FX_ARG_TUPLE)) {
-        fail_node(t, n, "%s", "variance needs static input sizes and a dims list");
+        fail_node(t, n, "variance needs static input sizes and a dims list");
         return false;
     }
     k = dims->u.seq.len;
@@ -1169,7 +1169,7 @@ static bool b_broadcast_in_dim(tx *t, const fx_node *n, const op_rule *rule, con
     const fx_arg *shape = b[1];
     if (!static_sizes(b[0]->u.node, &in_sz, &r, &t->a) || (shape->kind != FX_ARG_LIST && shape->kind != FX_ARG_TUPLE) ||
         !list_ints(t, n, &rule->schema.args[2], b[2], &bd, &nb) || nb != r) {
-        fail_node(t, n, "%s", "broadcast_in_dim needs static input sizes");
+        fail_node(t, n, "broadcast_in_dim needs static input sizes");
         return false;
     }
     size_t k = shape->u.seq.len;
@@ -1184,31 +1184,63 @@ static bool b_broadcast_in_dim(tx *t, const fx_node *n, const op_rule *rule, con
     return true;
 }
 
-/* index.Tensor with one index tensor (others None) → Gather on that axis. */
+static bool same_sizes(const fx_node *a, const fx_node *b)
+{
+    const fx_value *x = node_val(a), *y = node_val(b);
+    if (!x || !y || x->kind != FX_VAL_TENSOR || y->kind != FX_VAL_TENSOR || x->rank != y->rank) return false;
+    for (size_t i = 0; i < x->rank; i++)
+        if (strcmp(x->sizes[i], y->sizes[i])) return false;
+    return true;
+}
+
+/* index.Tensor: one integer index tensor (others None) → Gather on that axis; index tensors of
+ * one shape on the leading dims → GatherND of the stacked indices. */
 static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     const char *x = input_of(t, n, b[0]);
     const fx_arg *ix = b[1];
     if (!x || (ix->kind != FX_ARG_LIST && ix->kind != FX_ARG_TUPLE)) return false;
-    int axis = -1;
+    int axis = -1, count = 0;
+    bool leading = true, uniform = true;
     for (size_t i = 0; i < ix->u.seq.len; i++) {
-        if (ix->u.seq.items[i]->kind == FX_ARG_NONE) continue;
-        if (axis >= 0 || ix->u.seq.items[i]->kind != FX_ARG_NODE) { axis = -2; break; }
-        axis = (int)i;
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) { leading = false; continue; }
+        if (e->kind != FX_ARG_NODE || onnx_dtype_of_node(e->u.node) == OT_BOOL) { count = -1; break; }
+        if (!leading) uniform = false;
+        if (count && !same_sizes(e->u.node, ix->u.seq.items[0]->u.node)) uniform = false;
+        if (axis < 0) axis = (int)i;
+        count++;
     }
-    if (axis < 0 || onnx_dtype_of_node(ix->u.seq.items[axis]->u.node) == OT_BOOL) {
-        fail_node(t, n, "%s", "index.Tensor is lowered for one integer index tensor only");
+    if (count == 1) {
+        const char *idx = single(t, n, ix->u.seq.items[axis]->u.node);
+        if (!idx) return false;
+        const char *out = one_output(t, n);
+        Onnx__NodeProto *nd = emit(t, "Gather", "", node_name_of(t, n));
+        ox_attr_int(t->m, nd, "axis", axis);
+        ox_node_add_input(t->m, nd, x);
+        ox_node_add_input(t->m, nd, idx);
+        ox_node_add_output(t->m, nd, out);
+        return true;
+    }
+    if (count < 2 || !uniform || axis != 0) {
+        fail_node(t, n, "index.Tensor is lowered for one integer index, or same-shape integer indices on the leading dims");
         return false;
     }
-    const char *idx = single(t, n, ix->u.seq.items[axis]->u.node);
-    if (!idx) return false;
-    const char *out = one_output(t, n);
-    Onnx__NodeProto *nd = emit(t, "Gather", "", node_name_of(t, n));
-    ox_attr_int(t->m, nd, "axis", axis);
-    ox_node_add_input(t->m, nd, x);
-    ox_node_add_input(t->m, nd, idx);
-    ox_node_add_output(t->m, nd, out);
+    int64_t m1 = -1;
+    const char *ax = const_ints(t, &m1, 1);
+    const char **parts = arena_alloc(&t->a, ((size_t)count + 1) * sizeof *parts);
+    for (int i = 0; i < count; i++) {           /* producers first: nodes stay topologically sorted */
+        const char *v = single(t, n, ix->u.seq.items[i]->u.node);
+        if (!v) return false;
+        parts[i] = emit2(t, "Unsqueeze", v, ax, NULL, NULL);
+    }
+    Onnx__NodeProto *cat = emit(t, "Concat", "", NULL);
+    ox_attr_int(t->m, cat, "axis", -1);
+    for (int i = 0; i < count; i++) ox_node_add_input(t->m, cat, parts[i]);
+    const char *stacked = fresh_val(t);
+    ox_node_add_output(t->m, cat, stacked);
+    emit2(t, "GatherND", x, stacked, one_output(t, n), node_name_of(t, n));
     return true;
 }
 
@@ -1219,7 +1251,7 @@ static bool translate_graph(tx *t, const fx_graph *g);
 static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *getattr, const fx_arg *operands,
                                       size_t *nout)
 {
-    if (!getattr || getattr->op != FX_OP_GET_ATTR) { fail_node(t, n, "%s", "branch is not a get_attr node"); return NULL; }
+    if (!getattr || getattr->op != FX_OP_GET_ATTR) { fail_node(t, n, "branch is not a get_attr node"); return NULL; }
     /* get_attr targets are relative to the module that owns the graph (nested conds) */
     const fx_module *owner = getattr->graph && getattr->graph->owner ? getattr->graph->owner : t->p->root;
     const fx_module *sub = fx_module_find(owner, getattr->target);
@@ -1227,11 +1259,11 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
     int depth = 0;
     for (const scope *s = t->sc; s; s = s->parent) depth++;
     if (depth > 64) {
-        fail_node(t, n, "%s", "subgraphs nested too deeply");
+        fail_node(t, n, "subgraphs nested too deeply");
         return NULL;
     }
     if (!sub || !sub->graph) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "no subgraph module '%s'", getattr->target));
+        fail_node(t, n, arena_printf(&t->a, "no subgraph module '%s'", getattr->target));
         return NULL;
     }
     const char *bname = sub->name ? sub->name : getattr->target;
@@ -1244,7 +1276,7 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
     for (const fx_node *p = sub->graph->first; p; p = p->next) {
         if (p->op != FX_OP_PLACEHOLDER) continue;
         if (k >= operands->u.seq.len || operands->u.seq.items[k]->kind != FX_ARG_NODE) {
-            fail_node(t, n, "%s", "branch inputs do not match the operands");
+            fail_node(t, n, "branch inputs do not match the operands");
             goto out;
         }
         const char *v = single(t, n, operands->u.seq.items[k]->u.node);
@@ -1263,12 +1295,12 @@ static Onnx__GraphProto *branch_graph(tx *t, const fx_node *n, const fx_node *ge
     while (outn && outn->op != FX_OP_OUTPUT) outn = outn->prev;
     const fx_arg *items = outn && outn->args->u.seq.len ? outn->args->u.seq.items[0] : NULL;
     if (!items || (items->kind != FX_ARG_TUPLE && items->kind != FX_ARG_LIST)) {
-        fail_node(t, n, "%s", "branch output is not a tuple");
+        fail_node(t, n, "branch output is not a tuple");
         goto restore;
     }
     for (size_t i = 0; i < items->u.seq.len; i++) {
         const fx_arg *it = items->u.seq.items[i];
-        if (it->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "branch outputs must be tensors"); goto restore; }
+        if (it->kind != FX_ARG_NODE) { fail_node(t, n, "branch outputs must be tensors"); goto restore; }
         const char *v = single(t, n, it->u.node);
         if (!v) goto restore;
         const char *nv = unique_name(t, arena_printf(&t->a, "%s_%s", it->u.node->name, bname));
@@ -1303,7 +1335,7 @@ static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (a->u.seq.len != 4 || a->u.seq.items[0]->kind != FX_ARG_NODE || a->u.seq.items[1]->kind != FX_ARG_NODE ||
         a->u.seq.items[2]->kind != FX_ARG_NODE ||
         (a->u.seq.items[3]->kind != FX_ARG_TUPLE && a->u.seq.items[3]->kind != FX_ARG_LIST)) {
-        fail_node(t, n, "%s", "expected cond(pred, true_graph, false_graph, (operands...))");
+        fail_node(t, n, "expected cond(pred, true_graph, false_graph, (operands...))");
         return false;
     }
     const char *pred = single(t, n, a->u.seq.items[0]->u.node);
@@ -1313,7 +1345,7 @@ static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (!tg) return false;
     Onnx__GraphProto *fg = branch_graph(t, n, a->u.seq.items[2]->u.node, a->u.seq.items[3], &nf);
     if (!fg) return false;
-    if (nt != nf) { fail_node(t, n, "%s", "the branches return different numbers of outputs"); return false; }
+    if (nt != nf) { fail_node(t, n, "the branches return different numbers of outputs"); return false; }
     const char **outs = output_names_ex(t, n, nt, true);
     Onnx__NodeProto *nd = emit(t, "If", "", node_name_of(t, n));
     ox_node_add_input(t->m, nd, pred);
@@ -1338,19 +1370,19 @@ typedef struct ph_bind {
 static const fx_module *hop_module(tx *t, const fx_node *n, const fx_arg *a)
 {
     if (a->kind != FX_ARG_NODE || a->u.node->op != FX_OP_GET_ATTR) {
-        fail_node(t, n, "%s", "expected a get_attr of a subgraph module");
+        fail_node(t, n, "expected a get_attr of a subgraph module");
         return NULL;
     }
     const fx_node *ga = a->u.node;
     const fx_module *owner = ga->graph && ga->graph->owner ? ga->graph->owner : t->p->root;
     const fx_module *sub = fx_module_find(owner, ga->target);
     if (!sub || !sub->graph || sub->graph == ga->graph) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "no subgraph module '%s'", ga->target));
+        fail_node(t, n, arena_printf(&t->a, "no subgraph module '%s'", ga->target));
         return NULL;
     }
     int depth = 0;
     for (const scope *s = t->sc; s; s = s->parent) depth++;
-    if (depth > 64) { fail_node(t, n, "%s", "subgraphs nested too deeply"); return NULL; }
+    if (depth > 64) { fail_node(t, n, "subgraphs nested too deeply"); return NULL; }
     return sub;
 }
 
@@ -1366,7 +1398,7 @@ static bool translate_into(tx *t, const fx_node *n, const fx_module *sub, Onnx__
     size_t k = 0;
     for (const fx_node *p = sub->graph->first; p; p = p->next) {
         if (p->op != FX_OP_PLACEHOLDER) continue;
-        if (k >= nb) { fail_node(t, n, "%s", arena_printf(&t->a, "subgraph %s has more inputs than operands", sub->name)); goto out; }
+        if (k >= nb) { fail_node(t, n, arena_printf(&t->a, "subgraph %s has more inputs than operands", sub->name)); goto out; }
         tx_val *tv = arena_alloc(&t->a, sizeof *tv);
         tv->names = arena_alloc(&t->a, sizeof *tv->names);
         tv->n = 1;
@@ -1398,12 +1430,12 @@ static bool translate_into(tx *t, const fx_node *n, const fx_module *sub, Onnx__
             ok = true;
             for (size_t i = 0; i < *nout && ok; i++) {
                 const fx_arg *it = items->u.seq.items[i];
-                if (it->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "subgraph outputs must be tensors"); ok = false; break; }
+                if (it->kind != FX_ARG_NODE) { fail_node(t, n, "subgraph outputs must be tensors"); ok = false; break; }
                 (*out_nodes)[i] = it->u.node;
                 ok = ((*outs)[i] = single(t, n, it->u.node)) != NULL;
             }
         } else {
-            fail_node(t, n, "%s", "subgraph has no output");
+            fail_node(t, n, "subgraph has no output");
         }
     }
     t->sc = sc.parent;
@@ -1462,7 +1494,7 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     (void)b;
     const fx_arg *a = n->args;
     if (a->u.seq.len != 4 || !seq_arg(a->u.seq.items[2]) || !seq_arg(a->u.seq.items[3])) {
-        fail_node(t, n, "%s", "expected while_loop(cond_fn, body_fn, (carried...), (additional...))");
+        fail_node(t, n, "expected while_loop(cond_fn, body_fn, (carried...), (additional...))");
         return false;
     }
     const fx_module *cm = hop_module(t, n, a->u.seq.items[0]), *bm = hop_module(t, n, a->u.seq.items[1]);
@@ -1473,7 +1505,14 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     const fx_node **cn = arena_alloc(&t->a, (nc + 1) * sizeof *cn);
     for (size_t i = 0; i < nc + na; i++) {
         const fx_arg *x = i < nc ? car->u.seq.items[i] : add->u.seq.items[i - nc];
-        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "while_loop operands must be tensors"); return false; }
+        if (i < nc && (x->kind == FX_ARG_INT || x->kind == FX_ARG_FLOAT)) {
+            /* a Python number carried through the loop: an INT64/FLOAT scalar, as torch does */
+            cn[i] = NULL;
+            cv[i] = x->kind == FX_ARG_INT ? const_scalar(t, OT_INT64, 0, x->u.i, false)
+                                          : const_scalar(t, OT_FLOAT, x->u.f, 0, true);
+            continue;
+        }
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "while_loop operands must be tensors or numbers"); return false; }
         if (i < nc) cn[i] = x->u.node;
         if (!(cv[i] = single(t, n, x->u.node))) return false;
     }
@@ -1484,7 +1523,7 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
     const fx_node **con;
     size_t nco;
     if (!translate_into(t, n, cm, t->sc->g, ob, nc + na, &co, &con, &nco)) return false;
-    if (nco != 1) { fail_node(t, n, "%s", "Condition function must return a single boolean value."); return false; }
+    if (nco != 1) { fail_node(t, n, "Condition function must return a single boolean value."); return false; }
     const char *cond0 = co[0];
     /* body graph: (iter_num, cond_in, carried...) → (cond_out, carried'...) */
     const char *bname = arena_printf(&t->a, "%s_loop_body", bm->name);
@@ -1495,14 +1534,15 @@ static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_
                        ox_type_tensor(t->m, OT_BOOL, NULL, 0, true));
     ph_bind *bb = arena_alloc(&t->a, (nc + na + 1) * sizeof *bb);
     for (size_t i = 0; i < nc + na; i++) {
-        if (i < nc) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", cn[i]->name, bm->name));
+        if (i < nc && cn[i]) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", cn[i]->name, bm->name));
+        else if (i < nc) bb[i].input = unique_name(t, arena_printf(&t->a, "carried_input_%zu_%s__subgraph_in", i, bm->name));
         else bb[i].outer = cv[i];
     }
     const char **bo;
     const fx_node **bon;
     size_t nbo;
     if (!translate_into(t, n, bm, bg, bb, nc + na, &bo, &bon, &nbo)) return false;
-    if (nbo != nc) { fail_node(t, n, "%s", "the body must return one value per carried value"); return false; }
+    if (nbo != nc) { fail_node(t, n, "the body must return one value per carried value"); return false; }
     ph_bind *cb = arena_alloc(&t->a, (nc + na + 1) * sizeof *cb);
     for (size_t i = 0; i < nc + na; i++) cb[i].outer = i < nc ? bo[i] : cv[i];
     const char **c2;
@@ -1528,7 +1568,7 @@ static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     (void)b;
     const fx_arg *a = n->args;
     if (a->u.seq.len != 4 || !seq_arg(a->u.seq.items[1]) || !seq_arg(a->u.seq.items[2]) || !seq_arg(a->u.seq.items[3])) {
-        fail_node(t, n, "%s", "expected scan(combine_fn, [init...], [xs...], (additional...))");
+        fail_node(t, n, "expected scan(combine_fn, [init...], [xs...], (additional...))");
         return false;
     }
     const fx_module *bm = hop_module(t, n, a->u.seq.items[0]);
@@ -1539,7 +1579,7 @@ static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     ph_bind *bb = arena_alloc(&t->a, (nt + 1) * sizeof *bb);
     for (size_t i = 0; i < nt; i++) {
         const fx_arg *x = i < ni ? init->u.seq.items[i] : i < ni + nx ? xs->u.seq.items[i - ni] : add->u.seq.items[i - ni - nx];
-        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "%s", "scan operands must be tensors"); return false; }
+        if (x->kind != FX_ARG_NODE) { fail_node(t, n, "scan operands must be tensors"); return false; }
         if (!(v[i] = single(t, n, x->u.node))) return false;
         if (i < ni + nx) bb[i].input = unique_name(t, arena_printf(&t->a, "%s_%s__subgraph_in", x->u.node->name, bm->name));
         else bb[i].outer = v[i];
@@ -1549,7 +1589,7 @@ static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     const fx_node **bon;
     size_t nbo;
     if (!translate_into(t, n, bm, bg, bb, nt, &bo, &bon, &nbo)) return false;
-    if (nbo < ni) { fail_node(t, n, "%s", "combine_fn returns fewer values than there are carries"); return false; }
+    if (nbo < ni) { fail_node(t, n, "combine_fn returns fewer values than there are carries"); return false; }
     for (size_t i = 0; i < nbo; i++) add_renamed_output(t, bg, bo[i], bon[i], bm->name);
     const char **outs = output_names_ex(t, n, nbo, true);
     Onnx__NodeProto *nd = emit(t, "Scan", "", node_name_of(t, n));
@@ -1583,18 +1623,240 @@ static bool b_hstack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
     return ok;
 }
 
-static const struct { const char *name; builtin_fn fn; } builtins[] = {
-    {"transpose", b_transpose}, {"slice", b_slice}, {"flip", b_flip}, {"flatten", b_reshape_to_meta},
-    {"hstack", b_hstack}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d}, {"pad", b_pad},
-    {"upsample_nearest2d", b_upsample_nearest2d}, {"upsample_bilinear2d", b_upsample_bilinear2d},
-    {"sdpa", b_sdpa}, {"var", b_var}, {"var_mean", b_var_mean}, {"broadcast_in_dim", b_broadcast_in_dim},
-    {"index", b_index}, {"cond", b_cond}, {"while_loop", b_while_loop}, {"scan", b_scan},
+
+static const fx_arg *kwarg(const fx_node *n, const char *key)
+{
+    const fx_arg *kw = n->kwargs;
+    for (size_t i = 0; kw && i < kw->u.seq.len; i++)
+        if (!strcmp(kw->u.seq.keys[i], key)) return kw->u.seq.items[i];
+    return NULL;
+}
+
+/* torch.onnx.ops.symbolic: inputs, op type and attributes packed as parallel typed arrays. */
+static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    (void)b;
+    const fx_arg *a = n->args;
+    if (a->u.seq.len < 3 || !seq_arg(a->u.seq.items[0]) || a->u.seq.items[1]->kind != FX_ARG_STR) {
+        fail_node(t, n, "expected _symbolic(inputs, op_type, dtype, ...)");
+        return false;
+    }
+    const fx_arg *keys = kwarg(n, "attr_keys"), *types = kwarg(n, "attr_types"), *pos = kwarg(n, "attr_pos");
+    const fx_arg *ints = kwarg(n, "attr_ints"), *floats = kwarg(n, "attr_floats"), *strs = kwarg(n, "attr_strs");
+    const fx_arg *dom = kwarg(n, "domain"), *ver = kwarg(n, "version");
+    const char *domain = dom && dom->kind == FX_ARG_STR ? dom->u.s : "";
+    namevec ins = {0};
+    for (size_t i = 0; i < a->u.seq.items[0]->u.seq.len; i++) {
+        const fx_arg *x = a->u.seq.items[0]->u.seq.items[i];
+        if (x->kind == FX_ARG_NONE) { vec_push(&ins, ""); continue; }
+        const char *v = x->kind == FX_ARG_NODE ? single(t, n, x->u.node) : NULL;
+        if (!v) { vec_free(&ins); fail_node(t, n, "symbolic inputs must be tensors or None"); return false; }
+        vec_push(&ins, v);
+    }
+    bool multi = strstr(n->target, "multi_out") != NULL;
+    size_t nout = multi && seq_arg(a->u.seq.items[2]) ? a->u.seq.items[2]->u.seq.len : 1;
+    const char **outs = multi ? output_names_ex(t, n, nout, true) : output_names(t, n, 1);
+    Onnx__NodeProto *nd = emit(t, a->u.seq.items[1]->u.s, domain, node_name_of(t, n));
+    bool ok = true;
+    size_t nk = keys && seq_arg(keys) ? keys->u.seq.len : 0;
+    for (size_t i = 0; i < nk && ok; i++) {
+        const fx_arg *k = keys->u.seq.items[i];
+        const fx_arg *ty = types && seq_arg(types) && i < types->u.seq.len ? types->u.seq.items[i] : NULL;
+        const fx_arg *ps = pos && seq_arg(pos) && i < pos->u.seq.len ? pos->u.seq.items[i] : NULL;
+        int64_t st, en;
+        if (k->kind != FX_ARG_STR || !ty || ty->kind != FX_ARG_STR || !ps || !seq_arg(ps) || ps->u.seq.len != 2 ||
+            !arg_int(ps->u.seq.items[0], &st) || !arg_int(ps->u.seq.items[1], &en) || st < 0 || en < st) {
+            ok = false;
+            break;
+        }
+        char c = ty->u.s[0];
+        bool list = ty->u.s[1] == 's';
+        const fx_arg *src = c == 'i' || c == 'b' ? ints : c == 'f' ? floats : c == 's' ? strs : NULL;
+        if (!src || !seq_arg(src) || (size_t)en > src->u.seq.len) { ok = false; break; }
+        size_t cnt = (size_t)(en - st);
+        if (!list && cnt != 1) { ok = false; break; }
+        if (c == 'i' || c == 'b') {
+            int64_t *v = arena_alloc(&t->a, (cnt + 1) * sizeof *v);
+            for (size_t j = 0; j < cnt; j++) if (!arg_int(src->u.seq.items[st + (int64_t)j], &v[j])) ok = false;
+            if (list) ox_attr_ints(t->m, nd, k->u.s, v, cnt);
+            else ox_attr_int(t->m, nd, k->u.s, v[0]);
+        } else if (c == 'f') {
+            float *v = arena_alloc(&t->a, (cnt + 1) * sizeof *v);
+            for (size_t j = 0; j < cnt; j++) {
+                const fx_arg *e = src->u.seq.items[st + (int64_t)j];
+                v[j] = e->kind == FX_ARG_FLOAT ? (float)e->u.f : (float)e->u.i;
+            }
+            if (list) ox_attr_floats(t->m, nd, k->u.s, v, cnt);
+            else ox_attr_float(t->m, nd, k->u.s, v[0]);
+        } else {
+            const char **v = arena_alloc(&t->a, (cnt + 1) * sizeof *v);
+            for (size_t j = 0; j < cnt; j++) {
+                const fx_arg *e = src->u.seq.items[st + (int64_t)j];
+                v[j] = e->kind == FX_ARG_STR ? e->u.s : "";
+            }
+            if (list) ox_attr_strings(t->m, nd, k->u.s, v, cnt);
+            else ox_attr_string(t->m, nd, k->u.s, v[0]);
+        }
+    }
+    for (size_t i = 0; i < ins.len; i++) ox_node_add_input(t->m, nd, ins.items[i]);
+    vec_free(&ins);
+    for (size_t i = 0; i < nout; i++) ox_node_add_output(t->m, nd, outs[i]);
+    if (!ok) { fail_node(t, n, "malformed attribute arrays"); return false; }
+    if (*domain && ox_model_opset(t->m, domain) < 0) {
+        int64_t v = 1;
+        if (ver && ver->kind == FX_ARG_INT) v = ver->u.i;
+        ox_model_set_opset(t->m, domain, v);
+    }
+    set_val(t, n, outs, nout);
+    if (!multi) add_value_info(t, outs[0], node_val(n));
+    return true;
+}
+
+
+/* index_put with one integer index on dim 0 → ScatterND (accumulate → reduction "add"). */
+static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]), *vals = input_of(t, n, b[2]);
+    const fx_arg *ix = b[1];
+    if (!x || !vals) return false;
+    if (!seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
+        onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL) {
+        fail_node(t, n, "index_put is lowered for one integer index tensor on dim 0");
+        return false;
+    }
+    const char *idx = single(t, n, ix->u.seq.items[0]->u.node);
+    if (!idx) return false;
+    int64_t m1 = -1;
+    const char *ind = emit2(t, "Unsqueeze", idx, const_ints(t, &m1, 1), NULL, NULL);
+    const char *si = emit1(t, "Shape", idx, NULL, NULL);
+    Onnx__NodeProto *sx = emit(t, "Shape", "", NULL);
+    ox_attr_int(t->m, sx, "start", 1);
+    ox_node_add_input(t->m, sx, x);
+    const char *rest = fresh_val(t);
+    ox_node_add_output(t->m, sx, rest);
+    const char *shape = emit2(t, "Concat", si, rest, NULL, NULL);
+    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", 0);
+    const char *vc = emit2(t, "CastLike", vals, x, NULL, NULL);
+    const char *upd = emit2(t, "Expand", vc, shape, NULL, NULL);
+    const char *out = one_output(t, n);
+    Onnx__NodeProto *nd = emit(t, "ScatterND", "", node_name_of(t, n));
+    if (b[3]->kind == FX_ARG_BOOL && b[3]->u.b) ox_attr_string(t->m, nd, "reduction", "add");
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, ind);
+    ox_node_add_input(t->m, nd, upd);
+    ox_node_add_output(t->m, nd, out);
+    return true;
+}
+
+
+/* Scatter src into self along axis at the static positions pos[0..n): ScatterElements with the
+ * positions shaped [1,..,n,..,1] and expanded to src's shape. */
+static bool scatter_positions(tx *t, const fx_node *n, const char *x, const char *src, int64_t axis, size_t rank,
+                              const int64_t *pos, size_t np)
+{
+    int64_t *dims = arena_alloc(&t->a, (rank + 1) * sizeof *dims);
+    for (size_t i = 0; i < rank; i++) dims[i] = (int64_t)i == axis ? (int64_t)np : 1;
+    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, OT_INT64, dims, rank);
+    ox_tensor_set_int64s(t->m, tp, pos, np);
+    Onnx__NodeProto *c = emit(t, "Constant", "", NULL);
+    ox_attr_tensor(t->m, c, "value", tp);
+    const char *idx = fresh_val(t);
+    ox_node_add_output(t->m, c, idx);
+    const char *shape = emit1(t, "Shape", src, NULL, NULL);
+    const char *full = emit2(t, "Expand", idx, shape, NULL, NULL);
+    const char *out = one_output(t, n);
+    Onnx__NodeProto *nd = emit(t, "ScatterElements", "", node_name_of(t, n));
+    ox_attr_int(t->m, nd, "axis", axis);
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, full);
+    ox_node_add_input(t->m, nd, src);
+    ox_node_add_output(t->m, nd, out);
+    return true;
+}
+
+static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]), *src = input_of(t, n, b[1]);
+    int64_t *sz, dim, st = 0, en = INT64_MAX, step = 1;
+    size_t r;
+    if (!x || !src) return false;
+    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) ||
+        (b[3]->kind != FX_ARG_NONE && !arg_int(b[3], &st)) || (b[4]->kind != FX_ARG_NONE && !arg_int(b[4], &en)) ||
+        !arg_int(b[5], &step) || step < 1) {
+        fail_node(t, n, "slice_scatter needs static sizes and constant start/end/step");
+        return false;
+    }
+    if (dim < 0) dim += (int64_t)r;
+    if (dim < 0 || dim >= (int64_t)r) return false;
+    int64_t size = sz[dim];
+    if (st < 0) st += size;
+    if (en < 0) en += size;
+    if (st < 0) st = 0;
+    if (en > size) en = size;
+    size_t np = en > st ? (size_t)((en - st + step - 1) / step) : 0;
+    int64_t *pos = arena_alloc(&t->a, (np + 1) * sizeof *pos);
+    for (size_t i = 0; i < np; i++) pos[i] = st + (int64_t)i * step;
+    return scatter_positions(t, n, x, src, dim, r, pos, np);
+}
+
+static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]), *src = input_of(t, n, b[1]);
+    int64_t *sz, dim, index;
+    size_t r;
+    if (!x || !src) return false;
+    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) || !arg_int(b[3], &index)) {
+        fail_node(t, n, "select_scatter needs static sizes and a constant index");
+        return false;
+    }
+    if (dim < 0) dim += (int64_t)r;
+    if (dim < 0 || dim >= (int64_t)r) return false;
+    if (index < 0) index += sz[dim];
+    const char *us = emit2(t, "Unsqueeze", src, const_ints(t, &dim, 1), NULL, NULL);
+    return scatter_positions(t, n, x, us, dim, r, &index, 1);
+}
+
+/* atleast_1d over a list: rank-0 tensors become [1], others pass through. */
+static bool b_atleast_1d(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    if (!seq_arg(b[0])) return false;
+    size_t k = b[0]->u.seq.len;
+    const char **outs = output_names_ex(t, n, k, true);
+    int64_t one = 1;
+    for (size_t i = 0; i < k; i++) {
+        const fx_arg *e = b[0]->u.seq.items[i];
+        const char *v = input_of(t, n, e);
+        if (!v) return false;
+        int r = rank_of_node(e->u.node);
+        if (r < 0) { fail_node(t, n, "atleast_1d needs the rank of its inputs"); return false; }
+        const char *nm = arena_printf(&t->a, "node_%s__%zu", n->name, i);
+        if (r == 0) emit2(t, "Reshape", v, const_ints(t, &one, 1), outs[i], nm);
+        else emit1(t, "Identity", v, outs[i], nm);
+    }
+    set_val(t, n, outs, k);
+    return true;
+}
+
+/* nargs: how many schema arguments the C code reads (-1: reads the FX node itself, no schema). */
+static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] = {
+    {"transpose", b_transpose, 3}, {"slice", b_slice, 5}, {"flip", b_flip, 2}, {"flatten", b_reshape_to_meta, 1},
+    {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool2d, 2}, {"pad", b_pad, 4},
+    {"upsample_nearest2d", b_upsample_nearest2d, 3}, {"upsample_bilinear2d", b_upsample_bilinear2d, 4},
+    {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
+    {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
+    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_1d, 1}, {"cond", b_cond, -1}, {"while_loop", b_while_loop, -1}, {"scan", b_scan, -1},
+    {"symbolic", b_symbolic, -1},
 };
 
-static builtin_fn find_builtin(const char *name)
+static builtin_fn find_builtin(const char *name, int *nargs)
 {
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (!strcmp(builtins[i].name, name)) return builtins[i].fn;
+        if (!strcmp(builtins[i].name, name)) { *nargs = builtins[i].nargs; return builtins[i].fn; }
     return NULL;
 }
 
@@ -1622,12 +1884,12 @@ static bool translate_getitem(tx *t, const fx_node *n)
 {
     const fx_arg *a = n->args;
     if (a->u.seq.len != 2 || a->u.seq.items[0]->kind != FX_ARG_NODE || a->u.seq.items[1]->kind != FX_ARG_INT) {
-        fail_node(t, n, "%s", "getitem needs a node and a constant index");
+        fail_node(t, n, "getitem needs a node and a constant index");
         return false;
     }
     const tx_val *src = lookup_val(t, a->u.seq.items[0]->u.node);
     int64_t i = a->u.seq.items[1]->u.i;
-    if (!src) { fail_node(t, n, "%s", "getitem of a value that was not translated"); return false; }
+    if (!src) { fail_node(t, n, "getitem of a value that was not translated"); return false; }
     if (src->seq && src->n == 1) {
         const char *idx = const_scalar(t, OT_INT64, 0, i, false);
         const char *out = one_output(t, n);
@@ -1635,7 +1897,7 @@ static bool translate_getitem(tx *t, const fx_node *n)
         return true;
     }
     if (i < 0) i += (int64_t)src->n;
-    if (i < 0 || (size_t)i >= src->n) { fail_node(t, n, "%s", "getitem index out of range"); return false; }
+    if (i < 0 || (size_t)i >= src->n) { fail_node(t, n, "getitem index out of range"); return false; }
     set_val(t, n, &src->names[i], 1);
     return true;
 }
@@ -1645,6 +1907,16 @@ static bool translate_call(tx *t, const fx_node *n)
     const char *target = n->target ? n->target : "";
     if (!strcmp(target, "operator.getitem") || !strcmp(target, "<built-in function getitem>"))
         return translate_getitem(t, n);
+    /* An in-place op whose result nobody reads only acts through aliasing (a view of another
+     * value): ONNX has no aliasing, so translating it would silently drop the write. */
+    const char *ov = strrchr(target, '.');
+    if (ov && ov > target && ov[-1] == '_' && n->n_users == 0 && !strncmp(target, "torch.ops.aten.", 15)) {
+        t->failed = true;
+        diagnostic *dg = diag_error(t->d, (diag_loc){t->p->file, 0, 0},
+                                    "in-place %s (node %%%s) writes through a view; ONNX has no aliasing", target, n->name);
+        diag_set_hint(dg, "run the decompose stage first: functionalization turns it into *_scatter ops");
+        return false;
+    }
     const op_rule *rule = ops_lookup(t->reg, target, t->opset);
     if (!rule) { no_lowering(t, n, target); return false; }
     const fx_arg **bound = NULL;
@@ -1657,14 +1929,20 @@ static bool translate_call(tx *t, const fx_node *n)
         lw = ops_select(rule, info);
     }
     if (!lw) {
-        fail_node(t, n, "%s", arena_printf(&t->a, "no alternative of the rule at %s:%d applies to these arguments",
+        fail_node(t, n, arena_printf(&t->a, "no alternative of the rule at %s:%d applies to these arguments",
                                            rule->file, rule->line));
         return false;
     }
     if (lw->builtin) {
-        builtin_fn fn = find_builtin(lw->builtin);
+        int need = 0;
+        builtin_fn fn = find_builtin(lw->builtin, &need);
         if (!fn) {
-            fail_node(t, n, "%s", arena_printf(&t->a, "builtin lowering '%s' is not implemented yet", lw->builtin));
+            fail_node(t, n, arena_printf(&t->a, "builtin lowering '%s' is not implemented yet", lw->builtin));
+            return false;
+        }
+        if (need >= 0 && (!rule->has_schema || rule->schema.nargs < (size_t)need)) {
+            fail_node(t, n, arena_printf(&t->a, "builtin '%s' needs a schema with at least %d arguments (rule at %s:%d)",
+                                               lw->builtin, need, rule->file, rule->line));
             return false;
         }
         return fn(t, n, rule, bound);
@@ -1681,7 +1959,7 @@ static bool translate_graph(tx *t, const fx_graph *g)
             if (!translate_call(t, n)) return false;
             break;
         case FX_OP_CALL_METHOD: case FX_OP_CALL_MODULE:
-            fail_node(t, n, "%s", "call_method/call_module must be exported to ATen first (run `export`)");
+            fail_node(t, n, "call_method/call_module must be exported to ATen first (run `export`)");
             return false;
         default: break;   /* placeholders: bound by the caller; get_attr: subgraphs; output: caller */
         }
@@ -1696,13 +1974,7 @@ void translate_options_init(translate_options *o)
     memset(o, 0, sizeof *o);
     o->opset = 20;
     o->value_info = true;
-}
-
-static const fx_input_spec *input_spec(const fx_program *p, const char *name)
-{
-    for (size_t i = 0; i < p->sig.n_inputs; i++)
-        if (!strcmp(p->sig.inputs[i].name, name)) return &p->sig.inputs[i];
-    return NULL;
+    o->export_params = true;
 }
 
 ox_model *translate_program(const fx_program *p, const translate_options *opts, diag_sink *d)
@@ -1717,6 +1989,18 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         reg = &own;
     }
     const fx_graph *g = fx_program_graph(p);
+    if (opts->opset > 0 && opts->opset < 18) {
+        diagnostic *dg = diag_error(d, (diag_loc){p->file, 0, 0}, "opset %d is below 18, the lowest opset of the op tables",
+                                    opts->opset);
+        diag_set_hint(dg, "torch.onnx's dynamo exporter starts at opset 18 too");
+        if (!opts->registry) ops_registry_free(&own);
+        return NULL;
+    }
+    if (!g) {
+        diag_error(d, (diag_loc){p->file, 0, 0}, "the program has no graph to translate");
+        if (!opts->registry) ops_registry_free(&own);
+        return NULL;
+    }
     ox_model *m = ox_model_new(10);
     ox_model_set_opset(m, "", opts->opset > 0 ? opts->opset : 20);
     m->proto->producer_name = ox_strdup(m, opts->producer_name ? opts->producer_name : "fxsh");
@@ -1738,22 +2022,27 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hashmap specs;
     hm_init(&specs);
     for (size_t i = 0; i < p->sig.n_inputs; i++) hm_put(&specs, p->sig.inputs[i].name, &p->sig.inputs[i]);
-    (void)input_spec;
 
+    /* user inputs first, then parameters/buffers/constants, as torch orders graph inputs */
+    for (int pass = 0; pass < 2; pass++)
     for (const fx_node *n = g ? g->first : NULL; n && !t.failed; n = n->next) {
         if (n->op != FX_OP_PLACEHOLDER) continue;
         const fx_input_spec *sp = hm_get(&specs, n->name);
         bool user = !sp || sp->kind == FX_IN_USER_INPUT;
+        if (user != (pass == 0)) continue;
         const char *name = user || !sp->target ? n->name : sp->target;
         const char *vn = unique_name(&t, name);
         const fx_weight *w = !user && sp->target ? fx_program_weight(p, sp->target) : NULL;
         Onnx__TypeProto *ty = type_of_value(&t, node_val(n));
-        if (w && w->data) {
+        if (w && w->data && opts->export_params) {
             int et = fx_dtype_get(w->dtype)->onnx_type;
             Onnx__TensorProto *tp = ox_tensor_new(m, vn, et, w->shape, w->rank);
             ox_tensor_set_raw(m, tp, w->data, w->nbytes);
             ox_graph_add_initializer(m, m->proto->graph, tp);
-            if (ty && t.value_info) ox_graph_add_value_info(m, m->proto->graph, vn, ty);
+            if (opts->keep_initializers_as_inputs)
+                ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
+            else if (ty && t.value_info)
+                ox_graph_add_value_info(m, m->proto->graph, vn, ty);
         } else {
             if (sp && sp->kind == FX_IN_TOKEN) continue;
             ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
@@ -1774,7 +2063,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
             const fx_arg *it = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.items[i] : items;
             if (p->sig.present && i < p->sig.n_outputs && p->sig.outputs[i].kind != FX_OUT_USER_OUTPUT) continue;
             if (it->kind != FX_ARG_NODE) {
-                fail_node(&t, outn, "%s", "only tensor outputs can be exported");
+                fail_node(&t, outn, "only tensor outputs can be exported");
                 break;
             }
             const char *v = single(&t, outn, it->u.node);
@@ -1788,13 +2077,14 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         hm_free(&seen);
         /* graph outputs carry their type; drop their duplicate value_info entries */
         Onnx__GraphProto *mg = m->proto->graph;
+        hashmap outset;
+        hm_init(&outset);
+        for (size_t j = 0; j < mg->n_output; j++) hm_put(&outset, mg->output[j]->name, (void *)1);
         size_t w = 0;
-        for (size_t i = 0; i < mg->n_value_info; i++) {
-            bool is_out = false;
-            for (size_t j = 0; j < mg->n_output && !is_out; j++) is_out = !strcmp(mg->output[j]->name, mg->value_info[i]->name);
-            if (!is_out) mg->value_info[w++] = mg->value_info[i];
-        }
+        for (size_t i = 0; i < mg->n_value_info; i++)
+            if (!hm_has(&outset, mg->value_info[i]->name)) mg->value_info[w++] = mg->value_info[i];
         mg->n_value_info = w;
+        hm_free(&outset);
     }
     hm_free(&specs);
     hm_free(&inputs);

@@ -22,6 +22,8 @@ typedef struct translate_options {
     const ops_registry *registry;   /* NULL → the tables shipped with fxsh (loaded per call) */
     const char *producer_name;      /* NULL → "fxsh" */
     bool value_info;                /* emit value_info for FX values with known meta (default on) */
+    bool export_params;             /* weights become initializers (default on); off: graph inputs */
+    bool keep_initializers_as_inputs; /* initializers are also listed as graph inputs (default off) */
 } translate_options;
 
 void translate_options_init(translate_options *o);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx/onnx_parse.h"
 #include "ops/ops.h"
 
 static bool load(ops_registry *r, const char *text, diag_sink *d)
@@ -129,6 +130,15 @@ static void test_load_and_lookup(void **state)
     assert_non_null(strstr(sb.s, "opset: 20"));
     assert_non_null(strstr(sb.s, "Gelu <approximate"));
     assert_false(ops_print_rule(&r, "aten.nope.default", &sb));
+    /* `ops show` output is itself a loadable rule file */
+    sb_reset(&sb);
+    assert_true(ops_print_rule(&r, "aten.gelu.default", &sb));
+    ops_registry r2;
+    ops_registry_init(&r2);
+    assert_true(ops_load_string(&r2, "shown.yaml", sb.s, sb.len, &d));
+    assert_int_equal(ops_lookup(&r2, "aten.gelu.default", 20)->since_opset, 20);
+    assert_int_equal(ops_lookup(&r2, "aten.gelu.default", 19)->alts[0].nnodes, 2);
+    ops_registry_free(&r2);
     sb_free(&sb);
     diag_free(&d);
     ops_registry_free(&r);
@@ -276,6 +286,26 @@ static void test_default_tables(void **state)
     assert_non_null(ops_lookup(&r, "torch.ops.higher_order.cond", 20));
     assert_string_equal(ops_lookup(&r, "aten.gelu.default", 20)->alts[0].nodes[0].op_type, "Gelu");
     assert_string_equal(ops_lookup(&r, "aten.gelu.default", 18)->alts[1].nodes[7].op_type, "Erf");
+
+    /* every shipped lowering is plain ONNX text: fxsh's ONNX parser reads it as a function with
+     * the same nodes as the template */
+    size_t checked = 0;
+    for (size_t i = 0; i < r.ntargets; i++)
+        for (const op_rule *x = ops_lookup(&r, r.targets[i], 1000); x; x = x->older)
+            for (size_t k = 0; k < x->nalts; k++) {
+                const lowering *lw = &x->alts[k];
+                if (lw->builtin) continue;
+                arena a;
+                arena_init(&a);
+                Onnx__FunctionProto *f = ox_parse_function_proto(&a, lw->text, strlen(lw->text), x->file, &d);
+                if (!f) fail_msg("%s:%d: lowering of %s is not ONNX text", x->file, lw->line, x->target);
+                assert_int_equal(f->n_node, lw->nnodes);
+                assert_int_equal(f->n_input, lw->nparams);
+                for (size_t j = 0; j < lw->nnodes; j++) assert_string_equal(f->node[j]->op_type, lw->nodes[j].op_type);
+                arena_free(&a);
+                checked++;
+            }
+    assert_true(checked > 100);
     diag_free(&d);
     ops_registry_free(&r);
 }

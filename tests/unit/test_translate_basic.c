@@ -157,6 +157,25 @@ static void test_linear_gemm_and_naming(void **state)
     assert_true(vi_linear);
     ox_model_free(m);
 
+    /* export_params off: weights become graph inputs, after the user inputs */
+    translate_options o;
+    translate_options_init(&o);
+    o.registry = &reg;
+    o.export_params = false;
+    m = translate_program(p, &o, &d);
+    assert_non_null(m);
+    assert_int_equal(m->proto->graph->n_initializer, 0);
+    assert_int_equal(m->proto->graph->n_input, 3);
+    assert_string_equal(m->proto->graph->input[0]->name, "x");
+    assert_string_equal(m->proto->graph->input[1]->name, "fc.weight");
+    ox_model_free(m);
+    o.export_params = true;
+    o.keep_initializers_as_inputs = true;
+    m = translate_program(p, &o, &d);
+    assert_int_equal(m->proto->graph->n_initializer, 2);
+    assert_int_equal(m->proto->graph->n_input, 3);
+    ox_model_free(m);
+
     /* rank-3 input: Transpose + MatMul + Add */
     x->meta.val->rank = 3;
     x->meta.val->sizes = (const char **)(const char *[]){"2", "3", "8"};
@@ -265,11 +284,21 @@ static void test_missing_lowering(void **state)
     assert_string_equal(find_node(m->proto->graph, "node_frobnicate")->op_type, "Neg");
     ox_model_free(m);
 
+    /* a user rule naming a C builtin without the schema it reads is refused at translation */
+    diag_clear(&d);
+    const char *yb = "opset: 19\nrules:\n  - target: aten.frobnicate.default\n    builtin: transpose\n";
+    assert_true(ops_load_string(&reg, "user2.yaml", yb, strlen(yb), &d));
+    assert_null(run(p, &d, 20));
+    assert_non_null(strstr(d.items[0].message, "builtin 'transpose' needs a schema"));
+    m = run(p, &d, 18);                    /* below the override's opset the table rule still applies */
+    assert_non_null(m);
+    ox_model_free(m);
+
     /* wrong arity is an error, not a crash */
     fx_arg *bad[] = {fx_arg_node(p, x), fx_arg_int(p, 1), fx_arg_int(p, 2)};
     fx_node_set_args(n, fx_arg_seq(p, FX_ARG_TUPLE, bad, NULL, 3), fx_arg_seq(p, FX_ARG_DICT, NULL, NULL, 0));
     diag_clear(&d);
-    assert_null(run(p, &d, 0));
+    assert_null(run(p, &d, 18));
     assert_non_null(strstr(d.items[0].message, "positional arguments"));
     diag_free(&d);
     fx_program_free(p);
