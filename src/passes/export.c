@@ -858,7 +858,12 @@ static void lift_one(const char *name, void *ctx)
     fx_graph_append(l->x->g, n);
     const char *kfqn = fx_strdup(p, fqn);
     hm_put(&l->x->weights, kfqn, n);
-    fx_weight *w = fx_program_add_weight(p, kfqn, l->role, FX_DT_F32, NULL, 0, NULL, 0, false);
+    /* Weights attached to the source (load ... --weights W) carry over, borrowed: the source
+     * stage outlives every stage made from it. */
+    const fx_weight *sw = fx_program_weight(l->x->src, fqn);
+    fx_weight *w = sw ? fx_program_add_weight(p, kfqn, l->role, sw->dtype, sw->shape, sw->rank, sw->data,
+                                              sw->nbytes, false)
+                      : fx_program_add_weight(p, kfqn, l->role, FX_DT_F32, NULL, 0, NULL, 0, false);
     w->persistent = l->role == FX_TENSOR_BUFFER;
 }
 
@@ -1408,6 +1413,16 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
             xval *v = fx_alloc(x.dst, sizeof *v);
             v->arg = fx_arg_node(x.dst, p);
             v->decl = find_decl(&x, n->name);
+            if (v->decl) {
+                /* The declared example input is the placeholder's value meta, as torch.export
+                 * records the example's dtype and shape. */
+                fx_value *val = fx_value_new(x.dst, FX_VAL_TENSOR);
+                val->dtype = v->decl->dtype;
+                val->rank = v->decl->rank;
+                val->sizes = fx_alloc(x.dst, (v->decl->rank ? v->decl->rank : 1) * sizeof *val->sizes);
+                for (size_t k = 0; k < v->decl->rank; k++) val->sizes[k] = fx_strdup(x.dst, v->decl->dims[k]);
+                p->meta.val = val;
+            }
             hm_put(&x.vals, fx_strdup(x.dst, n->name), v);
             break;
         }

@@ -7,6 +7,7 @@
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
+#include "fx/fx_weight_source.h"
 #include "fx/pt2_load.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_parse.h"
@@ -137,13 +138,40 @@ static int load_stdin_block(session *s)
     return rc;
 }
 
+/* load FILE|- [--weights W]: W supplies the values of programs that come without them. */
 int cmd_load(session *s, int argc, char **argv)
 {
-    if (strcmp(argv[1], "-") == 0) return load_stdin_block(s);
-    size_t len;
-    char *buf = file_read(argv[1], &len, &s->diag);
-    if (!buf) return 1;
-    int rc = load_buffer(s, buf, len, argv[1], argv[1]);
-    free(buf);
-    return rc;
+    const char *file = NULL, *weights = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--weights") && i + 1 < argc) weights = argv[++i];
+        else if (!file && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) file = argv[i];
+        else {
+            session_error(s, "load: unexpected '%s' (usage: load FILE|- [--weights FILE])", argv[i]);
+            return 1;
+        }
+    }
+    if (!file) {
+        session_error(s, "load: no file (usage: load FILE|- [--weights FILE])");
+        return 1;
+    }
+    int rc;
+    if (strcmp(file, "-") == 0) {
+        rc = load_stdin_block(s);
+    } else {
+        size_t len;
+        char *buf = file_read(file, &len, &s->diag);
+        if (!buf) return 1;
+        rc = load_buffer(s, buf, len, file, file);
+        free(buf);
+    }
+    if (rc || !weights) return rc;
+    stage *st = session_current(s);
+    if (st->kind != STAGE_FX) {
+        session_error(s, "load --weights: an ONNX model carries its own initializers");
+        return 1;
+    }
+    size_t n;
+    if (!fx_attach_weights(st->fx, weights, &n, &s->diag)) return 1;
+    fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", weights);
+    return 0;
 }

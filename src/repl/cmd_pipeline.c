@@ -152,7 +152,7 @@ static bool apply_io_settings(session *s, ox_model *m, const export_settings *cf
                 return false;
             }
             const char *old = which == 0 ? g->input[i]->name : g->output[i]->name;
-            if (strcmp(old, name) != 0) ox_rename_value(m, xstrdup(old) ? old : old, name);
+            if (strcmp(old, name) != 0) ox_rename_value(m, old, name);
         }
         free(copy);
     }
@@ -177,21 +177,6 @@ static bool apply_io_settings(session *s, ox_model *m, const export_settings *cf
             }
         }
         free(copy);
-    }
-    if (cfg->keep_initializers_as_inputs || !cfg->export_params) {
-        for (size_t i = 0; i < g->n_initializer; i++) {
-            const Onnx__TensorProto *t = g->initializer[i];
-            char dimtext[32][24];
-            const char *dims[32];
-            size_t nd = t->n_dims < 32 ? t->n_dims : 32;
-            for (size_t d = 0; d < nd; d++) {
-                snprintf(dimtext[d], sizeof dimtext[d], "%lld", (long long)t->dims[d]);
-                dims[d] = dimtext[d];
-            }
-            ox_graph_add_input(m, g, t->name, ox_type_tensor(m, t->data_type, dims, nd, true));
-        }
-        /* export_params=False: the weights are not stored; they are fed as inputs instead. */
-        if (!cfg->export_params) g->n_initializer = 0;
     }
     return true;
 }
@@ -237,6 +222,8 @@ static int run_stage(session *s, int to, const export_settings *cfg)
         translate_options_init(&to_opts);
         to_opts.opset = cfg->opset_version;
         to_opts.registry = s->ops;
+        to_opts.export_params = cfg->export_params;
+        to_opts.keep_initializers_as_inputs = cfg->keep_initializers_as_inputs;
         ox_model *m = translate_program(from->fx, &to_opts, &s->diag);
         if (!m) rc = 1;
         else if (!apply_io_settings(s, m, cfg)) {

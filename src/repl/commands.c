@@ -42,13 +42,15 @@ const command command_table[] = {
     {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
      "list commands, or describe one",
      "Without an argument lists every command with its usage. `help CMD` describes CMD."},
-    {"load", 1, 1, cmd_load, COMPLETE_FILE, "load FILE|-",
+    {"load", 1, 3, cmd_load, COMPLETE_FILE, "load FILE|- [--weights W]",
      "load an FX graph, torch.export program or ONNX model",
      "Loads FILE, recognising its format by content: FX graph text (print(gm.graph)), readable\n"
      "code (gm.print_readable()), GraphModule text (print(gm)), a torch.export .pt2 archive or\n"
      "its JSON, a binary .onnx model or ONNX text. `load -` reads the text from the following\n"
      "input lines until the graph is complete (paste it at the prompt, or pipe it). A file that\n"
-     "fails to load leaves the current stages untouched."},
+     "fails to load leaves the current stages untouched. --weights W takes the parameter values\n"
+     "of a program that has none (FX text, TorchScript) from W: a .pt2, an .onnx (initializers\n"
+     "by state-dict name) or a .safetensors file."},
     {"node", 1, 1, cmd_node, COMPLETE_NODE, "node NAME",
      "show one node: args, kwargs, users, meta, source",
      "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"

@@ -1,0 +1,19 @@
+/* fx_weight_source.h — attach weights to a program from another file: a .pt2 archive, an .onnx
+ * model (initializers by state-dict name) or a .safetensors file.
+ *
+ * Ownership: the bytes are copied into the program's arena, so they live as long as the program
+ * and the source file is closed before returning. */
+#ifndef FXSH_FX_WEIGHT_SOURCE_H
+#define FXSH_FX_WEIGHT_SOURCE_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "fx/fx_ir.h"
+
+/* Adds (or fills) one program weight per tensor of the file, keyed by FQN. Returns false after
+ * reporting to d when the file cannot be read or holds no tensors. *count gets the number
+ * of tensors attached (may be NULL). */
+bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d);
+
+#endif
