@@ -84,3 +84,34 @@ $ fxsh -c 'step'
 -c:1: error: step: nothing loaded
 ? 1
 
+
+## A torch-level program (print(gm)) with weights from a .pt2: export lifts the parameters and
+## prints exactly what torch.export printed (the expected graph is the corpus's exported.fx.txt).
+$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported fx' -c signature
+attached 6 weight tensors from tests/fixtures/pt2/mlp.pt2
+[torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`...
+[torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`... ✅
+graph():
+    %p_fc1_weight : [num_users=1] = placeholder[target=p_fc1_weight]
+    %p_fc1_bias : [num_users=1] = placeholder[target=p_fc1_bias]
+    %p_fc2_weight : [num_users=1] = placeholder[target=p_fc2_weight]
+    %p_fc2_bias : [num_users=1] = placeholder[target=p_fc2_bias]
+    %p_fc3_weight : [num_users=1] = placeholder[target=p_fc3_weight]
+    %p_fc3_bias : [num_users=1] = placeholder[target=p_fc3_bias]
+    %x : [num_users=1] = placeholder[target=x]
+    %linear : [num_users=1] = call_function[target=torch.ops.aten.linear.default](args = (%x, %p_fc1_weight, %p_fc1_bias), kwargs = {})
+    %relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%linear,), kwargs = {})
+    %linear_1 : [num_users=1] = call_function[target=torch.ops.aten.linear.default](args = (%relu, %p_fc2_weight, %p_fc2_bias), kwargs = {})
+    %relu_1 : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%linear_1,), kwargs = {})
+    %linear_2 : [num_users=1] = call_function[target=torch.ops.aten.linear.default](args = (%relu_1, %p_fc3_weight, %p_fc3_bias), kwargs = {})
+    return (linear_2,)
+inputs:
+  USER_INPUT   x: f32[2, 8]
+  PARAMETER    p_fc1_weight: f32[16, 8] <- fc1.weight
+  PARAMETER    p_fc1_bias: f32[16] <- fc1.bias
+  PARAMETER    p_fc2_weight: f32[16, 16] <- fc2.weight
+  PARAMETER    p_fc2_bias: f32[16] <- fc2.bias
+  PARAMETER    p_fc3_weight: f32[4, 16] <- fc3.weight
+  PARAMETER    p_fc3_bias: f32[4] <- fc3.bias
+outputs:
+  USER_OUTPUT  linear_2
