@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "base/file.h"
 #include "base/vec.h"
 #include "ops/ops.h"
 
@@ -393,22 +394,11 @@ done:
 
 bool ops_load_file(ops_registry *r, const char *path, diag_sink *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, (diag_loc){path, 0, 0}, "cannot open op table: %m");
-        return false;
-    }
-    strbuf sb;
-    sb_init(&sb);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-    bool err = ferror(f);
-    fclose(f);
-    bool ok = false;
-    if (err) diag_error(d, (diag_loc){path, 0, 0}, "cannot read op table");
-    else ok = ops_load_string(r, path, sb.s, sb.len, d);
-    sb_free(&sb);
+    size_t len;
+    char *text = file_read(path, &len, d);
+    if (!text) return false;
+    bool ok = ops_load_string(r, path, text, len, d);
+    free(text);
     return ok;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "base/file.h"
 #include "base/strbuf.h"
 
 #ifndef FXSH_PKGDATADIR
@@ -142,20 +143,11 @@ done:
 
 bool pass_table_load_file(pass_table *t, const char *path, const char *list_key, diag_sink *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, (diag_loc){ path, 0, 0 }, "cannot open table file");
-        return false;
-    }
-    strbuf sb;
-    sb_init(&sb);
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_putn(&sb, buf, got);
-    fclose(f);
-    bool ok = pass_table_load_string(t, path, sb.s ? sb.s : "", sb.len, list_key, d);
-    sb_free(&sb);
+    size_t len;
+    char *text = file_read(path, &len, d);
+    if (!text) return false;
+    bool ok = pass_table_load_string(t, path, text, len, list_key, d);
+    free(text);
     return ok;
 }
 
