@@ -70,3 +70,6 @@ tests_unit_test_translate_corpus_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_TEST_SHAREDIR=
 	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
 endif
 EXTRA_DIST += tests/fixtures/translate
+
+# ---- lead block: node surgery behind the REPL's rewrite commands --------------------------------
+libfxsh_a_SOURCES += src/passes/surgery.c src/passes/surgery.h

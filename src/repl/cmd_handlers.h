@@ -38,6 +38,18 @@ int cmd_diff(session *s, int argc, char **argv);
 int cmd_set(session *s, int argc, char **argv);
 int cmd_ops(session *s, int argc, char **argv);
 
+/* cmd_edit.c: patching FX stages */
+int cmd_replace(session *s, int argc, char **argv);
+int cmd_rewire(session *s, int argc, char **argv);
+int cmd_insert(session *s, int argc, char **argv);
+int cmd_delete(session *s, int argc, char **argv);
+int cmd_rename(session *s, int argc, char **argv);
+int cmd_set_node(session *s, int argc, char **argv);
+int cmd_undo(session *s, int argc, char **argv);
+int cmd_redo(session *s, int argc, char **argv);
+int cmd_history(session *s, int argc, char **argv);
+int cmd_save_patch(session *s, int argc, char **argv);
+
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);
 

@@ -360,6 +360,11 @@ int cmd_set(session *s, int argc, char **argv)
         sb_free(&sb);
         return 0;
     }
+    /* `set NODE ARG=VALUE` edits the graph; settings have fixed names that nodes rarely take. */
+    stage *st = session_current(s);
+    if (argc == 3 && strchr(argv[2], '=') && st && st->kind == STAGE_FX &&
+        (argv[1][0] == '%' || fx_program_find_node(st->fx, argv[1])))
+        return cmd_set_node(s, argc, argv);
     char *name = argv[1], *value = argc > 2 ? argv[2] : NULL, *eq = strchr(name, '=');
     if (eq && !value) {
         *eq = '\0';

@@ -17,6 +17,10 @@ const command command_table[] = {
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
      "Each problem is reported with its node; the command fails if there is any."},
+    {"delete", 1, 2, cmd_delete, COMPLETE_NODE, "delete NODE [%OTHER]",
+     "delete a node (rewiring its users to %OTHER)",
+     "Deletes NODE from the current FX stage. A node that still has users is refused, unless\n"
+     "%OTHER is given: its users are then rewired to %OTHER first. Undo with `undo`."},
     {"diff", 2, 2, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE",
      "nodes added, removed and changed between two stages",
      "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
@@ -42,6 +46,15 @@ const command command_table[] = {
     {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
      "list commands, or describe one",
      "Without an argument lists every command with its usage. `help CMD` describes CMD."},
+    {"history", 0, 0, cmd_history, COMPLETE_NOTHING, "history",
+     "list the edits applied (and undone) so far",
+     "Lists every patch applied to the FX stages, oldest first, with the stage it changed;\n"
+     "undone edits that `redo` can bring back are marked."},
+    {"insert", 4, 5, cmd_insert, COMPLETE_NODE, "insert AFTER NAME TARGET [ARGS]",
+     "insert a call_function node",
+     "Inserts NAME = TARGET(ARGS) after node AFTER, e.g.\n"
+     "  insert relu clone torch.ops.aten.clone.default (%relu,)\n"
+     "ARGS is FX argument text; rewire users to the new node with `rewire`."},
     {"load", 1, 3, cmd_load, COMPLETE_FILE, "load FILE|- [--weights W]",
      "load an FX graph, torch.export program or ONNX model",
      "Loads FILE, recognising its format by content: FX graph text (print(gm.graph)), readable\n"
@@ -69,18 +82,35 @@ const command command_table[] = {
      "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
      "dtype, shape and bytes, with the total."},
     {"quit", 0, 0, cmd_quit, COMPLETE_NOTHING, "quit", "leave fxsh", NULL},
+    {"redo", 0, 0, cmd_redo, COMPLETE_NOTHING, "redo", "re-apply the last undone edit", NULL},
+    {"rename", 2, 2, cmd_rename, COMPLETE_NODE, "rename NODE NEW",
+     "rename a node", "Renames NODE to NEW (a valid Python identifier not used in its graph)."},
+    {"replace", 2, 2, cmd_replace, COMPLETE_NODE, "replace NODE TARGET",
+     "swap the target of a call node",
+     "Makes NODE call TARGET instead, keeping its arguments, e.g.\n"
+     "  replace relu torch.ops.aten.gelu.default"},
+    {"rewire", 3, 3, cmd_rewire, COMPLETE_NODE, "rewire NODE ARG %OTHER",
+     "make an argument of NODE refer to another node",
+     "Sets argument ARG of NODE (a position like 0, or a keyword name) to node %OTHER, which must\n"
+     "be defined before NODE."},
     {"save", 1, 3, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data]",
      "write the current ONNX model",
      "Writes the current ONNX model to FILE: binary protobuf by default, ONNX text when FILE\n"
      "ends in .txt or with --text. --external-data stores tensors of 1 KiB and more in\n"
      "FILE.data beside it. The file is written to a temporary name and renamed, so a failed\n"
      "save never leaves a half-written file."},
-    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]]",
-     "show or change the export settings",
+    {"save-patch", 1, 1, cmd_save_patch, COMPLETE_FILE, "save-patch FILE",
+     "write the edits as a script that replays them",
+     "Writes every applied edit, in order, as fxsh commands: run it on the original program\n"
+     "with `fxsh ORIGINAL -f FILE`, or `source FILE` after loading it."},
+    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE",
+     "show or change the export settings, or set a node argument",
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
      "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
      "keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose — with\n"
-     "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one."},
+     "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one.\n"
+     "`set NODE ARG=VALUE` instead edits the current FX stage: argument ARG (a position or a\n"
+     "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
     {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
      "print a stage the way torch / onnx print it",
      "Prints the current stage in the form it was loaded in. FORM chooses another: fx (graph\n"
@@ -110,6 +140,9 @@ const command command_table[] = {
      "overview of the current ONNX model",
      "ir_version, opsets, inputs and outputs with types, node count, op histogram, initializer\n"
      "count and bytes, functions and subgraphs."},
+    {"undo", 0, 0, cmd_undo, COMPLETE_NOTHING, "undo", "take back the last edit",
+     "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
+     "`export` or `step`)."},
     {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
      "summarise one parameter's values",
      "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"

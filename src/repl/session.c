@@ -42,14 +42,31 @@ void session_free(session *s)
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     diag_free(&s->diag);
     settings_free(&s->settings);
+    session_clear_edits(s);
+    free(s->undo);
+    free(s->redo);
     if (s->ops) {
         ops_registry_free(s->ops);
         free(s->ops);
     }
 }
 
+void session_clear_edits(session *s)
+{
+    for (size_t i = 0; i < s->n_undo; i++) {
+        fx_program_free(s->undo[i].before);
+        free(s->undo[i].command);
+    }
+    for (size_t i = 0; i < s->n_redo; i++) {
+        fx_program_free(s->redo[i].after);
+        free(s->redo[i].command);
+    }
+    s->n_undo = s->n_redo = 0;
+}
+
 void session_reset(session *s)
 {
+    session_clear_edits(s);
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     s->current = -1;
 }

@@ -31,6 +31,14 @@ enum { SESSION_MAX_STAGES = 5 };
 /* Reads one more line of the current input for commands that take a multi-line block (load -). */
 typedef char *(*session_read_fn)(void *ctx, const char *prompt);
 
+/* One applied edit of an FX stage: the program before it, so that undo can restore it. */
+typedef struct edit_record {
+    int stage;                   /* index of the stage edited */
+    struct fx_program *before;   /* owned: the stage's program before the edit */
+    struct fx_program *after;    /* owned only while on the redo stack */
+    char *command;               /* the command line, replayed by save-patch */
+} edit_record;
+
 typedef struct session {
     stage stages[SESSION_MAX_STAGES];
     int current;                 /* index into stages, -1 if nothing loaded */
@@ -46,6 +54,10 @@ typedef struct session {
     void *read_ctx;
     export_settings settings;    /* `set`: defaults of `export` */
     struct ops_registry *ops;    /* op tables, loaded on first use (NULL until then) */
+    edit_record *undo;           /* applied edits, oldest first */
+    size_t n_undo, cap_undo;
+    edit_record *redo;           /* undone edits, most recently undone last */
+    size_t n_redo, cap_redo;
 } session;
 
 void session_init(session *s);
@@ -59,6 +71,8 @@ void session_reset(session *s);
 void session_set_fx(session *s, int index, struct fx_program *p, const char *source);
 void session_set_onnx(session *s, int index, struct ox_model *m, const char *source);
 stage *session_current(session *s);  /* NULL if nothing is loaded */
+/* Forgets every edit (a new program was loaded). */
+void session_clear_edits(session *s);
 /* Renders and clears pending diagnostics, prefixed with "input:line: " when not interactive. */
 void session_flush_diag(session *s);
 /* Reports a command-level error (no source location of its own). */

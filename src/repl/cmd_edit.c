@@ -1,0 +1,189 @@
+/* cmd_edit.c — patching the current FX stage: node surgery (replace, set, rewire, insert, delete,
+ * rename), undo / redo / history, and save-patch. Every edit works on a copy of the stage and
+ * keeps the original on the undo stack; the stages after the edited one are dropped as stale. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/file.h"
+#include "base/strbuf.h"
+#include "fx/fx.h"
+#include "fx/fx_ir.h"
+#include "passes/surgery.h"
+#include "repl/cmd_edit.h"
+#include "repl/cmd_handlers.h"
+
+static void push(edit_record **items, size_t *n, size_t *cap, edit_record r)
+{
+    xgrow((void **)items, cap, *n + 1, sizeof **items);
+    (*items)[(*n)++] = r;
+}
+
+static void drop_later_stages(session *s, int idx)
+{
+    for (int i = idx + 1; i < SESSION_MAX_STAGES; i++) {
+        if (s->stages[i].kind == STAGE_FX) session_set_fx(s, i, NULL, NULL);
+        else if (s->stages[i].kind == STAGE_ONNX) session_set_onnx(s, i, NULL, NULL);
+        s->stages[i].kind = STAGE_EMPTY;
+    }
+    s->current = idx;
+}
+
+/* The stage edits apply to: the loaded program (the first FX stage), because `export` replays
+ * the pipeline from it; the stages made from it are dropped by the edit. */
+static int edit_stage(session *s, const char *cmd)
+{
+    for (int i = 0; i < SESSION_MAX_STAGES; i++)
+        if (s->stages[i].kind == STAGE_FX) {
+            s->current = i;
+            return i;
+        }
+    diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: %s", cmd,
+                                session_current(s) ? "an ONNX model has no FX program to patch"
+                                                   : "nothing loaded (use `load FILE` first)");
+    diag_set_hint(dg, "patches apply to FX programs: load FX text, a .pt2 or TorchScript IR");
+    return -1;
+}
+
+static char *join_args(int argc, char **argv)
+{
+    strbuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < argc; i++) {
+        if (i) sb_putc(&sb, ' ');
+        bool quote = strpbrk(argv[i], " \t'\"#") != NULL;
+        if (quote) {
+            sb_putc(&sb, '"');
+            for (const char *c = argv[i]; *c; c++) {
+                if (*c == '"' || *c == '\\') sb_putc(&sb, '\\');
+                sb_putc(&sb, *c);
+            }
+            sb_putc(&sb, '"');
+        } else {
+            sb_puts(&sb, argv[i]);
+        }
+    }
+    return sb_detach(&sb);
+}
+
+int edit_commit(session *s, int argc, char **argv, struct fx_program *edited)
+{
+    int idx = s->current;
+    stage *st = &s->stages[idx];
+    edit_record r = {idx, st->fx, NULL, join_args(argc, argv)};
+    st->fx = edited;   /* the old program moves to the undo stack instead of being freed */
+    push(&s->undo, &s->n_undo, &s->cap_undo, r);
+    for (size_t i = 0; i < s->n_redo; i++) {
+        fx_program_free(s->redo[i].after);
+        free(s->redo[i].command);
+    }
+    s->n_redo = 0;
+    drop_later_stages(s, idx);
+    return 0;
+}
+
+typedef enum { OP_REPLACE, OP_SET, OP_REWIRE, OP_INSERT, OP_DELETE, OP_RENAME } edit_op;
+
+static int run_edit(session *s, int argc, char **argv, edit_op op)
+{
+    if (edit_stage(s, argv[0]) < 0) return 1;
+    fx_program *copy = fx_program_clone(s->stages[s->current].fx);
+    diag_sink *d = &s->diag;
+    bool ok = false;
+    switch (op) {
+    case OP_REPLACE: ok = surgery_replace_target(copy, argv[1], argv[2], d); break;
+    case OP_SET: {
+        char *eq = strchr(argv[2], '=');
+        if (!eq) {
+            session_error(s, "set: write ARG=VALUE, e.g. set %%add 1=2.0 or set %%sum_1 dim=[0]");
+            break;
+        }
+        *eq = '\0';
+        ok = surgery_set_arg(copy, argv[1], argv[2], eq + 1, d);
+        *eq = '=';
+        break;
+    }
+    case OP_REWIRE: ok = surgery_set_arg(copy, argv[1], argv[2], argv[3], d); break;
+    case OP_INSERT: ok = surgery_insert(copy, argv[1], argv[2], argv[3], argc > 4 ? argv[4] : "()", d); break;
+    case OP_DELETE: ok = surgery_delete(copy, argv[1], argc > 2 ? argv[2] : NULL, d); break;
+    case OP_RENAME: ok = surgery_rename(copy, argv[1], argv[2], d); break;
+    }
+    if (!ok) {
+        fx_program_free(copy);
+        return 1;
+    }
+    return edit_commit(s, argc, argv, copy);
+}
+
+int cmd_replace(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_REPLACE); }
+int cmd_rewire(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_REWIRE); }
+int cmd_insert(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_INSERT); }
+int cmd_delete(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_DELETE); }
+int cmd_rename(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_RENAME); }
+int cmd_set_node(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_SET); }
+
+int cmd_undo(session *s, int argc, char **argv)
+{
+    if (!s->n_undo) {
+        session_error(s, "undo: nothing to undo");
+        return 1;
+    }
+    edit_record r = s->undo[--s->n_undo];
+    stage *st = &s->stages[r.stage];
+    r.after = st->fx;
+    st->fx = r.before;
+    st->kind = STAGE_FX;
+    r.before = NULL;
+    push(&s->redo, &s->n_redo, &s->cap_redo, r);
+    drop_later_stages(s, r.stage);
+    fprintf(s->out, "undone: %s\n", r.command);
+    return 0;
+}
+
+int cmd_redo(session *s, int argc, char **argv)
+{
+    if (!s->n_redo) {
+        session_error(s, "redo: nothing to redo");
+        return 1;
+    }
+    edit_record r = s->redo[--s->n_redo];
+    stage *st = &s->stages[r.stage];
+    r.before = st->fx;
+    st->fx = r.after;
+    st->kind = STAGE_FX;
+    r.after = NULL;
+    push(&s->undo, &s->n_undo, &s->cap_undo, r);
+    drop_later_stages(s, r.stage);
+    fprintf(s->out, "redone: %s\n", r.command);
+    return 0;
+}
+
+int cmd_history(session *s, int argc, char **argv)
+{
+    if (!s->n_undo && !s->n_redo) {
+        fputs("no edits\n", s->out);
+        return 0;
+    }
+    for (size_t i = 0; i < s->n_undo; i++)
+        fprintf(s->out, "%3zu  %-10s  %s\n", i + 1, session_stage_name(s->undo[i].stage), s->undo[i].command);
+    for (size_t i = s->n_redo; i-- > 0;)
+        fprintf(s->out, "  -  %-10s  %s  (undone)\n", session_stage_name(s->redo[i].stage), s->redo[i].command);
+    return 0;
+}
+
+int cmd_save_patch(session *s, int argc, char **argv)
+{
+    if (!s->n_undo) {
+        session_error(s, "save-patch: no edits to save");
+        return 1;
+    }
+    atomic_file af;
+    if (!file_create(&af, argv[1], &s->diag)) return 1;
+    const stage *first = &s->stages[s->undo[0].stage];
+    fprintf(af.f, "# fxsh patch: %zu edit%s of the %s stage", s->n_undo, s->n_undo == 1 ? "" : "s", first->name);
+    if (first->source) fprintf(af.f, " loaded from %s", first->source);
+    fputs(".\n# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).\n",
+          af.f);
+    for (size_t i = 0; i < s->n_undo; i++) fprintf(af.f, "%s\n", s->undo[i].command);
+    return file_commit(&af, &s->diag) ? 0 : 1;
+}

@@ -1,0 +1,81 @@
+## edit.t — node surgery on the loaded FX program, undo / redo / history, save-patch and replay.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace sum_1 torch.ops.aten.mean.default' -c 'set gt 1=0.5' -c 'insert linear_1 c torch.ops.aten.clone.default (%linear_1,)' -c 'rewire sum_1 0 %c' -c history -c 'show fx'
+  1  exported    replace sum_1 torch.ops.aten.mean.default
+  2  exported    set gt 1=0.5
+  3  exported    insert linear_1 c torch.ops.aten.clone.default (%linear_1,)
+  4  exported    rewire sum_1 0 %c
+graph():
+    %p_seq_0_weight : [num_users=1] = placeholder[target=p_seq_0_weight]
+    %p_seq_0_bias : [num_users=1] = placeholder[target=p_seq_0_bias]
+    %p_seq_1_weight : [num_users=1] = placeholder[target=p_seq_1_weight]
+    %p_seq_1_bias : [num_users=1] = placeholder[target=p_seq_1_bias]
+    %x : [num_users=1] = placeholder[target=x]
+    %linear : [num_users=1] = call_function[target=torch.ops.aten.linear.default](args = (%x, %p_seq_0_weight, %p_seq_0_bias), kwargs = {})
+    %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%linear, %p_seq_1_weight, %p_seq_1_bias), kwargs = {})
+    %c : [num_users=1] = call_function[target=torch.ops.aten.clone.default](args = (%linear_1,), kwargs = {})
+    %sum_1 : [num_users=1] = call_function[target=torch.ops.aten.mean.default](args = (%c,), kwargs = {})
+    %gt : [num_users=1] = call_function[target=torch.ops.aten.gt.Scalar](args = (%sum_1, 0.5), kwargs = {})
+    %true_graph_0 : [num_users=1] = get_attr[target=true_graph_0]
+    %false_graph_0 : [num_users=1] = get_attr[target=false_graph_0]
+    %cond : [num_users=1] = call_function[target=torch.ops.higher_order.cond](args = (%gt, %true_graph_0, %false_graph_0, (%linear_1,)), kwargs = {})
+    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%cond, 0), kwargs = {})
+    return (getitem,)
+
+## Edits apply to the loaded program; the stages exported from it are dropped as stale, and
+## undo / redo move between the versions.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'replace sum_1 torch.ops.aten.mean.default' -c stages -c undo -c redo -c undo -c undo -c history -c 'export verbose=False' -c stages
+  fx          -
+* exported    FX program  (examples/data/mlp_cond.pt2)
+  decomposed  -
+  onnx        -
+  optimized   -
+undone: replace sum_1 torch.ops.aten.mean.default
+redone: replace sum_1 torch.ops.aten.mean.default
+undone: replace sum_1 torch.ops.aten.mean.default
+-c:8: error: undo: nothing to undo
+  -  exported    replace sum_1 torch.ops.aten.mean.default  (undone)
+  fx          -
+  exported    FX program  (examples/data/mlp_cond.pt2)
+  decomposed  FX program  (decompose (ONNX table))
+  onnx        ONNX model  (translate)
+* optimized   ONNX model  (optimize)
+? 1
+
+## Refusals name the node and say what would work.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'delete linear' -c 'rewire linear 0 %getitem' -c 'rename linear sum_1' -c 'replace x torch.ops.aten.relu.default' -c 'set nosuch 0=1' -c 'insert output y torch.ops.aten.relu.default (%x,)' -c 'replace nosuch foo'
+-c:2: error: %linear is still used by %linear_1
+  hint: `delete linear %OTHER` rewires its users to %OTHER first
+-c:3: error: %getitem is defined after %linear: an argument must come before its user
+-c:4: error: a node named 'sum_1' already exists
+-c:5: error: %x is a placeholder node; only call nodes have a target to replace
+-c:6: error: set: no setting named 'nosuch'
+  hint: `set` lists them
+-c:7: error: nothing can be inserted after the output node
+-c:8: error: no node named 'nosuch'
+  hint: `nodes` lists them
+? 1
+
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'delete gt %sum_1' -c 'node cond'
+node:    cond
+op:      call_function
+target:  torch.ops.higher_order.cond
+args:    (%sum_1, %true_graph_0, %false_graph_0, (%linear_1,))
+kwargs:  {}
+users:   1 (getitem)
+value:   unknown
+source:  <eval_with_key>.860:9 in forward, code: cond = torch.ops.higher_order.cond(l_args_0_, cond_true_0, cond_false_0, (l_args_3_0_,));  l_args_0_ = cond_true_0 = cond_false_0 = l_args_3_0_ = None
+module:  L__self__,,model.MLPCond
+
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'replace node_gt Less'
+-c:2: error: replace: an ONNX model has no FX program to patch
+  hint: patches apply to FX programs: load FX text, a .pt2 or TorchScript IR
+? 1
+
+## save-patch writes a script that replays the edits on the original program.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace sum_1 torch.ops.aten.mean.default' -c 'set gt 1=0.5' -c "save-patch $FXSH_SCRATCH/p.fxsh" -c 'show fx' > $FXSH_SCRATCH/edited && cat $FXSH_SCRATCH/p.fxsh && fxsh -c 'load examples/data/mlp_cond.pt2' -c "source $FXSH_SCRATCH/p.fxsh" -c 'show fx' | cmp - $FXSH_SCRATCH/edited && echo replayed
+# fxsh patch: 2 edits of the exported stage loaded from examples/data/mlp_cond.pt2.
+# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).
+replace sum_1 torch.ops.aten.mean.default
+set gt 1=0.5
+replayed
+
