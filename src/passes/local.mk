@@ -12,3 +12,10 @@ TESTS += tests/unit/test_onnx_eval
 tests_unit_test_onnx_eval_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_onnx_eval_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_optimize_passes
+TESTS += tests/unit/test_optimize_passes
+tests_unit_test_optimize_passes_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_optimize_passes_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif

@@ -1,0 +1,356 @@
+/* test_optimize_passes.c — unit tests of each optimizer pass on small models written as ONNX text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "onnx/onnx_eval.h"
+#include "onnx/onnx_parse.h"
+#include "onnx/onnx_pb.h"
+#include "passes/optimize.h"
+
+static ox_model *parse(const char *text)
+{
+    diag_sink d;
+    diag_init(&d);
+    ox_model *m = ox_parse_model(text, strlen(text), "test.onnxtext", &d);
+    if (!m) diag_render_all(&d, stderr, NULL, false);
+    diag_free(&d);
+    assert_non_null(m);
+    return m;
+}
+
+static Onnx__NodeProto *find_node(Onnx__GraphProto *g, const char *op)
+{
+    for (size_t i = 0; i < g->n_node; i++)
+        if (!strcmp(g->node[i]->op_type, op)) return g->node[i];
+    return NULL;
+}
+
+static size_t count_op(Onnx__GraphProto *g, const char *op)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_node; i++) {
+        if (!op || !strcmp(g->node[i]->op_type, op)) n++;
+        for (size_t j = 0; j < g->node[i]->n_attribute; j++)
+            if (g->node[i]->attribute[j]->g) n += count_op(g->node[i]->attribute[j]->g, op);
+    }
+    return n;
+}
+
+static Onnx__TensorProto *find_init(Onnx__GraphProto *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (!strcmp(g->initializer[i]->name, name)) return g->initializer[i];
+    return NULL;
+}
+
+/* Asserts that initializer `name` holds the given int64 (or float) values. */
+static void expect_init(Onnx__GraphProto *g, const char *name, int dtype, size_t n, const double *v)
+{
+    Onnx__TensorProto *p = find_init(g, name);
+    assert_non_null(p);
+    oe_tensor t;
+    assert_int_equal(oe_from_proto(p, 0, &t), OE_OK);
+    assert_int_equal(t.dtype, dtype);
+    assert_int_equal(t.numel, n);
+    for (size_t i = 0; i < n; i++) assert_float_equal(oe_get_f(&t, (int64_t)i), v[i], 1e-6);
+    oe_tensor_free(&t);
+}
+
+static void test_fold_and_lift(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2,3] x) => (float[2,3] y, int64[2] s)\n"
+                        "<int64[1] one = {1}>\n"
+                        "{\n"
+                        "  a = Constant <value_ints = [2, 3]> ()\n"
+                        "  b = Add (a, one)\n"
+                        "  sh = Shape (x)\n"
+                        "  s = Mul (sh, b)\n"
+                        "  f = Constant <value_float = 2.0> ()\n"
+                        "  y = Mul (x, f)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    diag_sink d;
+    diag_init(&d);
+    assert_int_equal(opt_fold_constants(m, NULL, &st, &d), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    /* b, sh (static shape) and s are folded into Constant nodes */
+    assert_int_equal(st.folded, 3);
+    assert_int_equal(count_op(g, "Add"), 0);
+    assert_int_equal(count_op(g, "Shape"), 0);
+    assert_int_equal(count_op(g, "Mul"), 1);
+    assert_int_equal(opt_lift_constants(m, NULL, &st, &d), 0);
+    assert_int_equal(opt_remove_dead(m, NULL, &st, &d), 0);
+    /* s is a graph output: it stays a Constant node; f is lifted under its value name */
+    Onnx__NodeProto *c = find_node(g, "Constant");
+    assert_non_null(c);
+    assert_string_equal(c->output[0], "s");
+    oe_tensor t;
+    assert_int_equal(oe_from_proto(c->attribute[0]->t, 0, &t), OE_OK);
+    assert_int_equal(oe_get_i(&t, 0), 6);
+    assert_int_equal(oe_get_i(&t, 1), 12);
+    oe_tensor_free(&t);
+    expect_init(g, "f", 1, 1, (double[]){2});
+    assert_null(find_init(g, "one"));   /* unused after folding */
+    assert_null(find_init(g, "a"));
+    assert_int_equal(g->n_node, 2);
+    assert_false(diag_has_errors(&d));
+    diag_free(&d);
+    ox_model_free(m);
+}
+
+static void test_fold_respects_limits_and_inputs(void **state)
+{
+    (void)state;
+    /* w is an initializer that is also a graph input: not a constant. n has a dynamic dim. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2] w, float[N] n) => (float[2] y, int64[1] s, float[2000] z)\n"
+                        "<float[2] w = {1, 2}>\n"
+                        "{\n"
+                        "  y = Neg (w)\n"
+                        "  s = Shape (n)\n"
+                        "  k = Constant <value_ints = [2000]> ()\n"
+                        "  o = Constant <value_float = 1.0> ()\n"
+                        "  z = Expand (o, k)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(opt_fold_constants(m, NULL, &st, NULL), 0);
+    assert_int_equal(st.folded, 0);   /* z would have 2000 > 1024 elements */
+    optimize_options o;
+    optimize_options_default(&o);
+    o.fold_output_limit = 4096;
+    assert_int_equal(opt_fold_constants(m, &o, &st, NULL), 0);
+    assert_int_equal(st.folded, 1);
+    assert_int_equal(count_op(m->proto->graph, "Expand"), 0);
+    assert_int_equal(count_op(m->proto->graph, "Neg"), 1);
+    assert_int_equal(count_op(m->proto->graph, "Shape"), 1);
+    ox_model_free(m);
+}
+
+static void test_dead_code(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20, \"unused\" : 1, \"pkg\" : 1]>\n"
+                        "g (float[2] x, bool c) => (float[2] y)\n"
+                        "<float[2] w = {1, 2}, float[2] dead_w = {3, 4}>\n"
+                        "{\n"
+                        "  d1 = Add (x, dead_w)\n"
+                        "  d2 = Relu (d1)\n"
+                        "  outer = Mul (x, w)\n"
+                        "  y = If (c) <then_branch: graph = t () => (float[2] ty) { ty = Identity (outer) },"
+                        " else_branch: graph = e () => (float[2] ey) { unused_in = Neg (x) ey = Identity (x) }>\n"
+                        "}\n"
+                        "<domain: \"pkg\", opset_import: [\"\" : 20]>\n"
+                        "lonely (a) => (b) { b = Neg (a) }\n");
+    optimize_stats st = {0};
+    assert_int_equal(opt_remove_dead(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(g->n_node, 2);                 /* outer (used inside then_branch) and If */
+    assert_string_equal(g->node[0]->output[0], "outer");
+    assert_int_equal(st.removed_nodes, 3);          /* d1, d2, unused_in */
+    assert_non_null(find_init(g, "w"));
+    assert_null(find_init(g, "dead_w"));
+    assert_int_equal(m->proto->n_functions, 0);
+    assert_int_equal(m->proto->n_opset_import, 1);
+    assert_string_equal(m->proto->opset_import[0]->domain, "");
+    ox_model_free(m);
+}
+
+static void test_inline(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
+                        "g (float[2] x, bool c) => (float[2] y, float[2] z)\n"
+                        "{\n"
+                        "  [call1] y = pkg.torch.__subgraph__.scale <alpha: float = 3.0> (x)\n"
+                        "  z = If (c) <then_branch: graph = t () => (float[2] ty) {"
+                        " [call2] ty = pkg.torch.__subgraph__.scale (x) },"
+                        " else_branch: graph = e () => (float[2] ey) { ey = Identity (x) }>\n"
+                        "}\n"
+                        "<domain: \"pkg.torch.__subgraph__\", opset_import: [\"\" : 20]>\n"
+                        "scale <alpha: float = 2.0> (a) => (b) {\n"
+                        "  k = Constant <value_float: float = @alpha> ()\n"
+                        "  b = Mul (a, k)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(opt_inline_functions(m, NULL, &st, NULL), 0);
+    assert_int_equal(st.inlined, 2);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "scale"), 0);
+    assert_int_equal(count_op(g, "Mul"), 2);
+    /* the inner value k got a unique name per call site, and the attribute was substituted */
+    Onnx__NodeProto *k = find_node(g, "Constant");
+    assert_non_null(k);
+    assert_string_equal(k->output[0], "call1__k");
+    assert_float_equal(k->attribute[0]->f, 3.0, 1e-9);
+    Onnx__NodeProto *mul = find_node(g, "Mul");
+    assert_string_equal(mul->output[0], "y");
+    assert_string_equal(mul->input[0], "x");
+    assert_string_equal(mul->input[1], "call1__k");
+    Onnx__GraphProto *t = find_node(g, "If")->attribute[0]->g;
+    Onnx__NodeProto *k2 = find_node(t, "Constant");
+    assert_string_equal(k2->output[0], "call2__k");
+    assert_float_equal(k2->attribute[0]->f, 2.0, 1e-9);   /* the function's default */
+    assert_string_equal(find_node(t, "Mul")->output[0], "ty");
+    /* then the function and its domain import go away */
+    assert_int_equal(opt_remove_dead(m, NULL, &st, NULL), 0);
+    assert_int_equal(m->proto->n_functions, 0);
+    assert_int_equal(m->proto->n_opset_import, 1);
+    ox_model_free(m);
+}
+
+static void test_dedup_and_cse(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2] x) => (float[2] y, float[2] z)\n"
+                        "<float[2] a = {1, 2}, float[2] b = {1, 2}, float[2] c = {1, 3}>\n"
+                        "{\n"
+                        "  p = Add (x, a)\n"
+                        "  q = Add (x, b)\n"
+                        "  r = Add (x, c)\n"
+                        "  s1 = Mul (p, q)\n"
+                        "  s2 = Mul (p, p)\n"
+                        "  y = Sub (s1, r)\n"
+                        "  z = Sub (s2, r)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(opt_dedup_initializers(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(st.deduped, 1);
+    assert_int_equal(g->n_initializer, 2);
+    assert_string_equal(g->node[1]->input[1], "a");
+    assert_int_equal(opt_cse(m, NULL, &st, NULL), 0);
+    /* q ≡ p, hence s1 ≡ s2; y and z are graph outputs and both stay */
+    assert_int_equal(st.cse, 2);
+    assert_int_equal(g->n_node, 5);
+    assert_string_equal(find_node(g, "Sub")->input[0], "s1");
+    assert_string_equal(g->node[g->n_node - 1]->input[0], "s1");
+    ox_model_free(m);
+}
+
+static void test_noops(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2,3] x) => (float[2,3] y, float[2,3] z)\n"
+                        "<int64[2] shp = {2, 3}>\n"
+                        "{\n"
+                        "  i1 = Identity (x)\n"
+                        "  c1 = Cast <to = 1> (i1)\n"
+                        "  r1 = Reshape (c1, shp)\n"
+                        "  t = Relu (r1)\n"
+                        "  y = Identity (t)\n"
+                        "  z = Identity (x)\n"
+                        "}\n");
+    /* the Cast and Reshape need the input's type: x's is known, i1 is the same value */
+    optimize_stats st = {0};
+    assert_int_equal(opt_remove_noops(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(st.noops, 4);   /* i1, c1, r1, and y (Relu now writes y directly) */
+    assert_int_equal(g->n_node, 2);
+    Onnx__NodeProto *relu = find_node(g, "Relu");
+    assert_string_equal(relu->input[0], "x");
+    assert_string_equal(relu->output[0], "y");
+    /* z = Identity(x) joins two graph-level names: it must stay */
+    assert_non_null(find_node(g, "Identity"));
+    ox_model_free(m);
+}
+
+static const char *full_model =
+    "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
+    "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
+    "<float[3] w1 = {1, 2, 3}, float[3] w2 = {1, 2, 3}>\n"
+    "{\n"
+    "  sh = Shape (x)\n"
+    "  n = ReduceProd <keepdims = 0> (sh)\n"
+    "  nf = Cast <to = 1> (n)\n"
+    "  a = Add (x, w1)\n"
+    "  b = Add (x, w2)\n"
+    "  s = Mul (a, nf)\n"
+    "  u = Mul (b, nf)\n"
+    "  y = pkg.torch.__subgraph__.f (s, u)\n"
+    "  z = If (c) <then_branch: graph = t () => (float[2,3] ty) { ty = Identity (y) },"
+    " else_branch: graph = e () => (float[2,3] ey) { k = Constant <value_float = 5.0> ()"
+    " ey = Mul (x, k) }>\n"
+    "}\n"
+    "<domain: \"pkg.torch.__subgraph__\", opset_import: [\"\" : 20]>\n"
+    "f (p, q) => (r) { t1 = Identity (p) r = Sub (t1, q) }\n";
+
+static void test_full_and_idempotent(void **state)
+{
+    (void)state;
+    ox_model *m = parse(full_model);
+    optimize_stats st = {0};
+    diag_sink d;
+    diag_init(&d);
+    assert_int_equal(optimize_model(m, NULL, &st, &d), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    /* Shape/ReduceProd/Cast folded, a≡b after dedup, s≡u by CSE, Identity inside f gone,
+     * the else-branch Constant lifted to the main graph. */
+    assert_int_equal(count_op(g, "Shape"), 0);
+    assert_int_equal(count_op(g, "Add"), 1);
+    assert_int_equal(count_op(g, "Mul"), 2);
+    assert_int_equal(count_op(g, "Sub"), 1);
+    assert_int_equal(count_op(g, "Constant"), 0);
+    assert_int_equal(m->proto->n_functions, 0);
+    expect_init(g, "nf", 1, 1, (double[]){6});
+    expect_init(g, "k", 1, 1, (double[]){5});
+    assert_int_equal(g->n_initializer, 3);
+    size_t len1, len2;
+    uint8_t *once = ox_pack(m, &len1);
+    assert_int_equal(optimize_model(m, NULL, &st, &d), 0);
+    uint8_t *twice = ox_pack(m, &len2);
+    assert_int_equal(len1, len2);
+    assert_memory_equal(once, twice, len1);
+    free(once);
+    free(twice);
+    assert_false(diag_has_errors(&d));
+    diag_free(&d);
+    ox_model_free(m);
+}
+
+static void test_bad_models_do_not_crash(void **state)
+{
+    (void)state;
+    /* Broadcast mismatch among constants, a dangling input, a division by zero: nothing folds
+     * wrongly and nothing crashes. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2] x) => (float[2] y, int64[2] q)\n"
+                        "<float[3] a = {1, 2, 3}, float[2] b = {1, 2}, int64[2] i = {1, 2}, int64[2] zero = {0, 0}>\n"
+                        "{\n"
+                        "  bad = Add (a, b)\n"
+                        "  y = Add (x, missing)\n"
+                        "  q = Div (i, zero)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    assert_int_equal(count_op(m->proto->graph, "Div"), 1);
+    assert_int_equal(count_op(m->proto->graph, "Add"), 1);
+    ox_model_free(m);
+    /* A model with no graph at all. */
+    ox_model *e = ox_model_new_empty();
+    assert_int_equal(optimize_model(e, NULL, NULL, NULL), 0);
+    ox_model_free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fold_and_lift),
+        cmocka_unit_test(test_fold_respects_limits_and_inputs),
+        cmocka_unit_test(test_dead_code),
+        cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_dedup_and_cse),
+        cmocka_unit_test(test_noops),
+        cmocka_unit_test(test_full_and_idempotent),
+        cmocka_unit_test(test_bad_models_do_not_crash),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
