@@ -485,7 +485,6 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
     }
     if (!oe_op_supported(n->op_type)) return;
     oe_tensor shape_src, *inputs[16] = {0};
-    bool have_shape_src = false;
     if (n->n_input > 16) return;
     bool all = true;
     for (size_t i = 0; i < n->n_input; i++) {
@@ -508,13 +507,20 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
             shape_src.numel *= dims[i];
         }
         inputs[0] = &shape_src;
-        have_shape_src = true;
+        all = true;
+    }
+    if (!all && !strcmp(n->op_type, "CastLike") && n->n_input == 2 && inputs[0] && !inputs[1]) {
+        /* CastLike only needs the element type of its second input. */
+        int et = elem_type_of(scope_type(s, n->input[1]));
+        if (!oe_dtype_supported(et)) return;
+        memset(&shape_src, 0, sizeof shape_src);
+        shape_src.dtype = et;
+        inputs[1] = &shape_src;
         all = true;
     }
     if (!all) return;
     oe_tensor r;
     int rc = oe_eval_node(n, c->opset, inputs, n->n_input, &r, 1, NULL);
-    (void)have_shape_src;
     if (rc != OE_OK) return;
     if (r.numel > c->o->fold_output_limit) {
         oe_tensor_free(&r);
@@ -1045,6 +1051,23 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s)
         int et = elem_type_of(scope_type(s, n->input[0]));
         return to && to->has_i && et && to->i == et;
     }
+    if (is_op(n, "CastLike") && n->n_input == 2) {
+        int a = elem_type_of(scope_type(s, n->input[0])), b = elem_type_of(scope_type(s, S(n->input[1])));
+        return a && a == b;
+    }
+    if (is_op(n, "Expand") && n->n_input == 2) {
+        /* Expanding to a shape the input already has (1s broadcast away) changes nothing. */
+        int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
+        int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
+        if (rank < 0) return false;
+        int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
+        if (k < 0 || k > rank) return false;
+        for (int i = 0; i < k; i++) {
+            int64_t d = dims[rank - k + i];
+            if (want[i] != d && want[i] != 1) return false;
+        }
+        return true;
+    }
     if (is_op(n, "Reshape") && n->n_input == 2) {
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
         int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
@@ -1056,6 +1079,36 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s)
         return true;
     }
     return false;
+}
+
+/* Transpose(Transpose(x, p1), p2) → Transpose(x, p1∘p2). When the composition is the identity,
+ * *identity_of is set to x and the caller removes n like any no-op. Returns true if n changed. */
+static bool fuse_transposes(noop_ctx *c, Onnx__NodeProto *n, const hashmap *producer,
+                            const char **identity_of)
+{
+    (void)c;
+    if (!is_op(n, "Transpose") || n->n_input != 1 || n->n_output != 1) return false;
+    Onnx__NodeProto *inner = hm_get(producer, S(n->input[0]));
+    if (!inner || !is_op(inner, "Transpose") || inner->n_input != 1 || !*S(inner->input[0])) return false;
+    Onnx__AttributeProto *p1 = ox_node_attr(inner, "perm"), *p2 = ox_node_attr(n, "perm");
+    if (!p1 || !p2 || p1->ref_attr_name || p2->ref_attr_name || p1->n_ints != p2->n_ints ||
+        p1->n_ints > OE_MAX_RANK)
+        return false;
+    size_t r = p1->n_ints;
+    int64_t comp[OE_MAX_RANK];
+    bool ident = true;
+    for (size_t i = 0; i < r; i++) {
+        if (p2->ints[i] < 0 || (size_t)p2->ints[i] >= r) return false;
+        comp[i] = p1->ints[p2->ints[i]];
+        ident &= comp[i] == (int64_t)i;
+    }
+    if (ident) {
+        *identity_of = inner->input[0];
+        return false;
+    }
+    memcpy(p2->ints, comp, r * sizeof *comp);
+    n->input[0] = inner->input[0];
+    return true;
 }
 
 static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
@@ -1091,8 +1144,11 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         }
         for (size_t k = 0; k < n->n_output; k++)
             if (*S(n->output[k])) hm_put(&producer, n->output[k], n);
-        if (!is_noop(c, n, &s)) continue;
-        const char *in = n->input[0], *out = n->output[0];
+        const char *in = NULL;
+        if (fuse_transposes(c, n, &producer, &in)) c->st->noops++;
+        if (!in && !is_noop(c, n, &s)) continue;
+        if (!in) in = n->input[0];
+        const char *out = n->output[0];
         if (!hm_has(&outs, out)) {
             hm_put(&ren, out, (void *)in);
         } else {
