@@ -264,6 +264,41 @@ static void test_noops(void **state)
     ox_model_free(m);
 }
 
+static void test_castlike_expand_transpose(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2,3] x) => (float[3,2] y, float[2,3] z, float[2,3] w)\n"
+                        "<double[1] h = {0.5}, int64[2] shp = {1, 3}>\n"
+                        "{\n"
+                        "  k = CastLike (h, x)\n"
+                        "  e = Expand (x, shp)\n"
+                        "  t1 = Transpose <perm = [1, 0]> (e)\n"
+                        "  t2 = Transpose <perm = [1, 0]> (t1)\n"
+                        "  c = CastLike (t2, x)\n"
+                        "  z = Mul (c, k)\n"
+                        "  y = Transpose <perm = [1, 0]> (t2)\n"
+                        "  w = Relu (t2)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(optimize_model(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    /* CastLike(h, x) folds from x's static type; the Expand to a broadcastable shape, the
+     * cancelling Transpose pair and the same-type CastLike disappear; y's double Transpose
+     * becomes one. */
+    expect_init(g, "k", 1, 1, (double[]){0.5});
+    assert_int_equal(count_op(g, "Expand"), 0);
+    assert_int_equal(count_op(g, "CastLike"), 0);
+    assert_int_equal(count_op(g, "Transpose"), 1);
+    Onnx__NodeProto *t = find_node(g, "Transpose");
+    assert_string_equal(t->input[0], "x");
+    assert_string_equal(t->output[0], "y");
+    assert_string_equal(find_node(g, "Mul")->input[0], "x");
+    assert_string_equal(find_node(g, "Relu")->input[0], "x");
+    assert_int_equal(g->n_node, 3);
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -349,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_inline),
         cmocka_unit_test(test_dedup_and_cse),
         cmocka_unit_test(test_noops),
+        cmocka_unit_test(test_castlike_expand_transpose),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
