@@ -627,8 +627,14 @@ static int eval_size(ectx *c)
 {
     const oe_tensor *a = IN(c, 0);
     if (!a) return fail(c, "missing input");
+    /* From the dims, not numel: callers may pass a shape-only tensor without data. */
+    int64_t n = 1;
+    for (int i = 0; i < a->rank; i++) {
+        if (a->dims[i] && n > INT64_MAX / a->dims[i]) return fail(c, "size overflows int64");
+        n *= a->dims[i];
+    }
     if (oe_tensor_init(&c->out[0], T_INT64, NULL, 0)) return fail(c, "bad shape");
-    oe_set_i(&c->out[0], 0, a->numel);
+    oe_set_i(&c->out[0], 0, n);
     return OE_OK;
 }
 

@@ -1,6 +1,7 @@
 /* optimize.c — ONNX optimizer passes (inline, fold, lift, DCE, dedup, CSE, no-op removal). */
 #include "passes/optimize.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,8 @@ static bool is_op(const Onnx__NodeProto *n, const char *op)
 void optimize_options_default(optimize_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->fold_output_limit = 1024;
-    o->fold_input_limit = 1 << 20;
+    o->fold_output_limit = 512 * 512;
+    o->fold_input_limit = 8192;
     o->max_depth = 64;
     o->inline_functions = o->fold = o->dce = o->dedup = o->cse = o->remove_noops = o->lift = true;
 }
@@ -416,8 +417,35 @@ typedef struct fold_ctx {
     int64_t opset;
     arena tmp;
     VEC(oe_tensor *) owned;
+    hashmap uses;     /* value name → number of node inputs reading it, model-wide */
     int err;
 } fold_ctx;
+
+static int count_uses(Onnx__GraphProto *g, int depth, void *ctx)
+{
+    (void)depth;
+    hashmap *uses = ctx;
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_input; k++) {
+            const char *in = S(g->node[i]->input[k]);
+            if (*in) hm_put(uses, in, (void *)((uintptr_t)hm_get(uses, in) + 1));
+        }
+    return 0;
+}
+
+static size_t uses_of(fold_ctx *c, const char *name)
+{
+    return (size_t)(uintptr_t)hm_get(&c->uses, name);
+}
+
+/* Element count of a constant without materializing it; -1 if unknown or not constant. */
+static int64_t const_numel(scope *s, const char *name)
+{
+    cval *v = scope_val(s, name);
+    if (!v || v->not_const) return -1;
+    if (v->t) return v->t->numel;
+    return v->proto ? ox_tensor_numel(v->proto) : -1;
+}
 
 static oe_tensor *new_owned(fold_ctx *c)
 {
@@ -433,7 +461,7 @@ static oe_tensor *const_of(fold_ctx *c, scope *s, const char *name)
     if (v->t) return v->t;
     if (!v->proto) return NULL;
     oe_tensor tmp;
-    if (oe_from_proto(v->proto, c->o->fold_input_limit, &tmp) != OE_OK) {
+    if (oe_from_proto(v->proto, 0, &tmp) != OE_OK) {
         v->not_const = true;
         return NULL;
     }
@@ -484,30 +512,51 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
         return;
     }
     if (!oe_op_supported(n->op_type)) return;
+    /* Like onnxscript: ConstantOfShape stays (folding it only grows the model). */
+    if (!strcmp(n->op_type, "ConstantOfShape") && !c->o->fold_constant_of_shape) return;
     oe_tensor shape_src, *inputs[16] = {0};
     if (n->n_input > 16) return;
+    if ((!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1) {
+        /* Only the shape is needed: from a constant's dims (whatever its size or storage) or
+         * from a fully static type. The kernels never read shape_src's data. */
+        int64_t dims[OE_MAX_RANK];
+        int rank = -1;
+        cval *v = scope_val(s, S(n->input[0]));
+        if (v && !v->not_const && v->t) {
+            rank = v->t->rank;
+            memcpy(dims, v->t->dims, sizeof dims);
+        } else if (v && !v->not_const && v->proto && v->proto->n_dims <= OE_MAX_RANK) {
+            rank = (int)v->proto->n_dims;
+            for (int i = 0; i < rank; i++) dims[i] = v->proto->dims[i];
+        } else {
+            rank = static_shape(scope_type(s, S(n->input[0])), dims, NULL);
+        }
+        if (rank < 0) return;
+        memset(&shape_src, 0, sizeof shape_src);
+        shape_src.dtype = 9;
+        shape_src.rank = rank;
+        for (int i = 0; i < rank; i++) {
+            if (dims[i] < 0) return;
+            shape_src.dims[i] = dims[i];
+        }
+        inputs[0] = &shape_src;
+        goto evaluate;
+    }
     bool all = true;
     for (size_t i = 0; i < n->n_input; i++) {
         if (!*S(n->input[i])) continue;
+        int64_t numel = const_numel(s, n->input[i]);
+        if (numel < 0) {
+            all = false;
+            continue;
+        }
+        /* Large constants are read only by a Transpose that is their sole consumer (the
+         * transposed copy replaces the original). */
+        if (numel > c->o->fold_input_limit &&
+            !(!strcmp(n->op_type, "Transpose") && uses_of(c, n->input[i]) == 1))
+            return;
         inputs[i] = const_of(c, s, n->input[i]);
         if (!inputs[i]) all = false;
-    }
-    if (!all && (!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1 &&
-        !inputs[0]) {
-        /* Shape of a value whose type is fully static: only the shape is needed. */
-        int64_t dims[OE_MAX_RANK];
-        int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
-        if (rank < 0) return;
-        memset(&shape_src, 0, sizeof shape_src);
-        shape_src.dtype = 9;   /* dims only; the kernels never read the data */
-        shape_src.rank = rank;
-        shape_src.numel = 1;
-        for (int i = 0; i < rank; i++) {
-            shape_src.dims[i] = dims[i];
-            shape_src.numel *= dims[i];
-        }
-        inputs[0] = &shape_src;
-        all = true;
     }
     if (!all && !strcmp(n->op_type, "CastLike") && n->n_input == 2 && inputs[0] && !inputs[1]) {
         /* CastLike only needs the element type of its second input. */
@@ -519,12 +568,19 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
         all = true;
     }
     if (!all) return;
+evaluate:;
     oe_tensor r;
     int rc = oe_eval_node(n, c->opset, inputs, n->n_input, &r, 1, NULL);
     if (rc != OE_OK) return;
     if (r.numel > c->o->fold_output_limit) {
-        oe_tensor_free(&r);
-        return;
+        /* Still worth it when the inputs it replaces (used only here) are as large. */
+        int64_t freed = 0;
+        for (size_t i = 0; i < n->n_input; i++)
+            if (inputs[i] && inputs[i] != &shape_src && uses_of(c, n->input[i]) == 1) freed += inputs[i]->numel;
+        if (r.numel > freed) {
+            oe_tensor_free(&r);
+            return;
+        }
     }
     oe_tensor *t = new_owned(c);
     *t = r;
@@ -558,7 +614,10 @@ int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *s
     if (!m->proto->graph) return 0;
     fold_ctx c = {.m = m, .o = o, .st = st, .d = d, .opset = ox_model_opset(m, "")};
     arena_init(&c.tmp);
+    hm_init(&c.uses);
+    ox_graph_walk(m->proto->graph, o->max_depth, count_uses, &c.uses);
     fold_graph(&c, m->proto->graph, NULL, 0);
+    hm_free(&c.uses);
     for (size_t i = 0; i < c.owned.len; i++) {
         oe_tensor_free(c.owned.items[i]);
         free(c.owned.items[i]);

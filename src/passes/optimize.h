@@ -19,8 +19,11 @@
 #include "onnx/onnx_ir.h"
 
 typedef struct optimize_options {
-    int64_t fold_output_limit;   /* fold only when every output has ≤ this many elements */
-    int64_t fold_input_limit;    /* never read constant inputs larger than this */
+    int64_t fold_output_limit;   /* fold only when the output has ≤ this many elements (or no more
+                                    than the single-use inputs it replaces) */
+    int64_t fold_input_limit;    /* skip nodes with a larger constant input (except a Transpose
+                                    that is the input's only consumer) */
+    bool fold_constant_of_shape; /* onnxscript keeps ConstantOfShape nodes: off by default */
     int max_depth;               /* subgraph nesting limit */
     bool inline_functions, fold, dce, dedup, cse, remove_noops, lift;
 } optimize_options;
@@ -30,7 +33,8 @@ typedef struct optimize_stats {
         deduped, cse, noops;
 } optimize_stats;
 
-/* Defaults: everything on, output limit 1024 elements, input limit 1M elements, depth 64. */
+/* Defaults as in onnxscript's FoldConstantsPass: output limit 512*512 elements, input limit 8192
+ * elements; every pass on; ConstantOfShape not folded; depth 64. */
 void optimize_options_default(optimize_options *o);
 
 /* All passes in order. o may be NULL (defaults); stats may be NULL. */
