@@ -300,6 +300,64 @@ static void test_castlike_expand_transpose(void **state)
     ox_model_free(m);
 }
 
+/* A rows x cols float initializer holding 0, 1, 2, ... */
+static void add_big_init(ox_model *m, const char *name, int64_t rows, int64_t cols)
+{
+    float *v = calloc((size_t)(rows * cols), sizeof *v);
+    for (int64_t i = 0; i < rows * cols; i++) v[i] = (float)i;
+    Onnx__TensorProto *t = ox_tensor_new(m, name, 1, (int64_t[]){rows, cols}, 2);
+    ox_tensor_set_raw(m, t, v, (size_t)(rows * cols) * sizeof *v);
+    ox_graph_add_initializer(m, m->proto->graph, t);
+    free(v);
+}
+
+static void test_fold_policy_like_onnxscript(void **state)
+{
+    (void)state;
+    /* W (100x100 = 10000 > 8192 elements) is transposed by its only consumer: folded.
+     * V is as large but read twice: its Neg is not folded, and neither is its Transpose.
+     * ConstantOfShape is kept; Shape of a large initializer folds from its dims. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2,100] x) => (float[2,100] y, float[100,100] a, float[100,100] b,"
+                        " float[3] z, int64[2] s)\n"
+                        "<int64[1] three = {3}>\n"
+                        "{\n"
+                        "  wt = Transpose <perm = [1, 0]> (W)\n"
+                        "  y = MatMul (x, wt)\n"
+                        "  a = Neg (V)\n"
+                        "  b = Transpose <perm = [1, 0]> (V)\n"
+                        "  z = ConstantOfShape (three)\n"
+                        "  s = Shape (V)\n"
+                        "}\n");
+    add_big_init(m, "W", 100, 100);
+    add_big_init(m, "V", 100, 100);
+    optimize_stats st = {0};
+    assert_int_equal(optimize_model(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "Transpose"), 1);
+    assert_string_equal(find_node(g, "Transpose")->output[0], "b");
+    assert_int_equal(count_op(g, "Neg"), 1);
+    assert_int_equal(count_op(g, "ConstantOfShape"), 1);
+    assert_int_equal(count_op(g, "Shape"), 0);
+    assert_null(find_init(g, "W"));
+    Onnx__TensorProto *wt = find_init(g, "wt");
+    assert_non_null(wt);
+    oe_tensor t;
+    assert_int_equal(oe_from_proto(wt, 0, &t), OE_OK);
+    assert_float_equal(oe_get_f(&t, 1), 100.0, 0);   /* wt[0][1] = W[1][0] */
+    assert_float_equal(oe_get_f(&t, 100), 1.0, 0);   /* wt[1][0] = W[0][1] */
+    oe_tensor_free(&t);
+    /* s is a graph output, so it stays a Constant node holding V's dims */
+    Onnx__NodeProto *sc = find_node(g, "Constant");
+    assert_non_null(sc);
+    assert_string_equal(sc->output[0], "s");
+    assert_int_equal(oe_from_proto(sc->attribute[0]->t, 0, &t), OE_OK);
+    assert_int_equal(oe_get_i(&t, 0), 100);
+    assert_int_equal(oe_get_i(&t, 1), 100);
+    oe_tensor_free(&t);
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -386,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_dedup_and_cse),
         cmocka_unit_test(test_noops),
         cmocka_unit_test(test_castlike_expand_transpose),
+        cmocka_unit_test(test_fold_policy_like_onnxscript),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
