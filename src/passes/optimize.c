@@ -25,7 +25,8 @@ void optimize_options_default(optimize_options *o)
     o->fold_output_limit = 512 * 512;
     o->fold_input_limit = 8192;
     o->max_depth = 64;
-    o->inline_functions = o->fold = o->dce = o->dedup = o->cse = o->remove_noops = o->lift = true;
+    o->inline_functions = o->fold = o->dce = o->dedup = o->cse = o->remove_noops = o->lift =
+        o->rewrite = true;
 }
 
 static const optimize_options *opts_or_default(const optimize_options *o, optimize_options *buf)
@@ -430,6 +431,18 @@ static int count_uses(Onnx__GraphProto *g, int depth, void *ctx)
             const char *in = S(g->node[i]->input[k]);
             if (*in) hm_put(uses, in, (void *)((uintptr_t)hm_get(uses, in) + 1));
         }
+    return 0;
+}
+
+/* Graph outputs (of any graph) count as uses too. */
+static int count_output_uses(Onnx__GraphProto *g, int depth, void *ctx)
+{
+    (void)depth;
+    hashmap *uses = ctx;
+    for (size_t i = 0; i < g->n_output; i++) {
+        const char *nm = S(g->output[i]->name);
+        if (*nm) hm_put(uses, nm, (void *)((uintptr_t)hm_get(uses, nm) + 1));
+    }
     return 0;
 }
 
@@ -1248,6 +1261,166 @@ int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st,
     return c.err ? -1 : 0;
 }
 
+/* ---- rewrite: SplitToSequence + SequenceAt → Split --------------------------------------- */
+
+typedef struct seq_use {
+    size_t node;       /* index of the SequenceAt node */
+    int64_t piece;
+    struct seq_use *next;
+} seq_use;
+
+typedef struct seq_cand {
+    Onnx__NodeProto *split;
+    int64_t pieces;
+    size_t nuses;
+    seq_use *uses;
+    int64_t axis;      /* ≥ 0: split by num_outputs along this axis; -1: split by sizes */
+    bool bad;
+} seq_cand;
+
+typedef struct split_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    hashmap uses;     /* model-wide use counts */
+    hashmap taken;    /* every name in the model */
+    int64_t opset;
+    arena tmp;
+} split_ctx;
+
+static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
+{
+    if (depth > c->o->max_depth) return;
+    scope s;
+    scope_init(&s, parent, g, &c->tmp, parent == NULL);
+    hashmap cands;
+    hm_init(&cands);
+    VEC(seq_cand *) order = {0};
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        FOR_SUBGRAPHS(n, sg, split_graph(c, sg, &s, depth + 1));
+        if (is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1) {
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->proto = n->attribute[0]->t;
+            hm_put(&s.vals, S(n->output[0]), v);
+        }
+        if (is_op(n, "SplitToSequence") && n->n_input == 2 && n->n_output == 1 && *S(n->output[0])) {
+            int64_t sizes[64], axis = -1;
+            int k = const_ints(&s, S(n->input[1]), sizes, 64);
+            if (k <= 0) {
+                /* A scalar chunk size that divides a static dimension: Split's num_outputs
+                 * (opset 18) expresses it exactly. */
+                cval *v = scope_val(&s, S(n->input[1]));
+                int64_t dims[OE_MAX_RANK];
+                int rank = static_shape(scope_type(&s, S(n->input[0])), dims, NULL);
+                Onnx__AttributeProto *ax = ox_node_attr(n, "axis");
+                oe_tensor t;
+                if (!v || v->not_const || !v->proto || rank < 1 || c->opset < 18 ||
+                    oe_from_proto(v->proto, 1, &t) != OE_OK)
+                    continue;
+                int64_t chunk = t.rank == 0 && (t.dtype == 6 || t.dtype == 7) ? oe_get_i(&t, 0) : 0;
+                oe_tensor_free(&t);
+                axis = ax && ax->has_i ? ax->i : 0;
+                if (axis < 0) axis += rank;
+                if (chunk <= 0 || axis < 0 || axis >= rank || dims[axis] % chunk || dims[axis] / chunk > 64)
+                    continue;
+                k = (int)(dims[axis] / chunk);
+            }
+            seq_cand *cd = arena_alloc(&c->tmp, sizeof *cd);
+            cd->split = n;
+            cd->pieces = k;
+            cd->axis = axis;
+            hm_put(&cands, n->output[0], cd);
+            vec_push(&order, cd);
+            continue;
+        }
+        if (is_op(n, "SequenceAt") && n->n_input == 2 && n->n_output == 1) {
+            seq_cand *cd = hm_get(&cands, S(n->input[0]));
+            if (!cd) continue;
+            oe_tensor t;
+            cval *v = scope_val(&s, S(n->input[1]));
+            if (!v || v->not_const || !v->proto || oe_from_proto(v->proto, 1, &t) != OE_OK) {
+                cd->bad = true;
+                continue;
+            }
+            int64_t idx = oe_get_i(&t, 0);
+            bool integral = t.dtype == 6 || t.dtype == 7;
+            oe_tensor_free(&t);
+            if (idx < 0) idx += cd->pieces;
+            if (!integral || idx < 0 || idx >= cd->pieces) {
+                cd->bad = true;
+                continue;
+            }
+            seq_use *u = arena_alloc(&c->tmp, sizeof *u);
+            *u = (seq_use){i, idx, cd->uses};
+            cd->uses = u;
+            cd->nuses++;
+        }
+    }
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    hashmap ren;
+    hm_init(&ren);
+    for (size_t q = 0; q < order.len; q++) {
+        seq_cand *cd = order.items[q];
+        Onnx__NodeProto *n = cd->split;
+        /* Every use of the sequence must be one of these SequenceAt nodes. */
+        if (cd->bad || !cd->nuses || (size_t)(uintptr_t)hm_get(&c->uses, n->output[0]) != cd->nuses) continue;
+        char **outs = ox_alloc(c->m, (size_t)cd->pieces * sizeof *outs);
+        for (seq_use *u = cd->uses; u; u = u->next) {   /* later nodes first: the earliest wins */
+            Onnx__NodeProto *at = g->node[u->node];
+            if (outs[u->piece]) hm_put(&ren, outs[u->piece], at->output[0]);
+            outs[u->piece] = at->output[0];
+            dead[u->node] = true;
+        }
+        for (int64_t p = 0; p < cd->pieces; p++)
+            if (!outs[p])
+                outs[p] = fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_split_%lld", n->output[0], (long long)p));
+        Onnx__AttributeProto *axis = ox_node_attr(n, "axis");
+        n->op_type = ox_strdup(c->m, "Split");
+        n->output = outs;
+        n->n_output = (size_t)cd->pieces;
+        n->n_attribute = 0;
+        n->attribute = NULL;
+        if (cd->axis >= 0) {
+            n->n_input = 1;
+            ox_attr_int(c->m, n, "axis", cd->axis);
+            ox_attr_int(c->m, n, "num_outputs", cd->pieces);
+        } else {
+            ox_attr_int(c->m, n, "axis", axis && axis->has_i ? axis->i : 0);
+        }
+        c->st->rewritten++;
+    }
+    compact_nodes(g, dead);
+    rename_uses(g, &ren, true, depth, c->o->max_depth);
+    free(dead);
+    hm_free(&ren);
+    vec_free(&order);
+    hm_free(&cands);
+    scope_free(&s);
+}
+
+int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    (void)d;
+    if (!m->proto->graph || ox_model_opset(m, "") < 13) return 0;   /* Split takes sizes as an input from 13 */
+    split_ctx c = {.m = m, .o = o, .st = st, .opset = ox_model_opset(m, "")};
+    hm_init(&c.uses);
+    hm_init(&c.taken);
+    arena_init(&c.tmp);
+    ox_graph_walk(m->proto->graph, o->max_depth, count_uses, &c.uses);
+    ox_graph_walk(m->proto->graph, o->max_depth, count_output_uses, &c.uses);
+    collect_names(m->proto->graph, &c.taken, 0, o->max_depth);
+    split_graph(&c, m->proto->graph, NULL, 0);
+    hm_free(&c.uses);
+    hm_free(&c.taken);
+    arena_free(&c.tmp);
+    return 0;
+}
+
 /* ---- driver -------------------------------------------------------------------------------- */
 
 int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d)
@@ -1263,6 +1436,7 @@ int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats
         optimize_stats before = *stats;
         if (o->fold) rc |= opt_fold_constants(m, o, stats, d);
         if (o->remove_noops) rc |= opt_remove_noops(m, o, stats, d);
+        if (o->rewrite) rc |= opt_rewrite_split_to_sequence(m, o, stats, d);
         if (o->dce) rc |= opt_remove_dead(m, o, stats, d);
         if (!memcmp(&before, stats, sizeof before)) break;
     }

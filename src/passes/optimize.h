@@ -25,12 +25,12 @@ typedef struct optimize_options {
                                     that is the input's only consumer) */
     bool fold_constant_of_shape; /* onnxscript keeps ConstantOfShape nodes: off by default */
     int max_depth;               /* subgraph nesting limit */
-    bool inline_functions, fold, dce, dedup, cse, remove_noops, lift;
+    bool inline_functions, fold, dce, dedup, cse, remove_noops, lift, rewrite;
 } optimize_options;
 
 typedef struct optimize_stats {
     int64_t inlined, folded, lifted, removed_nodes, removed_initializers, removed_functions,
-        deduped, cse, noops;
+        deduped, cse, noops, rewritten;
 } optimize_stats;
 
 /* Defaults as in onnxscript's FoldConstantsPass: output limit 512*512 elements, input limit 8192
@@ -48,5 +48,9 @@ int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, 
 int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+/* Rewrite rules (onnxscript's default rewrites, the ones torch exports need):
+ * SplitToSequence(x, const sizes) read only by SequenceAt(const index) → one Split. */
+int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,
+                                  diag_sink *d);
 
 #endif

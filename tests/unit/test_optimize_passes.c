@@ -358,6 +358,46 @@ static void test_fold_policy_like_onnxscript(void **state)
     ox_model_free(m);
 }
 
+static void test_split_to_sequence(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2,6] x) => (float[2,2] a, float[2,2] b, float[2,2] c2, float[2,1] p, float[2,5] q)\n"
+                        "<int64 two = {2}, int64 i0 = {0}, int64 i1 = {1}, int64 im1 = {-1}, int64[2] sz = {1, 5}>\n"
+                        "{\n"
+                        "  s = SplitToSequence <axis = -1> (x, two)\n"
+                        "  a = SequenceAt (s, i0)\n"
+                        "  b = SequenceAt (s, i1)\n"
+                        "  c2 = SequenceAt (s, im1)\n"
+                        "  t = SplitToSequence <axis = 1> (x, sz)\n"
+                        "  p = SequenceAt (t, i0)\n"
+                        "  q = SequenceAt (t, i1)\n"
+                        "  u = SplitToSequence <axis = 1> (x, sz)\n"
+                        "  n = SequenceLength (u)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(opt_rewrite_split_to_sequence(m, NULL, &st, NULL), 0);
+    assert_int_equal(st.rewritten, 2);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "SequenceAt"), 0);
+    assert_int_equal(count_op(g, "Split"), 2);
+    assert_int_equal(count_op(g, "SplitToSequence"), 1);   /* u is used by SequenceLength */
+    Onnx__NodeProto *sp = g->node[0];
+    assert_string_equal(sp->op_type, "Split");
+    assert_int_equal(sp->n_input, 1);
+    assert_int_equal(sp->n_output, 3);
+    assert_string_equal(sp->output[0], "a");
+    assert_string_equal(sp->output[2], "c2");
+    assert_int_equal(ox_node_attr(sp, "axis")->i, 1);
+    assert_int_equal(ox_node_attr(sp, "num_outputs")->i, 3);
+    Onnx__NodeProto *sp2 = g->node[1];
+    assert_string_equal(sp2->op_type, "Split");
+    assert_int_equal(sp2->n_input, 2);
+    assert_string_equal(sp2->input[1], "sz");
+    assert_string_equal(sp2->output[1], "q");
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -445,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_noops),
         cmocka_unit_test(test_castlike_expand_transpose),
         cmocka_unit_test(test_fold_policy_like_onnxscript),
+        cmocka_unit_test(test_split_to_sequence),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
