@@ -2,6 +2,7 @@
 #include "passes/optimize.h"
 
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1421,6 +1422,134 @@ int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimi
     return 0;
 }
 
+/* ---- rewrite: Conv followed by inference BatchNormalization → one Conv --------------------- */
+
+/* The constant tensor behind name in the main graph (initializer or Constant node), or NULL. */
+static Onnx__TensorProto *main_const(hashmap *consts, const char *name)
+{
+    return *S(name) ? hm_get(consts, name) : NULL;
+}
+
+static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken, hashmap *init_idx,
+                    Onnx__GraphProto *g, Onnx__NodeProto *conv, Onnx__NodeProto *bn, arena *tmp)
+{
+    if (bn->n_input != 5 || bn->n_output != 1 || conv->n_input < 2 || conv->n_output != 1) return 0;
+    Onnx__AttributeProto *tm = ox_node_attr(bn, "training_mode");
+    if (tm && tm->i) return 0;
+    Onnx__AttributeProto *epsa = ox_node_attr(bn, "epsilon");
+    double eps = epsa ? epsa->f : 1e-5;
+    Onnx__TensorProto *wp = main_const(consts, conv->input[1]);
+    Onnx__TensorProto *bp = conv->n_input > 2 ? main_const(consts, conv->input[2]) : NULL;
+    if (!wp || (conv->n_input > 2 && *S(conv->input[2]) && !bp)) return 0;
+    oe_tensor w, b = {0}, p[4];
+    if (oe_from_proto(wp, 0, &w) != OE_OK) return 0;
+    int ok = w.dtype == 1 && w.rank >= 3;
+    int np = 0;
+    for (; ok && np < 4; np++) {
+        Onnx__TensorProto *tp = main_const(consts, bn->input[1 + np]);
+        if (!tp || oe_from_proto(tp, 0, &p[np]) != OE_OK) break;
+        if (p[np].dtype != 1 || p[np].numel != w.dims[0]) {
+            oe_tensor_free(&p[np]);
+            break;
+        }
+    }
+    ok = ok && np == 4;
+    if (ok && bp) ok = oe_from_proto(bp, 0, &b) == OE_OK && b.dtype == 1 && b.numel == w.dims[0];
+    if (ok) {
+        int64_t ch = w.dims[0], per = ch ? w.numel / ch : 0;
+        oe_tensor nb;
+        oe_tensor_init(&nb, 1, &ch, 1);
+        for (int64_t o = 0; o < ch; o++) {
+            double f = oe_get_f(&p[0], o) / sqrt(oe_get_f(&p[3], o) + eps);
+            for (int64_t k = 0; k < per; k++) oe_set_f(&w, o * per + k, oe_get_f(&w, o * per + k) * f);
+            double bias = bp ? oe_get_f(&b, o) : 0;
+            oe_set_f(&nb, o, (bias - oe_get_f(&p[2], o)) * f + oe_get_f(&p[1], o));
+        }
+        /* The fused weight keeps the weight's name when nothing else reads it (as onnxscript
+         * does); the bias is named after the old bias, or "<weight>_bias". */
+        const char *wname = conv->input[1];
+        uintptr_t wi = (uintptr_t)hm_get(init_idx, wname);
+        uintptr_t bi = bp ? (uintptr_t)hm_get(init_idx, conv->input[2]) : 0;
+        if ((uintptr_t)hm_get(uses, wname) != 1) wi = 0;
+        if (bp && (uintptr_t)hm_get(uses, conv->input[2]) != 1) bi = 0;
+        Onnx__TensorProto *nw = oe_to_proto(m, &w, wi ? wname : fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname)));
+        const char *bname = bi ? conv->input[2] : fresh_name(m, taken, arena_printf(tmp, "%s_bias", wname));
+        Onnx__TensorProto *nbp = oe_to_proto(m, &nb, bname);
+        if (wi) g->initializer[wi - 1] = nw;
+        else ox_graph_add_initializer(m, g, nw);
+        if (bi) g->initializer[bi - 1] = nbp;
+        else ox_graph_add_initializer(m, g, nbp);
+        hm_put(consts, nw->name, nw);
+        hm_put(consts, nbp->name, nbp);
+        conv->input[1] = nw->name;
+        if (conv->n_input < 3) ox_node_add_input(m, conv, nbp->name);
+        else conv->input[2] = nbp->name;
+        conv->output[0] = bn->output[0];
+        oe_tensor_free(&nb);
+    }
+    for (int i = 0; i < np; i++) oe_tensor_free(&p[i]);
+    oe_tensor_free(&b);
+    oe_tensor_free(&w);
+    return ok;
+}
+
+int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    (void)d;
+    Onnx__GraphProto *g = m->proto->graph;
+    if (!g) return 0;
+    hashmap uses, consts, producer, taken, inputs;
+    hm_init(&uses);
+    hm_init(&consts);
+    hm_init(&producer);
+    hm_init(&taken);
+    hm_init(&inputs);
+    arena tmp;
+    arena_init(&tmp);
+    ox_graph_walk(g, o->max_depth, count_uses, &uses);
+    ox_graph_walk(g, o->max_depth, count_output_uses, &uses);
+    collect_names(g, &taken, 0, o->max_depth);
+    for (size_t i = 0; i < g->n_input; i++) hm_put(&inputs, S(g->input[i]->name), (void *)1);
+    hashmap init_idx;   /* initializer name → index + 1 */
+    hm_init(&init_idx);
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (!hm_has(&inputs, S(g->initializer[i]->name))) {
+            hm_put(&consts, S(g->initializer[i]->name), g->initializer[i]);
+            hm_put(&init_idx, S(g->initializer[i]->name), (void *)(uintptr_t)(i + 1));
+        }
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        if (is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1 &&
+            !strcmp(S(n->attribute[0]->name), "value"))
+            hm_put(&consts, S(n->output[0]), n->attribute[0]->t);
+        for (size_t k = 0; k < n->n_output; k++) hm_put(&producer, S(n->output[k]), (void *)(uintptr_t)(i + 1));
+        if (!is_op(n, "BatchNormalization") || n->n_input < 1) continue;
+        uintptr_t pi = (uintptr_t)hm_get(&producer, S(n->input[0]));
+        if (!pi || dead[pi - 1]) continue;
+        Onnx__NodeProto *conv = g->node[pi - 1];
+        if (!is_op(conv, "Conv") || (uintptr_t)hm_get(&uses, S(conv->output[0])) != 1) continue;
+        if (fuse_one(m, &consts, &uses, &taken, &init_idx, g, conv, n, &tmp)) {
+            dead[i] = true;
+            st->rewritten++;
+        }
+    }
+    compact_nodes(g, dead);
+    free(dead);
+    hm_free(&uses);
+    hm_free(&consts);
+    hm_free(&producer);
+    hm_free(&taken);
+    hm_free(&inputs);
+    hm_free(&init_idx);
+    arena_free(&tmp);
+    return 0;
+}
+
 /* ---- driver -------------------------------------------------------------------------------- */
 
 int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d)
@@ -1437,6 +1566,7 @@ int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats
         if (o->fold) rc |= opt_fold_constants(m, o, stats, d);
         if (o->remove_noops) rc |= opt_remove_noops(m, o, stats, d);
         if (o->rewrite) rc |= opt_rewrite_split_to_sequence(m, o, stats, d);
+        if (o->rewrite) rc |= opt_fuse_conv_batchnorm(m, o, stats, d);
         if (o->dce) rc |= opt_remove_dead(m, o, stats, d);
         if (!memcmp(&before, stats, sizeof before)) break;
     }

@@ -52,5 +52,8 @@ int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st,
  * SplitToSequence(x, const sizes) read only by SequenceAt(const index) → one Split. */
 int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,
                                   diag_sink *d);
+/* Conv(x, W, B) read only by an inference BatchNormalization with constant parameters → one
+ * Conv with rescaled weight and bias (main graph, float32). */
+int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 
 #endif

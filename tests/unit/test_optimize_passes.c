@@ -398,6 +398,33 @@ static void test_split_to_sequence(void **state)
     ox_model_free(m);
 }
 
+static void test_conv_bn_fusion(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[1,1,2,2] x) => (float[1,2,2,2] y)\n"
+                        "<float[2,1,1,1] W = {2, 3}, float[2] sc = {1, 4}, float[2] be = {0.5, 0},"
+                        " float[2] mu = {1, 2}, float[2] var = {3, 15}>\n"
+                        "{\n"
+                        "  c = Conv (x, W)\n"
+                        "  y = BatchNormalization <epsilon = 1.0> (c, sc, be, mu, var)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(optimize_model(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(g->n_node, 1);
+    Onnx__NodeProto *conv = g->node[0];
+    assert_string_equal(conv->op_type, "Conv");
+    assert_string_equal(conv->output[0], "y");
+    assert_int_equal(conv->n_input, 3);
+    /* f = sc / sqrt(var + eps) = {0.5, 1}; W' = W * f; B' = (0 - mu) * f + be */
+    assert_string_equal(conv->input[1], "W");
+    expect_init(g, "W", 1, 2, (double[]){1, 3});
+    expect_init(g, conv->input[2], 1, 2, (double[]){0, -2});
+    assert_int_equal(g->n_initializer, 2);
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -486,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_castlike_expand_transpose),
         cmocka_unit_test(test_fold_policy_like_onnxscript),
         cmocka_unit_test(test_split_to_sequence),
+        cmocka_unit_test(test_conv_bn_fusion),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
