@@ -334,13 +334,18 @@ typedef struct scope {
     struct scope *parent;
     hashmap types;    /* name → Onnx__TypeProto */
     hashmap vals;     /* name → cval */
+    hashmap elems;    /* name → inferred element type (uintptr_t) for values without a type */
+    bool no_infer;    /* inside a SequenceMap body: ONNX Runtime types its values from the
+                         body's own nodes, so nothing may be folded away on inferred types */
 } scope;
 
 static void scope_init(scope *s, scope *parent, Onnx__GraphProto *g, arena *a, bool main_graph)
 {
     s->parent = parent;
+    s->no_infer = parent && parent->no_infer;
     hm_init(&s->types);
     hm_init(&s->vals);
+    hm_init(&s->elems);
     for (size_t i = 0; i < g->n_value_info; i++)
         if (g->value_info[i]->name && g->value_info[i]->type) hm_put(&s->types, g->value_info[i]->name, g->value_info[i]->type);
     for (size_t i = 0; i < g->n_output; i++)
@@ -366,6 +371,7 @@ static void scope_free(scope *s)
 {
     hm_free(&s->types);
     hm_free(&s->vals);
+    hm_free(&s->elems);
 }
 
 static cval *scope_val(scope *s, const char *name)
@@ -407,6 +413,71 @@ static int elem_type_of(const Onnx__TypeProto *tp)
         !tp->tensor_type->has_elem_type)
         return 0;
     return tp->tensor_type->elem_type;
+}
+
+/* Element type of a value: declared type, else constant's dtype, else inferred; 0 if unknown. */
+static int scope_elem(scope *s, const char *name)
+{
+    int et = elem_type_of(scope_type(s, name));
+    if (et) return et;
+    for (scope *p = s; p; p = p->parent) {
+        cval *v = hm_get(&p->vals, name);
+        if (v) {
+            if (v->not_const) break;
+            if (v->t) return v->t->dtype;
+            if (v->proto && v->proto->has_data_type) return v->proto->data_type;
+            break;
+        }
+    }
+    for (scope *p = s; p; p = p->parent) {
+        uintptr_t e = (uintptr_t)hm_get(&p->elems, name);
+        if (e) return (int)e;
+    }
+    return 0;
+}
+
+/* Records the element type of n's output when the rules of its op give it: a light stand-in for
+ * ONNX type inference, enough for CastLike and Cast to see their input types. */
+static void infer_elem(scope *s, const Onnx__NodeProto *n)
+{
+    static const char *const same_as_first[] = {
+        "Identity", "Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Slice", "Gather",
+        "GatherElements", "GatherND", "Concat", "Flatten", "Add", "Sub", "Mul", "Div", "Pow", "Neg",
+        "Abs", "Relu", "Sqrt", "Exp", "Log", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "MatMul",
+        "Gemm", "Conv", "ConvTranspose", "MaxPool", "AveragePool", "ReduceSum", "ReduceMean",
+        "ReduceMax", "ReduceMin", "Tile", "Pad", "Clip", "Min", "Max", "Erf", "Gelu", "Trilu",
+        "LayerNormalization", "BatchNormalization", "Resize", "ScatterND", "ScatterElements",
+        "Split", "Floor", "Ceil", "Reciprocal", "InstanceNormalization", "GroupNormalization",
+        "LeakyRelu", "Elu", "Selu", "HardSigmoid", "Softplus", "Sin", "Cos", "CumSum", "Round",
+        "Sign", "Mod", "ReduceProd", "ReduceL2", "DepthToSpace", "SpaceToDepth", "GlobalAveragePool",
+        "GlobalMaxPool", "PRelu", "Celu", "HardSwish", "Mish", "Einsum", "TopK", "Sum", "Mean", NULL};
+    if (s->no_infer || !is_default_domain(n->domain) || !n->n_output || !*S(n->output[0])) return;
+    const char *op = S(n->op_type);
+    int et = 0;
+    if (!strcmp(op, "Cast")) {
+        Onnx__AttributeProto *to = ox_node_attr(n, "to");
+        et = to && to->has_i ? (int)to->i : 0;
+    } else if (!strcmp(op, "CastLike") && n->n_input == 2) {
+        et = scope_elem(s, S(n->input[1]));
+    } else if (!strcmp(op, "Shape") || !strcmp(op, "Size")) {
+        et = 7;
+    } else if (!strcmp(op, "Equal") || !strcmp(op, "Less") || !strcmp(op, "Greater") ||
+               !strcmp(op, "LessOrEqual") || !strcmp(op, "GreaterOrEqual") || !strcmp(op, "Not") ||
+               !strcmp(op, "And") || !strcmp(op, "Or") || !strcmp(op, "IsNaN")) {
+        et = 9;
+    } else if (!strcmp(op, "Where") && n->n_input == 3) {
+        et = scope_elem(s, S(n->input[1]));
+    } else if (n->n_input) {
+        for (size_t i = 0; same_as_first[i]; i++)
+            if (!strcmp(op, same_as_first[i])) {
+                et = scope_elem(s, S(n->input[0]));
+                break;
+            }
+    }
+    if (et <= 0) return;
+    size_t nout = !strcmp(op, "Split") ? n->n_output : 1;
+    for (size_t k = 0; k < nout; k++)
+        if (*S(n->output[k]) && !scope_type(s, n->output[k])) hm_put(&s->elems, n->output[k], (void *)(uintptr_t)et);
 }
 
 /* ---- 2. constant folding ------------------------------------------------------------------- */
@@ -503,7 +574,10 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
 static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
 {
     if (ox_node_has_subgraph(n)) {
+        bool saved = s->no_infer;
+        s->no_infer |= is_op(n, "SequenceMap");
         FOR_SUBGRAPHS(n, sg, fold_graph(c, sg, s, depth + 1));
+        s->no_infer = saved;
         return;
     }
     if (!is_default_domain(n->domain) || !n->op_type || n->n_output != 1 || !*S(n->output[0]))
@@ -574,7 +648,7 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
     }
     if (!all && !strcmp(n->op_type, "CastLike") && n->n_input == 2 && inputs[0] && !inputs[1]) {
         /* CastLike only needs the element type of its second input. */
-        int et = elem_type_of(scope_type(s, n->input[1]));
+        int et = scope_elem(s, n->input[1]);
         if (!oe_dtype_supported(et)) return;
         memset(&shape_src, 0, sizeof shape_src);
         shape_src.dtype = et;
@@ -615,7 +689,10 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     }
     scope s;
     scope_init(&s, parent, g, &c->tmp, parent == NULL);
-    for (size_t i = 0; i < g->n_node; i++) fold_node(c, g->node[i], &s, depth);
+    for (size_t i = 0; i < g->n_node; i++) {
+        fold_node(c, g->node[i], &s, depth);
+        infer_elem(&s, g->node[i]);
+    }
     scope_free(&s);
 }
 
@@ -1114,6 +1191,41 @@ static int const_ints(scope *s, const char *name, int64_t *v, int cap)
     return n;
 }
 
+/* Rank of a tensor value's declared shape, or -1. */
+static int value_rank(scope *s, const char *name)
+{
+    const Onnx__TypeProto *tp = scope_type(s, name);
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
+        !tp->tensor_type->shape)
+        return -1;
+    return (int)tp->tensor_type->shape->n_dim;
+}
+
+/* x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1 with a one-element constant that cannot broadcast x
+ * to a new shape or type: returns the index of x, or -1. */
+static int neutral_operand(const Onnx__NodeProto *n, scope *s)
+{
+    if (n->n_input != 2 || !*S(n->input[0]) || !*S(n->input[1])) return -1;
+    double unit;
+    bool commutes;
+    if (is_op(n, "Add")) unit = 0, commutes = true;
+    else if (is_op(n, "Sub")) unit = 0, commutes = false;
+    else if (is_op(n, "Mul")) unit = 1, commutes = true;
+    else if (is_op(n, "Div")) unit = 1, commutes = false;
+    else return -1;
+    for (int ci = 1; ci >= (commutes ? 0 : 1); ci--) {
+        const char *cn = n->input[ci], *xn = n->input[1 - ci];
+        cval *v = scope_val(s, cn);
+        oe_tensor t;
+        if (!v || v->not_const || !v->proto || oe_from_proto(v->proto, 1, &t) != OE_OK) continue;
+        bool ok = t.numel == 1 && oe_get_f(&t, 0) == unit && t.dtype == scope_elem(s, xn) &&
+                  (t.rank == 0 || value_rank(s, xn) >= t.rank);
+        oe_tensor_free(&t);
+        if (ok) return 1 - ci;
+    }
+    return -1;
+}
+
 static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s)
 {
     if (!is_default_domain(n->domain) || n->n_output != 1 || n->n_input < 1 || !*S(n->input[0]))
@@ -1121,11 +1233,11 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s)
     if (is_op(n, "Identity")) return n->n_input == 1;
     if (is_op(n, "Cast")) {
         Onnx__AttributeProto *to = ox_node_attr(n, "to");
-        int et = elem_type_of(scope_type(s, n->input[0]));
+        int et = scope_elem(s, n->input[0]);
         return to && to->has_i && et && to->i == et;
     }
     if (is_op(n, "CastLike") && n->n_input == 2) {
-        int a = elem_type_of(scope_type(s, n->input[0])), b = elem_type_of(scope_type(s, S(n->input[1])));
+        int a = scope_elem(s, n->input[0]), b = scope_elem(s, S(n->input[1]));
         return a && a == b;
     }
     if (is_op(n, "Expand") && n->n_input == 2) {
@@ -1205,10 +1317,13 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         Onnx__NodeProto *n = g->node[i];
         for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)resolve(&ren, n->input[k]);
         if (ox_node_has_subgraph(n)) {
+            bool saved = s.no_infer;
+            s.no_infer |= is_op(n, "SequenceMap");
             FOR_SUBGRAPHS(n, sg, {
                 rename_uses(sg, &ren, true, depth + 1, c->o->max_depth);
                 noop_graph(c, sg, &s, depth + 1);
             });
+            s.no_infer = saved;
         }
         if (is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1) {
             cval *v = arena_alloc(&c->tmp, sizeof *v);
@@ -1219,6 +1334,9 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
             if (*S(n->output[k])) hm_put(&producer, n->output[k], n);
         const char *in = NULL;
         if (fuse_transposes(c, n, &producer, &in)) c->st->noops++;
+        infer_elem(&s, n);
+        int keep = in ? -1 : neutral_operand(n, &s);
+        if (keep >= 0) in = n->input[keep];
         if (!in && !is_noop(c, n, &s)) continue;
         if (!in) in = n->input[0];
         const char *out = n->output[0];

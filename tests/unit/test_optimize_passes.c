@@ -425,6 +425,42 @@ static void test_conv_bn_fusion(void **state)
     ox_model_free(m);
 }
 
+static void test_inferred_types_and_neutral_operands(void **state)
+{
+    (void)state;
+    /* r has no declared type: Relu keeps x's float, so CastLike(h, r) folds to float and
+     * CastLike(r, x) is a no-op. r + 0 and 1 * r are r; r - z with a float[1,1,1] zero would
+     * broadcast r (rank 2) to rank 3 and must stay. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2,3] x) => (float[2,3] y, float[2,3] w, float[1,2,3] v, float[2,3] u)\n"
+                        "<double h = {0.5}, float zero = {0}, float one = {1}, float[1,1,1] z = {0}>\n"
+                        "{\n"
+                        "  r = Relu (x)\n"
+                        "  k = CastLike (h, r)\n"
+                        "  c = CastLike (r, x)\n"
+                        "  a = Add (c, zero)\n"
+                        "  y = Mul (one, a)\n"
+                        "  w = Mul (r, k)\n"
+                        "  v = Sub (r, z)\n"
+                        "  u = Div (r, one)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(optimize_model(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "CastLike"), 0);
+    assert_int_equal(count_op(g, "Add"), 0);
+    assert_int_equal(count_op(g, "Sub"), 1);
+    expect_init(g, "k", 1, 1, (double[]){0.5});
+    /* y is a graph output: Relu now writes y; v, w and u read it. */
+    Onnx__NodeProto *relu = find_node(g, "Relu");
+    assert_string_equal(relu->output[0], "y");
+    assert_string_equal(find_node(g, "Sub")->input[0], "y");
+    /* u = y / 1 would join two graph outputs: it stays */
+    assert_int_equal(count_op(g, "Div"), 1);
+    assert_string_equal(find_node(g, "Div")->input[0], "y");
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -514,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_fold_policy_like_onnxscript),
         cmocka_unit_test(test_split_to_sequence),
         cmocka_unit_test(test_conv_bn_fusion),
+        cmocka_unit_test(test_inferred_types_and_neutral_operands),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
