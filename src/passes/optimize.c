@@ -1226,11 +1226,32 @@ static int neutral_operand(const Onnx__NodeProto *n, scope *s)
     return -1;
 }
 
-static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s)
+static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashmap *producer)
 {
     if (!is_default_domain(n->domain) || n->n_output != 1 || n->n_input < 1 || !*S(n->input[0]))
         return false;
     if (is_op(n, "Identity")) return n->n_input == 1;
+    /* Variadic ops over one value (Max(a), Max(a, a), Concat(a), Sum(a)). */
+    if (is_op(n, "Max") || is_op(n, "Min") || (is_op(n, "Concat") && n->n_input == 1) ||
+        (is_op(n, "Sum") && n->n_input == 1) || (is_op(n, "Mean") && n->n_input == 1)) {
+        for (size_t i = 1; i < n->n_input; i++)
+            if (strcmp(S(n->input[i]), n->input[0])) return false;
+        return true;
+    }
+    if (is_op(n, "Transpose") && n->n_input == 1) {
+        Onnx__AttributeProto *p = ox_node_attr(n, "perm");
+        if (!p || p->ref_attr_name || !p->n_ints) return false;
+        for (size_t i = 0; i < p->n_ints; i++)
+            if (p->ints[i] != (int64_t)i) return false;
+        return true;
+    }
+    if (is_op(n, "Expand") && n->n_input == 2) {
+        /* Expand(x, Shape(x)) */
+        const Onnx__NodeProto *sh = hm_get(producer, S(n->input[1]));
+        if (sh && is_op(sh, "Shape") && sh->n_input == 1 && !strcmp(S(sh->input[0]), n->input[0]) &&
+            (!ox_node_attr(sh, "start") || ox_node_attr(sh, "start")->i == 0) && !ox_node_attr(sh, "end"))
+            return true;
+    }
     if (is_op(n, "Cast")) {
         Onnx__AttributeProto *to = ox_node_attr(n, "to");
         int et = scope_elem(s, n->input[0]);
@@ -1337,7 +1358,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         infer_elem(&s, n);
         int keep = in ? -1 : neutral_operand(n, &s);
         if (keep >= 0) in = n->input[keep];
-        if (!in && !is_noop(c, n, &s)) continue;
+        if (!in && !is_noop(c, n, &s, &producer)) continue;
         if (!in) in = n->input[0];
         const char *out = n->output[0];
         if (!hm_has(&outs, out)) {

@@ -461,6 +461,32 @@ static void test_inferred_types_and_neutral_operands(void **state)
     ox_model_free(m);
 }
 
+static void test_variadic_and_shape_noops(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (int64[N] i, float[2,3] x) => (int64[N] y, float[2,3] z, int64[M] w)\n"
+                        "{\n"
+                        "  a = Max (i)\n"
+                        "  b = Max (a, a)\n"
+                        "  s = Shape <start = 0> (b)\n"
+                        "  e = Expand (b, s)\n"
+                        "  c = Concat <axis = 0> (e)\n"
+                        "  y = Neg (c)\n"
+                        "  t = Transpose <perm = [0, 1]> (x)\n"
+                        "  z = Relu (t)\n"
+                        "  w = Concat <axis = 0> (i, y)\n"
+                        "}\n");
+    optimize_stats st = {0};
+    assert_int_equal(optimize_model(m, NULL, &st, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(g->n_node, 3);   /* Neg, Relu, and the two-input Concat */
+    assert_string_equal(find_node(g, "Neg")->input[0], "i");
+    assert_string_equal(find_node(g, "Relu")->input[0], "x");
+    assert_int_equal(find_node(g, "Concat")->n_input, 2);
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -551,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_split_to_sequence),
         cmocka_unit_test(test_conv_bn_fusion),
         cmocka_unit_test(test_inferred_types_and_neutral_operands),
+        cmocka_unit_test(test_variadic_and_shape_noops),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
