@@ -164,9 +164,15 @@ typedef struct inl_ctx {
     diag_sink *d;
     hashmap funcs;    /* "domain\x1fname\x1foverload" → FunctionProto */
     hashmap taken;    /* every name in the model */
+    hashmap active;   /* functions being expanded right now (recursion guard) */
+    int64_t budget;   /* nodes inlining may still create */
     arena tmp;
     int err;
 } inl_ctx;
+
+/* Upper bound on nodes created by inlining, so that functions calling functions several times
+ * over cannot blow up exponentially. */
+#define OPT_INLINE_BUDGET ((int64_t)1 << 22)
 
 static const char *func_key(arena *a, const char *domain, const char *name, const char *overload)
 {
@@ -240,6 +246,20 @@ static void inl_node(inl_ctx *c, Onnx__NodeProto *n, node_vec *out, int depth)
         vec_push(out, n);
         return;
     }
+    const char *fkey = func_key(&c->tmp, f->domain, f->name, f->overload);
+    if (hm_has(&c->active, fkey) || c->budget < (int64_t)f->n_node) {
+        if (!c->err && c->d) {
+            diagnostic *dg = diag_error(c->d, (diag_loc){0}, hm_has(&c->active, fkey)
+                                        ? "function '%s.%s' calls itself: it cannot be inlined"
+                                        : "inlining '%s.%s' would create too many nodes",
+                                        S(f->domain), S(f->name));
+            diag_set_hint(dg, "the call is left in place");
+        }
+        c->err = 1;
+        vec_push(out, n);
+        return;
+    }
+    c->budget -= (int64_t)f->n_node;
     c->st->inlined++;
     /* Names inside the body get the call's name as a prefix so they stay unique. */
     const char *prefix = *S(n->name) ? n->name : S(f->name);
@@ -271,7 +291,9 @@ static void inl_node(inl_ctx *c, Onnx__NodeProto *n, node_vec *out, int depth)
     for (size_t i = 0; i < body.len; i++) inl_subst(c, body.items[i], &ren, n, f, depth);
     hm_free(&ren);
     /* The body may call other functions, and its subgraphs may hold calls too. */
+    hm_put(&c->active, fkey, (void *)1);
     for (size_t i = 0; i < body.len; i++) inl_node(c, body.items[i], out, depth + 1);
+    hm_remove(&c->active, fkey);
     vec_free(&body);
 }
 
@@ -300,9 +322,10 @@ int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats 
     if (!st) st = &sb;
     Onnx__ModelProto *p = m->proto;
     if (!p->graph || !p->n_functions) return 0;
-    inl_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    inl_ctx c = {.m = m, .o = o, .st = st, .d = d, .budget = OPT_INLINE_BUDGET};
     hm_init(&c.funcs);
     hm_init(&c.taken);
+    hm_init(&c.active);
     arena_init(&c.tmp);
     for (size_t i = 0; i < p->n_functions; i++) {
         Onnx__FunctionProto *f = p->functions[i];
@@ -318,6 +341,7 @@ int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats 
         }
     hm_free(&c.funcs);
     hm_free(&c.taken);
+    hm_free(&c.active);
     arena_free(&c.tmp);
     return c.err ? -1 : 0;
 }

@@ -207,6 +207,28 @@ static void test_inline(void **state)
     ox_model_free(m);
 }
 
+static void test_inline_recursion_is_an_error(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20, \"loc\" : 1]>\n"
+                        "g (float[2] x) => (float[2] y)\n"
+                        "{\n"
+                        "  y = loc.f (x)\n"
+                        "}\n"
+                        "<domain: \"loc\", opset_import: [\"\" : 20, \"loc\" : 1]>\n"
+                        "f (a) => (b) { t = loc.f (a) u = loc.f (t) b = Add (t, u) }\n");
+    diag_sink d;
+    diag_init(&d);
+    assert_int_equal(opt_inline_functions(m, NULL, NULL, &d), -1);
+    assert_true(diag_has_errors(&d));
+    assert_non_null(strstr(d.items[0].message, "calls itself"));
+    /* The model is still well formed: the innermost calls are left in place. */
+    assert_int_equal(count_op(m->proto->graph, "f"), 2);
+    assert_int_equal(count_op(m->proto->graph, "Add"), 1);
+    diag_free(&d);
+    ox_model_free(m);
+}
+
 static void test_dedup_and_cse(void **state)
 {
     (void)state;
@@ -570,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_fold_respects_limits_and_inputs),
         cmocka_unit_test(test_dead_code),
         cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_inline_recursion_is_an_error),
         cmocka_unit_test(test_dedup_and_cse),
         cmocka_unit_test(test_noops),
         cmocka_unit_test(test_castlike_expand_transpose),
