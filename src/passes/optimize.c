@@ -917,15 +917,21 @@ static void dce_graph(dce_ctx *c, Onnx__GraphProto *g, hashmap *outer, int depth
 
 typedef struct dom_ctx {
     hashmap *domains;
-    hashmap *calls;
+    hashmap *fmap;    /* function key → index + 1 */
+    bool *kept;
+    VEC(size_t) work; /* functions found used but not yet scanned */
     arena *a;
 } dom_ctx;
 
 static void note_node(dom_ctx *dc, const Onnx__NodeProto *n)
 {
     hm_put(dc->domains, S(n->domain), (void *)1);
-    if (!is_default_domain(n->domain))
-        hm_put(dc->calls, func_key(dc->a, n->domain, n->op_type, n->overload), (void *)1);
+    if (is_default_domain(n->domain)) return;
+    uintptr_t fi = (uintptr_t)hm_get(dc->fmap, func_key(dc->a, n->domain, n->op_type, n->overload));
+    if (fi && !dc->kept[fi - 1]) {
+        dc->kept[fi - 1] = true;
+        vec_push(&dc->work, fi - 1);
+    }
 }
 
 static int note_graph(Onnx__GraphProto *g, int depth, void *ctx)
@@ -954,33 +960,21 @@ int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, 
     if (!p->graph) return 0;
     dce_ctx c = {.m = m, .o = o, .st = st, .d = d};
     dce_graph(&c, p->graph, NULL, 0);
-    /* Functions reachable from the graph, transitively (worklist over the used set). */
-    hashmap domains, calls, fmap;
+    /* Functions reachable from the graph, transitively (a worklist: each is scanned once). */
+    hashmap domains, fmap;
     hm_init(&domains);
-    hm_init(&calls);
     hm_init(&fmap);
     arena a;
     arena_init(&a);
-    dom_ctx dc = {&domains, &calls, &a};
-    ox_graph_walk(p->graph, o->max_depth, note_graph, &dc);
-    const char **keys = xcalloc(p->n_functions + 1, sizeof *keys);
+    bool *kept = xcalloc(p->n_functions + 1, 1);
     for (size_t i = 0; i < p->n_functions; i++) {
         Onnx__FunctionProto *f = p->functions[i];
-        keys[i] = func_key(&a, f->domain, f->name, f->overload);
-        hm_put(&fmap, keys[i], f);
+        hm_put(&fmap, func_key(&a, f->domain, f->name, f->overload), (void *)(uintptr_t)(i + 1));
     }
-    bool *kept = xcalloc(p->n_functions + 1, 1);
-    for (bool changed = true; changed;) {
-        /* Each round keeps at least one new function, so this runs at most n_functions+1
-         * rounds; real models nest functions only a few levels deep. */
-        changed = false;
-        for (size_t i = 0; i < p->n_functions; i++)
-            if (!kept[i] && hm_has(&calls, keys[i])) {
-                kept[i] = true;
-                changed = true;
-                note_function(&dc, p->functions[i], o->max_depth);
-            }
-    }
+    dom_ctx dc = {.domains = &domains, .fmap = &fmap, .kept = kept, .a = &a};
+    ox_graph_walk(p->graph, o->max_depth, note_graph, &dc);
+    while (dc.work.len) note_function(&dc, p->functions[dc.work.items[--dc.work.len]], o->max_depth);
+    vec_free(&dc.work);
     size_t k = 0;
     for (size_t i = 0; i < p->n_functions; i++) {
         if (kept[i]) {
@@ -997,10 +991,8 @@ int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, 
         if (is_default_domain(dom) || hm_has(&domains, dom)) p->opset_import[k++] = p->opset_import[i];
     }
     p->n_opset_import = k;
-    free(keys);
     free(kept);
     hm_free(&domains);
-    hm_free(&calls);
     hm_free(&fmap);
     arena_free(&a);
     return c.err ? -1 : 0;

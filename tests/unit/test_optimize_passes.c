@@ -164,6 +164,30 @@ static void test_dead_code(void **state)
     ox_model_free(m);
 }
 
+static void test_dead_functions_transitive(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20, \"a\" : 1, \"b\" : 1, \"c\" : 1]>\n"
+                        "g (float[2] x) => (float[2] y)\n"
+                        "{\n"
+                        "  y = a.f (x)\n"
+                        "}\n"
+                        "<domain: \"a\", opset_import: [\"\" : 20, \"b\" : 1]>\n"
+                        "f (p) => (q) { q = b.h (p) }\n"
+                        "<domain: \"b\", opset_import: [\"\" : 20]>\n"
+                        "h (p) => (q) { q = Neg (p) }\n"
+                        "<domain: \"c\", opset_import: [\"\" : 20]>\n"
+                        "unused (p) => (q) { q = Neg (p) }\n");
+    optimize_stats st = {0};
+    assert_int_equal(opt_remove_dead(m, NULL, &st, NULL), 0);
+    assert_int_equal(m->proto->n_functions, 2);
+    assert_int_equal(st.removed_functions, 1);
+    assert_int_equal(m->proto->n_opset_import, 3);   /* "", a, b */
+    for (size_t i = 0; i < m->proto->n_opset_import; i++)
+        assert_string_not_equal(m->proto->opset_import[i]->domain, "c");
+    ox_model_free(m);
+}
+
 static void test_inline(void **state)
 {
     (void)state;
@@ -591,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_fold_and_lift),
         cmocka_unit_test(test_fold_respects_limits_and_inputs),
         cmocka_unit_test(test_dead_code),
+        cmocka_unit_test(test_dead_functions_transitive),
         cmocka_unit_test(test_inline),
         cmocka_unit_test(test_inline_recursion_is_an_error),
         cmocka_unit_test(test_dedup_and_cse),
