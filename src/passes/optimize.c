@@ -363,7 +363,7 @@ typedef struct scope {
                          body's own nodes, so nothing may be folded away on inferred types */
 } scope;
 
-static void scope_init(scope *s, scope *parent, Onnx__GraphProto *g, arena *a, bool main_graph)
+static void scope_init(scope *s, scope *parent, Onnx__GraphProto *g, arena *a)
 {
     s->parent = parent;
     s->no_infer = parent && parent->no_infer;
@@ -388,7 +388,6 @@ static void scope_init(scope *s, scope *parent, Onnx__GraphProto *g, arena *a, b
         v->proto = t;
         hm_put(&s->vals, t->name, v);
     }
-    (void)main_graph;
 }
 
 static void scope_free(scope *s)
@@ -712,7 +711,7 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         return;
     }
     scope s;
-    scope_init(&s, parent, g, &c->tmp, parent == NULL);
+    scope_init(&s, parent, g, &c->tmp);
     for (size_t i = 0; i < g->n_node; i++) {
         fold_node(c, g->node[i], &s, depth);
         infer_elem(&s, g->node[i]);
@@ -1118,7 +1117,7 @@ static const char *cse_key(cse_ctx *c, const Onnx__NodeProto *n)
     return key;
 }
 
-static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, const hashmap *outer_ren, int depth)
+static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, int depth)
 {
     if (depth > c->o->max_depth) {
         if (!c->err) too_deep(c->d, c->o->max_depth);
@@ -1137,7 +1136,7 @@ static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, const hashmap *outer_ren,
         if (ox_node_has_subgraph(n)) {
             FOR_SUBGRAPHS(n, sg, {
                 rename_uses(sg, &ren, true, depth + 1, c->o->max_depth);
-                cse_graph(c, sg, &ren, depth + 1);
+                cse_graph(c, sg, depth + 1);
             });
             continue;
         }
@@ -1160,7 +1159,6 @@ static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, const hashmap *outer_ren,
     }
     compact_nodes(g, dead);
     free(dead);
-    (void)outer_ren;
     hm_free(&seen);
     hm_free(&ren);
     hm_free(&outs);
@@ -1175,7 +1173,7 @@ int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sin
     if (!m->proto->graph) return 0;
     cse_ctx c = {.m = m, .o = o, .st = st, .d = d};
     arena_init(&c.tmp);
-    cse_graph(&c, m->proto->graph, NULL, 0);
+    cse_graph(&c, m->proto->graph, 0);
     arena_free(&c.tmp);
     return c.err ? -1 : 0;
 }
@@ -1341,7 +1339,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         return;
     }
     scope s;
-    scope_init(&s, parent, g, &c->tmp, parent == NULL);
+    scope_init(&s, parent, g, &c->tmp);
     hashmap outs, ren, producer, ginputs;
     hm_init(&outs);
     hm_init(&ren);
@@ -1387,6 +1385,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
             for (size_t k = 0; k < pn->n_output; k++)
                 if (!strcmp(S(pn->output[k]), in)) pn->output[k] = (char *)out;
             hm_put(&ren, in, (void *)out);
+            hm_put(&producer, out, pn);
             /* Earlier consumers of `in` were already rewritten; fix them below. */
         }
         dead[i] = true;
@@ -1448,7 +1447,7 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
 {
     if (depth > c->o->max_depth) return;
     scope s;
-    scope_init(&s, parent, g, &c->tmp, parent == NULL);
+    scope_init(&s, parent, g, &c->tmp);
     hashmap cands;
     hm_init(&cands);
     VEC(seq_cand *) order = {0};
