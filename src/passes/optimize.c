@@ -615,9 +615,13 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
         }
         oe_tensor r;
         if (oe_eval_node(n, c->opset, NULL, 0, &r, 1, NULL) == OE_OK) {
+            /* value_ints / value_float ... become the `value` tensor form, which every later
+             * pass reads (the lifted initializer is the same either way). */
             cval *v = arena_alloc(&c->tmp, sizeof *v);
             v->t = new_owned(c);
             *v->t = r;
+            make_constant(c, n, v->t);
+            v->proto = n->attribute[0]->t;
             hm_put(&s->vals, out, v);
         }
         return;
@@ -1289,13 +1293,32 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
         return true;
     }
     if (is_op(n, "Reshape") && n->n_input == 2) {
+        /* The target shape, with 0 (copy) and -1 (infer) resolved, equals the static input shape. */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
         int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
         if (rank < 0) return false;
         int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
         if (k != rank) return false;
+        Onnx__AttributeProto *az = ox_node_attr(n, "allowzero");
+        bool allowzero = az && az->i;
+        int64_t numel = 1, known = 1;
+        int neg = -1;
+        for (int i = 0; i < rank; i++) {
+            numel *= dims[i];
+            if (want[i] == 0 && !allowzero) want[i] = dims[i];
+            if (want[i] == -1) {
+                if (neg >= 0) return false;
+                neg = i;
+            } else {
+                known *= want[i];
+            }
+        }
+        if (neg >= 0) {
+            if (known <= 0 || numel % known) return false;
+            want[neg] = numel / known;
+        }
         for (int i = 0; i < rank; i++)
-            if (want[i] != dims[i] || (want[i] == 0 && !ox_node_attr(n, "allowzero"))) return false;
+            if (want[i] != dims[i]) return false;
         return true;
     }
     return false;
@@ -1329,6 +1352,29 @@ static bool fuse_transposes(noop_ctx *c, Onnx__NodeProto *n, const hashmap *prod
     memcpy(p2->ints, comp, r * sizeof *comp);
     n->input[0] = inner->input[0];
     return true;
+}
+
+/* Reshape(Reshape|Squeeze|Unsqueeze|Flatten(x, ...), s) → Reshape(x, s) when s is a constant
+ * without 0 entries (a reshape depends only on the element count, which the inner op keeps). */
+static bool collapse_reshapes(Onnx__NodeProto *n, scope *s, const hashmap *producer)
+{
+    if (!is_op(n, "Reshape") || n->n_input != 2) return false;
+    bool changed = false;
+    for (int guard = 0; guard < 64; guard++) {
+        Onnx__NodeProto *inner = hm_get(producer, S(n->input[0]));
+        if (!inner || inner->n_output != 1 || inner->n_input < 1 || !*S(inner->input[0]) ||
+            !(is_op(inner, "Reshape") || is_op(inner, "Squeeze") || is_op(inner, "Unsqueeze") ||
+              is_op(inner, "Flatten")))
+            break;
+        int64_t want[OE_MAX_RANK];
+        int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
+        if (k < 0) break;
+        for (int i = 0; i < k; i++)
+            if (want[i] == 0) return changed;
+        n->input[0] = inner->input[0];
+        changed = true;
+    }
+    return changed;
 }
 
 static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
@@ -1369,6 +1415,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
             if (*S(n->output[k])) hm_put(&producer, n->output[k], n);
         const char *in = NULL;
         if (fuse_transposes(c, n, &producer, &in)) c->st->noops++;
+        if (collapse_reshapes(n, &s, &producer)) c->st->noops++;
         infer_elem(&s, n);
         int keep = in ? -1 : neutral_operand(n, &s);
         if (keep >= 0) in = n->input[keep];

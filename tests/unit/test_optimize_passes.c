@@ -533,6 +533,39 @@ static void test_variadic_and_shape_noops(void **state)
     ox_model_free(m);
 }
 
+static void test_reshape_chains(void **state)
+{
+    (void)state;
+    /* Reshape(Squeeze(v), [-1]) reads v directly, and then reshapes v ([1]) to [1]: gone.
+     * Reshape(Unsqueeze(x), [0, 6]) must stay as it is (0 copies a dim of its input). */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (int64[1] v, float[2,3] x) => (int64[2] y, float[2,6] z)\n"
+                        "<int64[1] m1 = {-1}, int64[2] shp = {0, 6}, int64[1] ax = {0}, int64[1] four = {4}>\n"
+                        "{\n"
+                        "  s = Squeeze (v)\n"
+                        "  r = Reshape (s, m1)\n"
+                        "  y = Concat <axis = 0> (r, four)\n"
+                        "  u = Unsqueeze (x, ax)\n"
+                        "  z = Reshape (u, shp)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "Squeeze"), 0);
+    assert_string_equal(find_node(g, "Concat")->input[0], "v");
+    assert_string_equal(find_node(g, "Reshape")->input[0], "u");
+    assert_int_equal(g->n_node, 3);
+    /* value_ints Constants are normalised to `value` tensors and the result is a fixpoint */
+    size_t l1, l2;
+    uint8_t *a = ox_pack(m, &l1);
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    uint8_t *b = ox_pack(m, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(a, b, l1);
+    free(a);
+    free(b);
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -626,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_conv_bn_fusion),
         cmocka_unit_test(test_inferred_types_and_neutral_operands),
         cmocka_unit_test(test_variadic_and_shape_noops),
+        cmocka_unit_test(test_reshape_chains),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
