@@ -3,7 +3,11 @@
  * Mirrors what torch.onnx's ONNXProgram.optimize() (onnxscript optimize_ir) does: inline
  * model-local functions, fold constants with the evaluator of onnx/onnx_eval.h, lift constants
  * to initializers named after their values, remove dead nodes / initializers / functions /
- * opset imports, deduplicate initializers, eliminate common subexpressions and no-op nodes.
+ * opset imports, deduplicate initializers, eliminate common subexpressions and no-op nodes,
+ * plus the few rewrite rules torch exports rely on (Split, Conv+BatchNormalization).
+ *
+ * Order in optimize_model: inline; then up to two rounds of {fold, no-op removal, rewrites,
+ * dead code} (stopping early when nothing changed); then lift, dedup, CSE, dead code.
  *
  * Every pass edits the model in place (the caller optimizes a copy when it must keep the
  * original); new nodes, tensors and strings live in the model's arena. Passes return 0 on
@@ -37,7 +41,8 @@ typedef struct optimize_stats {
  * elements; every pass on; ConstantOfShape not folded; depth 64. */
 void optimize_options_default(optimize_options *o);
 
-/* All passes in order. o may be NULL (defaults); stats may be NULL. */
+/* All passes in order. o may be NULL (defaults); stats may be NULL (counts are added to it).
+ * Optimizing an optimized model changes nothing (idempotent). */
 int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d);
 
 /* The passes, each callable alone (stats may be NULL). */
