@@ -1283,6 +1283,14 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
         /* Expanding to a shape the input already has (1s broadcast away) changes nothing. */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
         int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
+        if (rank < 0) {
+            /* An untyped input made by Reshape to a constant, fully explicit shape. */
+            const Onnx__NodeProto *rp = hm_get(producer, S(n->input[0]));
+            if (!rp || !is_op(rp, "Reshape") || rp->n_input != 2) return false;
+            rank = const_ints(s, S(rp->input[1]), dims, OE_MAX_RANK);
+            for (int i = 0; i < rank; i++)
+                if (dims[i] <= 0) return false;
+        }
         if (rank < 0) return false;
         int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
         if (k < 0 || k > rank) return false;

@@ -566,6 +566,31 @@ static void test_reshape_chains(void **state)
     ox_model_free(m);
 }
 
+static void test_expand_after_reshape(void **state)
+{
+    (void)state;
+    /* r has no declared type, but Reshape to the constant [3,2,1] fixes its shape; Expand to
+     * [3,2,1] (or to [2,1]) then changes nothing, while Expand to [3,2,4] does. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[N] x) => (float[3,2,1] y, float[3,2,1] y2, float[3,2,4] z)\n"
+                        "<int64[3] s = {3, 2, 1}, int64[2] s2 = {2, 1}, int64[3] big = {3, 2, 4}>\n"
+                        "{\n"
+                        "  r = Reshape (x, s)\n"
+                        "  e = Expand (r, s)\n"
+                        "  y = Neg (e)\n"
+                        "  e2 = Expand (r, s2)\n"
+                        "  y2 = Abs (e2)\n"
+                        "  z = Expand (r, big)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "Expand"), 1);
+    assert_string_equal(find_node(g, "Expand")->output[0], "z");
+    assert_string_equal(find_node(g, "Neg")->input[0], "r");
+    assert_string_equal(find_node(g, "Abs")->input[0], "r");
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -660,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_inferred_types_and_neutral_operands),
         cmocka_unit_test(test_variadic_and_shape_noops),
         cmocka_unit_test(test_reshape_chains),
+        cmocka_unit_test(test_expand_after_reshape),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
