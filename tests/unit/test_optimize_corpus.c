@@ -90,7 +90,8 @@ static long check_case(const char *dir, long *torch_nodes)
 static void test_fixtures_match_torch(void **state)
 {
     (void)state;
-    static const char *cases[] = {"python_if_shape", "scan_cumsum", "cond_dynamic", "mlp_cond"};
+    static const char *cases[] = {"python_if_shape", "scan_cumsum", "cond_dynamic", "mlp_cond",
+                                  "python_for_const", "sequence_ops", "conv_bn_relu"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", FXSH_FIXTURES, cases[i]);
