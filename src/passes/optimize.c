@@ -685,7 +685,15 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
     if (!all) return;
 evaluate:;
     oe_tensor r;
-    int rc = oe_eval_node(n, c->opset, inputs, n->n_input, &r, 1, NULL);
+    diag_sink ed;
+    diag_init(&ed);
+    int rc = oe_eval_node(n, c->opset, inputs, n->n_input, &r, 1, &ed);
+    if (rc == OE_ERROR && c->d && ed.len) {
+        /* The model would fail here at run time; folding is not the place to stop it. */
+        diagnostic *dg = diag_warning(c->d, (diag_loc){0}, "%s", ed.items[0].message);
+        diag_set_hint(dg, "the node is left unfolded");
+    }
+    diag_free(&ed);
     if (rc != OE_OK) return;
     if (r.numel > c->o->fold_output_limit) {
         /* Still worth it when the inputs it replaces (used only here) are as large. */
