@@ -645,6 +645,29 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
             for (int i = 0; i < rank; i++) dims[i] = v->proto->dims[i];
         } else {
             rank = static_shape(scope_type(s, S(n->input[0])), dims, NULL);
+            if (rank < 0 && !strcmp(n->op_type, "Shape")) {
+                /* Shape <start, end> needs only the dims it slices to be static. */
+                const Onnx__TypeProto *tp = scope_type(s, S(n->input[0]));
+                const Onnx__TensorShapeProto *sh =
+                    tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type
+                        ? tp->tensor_type->shape : NULL;
+                if (!sh || sh->n_dim > OE_MAX_RANK) return;
+                int r = (int)sh->n_dim;
+                Onnx__AttributeProto *st = ox_node_attr(n, "start"), *en = ox_node_attr(n, "end");
+                int64_t a = st ? st->i : 0, b = en ? en->i : r;
+                if (a < 0) a += r;
+                if (b < 0) b += r;
+                a = a < 0 ? 0 : a > r ? r : a;
+                b = b < 0 ? 0 : b > r ? r : b;
+                for (int i = 0; i < r; i++) {
+                    const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
+                    bool known = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                                 dm->dim_value >= 0;
+                    if (!known && i >= a && i < b) return;
+                    dims[i] = known ? dm->dim_value : 1;   /* outside the slice: never read */
+                }
+                rank = r;
+            }
         }
         if (rank < 0) return;
         memset(&shape_src, 0, sizeof shape_src);
@@ -1252,6 +1275,35 @@ static int neutral_operand(const Onnx__NodeProto *n, scope *s)
     return -1;
 }
 
+/* The static shape of name: declared, or evident from its producer (Reshape to an explicit
+ * constant shape; Shape of a value of known rank). -1 if unknown. */
+static int known_shape(scope *s, const hashmap *producer, const char *name, int64_t *dims)
+{
+    int rank = static_shape(scope_type(s, name), dims, NULL);
+    if (rank >= 0) return rank;
+    const Onnx__NodeProto *p = hm_get(producer, name);
+    if (!p || p->n_output != 1) return -1;
+    if (is_op(p, "Reshape") && p->n_input == 2) {
+        rank = const_ints(s, S(p->input[1]), dims, OE_MAX_RANK);
+        for (int i = 0; i < rank; i++)
+            if (dims[i] <= 0) return -1;
+        return rank;
+    }
+    if (is_op(p, "Shape") && p->n_input == 1) {
+        int r = value_rank(s, S(p->input[0]));
+        if (r < 0) return -1;
+        Onnx__AttributeProto *st = ox_node_attr(p, "start"), *en = ox_node_attr(p, "end");
+        int64_t a = st ? st->i : 0, b = en ? en->i : r;
+        if (a < 0) a += r;
+        if (b < 0) b += r;
+        a = a < 0 ? 0 : a > r ? r : a;
+        b = b < 0 ? 0 : b > r ? r : b;
+        dims[0] = b > a ? b - a : 0;
+        return 1;
+    }
+    return -1;
+}
+
 static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashmap *producer)
 {
     if (!is_default_domain(n->domain) || n->n_output != 1 || n->n_input < 1 || !*S(n->input[0]))
@@ -1290,15 +1342,7 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
     if (is_op(n, "Expand") && n->n_input == 2) {
         /* Expanding to a shape the input already has (1s broadcast away) changes nothing. */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
-        int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
-        if (rank < 0) {
-            /* An untyped input made by Reshape to a constant, fully explicit shape. */
-            const Onnx__NodeProto *rp = hm_get(producer, S(n->input[0]));
-            if (!rp || !is_op(rp, "Reshape") || rp->n_input != 2) return false;
-            rank = const_ints(s, S(rp->input[1]), dims, OE_MAX_RANK);
-            for (int i = 0; i < rank; i++)
-                if (dims[i] <= 0) return false;
-        }
+        int rank = known_shape(s, producer, n->input[0], dims);
         if (rank < 0) return false;
         int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
         if (k < 0 || k > rank) return false;
@@ -1311,7 +1355,7 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
     if (is_op(n, "Reshape") && n->n_input == 2) {
         /* The target shape, with 0 (copy) and -1 (infer) resolved, equals the static input shape. */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
-        int rank = static_shape(scope_type(s, n->input[0]), dims, NULL);
+        int rank = known_shape(s, producer, n->input[0], dims);
         if (rank < 0) return false;
         int k = const_ints(s, S(n->input[1]), want, OE_MAX_RANK);
         if (k != rank) return false;

@@ -591,6 +591,30 @@ static void test_expand_after_reshape(void **state)
     ox_model_free(m);
 }
 
+static void test_shape_of_known_rank(void **state)
+{
+    (void)state;
+    /* Shape(x)[0:1] has shape [1] whatever x's dims are, so reshaping it to [-1] is a no-op;
+     * Shape(x)[1:] of float[N,2,3] folds to {2, 3}. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[N,2,3] x) => (int64[3] y)\n"
+                        "<int64[1] m1 = {-1}>\n"
+                        "{\n"
+                        "  s = Shape <start = 0, end = 1> (x)\n"
+                        "  r = Reshape (s, m1)\n"
+                        "  t = Shape <start = 1> (x)\n"
+                        "  y = Concat <axis = 0> (r, t)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "Reshape"), 0);
+    assert_int_equal(count_op(g, "Shape"), 1);
+    Onnx__NodeProto *cc = find_node(g, "Concat");
+    assert_string_equal(cc->input[0], "s");
+    expect_init(g, cc->input[1], 7, 2, (double[]){2, 3});
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -695,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_variadic_and_shape_noops),
         cmocka_unit_test(test_reshape_chains),
         cmocka_unit_test(test_expand_after_reshape),
+        cmocka_unit_test(test_shape_of_known_rank),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
