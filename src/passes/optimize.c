@@ -1220,6 +1220,7 @@ typedef struct noop_ctx {
     const optimize_options *o;
     optimize_stats *st;
     diag_sink *d;
+    hashmap taken;    /* every name in the model, for new initializers */
     arena tmp;
     int err;
 } noop_ctx;
@@ -1437,6 +1438,77 @@ static bool collapse_reshapes(Onnx__NodeProto *n, scope *s, const hashmap *produ
     return changed;
 }
 
+/* Reshape(x, Concat(Shape(x)[i:i+1], constants...)) where the one copied dim is x's only
+ * dynamic dim: the target is then a constant with that dim as -1 (and any -1 among the
+ * constants resolved from x's static dims), e.g. [batch, -1] on float[batch,2,3] → [-1, 6]. */
+static bool static_reshape_target(noop_ctx *c, Onnx__NodeProto *n, scope *s, const hashmap *producer)
+{
+    if (!is_op(n, "Reshape") || n->n_input != 2) return false;
+    const Onnx__NodeProto *cc = hm_get(producer, S(n->input[1]));
+    Onnx__AttributeProto *cax = cc ? ox_node_attr(cc, "axis") : NULL;
+    if (!cc || !is_op(cc, "Concat") || !cax || cax->i != 0) return false;
+    const Onnx__TypeProto *tp = scope_type(s, S(n->input[0]));
+    const Onnx__TensorShapeProto *sh = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+                                       tp->tensor_type ? tp->tensor_type->shape : NULL;
+    if (!sh || sh->n_dim > OE_MAX_RANK) return false;
+    int r = (int)sh->n_dim, dyn = -1;
+    int64_t static_prod = 1;
+    for (int i = 0; i < r; i++) {
+        const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
+        if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0) {
+            static_prod *= dm->dim_value;
+        } else {
+            if (dyn >= 0) return false;   /* more than one dynamic dim */
+            dyn = i;
+        }
+    }
+    if (dyn < 0) return false;
+    int64_t target[OE_MAX_RANK];
+    int k = 0, ref_at = -1, neg_at = -1;
+    int64_t const_prod = 1;
+    for (size_t p = 0; p < cc->n_input; p++) {
+        int64_t part[OE_MAX_RANK];
+        int pk = const_ints(s, S(cc->input[p]), part, OE_MAX_RANK);
+        if (pk < 0) {
+            const Onnx__NodeProto *sp = hm_get(producer, S(cc->input[p]));
+            if (!sp || !is_op(sp, "Shape") || sp->n_input != 1 || strcmp(S(sp->input[0]), n->input[0]))
+                return false;
+            Onnx__AttributeProto *st = ox_node_attr(sp, "start"), *en = ox_node_attr(sp, "end");
+            int64_t a = st ? st->i : 0, b = en ? en->i : r;
+            if (a < 0) a += r;
+            if (b < 0) b += r;
+            if (a != dyn || b != dyn + 1 || ref_at >= 0 || k >= OE_MAX_RANK) return false;
+            ref_at = k;
+            target[k++] = -1;
+            continue;
+        }
+        for (int i = 0; i < pk; i++) {
+            if (k >= OE_MAX_RANK || part[i] == 0 || part[i] < -1) return false;
+            if (part[i] == -1) {
+                if (neg_at >= 0) return false;
+                neg_at = k;
+            } else {
+                const_prod *= part[i];
+            }
+            target[k++] = part[i];
+        }
+    }
+    if (ref_at < 0) return false;
+    if (neg_at >= 0) {
+        if (const_prod <= 0 || static_prod % const_prod) return false;
+        target[neg_at] = static_prod / const_prod;
+    }
+    Onnx__TensorProto *t = ox_tensor_new(c->m, fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_static", S(n->input[1]))),
+                                         7, (int64_t[]){k}, 1);
+    ox_tensor_set_raw(c->m, t, target, (size_t)k * sizeof *target);
+    ox_graph_add_initializer(c->m, c->m->proto->graph, t);
+    cval *v = arena_alloc(&c->tmp, sizeof *v);
+    v->proto = t;
+    hm_put(&s->vals, t->name, v);
+    n->input[1] = t->name;
+    return true;
+}
+
 static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
 {
     if (depth > c->o->max_depth) {
@@ -1476,6 +1548,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         const char *in = NULL;
         if (fuse_transposes(c, n, &producer, &in)) c->st->noops++;
         if (collapse_reshapes(n, &s, &producer)) c->st->noops++;
+        if (static_reshape_target(c, n, &s, &producer)) c->st->noops++;
         infer_elem(&s, n);
         int keep = in ? -1 : neutral_operand(n, &s);
         if (keep >= 0) in = n->input[keep];
@@ -1518,7 +1591,10 @@ int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st,
     if (!m->proto->graph) return 0;
     noop_ctx c = {.m = m, .o = o, .st = st, .d = d};
     arena_init(&c.tmp);
+    hm_init(&c.taken);
+    collect_names(m->proto->graph, &c.taken, 0, o->max_depth);
     noop_graph(&c, m->proto->graph, NULL, 0);
+    hm_free(&c.taken);
     arena_free(&c.tmp);
     return c.err ? -1 : 0;
 }

@@ -615,6 +615,34 @@ static void test_shape_of_known_rank(void **state)
     ox_model_free(m);
 }
 
+static void test_static_reshape_target(void **state)
+{
+    (void)state;
+    /* Reshape(x, [dim0(x), -1]) on float[batch,2,3] becomes Reshape(x, [-1, 6]); with two
+     * dynamic dims nothing changes. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[batch,2,3] x, float[a,b,3] w) => (float[batch,6] y, float[a,?] z)\n"
+                        "<int64[1] m1 = {-1}>\n"
+                        "{\n"
+                        "  s = Shape <start = 0, end = 1> (x)\n"
+                        "  t = Concat <axis = 0> (s, m1)\n"
+                        "  y = Reshape <allowzero = 1> (x, t)\n"
+                        "  s2 = Shape <start = 0, end = 1> (w)\n"
+                        "  t2 = Concat <axis = 0> (s2, m1)\n"
+                        "  z = Reshape (w, t2)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "Concat"), 1);
+    Onnx__NodeProto *y = NULL;
+    for (size_t i = 0; i < g->n_node; i++)
+        if (!strcmp(g->node[i]->output[0], "y")) y = g->node[i];
+    assert_non_null(y);
+    assert_string_equal(y->input[0], "x");
+    expect_init(g, y->input[1], 7, 2, (double[]){-1, 6});
+    ox_model_free(m);
+}
+
 static const char *full_model =
     "<ir_version: 10, opset_import: [\"\" : 20, \"pkg.torch.__subgraph__\" : 1]>\n"
     "g (float[2,3] x, bool c) => (float[2,3] y, float[2,3] z)\n"
@@ -720,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_reshape_chains),
         cmocka_unit_test(test_expand_after_reshape),
         cmocka_unit_test(test_shape_of_known_rank),
+        cmocka_unit_test(test_static_reshape_target),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
     };
