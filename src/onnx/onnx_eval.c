@@ -627,8 +627,14 @@ static int eval_size(ectx *c)
 {
     const oe_tensor *a = IN(c, 0);
     if (!a) return fail(c, "missing input");
+    /* From the dims, not numel: callers may pass a shape-only tensor without data. */
+    int64_t n = 1;
+    for (int i = 0; i < a->rank; i++) {
+        if (a->dims[i] && n > INT64_MAX / a->dims[i]) return fail(c, "size overflows int64");
+        n *= a->dims[i];
+    }
     if (oe_tensor_init(&c->out[0], T_INT64, NULL, 0)) return fail(c, "bad shape");
-    oe_set_i(&c->out[0], 0, a->numel);
+    oe_set_i(&c->out[0], 0, n);
     return OE_OK;
 }
 
@@ -953,13 +959,36 @@ static int eval_constant(ectx *c)
     return OE_UNSUPPORTED;
 }
 
+static int eval_trilu(ectx *c)
+{
+    const oe_tensor *a = IN(c, 0), *kt = IN(c, 1);
+    if (!a || a->rank < 2) return fail(c, "input must have rank >= 2");
+    int64_t k = 0;
+    if (kt) {
+        if (kt->numel != 1 || is_float(kt->dtype)) return fail(c, "k must be an integer scalar");
+        k = oe_get_i(kt, 0);
+    }
+    bool upper = attr_i(c->n, "upper", 1) != 0;
+    oe_tensor_copy(&c->out[0], a);
+    int64_t rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1];
+    int64_t mats = (rows > 0 && cols > 0) ? a->numel / (rows * cols) : 0;
+    size_t es = esize(a->dtype);
+    for (int64_t mi = 0; mi < mats; mi++)
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++) {
+                bool keep = upper ? j - i >= k : j - i <= k;
+                if (!keep) memset((char *)c->out[0].data + ((mi * rows + i) * cols + j) * es, 0, es);
+            }
+    return OE_OK;
+}
+
 static const char *const supported_ops[] = {
     "Constant", "Cast", "CastLike", "Identity", "Shape", "Size", "Gather", "Unsqueeze",
     "Squeeze", "Concat", "Reshape", "Slice", "Range", "Transpose", "ConstantOfShape", "Expand",
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Where", "Add", "Sub",
     "Mul", "Div", "Pow", "Mod", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
     "GreaterOrEqual", "And", "Or", "Xor", "Neg", "Abs", "Sqrt", "Exp", "Log", "Reciprocal",
-    "Floor", "Ceil", "Not", "Sign", "Relu", "Sigmoid", "Tanh", NULL};
+    "Floor", "Ceil", "Not", "Sign", "Relu", "Sigmoid", "Tanh", "Trilu", NULL};
 
 bool oe_op_supported(const char *op)
 {
@@ -1005,6 +1034,7 @@ int oe_eval_node(const Onnx__NodeProto *n, int64_t opset, oe_tensor *const *in, 
         return eval_cast_to(&c, IN(&c, 1)->dtype);
     }
     if (!strcmp(op, "Where")) return eval_where(&c);
+    if (!strcmp(op, "Trilu")) return eval_trilu(&c);
     if (!strcmp(op, "Reshape")) return eval_reshape(&c);
     if (!strcmp(op, "Unsqueeze")) return eval_unsqueeze(&c);
     if (!strcmp(op, "Squeeze")) return eval_squeeze(&c);

@@ -5,7 +5,9 @@
  *
  * Ownership: an oe_tensor owns its data buffer (malloc'd through the x* funnel); release it with
  * oe_tensor_free(). Output tensors filled by oe_eval_node()/oe_from_proto() belong to the
- * caller. oe_to_proto() returns a tensor allocated in the model's arena. */
+ * caller. oe_to_proto() returns a tensor allocated in the model's arena.
+ * Shape and Size read only dims/rank of their input, so callers may pass a shape-only tensor
+ * (numel 0, data NULL) for a value whose shape is known but whose data is not. */
 #ifndef FXSH_ONNX_EVAL_H
 #define FXSH_ONNX_EVAL_H
 

@@ -73,3 +73,22 @@ EXTRA_DIST += tests/fixtures/translate
 
 # ---- lead block: node surgery behind the REPL's rewrite commands --------------------------------
 libfxsh_a_SOURCES += src/passes/surgery.c src/passes/surgery.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_optimize_passes
+TESTS += tests/unit/test_optimize_passes
+tests_unit_test_optimize_passes_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_optimize_passes_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+# The optimizer on real exports: fixtures always, the corpus when present.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_optimize_corpus
+TESTS += tests/unit/test_optimize_corpus
+tests_unit_test_optimize_corpus_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_optimize_corpus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_optimize_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"' \
+	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/optimize"'
+endif
+EXTRA_DIST += tests/fixtures/optimize

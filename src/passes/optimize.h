@@ -3,7 +3,11 @@
  * Mirrors what torch.onnx's ONNXProgram.optimize() (onnxscript optimize_ir) does: inline
  * model-local functions, fold constants with the evaluator of onnx/onnx_eval.h, lift constants
  * to initializers named after their values, remove dead nodes / initializers / functions /
- * opset imports, deduplicate initializers, eliminate common subexpressions and no-op nodes.
+ * opset imports, deduplicate initializers, eliminate common subexpressions and no-op nodes,
+ * plus the few rewrite rules torch exports rely on (Split, Conv+BatchNormalization).
+ *
+ * Order in optimize_model: inline; then up to two rounds of {fold, no-op removal, rewrites,
+ * dead code} (stopping early when nothing changed); then lift, dedup, CSE, dead code.
  *
  * Every pass edits the model in place (the caller optimizes a copy when it must keep the
  * original); new nodes, tensors and strings live in the model's arena. Passes return 0 on
@@ -19,21 +23,26 @@
 #include "onnx/onnx_ir.h"
 
 typedef struct optimize_options {
-    int64_t fold_output_limit;   /* fold only when every output has ≤ this many elements */
-    int64_t fold_input_limit;    /* never read constant inputs larger than this */
+    int64_t fold_output_limit;   /* fold only when the output has ≤ this many elements (or no more
+                                    than the single-use inputs it replaces) */
+    int64_t fold_input_limit;    /* skip nodes with a larger constant input (except a Transpose
+                                    that is the input's only consumer) */
+    bool fold_constant_of_shape; /* onnxscript keeps ConstantOfShape nodes: off by default */
     int max_depth;               /* subgraph nesting limit */
-    bool inline_functions, fold, dce, dedup, cse, remove_noops, lift;
+    bool inline_functions, fold, dce, dedup, cse, remove_noops, lift, rewrite;
 } optimize_options;
 
 typedef struct optimize_stats {
     int64_t inlined, folded, lifted, removed_nodes, removed_initializers, removed_functions,
-        deduped, cse, noops;
+        deduped, cse, noops, rewritten;
 } optimize_stats;
 
-/* Defaults: everything on, output limit 1024 elements, input limit 1M elements, depth 64. */
+/* Defaults as in onnxscript's FoldConstantsPass: output limit 512*512 elements, input limit 8192
+ * elements; every pass on; ConstantOfShape not folded; depth 64. */
 void optimize_options_default(optimize_options *o);
 
-/* All passes in order. o may be NULL (defaults); stats may be NULL. */
+/* All passes in order. o may be NULL (defaults); stats may be NULL (counts are added to it).
+ * Optimizing an optimized model changes nothing (idempotent). */
 int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d);
 
 /* The passes, each callable alone (stats may be NULL). */
@@ -44,5 +53,12 @@ int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, 
 int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+/* Rewrite rules (onnxscript's default rewrites, the ones torch exports need):
+ * SplitToSequence(x, const sizes) read only by SequenceAt(const index) → one Split. */
+int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,
+                                  diag_sink *d);
+/* Conv(x, W, B) read only by an inference BatchNormalization with constant parameters → one
+ * Conv with rescaled weight and bias (main graph, float32). */
+int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 
 #endif

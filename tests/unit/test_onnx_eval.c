@@ -309,6 +309,26 @@ static void test_constant_expand_reduce(void **state)
     ox_model_free(m);
 }
 
+static void test_trilu(void **state)
+{
+    (void)state;
+    ox_model *m = ox_model_new(10);
+    oe_tensor a, k, y;
+    oe_tensor_from_i(&a, I64, (int64_t[]){3, 3}, 2, (int64_t[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
+    Onnx__NodeProto *n = node(m, "Trilu", 1);
+    ox_attr_int(m, n, "upper", 0);
+    assert_int_equal(run(n, (oe_tensor *[]){&a}, 1, &y), OE_OK);
+    expect_i(&y, I64, 2, (int64_t[]){3, 3}, (int64_t[]){1, 0, 0, 4, 5, 0, 7, 8, 9});
+    oe_tensor_free(&y);
+    oe_tensor_from_i(&k, I64, NULL, 0, (int64_t[]){1});
+    assert_int_equal(run(node(m, "Trilu", 2), (oe_tensor *[]){&a, &k}, 2, &y), OE_OK);
+    expect_i(&y, I64, 2, (int64_t[]){3, 3}, (int64_t[]){0, 2, 3, 0, 0, 6, 0, 0, 0});
+    oe_tensor_free(&y);
+    oe_tensor_free(&k);
+    oe_tensor_free(&a);
+    ox_model_free(m);
+}
+
 static void test_proto_roundtrip(void **state)
 {
     (void)state;
@@ -345,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_shape_ops),
         cmocka_unit_test(test_slice_range_transpose),
         cmocka_unit_test(test_constant_expand_reduce),
+        cmocka_unit_test(test_trilu),
         cmocka_unit_test(test_proto_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
