@@ -548,6 +548,9 @@ static bool promote_named(dctx *c, const fx_node *n, const char *base, const cha
     const char *kn[1] = { "dtype" };
     fx_arg *kv[1] = { fx_arg_dtype(c->dst, v->dtype) };
     fx_node *st = emit(c, "torch.ops.aten.scalar_tensor.default", sa, 1, kn, kv, 1, "scalar_tensor_default");
+    fx_value *sv = fx_value_new(c->dst, FX_VAL_TENSOR);   /* a 0-d tensor of the operand's dtype */
+    sv->dtype = v->dtype;
+    st->meta.val = sv;
     args[1] = fx_arg_node(c->dst, st);
     if (!strcmp(ov, ".Scalar")) {
         char t[160];
@@ -643,10 +646,15 @@ static bool rebuild(dctx *c, const fx_graph *sg)
                 rule = &c->rules[i];
         }
         fx_arg *val;
+        fx_node *before = c->g->last;
         if (rule) {
             val = expand(c, rule, &b);
             if (!val)
                 return false;
+            /* The expansion's result is n's value: it carries n's meta (the dtype and shape the
+             * translator needs), unless the template set its own. */
+            if (val->kind == FX_ARG_NODE && !val->u.node->meta.val)
+                val->u.node->meta.val = export_copy_value(c->dst, n->meta.val);
         } else {
             size_t na = n->args->u.seq.len;
             fx_arg **args = fx_alloc(c->dst, (na ? na : 1) * sizeof *args);
@@ -660,6 +668,14 @@ static bool rebuild(dctx *c, const fx_graph *sg)
             m->meta.val = export_copy_value(c->dst, n->meta.val);
             val = fx_arg_node(c->dst, m);
         }
+        /* Every node made for n (expansion, type promotion) keeps n's source location, as the
+         * nodes of a re-trace keep the stack trace of the op they come from. */
+        for (fx_node *m = before ? before->next : c->g->first; m; m = m->next)
+            if (!m->meta.source && !m->meta.stack_trace) {
+                m->meta.source = n->meta.source ? fx_strdup(c->dst, n->meta.source) : NULL;
+                m->meta.stack_trace = n->meta.stack_trace ? fx_strdup(c->dst, n->meta.stack_trace) : NULL;
+                m->meta.trace_group = n->meta.trace_group;
+            }
         set_val(c, n->name, val);
         /* Functionalization: the mutated input now holds the new value. */
         if (ft && n->args->u.seq.len > 0 && n->args->u.seq.items[0]->kind == FX_ARG_NODE) {
