@@ -63,4 +63,24 @@ for t in "$corpus"/onnx_text/*/*/expected.txt; do
 done
 report "ONNX text parse/print round trip (load T; show)"
 
+# The export pipeline on every torch.export program: each one either exports to a model that
+# fxsh's checker accepts, or fails with a message (exit 1) — never a crash or an invalid model.
+exported=0 refused=0
+for j in "$corpus"/fx/*/program.json "$corpus"/fx/*/program.pt2; do
+    [ -f "$j" ] || continue
+    "$FXSH" -c "load $j" -c "export verbose=False" -c check >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && grep -q '^check: ok$' "$tmp/out"; then
+        exported=$((exported + 1)); pass=$((pass + 1))
+    elif [ "$rc" -eq 1 ] && grep -q 'This is step\|error:' "$tmp/err" && ! grep -q '^check: ok$' "$tmp/out" \
+         && ! grep -q 'check: [0-9]* problem' "$tmp/err"; then
+        refused=$((refused + 1)); pass=$((pass + 1))
+        echo "  refused (clear error): $j: $(grep -m1 'error:' "$tmp/err" | cut -c1-160)"
+    else
+        fail=$((fail + 1))
+        echo "  FAIL export: $j (exit $rc): $(head -c 300 "$tmp/err")"
+    fi
+done
+report "export pipeline ($exported exported and checked, $refused refused with an error)"
+
 [ "$total_fail" -eq 0 ]
