@@ -29,3 +29,4 @@ EXTRA_DIST += tests/fixtures/fx/mlp_exported.fx.txt tests/fixtures/fx/mlp_export
 	tests/fixtures/fx/mlp_torch_level.module.txt tests/fixtures/fx/mlp_cond_exported.fx.txt \
 	tests/fixtures/fx/mlp_cond_exported.readable.txt tests/fixtures/fx/mlp_cond_exported.program.txt \
 	tests/fixtures/fx/attention_torch_level.module.txt
+include $(top_srcdir)/src/fx/cflow.mk

@@ -37,3 +37,4 @@ TESTS += tests/unit/test_onnx_eval
 tests_unit_test_onnx_eval_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_onnx_eval_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+include $(top_srcdir)/src/passes/cflow.mk

@@ -1,0 +1,1 @@
+# src/passes/cflow.mk — control-flow export check and rewrites (task CFLOW).
