@@ -880,6 +880,11 @@ static bool do_loop(loader *L, scope *s, const stmt *st)
         err(L, st->ln, "prim::Loop without a body block");
         return false;
     }
+    /* carried placeholders start with the shapes of the initial values */
+    size_t k = 0;
+    for (fx_node *x = bs->g->first; x && x->op == FX_OP_PLACEHOLDER; x = x->next, k++)
+        if (k >= 1 && k - 1 < nc && arg_val(carried[k - 1]))
+            x->meta.val = (fx_value *)arg_val(carried[k - 1]);
     if (!parse_block_body(L, bs, ind, &ret) || !finish_block(L, bs, ret)) {
         scope_free(bs);
         return false;
