@@ -32,3 +32,5 @@ EXTRA_DIST += tests/fixtures/fx/mlp_exported.fx.txt tests/fixtures/fx/mlp_export
 
 # ---- lead block: weights from another file (load FILE --weights W) ----------------------------
 libfxsh_a_SOURCES += src/fx/fx_weight_source.c src/fx/fx_weight_source.h
+
+include $(top_srcdir)/src/fx/cflow.mk

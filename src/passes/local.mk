@@ -92,3 +92,5 @@ tests_unit_test_optimize_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/optimize"'
 endif
 EXTRA_DIST += tests/fixtures/optimize
+
+include $(top_srcdir)/src/passes/cflow.mk

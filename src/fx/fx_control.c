@@ -1,0 +1,168 @@
+/* fx_control.c — creating and inspecting python_if / python_for / python_while nodes. */
+#include "fx/fx_control.h"
+
+#include <stdio.h>
+#include <string.h>
+
+fx_control_kind fx_control_kind_of(const fx_node *n)
+{
+    if (!n || n->op != FX_OP_CALL_FUNCTION || !n->target)
+        return FX_CTRL_NONE;
+    if (strcmp(n->target, FX_PYTHON_IF) == 0)
+        return FX_CTRL_IF;
+    if (strcmp(n->target, FX_PYTHON_FOR) == 0)
+        return FX_CTRL_FOR;
+    if (strcmp(n->target, FX_PYTHON_WHILE) == 0)
+        return FX_CTRL_WHILE;
+    if (strcmp(n->target, FX_HOP_COND) == 0)
+        return FX_CTRL_COND;
+    return FX_CTRL_NONE;
+}
+
+static bool attr_at(const fx_node *n, const fx_arg *a, fx_node **attr, fx_module **sub)
+{
+    if (!a || a->kind != FX_ARG_NODE || a->u.node->op != FX_OP_GET_ATTR)
+        return false;
+    *attr = a->u.node;
+    const fx_module *owner = n->graph ? n->graph->owner : NULL;
+    *sub = owner ? fx_module_find(owner, a->u.node->target) : NULL;
+    return true;
+}
+
+static bool is_tuple(const fx_arg *a)
+{
+    return a && (a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_LIST);
+}
+
+bool fx_control_inspect(const fx_node *n, fx_control_view *v)
+{
+    memset(v, 0, sizeof *v);
+    fx_control_kind k = fx_control_kind_of(n);
+    if (k == FX_CTRL_NONE || !n->args)
+        return false;
+    fx_arg **a = n->args->u.seq.items;
+    size_t len = n->args->u.seq.len;
+    v->kind = k;
+    switch (k) {
+    case FX_CTRL_IF:
+    case FX_CTRL_COND:
+        if (len != 4 || !attr_at(n, a[1], &v->graph_attr[0], &v->sub[0]) ||
+            !attr_at(n, a[2], &v->graph_attr[1], &v->sub[1]) || !is_tuple(a[3]))
+            return false;
+        v->cond = a[0];
+        v->operands = a[3];
+        return true;
+    case FX_CTRL_FOR:
+        if (len != 4 || !attr_at(n, a[1], &v->graph_attr[0], &v->sub[0]) || !is_tuple(a[2]) ||
+            !is_tuple(a[3]))
+            return false;
+        v->trip = a[0];
+        v->operands = a[2];
+        v->captured = a[3];
+        return true;
+    case FX_CTRL_WHILE:
+        if (len != 5 || !attr_at(n, a[2], &v->graph_attr[0], &v->sub[0]) || !is_tuple(a[3]) ||
+            !is_tuple(a[4]))
+            return false;
+        v->trip = a[0];
+        v->cond = a[1];
+        v->operands = a[3];
+        v->captured = a[4];
+        return true;
+    default:
+        return false;
+    }
+}
+
+fx_module *fx_control_new_subgraph(fx_module *m, const char *base)
+{
+    char buf[128];
+    for (size_t i = 0;; i++) {
+        snprintf(buf, sizeof buf, "%.100s_%zu", base, i);
+        /* the name must be free both as a child module and as a node of m's graph */
+        if (!fx_module_child(m, buf) && !(m->graph && fx_graph_lookup(m->graph, buf)))
+            break;
+    }
+    fx_module *c = fx_module_add_child(m, buf, "GraphModule", NULL);
+    fx_module_ensure_graph(c);
+    return c;
+}
+
+static const char *const reserved_names[] = {
+    "if", "for", "while", "sum", "max", "min", "abs", "all", "any", "round", "pow", "len", "list",
+    "tuple", "int", "float", "bool", "str", "input", "slice", "type", "range", "filter", "map",
+    "zip", "iter", "next", "id", "hash", "format", "print", "divmod", "sorted", "reversed", "set",
+    "dict", "object", "open", "vars", "not", "and", "or", "is", "in", "del", "pass", "lambda",
+    "return", "class", "def", "with", "try", "else", "elif", "import", "from", "as", "global",
+    "yield", "assert", "break", "continue", "raise", "None", "True", "False", NULL};
+
+const char *fx_control_node_name(fx_graph *g, const char *base)
+{
+    bool reserved = false;
+    for (size_t i = 0; reserved_names[i]; i++)
+        if (strcmp(base, reserved_names[i]) == 0)
+            reserved = true;
+    if (!reserved)
+        return fx_graph_unique_name(g, base);
+    char buf[160];
+    for (size_t i = 1;; i++) {
+        snprintf(buf, sizeof buf, "%.100s_%zu", base, i);
+        if (!fx_graph_lookup(g, buf))
+            return fx_strdup(g->owner->prog, buf);
+    }
+}
+
+static fx_node *add_attr(fx_graph *g, fx_module *m)
+{
+    fx_node *n = fx_node_new(g, m->name, FX_OP_GET_ATTR, m->name);
+    fx_graph_append(g, n);
+    return n;
+}
+
+static fx_arg *tuple_of(fx_program *p, fx_arg **items, size_t n)
+{
+    return fx_arg_seq(p, FX_ARG_TUPLE, items, NULL, n);
+}
+
+static fx_node *add_call(fx_graph *g, const char *base, const char *target, fx_arg **args, size_t n)
+{
+    fx_program *p = g->owner->prog;
+    fx_node *node = fx_node_new(g, fx_control_node_name(g, base), FX_OP_CALL_FUNCTION, target);
+    fx_node_set_args(node, tuple_of(p, args, n), fx_arg_seq(p, FX_ARG_DICT, NULL, NULL, 0));
+    fx_graph_append(g, node);
+    return node;
+}
+
+fx_node *fx_control_add_if(fx_graph *g, fx_arg *cond, fx_module *tm, fx_module *fm,
+                           fx_arg **operands, size_t n_operands)
+{
+    fx_program *p = g->owner->prog;
+    fx_arg *a[4] = {cond, fx_arg_node(p, add_attr(g, tm)), fx_arg_node(p, add_attr(g, fm)),
+                    tuple_of(p, operands, n_operands)};
+    return add_call(g, "if", FX_PYTHON_IF, a, 4);
+}
+
+fx_node *fx_control_add_for(fx_graph *g, fx_arg *trip, fx_module *body, fx_arg **carried,
+                            size_t n_carried, fx_arg **captured, size_t n_captured)
+{
+    fx_program *p = g->owner->prog;
+    fx_arg *a[4] = {trip, fx_arg_node(p, add_attr(g, body)), tuple_of(p, carried, n_carried),
+                    tuple_of(p, captured, n_captured)};
+    return add_call(g, "for", FX_PYTHON_FOR, a, 4);
+}
+
+fx_node *fx_control_add_while(fx_graph *g, fx_arg *max_trip, fx_arg *init_cond, fx_module *body,
+                              fx_arg **carried, size_t n_carried, fx_arg **captured, size_t n_captured)
+{
+    fx_program *p = g->owner->prog;
+    fx_arg *a[5] = {max_trip, init_cond, fx_arg_node(p, add_attr(g, body)),
+                    tuple_of(p, carried, n_carried), tuple_of(p, captured, n_captured)};
+    return add_call(g, "while", FX_PYTHON_WHILE, a, 5);
+}
+
+fx_node *fx_control_add_getitem(fx_graph *g, fx_node *n, size_t i)
+{
+    fx_program *p = g->owner->prog;
+    fx_arg *a[2] = {fx_arg_node(p, n), fx_arg_int(p, (int64_t)i)};
+    return add_call(g, "getitem", "operator.getitem", a, 2);
+}

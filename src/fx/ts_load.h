@@ -1,0 +1,44 @@
+/* ts_load.h — TorchScript IR text (torch.jit.script(m).inlined_graph) into the FX IR.
+ *
+ * The result looks like an ATen-level torch.export program: parameters/buffers reached through
+ * prim::GetAttr chains become placeholders p_<fqn> / b_<fqn> with a PARAMETER / BUFFER
+ * signature entry, user inputs follow, aten:: ops become torch.ops.aten.<op>.<overload> calls,
+ * prim::If becomes fxsh.python_if and prim::Loop fxsh.python_for / fxsh.python_while with
+ * branch/body subgraphs (fx/fx_control.h). Value meta (dtype + shape) is propagated from the
+ * weights and declared inputs through elementwise ops, linear, sum/max, comparisons and the
+ * control-flow nodes; it stops (no val) at any other op.
+ *
+ * Ownership: ts_load_text returns a new program the caller frees with fx_program_free(), or
+ * NULL after reporting at least one error to d. Weight data is copied into the program. */
+#ifndef FXSH_TS_LOAD_H
+#define FXSH_TS_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "fx/fx_ir.h"
+
+typedef struct ts_input_decl {
+    const char *name;          /* user input name as in the TorchScript header, without ".N" */
+    fx_dtype dtype;
+    size_t rank;
+    int64_t dims[8];
+} ts_input_decl;
+
+typedef struct ts_load_options {
+    const char *weights_path;  /* .pt2 (weights table by FQN) or .onnx (initializers by name); NULL = none */
+    const ts_input_decl *inputs;
+    size_t n_inputs;
+} ts_load_options;
+
+/* True when text starts with "graph(%self : __torch__." (leading blanks allowed). */
+bool ts_sniff(const char *text, size_t len);
+/* Parses "x=f32[3,4]" (dtype abbreviation or torch name, dims) into out; false if malformed. */
+bool ts_parse_input_decl(const char *s, ts_input_decl *out);
+/* opts may be NULL. */
+fx_program *ts_load_text(const char *text, size_t len, const char *file, const ts_load_options *opts,
+                         diag_sink *d);
+
+#endif

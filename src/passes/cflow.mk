@@ -1,0 +1,22 @@
+# src/passes/cflow.mk — control-flow export check and rewrites (task CFLOW).
+libfxsh_a_SOURCES += src/passes/control_flow.h src/passes/control_flow.c src/passes/rewrite.h src/passes/rewrite.c
+EXTRA_DIST += tests/fixtures/cflow/python_if_data.export.log tests/fixtures/cflow/if_shape.torchscript.txt \
+	tests/fixtures/cflow/python_for_const.torchscript.txt
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ts_check
+TESTS += tests/unit/test_ts_check
+tests_unit_test_ts_check_SOURCES = tests/unit/test_ts_check.c
+tests_unit_test_ts_check_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_ts_check_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ts_check_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CFLOW_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/cflow"'
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_rewrite_cond
+TESTS += tests/unit/test_rewrite_cond
+tests_unit_test_rewrite_cond_SOURCES = tests/unit/test_rewrite_cond.c
+tests_unit_test_rewrite_cond_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_rewrite_cond_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_rewrite_cond_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CFLOW_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/cflow"'
+endif
