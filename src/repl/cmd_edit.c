@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
+#include "passes/rewrite.h"
 #include "passes/surgery.h"
 #include "repl/cmd_edit.h"
 #include "repl/cmd_handlers.h"
@@ -121,6 +122,30 @@ int cmd_insert(session *s, int argc, char **argv) { return run_edit(s, argc, arg
 int cmd_delete(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_DELETE); }
 int cmd_rename(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_RENAME); }
 int cmd_set_node(session *s, int argc, char **argv) { return run_edit(s, argc, argv, OP_SET); }
+
+/* rewrite NODE cond [--clone]: Python control flow into the higher-order op torch exports. */
+int cmd_rewrite(session *s, int argc, char **argv)
+{
+    bool clone = argc > 3 && !strcmp(argv[3], "--clone");
+    if (argc > 3 && !clone) {
+        session_error(s, "rewrite: unexpected '%s' (usage: rewrite NODE cond [--clone])", argv[3]);
+        return 1;
+    }
+    if (strcmp(argv[2], "cond") != 0) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'", argv[2]);
+        diag_set_hint(dg, "`rewrite NODE cond` turns a Python `if` on a tensor into torch.cond; loops over "
+                          "tensors are not rewritten yet (`for` over a constant range is unrolled by export)");
+        return 1;
+    }
+    if (edit_stage(s, argv[0]) < 0) return 1;
+    fx_program *out = rewrite_if_to_cond_ex(s->stages[s->current].fx, argv[1], clone, &s->diag);
+    if (!out) return 1;
+    edit_commit(s, argc, argv, out);
+    fprintf(s->out, "rewrote %s into torch.ops.higher_order.cond (`show code` shows the branches; `export` "
+                    "re-runs the pipeline)\n",
+            argv[1]);
+    return 0;
+}
 
 int cmd_undo(session *s, int argc, char **argv)
 {

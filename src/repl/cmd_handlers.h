@@ -45,6 +45,7 @@ int cmd_insert(session *s, int argc, char **argv);
 int cmd_delete(session *s, int argc, char **argv);
 int cmd_rename(session *s, int argc, char **argv);
 int cmd_set_node(session *s, int argc, char **argv);
+int cmd_rewrite(session *s, int argc, char **argv);
 int cmd_undo(session *s, int argc, char **argv);
 int cmd_redo(session *s, int argc, char **argv);
 int cmd_history(session *s, int argc, char **argv);

@@ -8,6 +8,7 @@
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "fx/fx_weight_source.h"
+#include "fx/ts_load.h"
 #include "fx/pt2_load.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_parse.h"
@@ -15,6 +16,7 @@
 #include "repl/cmd_handlers.h"
 
 typedef enum input_format {
+    FORMAT_TORCHSCRIPT,  /* torch.jit.script(m).inlined_graph */
     FORMAT_FX_TEXT,      /* any of the three FX text forms; the FX loader tells them apart */
     FORMAT_PT2,          /* zip archive */
     FORMAT_EXPORT_JSON,  /* the archive's models/<name>.json alone */
@@ -44,6 +46,7 @@ static input_format sniff(const char *buf, size_t len)
         if (q[0] == '=' && q[1] == '>') return FORMAT_ONNX_TEXT;
     /* A binary protobuf usually starts with field 1 (ir_version, varint): byte 0x08. */
     if (len && (unsigned char)buf[0] == 0x08) return FORMAT_ONNX_BINARY;
+    if (ts_sniff(buf, len)) return FORMAT_TORCHSCRIPT;
     return FORMAT_FX_TEXT;
 }
 
@@ -54,9 +57,28 @@ static int fx_stage_for_text(const char *buf)
     return strstr(buf, "torch.ops.aten.") || strstr(buf, "torch.ops.higher_order.") ? 1 : 0;
 }
 
-static int load_buffer(session *s, const char *buf, size_t len, const char *name, const char *path)
+/* What `load` was told besides the file: weights and declared example inputs. */
+typedef struct load_request {
+    const char *weights;
+    ts_input_decl inputs[16];
+    size_t n_inputs;
+} load_request;
+
+static int load_buffer(session *s, const char *buf, size_t len, const char *name, const char *path,
+                       load_request *req)
 {
     switch (sniff(buf, len)) {
+    case FORMAT_TORCHSCRIPT: {
+        /* Python control flow stays as fxsh.python_if / python_for nodes; the program starts
+         * the pipeline at `fx`, where export decides what torch.export would do with it. */
+        ts_load_options to = {.weights_path = req->weights, .inputs = req->inputs, .n_inputs = req->n_inputs};
+        fx_program *p = ts_load_text(buf, len, name, &to, &s->diag);
+        if (!p) return 1;
+        req->weights = NULL;   /* taken by the loader */
+        session_reset(s);
+        session_set_fx(s, session_stage_index("fx"), p, name);
+        return 0;
+    }
     case FORMAT_FX_TEXT: {
         fx_program *p = fx_load_text(buf, len, name, &s->diag);
         if (!p) return 1;
@@ -133,25 +155,39 @@ static int load_stdin_block(session *s)
         session_error(s, "load -: no graph text before the end of input");
         return 1;
     }
-    int rc = load_buffer(s, text.s, text.len, "<paste>", NULL);
+    load_request req = {0};
+    int rc = load_buffer(s, text.s, text.len, "<paste>", NULL, &req);
     sb_free(&text);
     return rc;
 }
 
-/* load FILE|- [--weights W]: W supplies the values of programs that come without them. */
+/* load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]...: W supplies the values of programs
+ * that come without them; --input declares example inputs (TorchScript has no shapes). */
 int cmd_load(session *s, int argc, char **argv)
 {
-    const char *file = NULL, *weights = NULL;
+    const char *file = NULL;
+    load_request req = {0};
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--weights") && i + 1 < argc) weights = argv[++i];
-        else if (!file && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) file = argv[i];
-        else {
-            session_error(s, "load: unexpected '%s' (usage: load FILE|- [--weights FILE])", argv[i]);
+        if (!strcmp(argv[i], "--weights") && i + 1 < argc) {
+            req.weights = argv[++i];
+        } else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+            if (req.n_inputs == sizeof req.inputs / sizeof req.inputs[0] ||
+                !ts_parse_input_decl(argv[i + 1], &req.inputs[req.n_inputs])) {
+                session_error(s, "load: cannot read --input '%s' (write NAME=DTYPE[DIMS], e.g. x=f32[3,4])",
+                              argv[i + 1]);
+                return 1;
+            }
+            req.n_inputs++;
+            i++;
+        } else if (!file && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
+            file = argv[i];
+        } else {
+            session_error(s, "load: unexpected '%s' (usage: load FILE|- [--weights W] [--input SPEC]...)", argv[i]);
             return 1;
         }
     }
     if (!file) {
-        session_error(s, "load: no file (usage: load FILE|- [--weights FILE])");
+        session_error(s, "load: no file (usage: load FILE|- [--weights W] [--input SPEC]...)");
         return 1;
     }
     int rc;
@@ -161,17 +197,17 @@ int cmd_load(session *s, int argc, char **argv)
         size_t len;
         char *buf = file_read(file, &len, &s->diag);
         if (!buf) return 1;
-        rc = load_buffer(s, buf, len, file, file);
+        rc = load_buffer(s, buf, len, file, file, &req);
         free(buf);
     }
-    if (rc || !weights) return rc;
+    if (rc || !req.weights) return rc;
     stage *st = session_current(s);
     if (st->kind != STAGE_FX) {
         session_error(s, "load --weights: an ONNX model carries its own initializers");
         return 1;
     }
     size_t n;
-    if (!fx_attach_weights(st->fx, weights, &n, &s->diag)) return 1;
-    fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", weights);
+    if (!fx_attach_weights(st->fx, req.weights, &n, &s->diag)) return 1;
+    fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", req.weights);
     return 0;
 }

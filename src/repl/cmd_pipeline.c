@@ -16,6 +16,7 @@
 #include "onnx/onnx_edit.h"
 #include "onnx/onnx_ir.h"
 #include "ops/ops.h"
+#include "passes/control_flow.h"
 #include "passes/decompose.h"
 #include "passes/export.h"
 #include "passes/optimize.h"
@@ -189,22 +190,42 @@ static int run_stage(session *s, int to, const export_settings *cfg)
     sb_init(&title);
     if (to == STAGE_EXPORTED) capture_title(from, &title);
     else sb_puts(&title, stage_titles[to - 1]);
-    /* An exported program is not captured again: torch prints no capture line for it. */
-    bool quiet = to == STAGE_EXPORTED && export_is_aten_program(from->fx);
+    /* The capture stage only runs on a program loaded at `fx` (torch-level FX text, TorchScript);
+     * a torch.export program loads straight into `exported`, and torch prints no capture line
+     * for it either. */
+    bool quiet = false;
     if (!quiet) progress(s, cfg, title.s, NULL);
     int rc = 0;
     switch (to) {
     case STAGE_EXPORTED: {
+        /* Python control flow first: a data-dependent `if` fails as torch.export fails (with the
+         * partial graph torch prints), a shape `if` is specialized, a constant `for` unrolled. */
+        strbuf report;
+        sb_init(&report);
+        if (control_flow_export_check(from->fx, &s->diag, &report)) {
+            fwrite(report.s, 1, report.len, s->out);
+            sb_free(&report);
+            rc = 1;
+            break;
+        }
+        sb_free(&report);
+        fx_program *spec = control_flow_specialize(from->fx, &s->diag);
         decls d;
-        if (!parse_inputs(cfg->inputs, &d, &s->diag)) {
+        if (!spec || !parse_inputs(cfg->inputs, &d, &s->diag)) {
+            if (spec) fx_program_free(spec);
             rc = 1;
             break;
         }
         export_options eo = {.inputs = d.items, .n_inputs = d.len};
-        fx_program *p = export_program(from->fx, &eo, &s->diag);
+        fx_program *p = export_program(spec, &eo, &s->diag);
         free_decls(&d);
-        if (!p) rc = 1;
-        else session_set_fx(s, to, p, "export");
+        if (!p) {
+            fx_program_free(spec);
+            rc = 1;
+        } else {
+            session_set_fx(s, to, p, "export");
+            s->stages[to].keepalive = spec;   /* p may borrow weight data from it */
+        }
         break;
     }
     case STAGE_DECOMPOSED: {
@@ -249,6 +270,18 @@ static int run_stage(session *s, int to, const export_settings *cfg)
     }
     }
     if (!quiet || rc) progress(s, cfg, title.s, rc ? "❌" : "✅");
+    if (rc && to == STAGE_EXPORTED) {
+        /* torch.onnx retries the capture with strict=True, which fails the same way. */
+        char *strict = strstr(title.s, "strict=False");
+        if (strict) {
+            strbuf retry;
+            sb_init(&retry);
+            sb_printf(&retry, "%.*sstrict=True%s", (int)(strict - title.s), title.s, strict + 12);
+            progress(s, cfg, retry.s, NULL);
+            progress(s, cfg, retry.s, "❌");
+            sb_free(&retry);
+        }
+    }
     if (rc) {
         static const char *const step_text[] = {
             NULL,

@@ -55,7 +55,7 @@ const command command_table[] = {
      "Inserts NAME = TARGET(ARGS) after node AFTER, e.g.\n"
      "  insert relu clone torch.ops.aten.clone.default (%relu,)\n"
      "ARGS is FX argument text; rewire users to the new node with `rewire`."},
-    {"load", 1, 3, cmd_load, COMPLETE_FILE, "load FILE|- [--weights W]",
+    {"load", 1, -1, cmd_load, COMPLETE_FILE, "load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]...",
      "load an FX graph, torch.export program or ONNX model",
      "Loads FILE, recognising its format by content: FX graph text (print(gm.graph)), readable\n"
      "code (gm.print_readable()), GraphModule text (print(gm)), a torch.export .pt2 archive or\n"
@@ -63,7 +63,8 @@ const command command_table[] = {
      "input lines until the graph is complete (paste it at the prompt, or pipe it). A file that\n"
      "fails to load leaves the current stages untouched. --weights W takes the parameter values\n"
      "of a program that has none (FX text, TorchScript) from W: a .pt2, an .onnx (initializers\n"
-     "by state-dict name) or a .safetensors file."},
+     "by state-dict name) or a .safetensors file. --input x=f32[3,4] declares an example input\n"
+     "of TorchScript IR (torch.jit.script(m).inlined_graph), which records no shapes."},
     {"node", 1, 1, cmd_node, COMPLETE_NODE, "node NAME",
      "show one node: args, kwargs, users, meta, source",
      "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"
@@ -93,6 +94,15 @@ const command command_table[] = {
      "make an argument of NODE refer to another node",
      "Sets argument ARG of NODE (a position like 0, or a keyword name) to node %OTHER, which must\n"
      "be defined before NODE."},
+    {"rewrite", 2, 3, cmd_rewrite, COMPLETE_NODE, "rewrite NODE cond [--clone]",
+     "turn a Python `if` on a tensor into torch.cond",
+     "Rewrites the data-dependent `if` NODE (the node export names when it fails) into the graph\n"
+     "torch.export produces for the torch.cond version of the code: the predicate from Python\n"
+     "truthiness (ne(x, 0) for a non-bool tensor), the branches as subgraphs true_graph_N /\n"
+     "false_graph_N, the values they use as operands, the results through getitem. It is refused,\n"
+     "with the reason torch would give, when the branches return different structures or a branch\n"
+     "returns one of its inputs unchanged; --clone applies torch's fix for the latter\n"
+     "(`return x.clone()`). Then `export` again; `undo` takes the rewrite back."},
     {"save", 1, 3, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data]",
      "write the current ONNX model",
      "Writes the current ONNX model to FILE: binary protobuf by default, ONNX text when FILE\n"

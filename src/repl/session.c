@@ -30,6 +30,8 @@ static void stage_clear(stage *st)
 {
     if (st->fx) fx_program_free(st->fx);
     if (st->onnx) ox_model_free(st->onnx);
+    if (st->keepalive) fx_program_free(st->keepalive);
+    st->keepalive = NULL;
     free(st->source);
     st->fx = NULL;
     st->onnx = NULL;
