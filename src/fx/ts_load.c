@@ -475,6 +475,10 @@ static fx_value *broadcast(fx_program *p, fx_arg **args, size_t n, fx_dtype dt_o
     size_t nv = 0, rank = 0;
     for (size_t i = 0; i < n && nv < 8; i++) {
         if (args[i]->kind == FX_ARG_NODE) {
+            const fx_node *an = args[i]->u.node;
+            if (!an->meta.val && an->op == FX_OP_CALL_FUNCTION &&
+                (strncmp(an->target, "operator.", 9) == 0 || strncmp(an->target, "builtins.", 9) == 0))
+                continue;   /* a Python scalar: broadcasts like a 0-d value */
             const fx_value *v = arg_val(args[i]);
             if (!v)
                 return NULL;   /* a tensor of unknown shape: stop */
@@ -914,7 +918,7 @@ static bool do_loop(loader *L, scope *s, const stmt *st)
     set_src(L, n, st);
     for (fx_node *x = n->prev; x && x->op == FX_OP_GET_ATTR; x = x->prev)
         set_src(L, x, st);
-    bind_outputs(L, s, st, n, NULL);
+    bind_outputs(L, s, st, n, is_for ? bm->graph : NULL);
     scope_free(bs);
     return true;
 }
