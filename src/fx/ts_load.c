@@ -226,6 +226,8 @@ typedef struct stmt {
     size_t n_out;
     const char *out[MAX_OUTS];   /* names (arena) */
     char out_tk[MAX_OUTS];
+    const char *type0;           /* first output's type text (not NUL-terminated) */
+    size_t type0_len;
     const char *kind;            /* "aten::linear" (arena) */
     const char *attr_name;       /* [name="..."] */
     const char *attr_value;      /* [value=...] raw text, strings unquoted */
@@ -321,6 +323,10 @@ static bool parse_stmt(loader *L, const ts_line *ln, stmt *st)
         i += 3;
         read_type(s, n, &i, &ts, &te);
         st->out_tk[st->n_out] = type_kind(s + ts, te - ts);
+        if (st->n_out == 0) {
+            st->type0 = s + ts;
+            st->type0_len = te - ts;
+        }
         st->out[st->n_out++] = name;
         if (i < n && s[i] == ',') {
             i++;
@@ -469,6 +475,10 @@ static fx_value *broadcast(fx_program *p, fx_arg **args, size_t n, fx_dtype dt_o
     size_t nv = 0, rank = 0;
     for (size_t i = 0; i < n && nv < 8; i++) {
         if (args[i]->kind == FX_ARG_NODE) {
+            const fx_node *an = args[i]->u.node;
+            if (!an->meta.val && an->op == FX_OP_CALL_FUNCTION &&
+                (strncmp(an->target, "operator.", 9) == 0 || strncmp(an->target, "builtins.", 9) == 0))
+                continue;   /* a Python scalar: broadcasts like a 0-d value */
             const fx_value *v = arg_val(args[i]);
             if (!v)
                 return NULL;   /* a tensor of unknown shape: stop */
@@ -908,7 +918,7 @@ static bool do_loop(loader *L, scope *s, const stmt *st)
     set_src(L, n, st);
     for (fx_node *x = n->prev; x && x->op == FX_OP_GET_ATTR; x = x->prev)
         set_src(L, x, st);
-    bind_outputs(L, s, st, n, NULL);
+    bind_outputs(L, s, st, n, is_for ? bm->graph : NULL);
     scope_free(bs);
     return true;
 }
@@ -950,13 +960,11 @@ static bool do_stmt(loader *L, scope *s, stmt *st)
         const char *fqn = args[0]->path[0] ? arena_printf(&p->arena, "%s.%s", args[0]->path, st->attr_name)
                                            : fx_strdup(p, st->attr_name);
         char tk = st->out_tk[0];
-        const ts_line *ln = st->ln;
-        bool is_module = memchr(ln->s, '_', ln->len) && strstr(ln->s, " : __torch__.") &&
-                         strstr(ln->s, " : __torch__.") < strstr(ln->s, " = ");
+        bool is_module = st->type0_len > 10 && strncmp(st->type0, "__torch__.", 10) == 0;
         if (is_module) {
             bind(L, s, st->out[0], NULL, fqn, 'o');
         } else if (tk == 'T') {
-            bool optional = strstr(ln->s, " : Tensor? ") != NULL;
+            bool optional = st->type0_len == 7 && strncmp(st->type0, "Tensor?", 7) == 0;
             if (optional && L->opts && L->opts->weights_path && !fx_program_weight(p, fqn)) {
                 bind(L, s, st->out[0], fx_arg_none(p), NULL, 'n');
             } else {
@@ -1150,11 +1158,9 @@ bool ts_parse_input_decl(const char *s, ts_input_decl *out)
     const char *br = eq ? strchr(eq, '[') : NULL;
     if (!eq || eq == s || !br || br == eq + 1)
         return false;
-    static char names[16][64];
-    static size_t next_name;
-    char *nm = names[next_name++ % 16];
-    snprintf(nm, 64, "%.*s", (int)(eq - s), s);
-    out->name = nm;
+    if ((size_t)(eq - s) >= sizeof out->name)
+        return false;
+    snprintf(out->name, sizeof out->name, "%.*s", (int)(eq - s), s);
     out->dtype = fx_dtype_from_abbr(eq + 1, (size_t)(br - eq - 1));
     if (out->dtype == FX_DT_UNKNOWN)
         out->dtype = fx_dtype_from_torch_name(eq + 1, (size_t)(br - eq - 1));
@@ -1214,7 +1220,7 @@ static bool parse_header(loader *L, scope *root)
                     L->first_user_ph = ph;
                 for (size_t k = 0; L->opts && k < L->opts->n_inputs; k++) {
                     const ts_input_decl *in = &L->opts->inputs[k];
-                    if (in->name && strcmp(in->name, base) == 0) {
+                    if (strcmp(in->name, base) == 0) {
                         const char *sizes[8];
                         for (size_t r = 0; r < in->rank; r++)
                             sizes[r] = arena_printf(&L->p->arena, "%lld", (long long)in->dims[r]);

@@ -21,7 +21,7 @@
 #include "fx/fx_ir.h"
 
 typedef struct ts_input_decl {
-    const char *name;          /* user input name as in the TorchScript header, without ".N" */
+    char name[64];             /* user input name as in the TorchScript header, without ".N" */
     fx_dtype dtype;
     size_t rank;
     int64_t dims[8];

@@ -20,3 +20,7 @@ tests_unit_test_rewrite_cond_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 tests_unit_test_rewrite_cond_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_rewrite_cond_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CFLOW_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/cflow"'
 endif
+EXTRA_DIST += tests/fixtures/cflow/python_if_nested.onnx tests/fixtures/cflow/python_if_nested_as_cond.exported.readable.txt
+EXTRA_DIST += tests/fixtures/cflow/python_if_shape.torchscript.txt tests/fixtures/cflow/python_if_shape.onnx \
+	tests/fixtures/cflow/python_if_shape.exported.readable.txt tests/fixtures/cflow/python_for_const.onnx \
+	tests/fixtures/cflow/python_for_const.exported.readable.txt

@@ -240,6 +240,18 @@ static ival eval_int(const fx_arg *a, int depth)
         long long s = strtoll(v->sizes[k], &end, 10);
         return *end ? r : (ival){true, s};
     }
+    /* x.size()[k]: the whole size list of a tensor with known shape */
+    if (strcmp(t, "operator.getitem") == 0 && na == 2 && x[0]->kind == FX_ARG_NODE &&
+        strcmp(x[0]->u.node->target, "torch.ops.aten.sym_size.default") == 0 &&
+        x[0]->u.node->args->u.seq.len == 1) {
+        fx_arg *dim_args[2] = {x[0]->u.node->args->u.seq.items[0], x[1]};
+        fx_arg tuple = {.kind = FX_ARG_TUPLE, .u.seq = {dim_args, NULL, 2}};
+        fx_node tmp = *x[0]->u.node;
+        tmp.target = "torch.ops.aten.sym_size.int";
+        tmp.args = &tuple;
+        fx_arg ref = {.kind = FX_ARG_NODE, .u.node = &tmp};
+        return eval_int(&ref, depth + 1);
+    }
     if (strncmp(t, "operator.", 9) != 0 || na == 0)
         return r;
     const char *op = t + 9;

@@ -133,6 +133,54 @@ static void test_nested_and_wrong_node(void **state)
     diag_free(&d);
 }
 
+/* Keeps the lines that are neither blank nor comments (torch's comments quote model source). */
+static void code_lines(const char *s, strbuf *out)
+{
+    while (*s) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        size_t k = 0;
+        while (k < n && s[k] == ' ')
+            k++;
+        if (k < n && s[k] != '#') {
+            sb_putn(out, s, n);
+            sb_putc(out, '\n');
+        }
+        s += n + (e ? 1 : 0);
+    }
+}
+
+/* Inner then outer rewrite of the nested if equals torch's export of the nested cond model. */
+static void test_nested_matches_torch(void **state)
+{
+    (void)state;
+    fx_program *p = load_ts("python_if_nested.torchscript.txt", "python_if_nested.onnx", "x=f32[2,3]");
+    diag_sink d;
+    diag_init(&d);
+    fx_program *q = rewrite_if_to_cond(p, "true_graph_0.if_1", &d);
+    assert_non_null(q);
+    fx_program *r = rewrite_if_to_cond(q, "if_1", &d);
+    assert_non_null(r);
+    strbuf got, want, sb;
+    sb_init(&got);
+    sb_init(&want);
+    sb_init(&sb);
+    fx_print(r, FX_FORM_CODE, &sb);
+    code_lines(sb.s, &got);
+    size_t n;
+    char *t = slurp("python_if_nested_as_cond.exported.readable.txt", &n);
+    code_lines(t, &want);
+    assert_string_equal(got.s, want.s);
+    free(t);
+    sb_free(&got);
+    sb_free(&want);
+    sb_free(&sb);
+    fx_program_free(r);
+    fx_program_free(q);
+    fx_program_free(p);
+    diag_free(&d);
+}
+
 static void test_structure_mismatch(void **state)
 {
     (void)state;
@@ -159,6 +207,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_torch), cmocka_unit_test(test_alias_refused),
         cmocka_unit_test(test_nested_and_wrong_node), cmocka_unit_test(test_structure_mismatch),
+        cmocka_unit_test(test_nested_matches_torch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

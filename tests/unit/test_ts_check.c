@@ -173,12 +173,78 @@ static void test_for_unrolled(void **state)
     diag_free(&d);
 }
 
+/* Keeps the lines that are neither blank nor comments (torch's comments quote model source). */
+static void code_lines(const char *s, strbuf *out)
+{
+    while (*s) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        size_t k = 0;
+        while (k < n && s[k] == ' ')
+            k++;
+        if (k < n && s[k] != '#') {
+            sb_putn(out, s, n);
+            sb_putc(out, '\n');
+        }
+        s += n + (e ? 1 : 0);
+    }
+}
+
+/* Specializing the loaded TorchScript gives torch.export's graph (python_if_shape, python_for_const). */
+static void check_like_torch(const char *base, const char *decl)
+{
+    char ts[128], w[128], ref[128];
+    snprintf(ts, sizeof ts, "%s.torchscript.txt", base);
+    snprintf(w, sizeof w, "%s.onnx", base);
+    snprintf(ref, sizeof ref, "%s.exported.readable.txt", base);
+    fx_program *p = load(ts, w, decl);
+    diag_sink d;
+    diag_init(&d);
+    strbuf rep;
+    sb_init(&rep);
+    assert_int_equal(control_flow_export_check(p, &d, &rep), 0);
+    fx_program *q = control_flow_specialize(p, &d);
+    assert_non_null(q);
+    strbuf sb, got, want;
+    sb_init(&sb);
+    sb_init(&got);
+    sb_init(&want);
+    fx_print(q, FX_FORM_CODE, &sb);
+    code_lines(sb.s, &got);
+    size_t n;
+    char *t = slurp(ref, &n);
+    code_lines(t, &want);
+    assert_string_equal(got.s, want.s);
+    free(t);
+    sb_free(&sb);
+    sb_free(&got);
+    sb_free(&want);
+    sb_free(&rep);
+    fx_program_free(q);
+    fx_program_free(p);
+    diag_free(&d);
+}
+
+static void test_corpus_shape_if(void **state)
+{
+    (void)state;
+    check_like_torch("python_if_shape", "x=f32[4,3]");
+}
+
+static void test_corpus_for_const(void **state)
+{
+    (void)state;
+    check_like_torch("python_for_const", "x=f32[2,4]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_data_dependent_fails_like_torch),
         cmocka_unit_test(test_shape_if_specialized),
         cmocka_unit_test(test_for_unrolled),
+        cmocka_unit_test(test_corpus_shape_if),
+        cmocka_unit_test(test_corpus_for_const),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
