@@ -4,7 +4,7 @@
 $ fxsh -echo -f examples/seed_recipe.fxsh
 load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]
 export
-[torch.onnx] Obtain model graph for `GraphModule([...]` with `torch.export.export(..., strict=False)`...
+[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=False)`...
 
 
 
@@ -36,9 +36,9 @@ For C++ stack trace, run with TORCHDYNAMO_EXTENDED_DEBUG_CPP=1
 
 The following call raised this error:
   File "/src/models/python_if_data/model.py", line 14, in forward
-[torch.onnx] Obtain model graph for `GraphModule([...]` with `torch.export.export(..., strict=False)`... ❌
-[torch.onnx] Obtain model graph for `GraphModule([...]` with `torch.export.export(..., strict=True)`...
-[torch.onnx] Obtain model graph for `GraphModule([...]` with `torch.export.export(..., strict=True)`... ❌
+[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=False)`... ❌
+[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=True)`...
+[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=True)`... ❌
 examples/seed_recipe.fxsh:11: /src/models/python_if_data/model.py:14: error: export failed at %if_1: Python `if` on the tensor %sum_1 (data-dependent: Could not guard on data-dependent expression Eq(u0, 1))
   hint: rewrite %if_1 cond
 examples/seed_recipe.fxsh:11: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
@@ -87,8 +87,8 @@ class GraphModule(torch.nn.Module):
             return (clone,)
 
 export
-[torch.onnx] Obtain model graph for `GraphModule([...]` with `torch.export.export(..., strict=False)`...
-[torch.onnx] Obtain model graph for `GraphModule([...]` with `torch.export.export(..., strict=False)`... ✅
+[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=False)`...
+[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=False)`... ✅
 [torch.onnx] Run decompositions...
 [torch.onnx] Run decompositions... ✅
 [torch.onnx] Translate the graph into ONNX...

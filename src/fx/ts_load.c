@@ -10,9 +10,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "fx/fx_control.h"
-#include "fx/pt2_load.h"
-#include "onnx/onnx_ir.h"
-#include "onnx/onnx_pb.h"
+#include "fx/fx_weight_source.h"
 
 /* ---- lines -------------------------------------------------------------------------------- */
 
@@ -1097,47 +1095,9 @@ static bool parse_block_body(loader *L, scope *s, size_t indent, const ts_line *
 
 static bool load_weights(loader *L, const char *path)
 {
-    size_t n = strlen(path);
-    if (n >= 5 && strcmp(path + n - 5, ".onnx") == 0) {
-        ox_model *m = ox_load_file(path, L->d);
-        if (!m)
-            return false;
-        Onnx__GraphProto *g = m->proto->graph;
-        for (size_t i = 0; g && i < g->n_initializer; i++) {
-            Onnx__TensorProto *t = g->initializer[i];
-            if (!t->name)
-                continue;
-            void *data = NULL;
-            size_t nb = 0;
-            if (t->has_raw_data && t->raw_data.len) {
-                nb = t->raw_data.len;
-                data = xmalloc(nb);
-                memcpy(data, t->raw_data.data, nb);
-            } else if (t->n_float_data) {
-                nb = t->n_float_data * sizeof(float);
-                data = xmalloc(nb);
-                memcpy(data, t->float_data, nb);
-            }
-            fx_program_add_weight(L->p, t->name, FX_TENSOR_PARAMETER, fx_dtype_from_onnx(t->data_type), t->dims,
-                                  t->n_dims, data, nb, data != NULL);
-        }
-        ox_model_free(m);
-        return true;
-    }
-    fx_program *w = pt2_load_file(path, L->d);
-    if (!w)
-        return false;
-    for (fx_weight *x = w->weights; x; x = x->next) {
-        void *data = NULL;
-        if (x->data && x->nbytes) {
-            data = xmalloc(x->nbytes);
-            memcpy(data, x->data, x->nbytes);
-        }
-        fx_program_add_weight(L->p, x->fqn, x->role, x->dtype, x->shape, x->rank, data, data ? x->nbytes : 0,
-                              data != NULL);
-    }
-    fx_program_free(w);
-    return true;
+    /* The weights table is filled before the graph is read, so that GetAttr chains resolve to
+     * parameters with their dtype and shape. */
+    return fx_attach_weights(L->p, path, NULL, L->d);
 }
 
 /* ---- entry points ------------------------------------------------------------------------------ */
@@ -1280,6 +1240,19 @@ fx_program *ts_load_text(const char *text, size_t len, const char *file, const t
     hm_init(&L.params);
     hm_init(&L.param_fqn);
     split_lines(&L, text, len);
+    /* The scripted class (`%self : __torch__.model.PyIfData`) names the model, as repr(model)
+     * does in torch.onnx's progress lines. */
+    const char *cls = NULL;
+    for (size_t i = 0; i + 10 <= len && !cls; i++)
+        if (text[i] == '_' && memcmp(text + i, "__torch__.", 10) == 0) cls = text + i;
+    if (cls) {
+        const char *e = cls, *end = text + len, *last = cls + 10;
+        while (e < end && (isalnum((unsigned char)*e) || *e == '_' || *e == '.')) {
+            if (*e == '.') last = e + 1;
+            e++;
+        }
+        if (e > last) L.p->root->type = fx_strndup(L.p, last, (size_t)(e - last));
+    }
     bool ok = !(opts && opts->weights_path) || load_weights(&L, opts->weights_path);
     scope *root = scope_new(&L, NULL, L.p->root);
     L.root = root;
