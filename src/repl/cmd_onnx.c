@@ -87,7 +87,7 @@ int cmd_save(session *s, int argc, char **argv)
     stage *st = need_onnx(s, "save");
     if (!st) return 1;
     const char *path = NULL;
-    bool text = false, external = false;
+    bool text = false, external = s->settings.external_data;   /* `set external_data True` */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--text") == 0) text = true;
         else if (strcmp(argv[i], "--external-data") == 0) external = true;
@@ -106,7 +106,7 @@ int cmd_save(session *s, int argc, char **argv)
         return 1;
     }
     if (text || ends_with(path, ".txt")) {
-        if (external) {
+        if (external && !s->settings.external_data) {
             session_error(s, "save: --external-data applies to binary .onnx files only");
             return 1;
         }
