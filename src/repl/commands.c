@@ -19,7 +19,7 @@ const command command_table[] = {
      "Each problem is reported with its node; the command fails if there is any."},
     {"delete", 1, 2, cmd_delete, COMPLETE_NODE, "delete NODE [%OTHER]",
      "delete a node (rewiring its users to %OTHER)",
-     "Deletes NODE from the current FX stage. A node that still has users is refused, unless\n"
+     "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
      "%OTHER is given: its users are then rewired to %OTHER first. Undo with `undo`."},
     {"diff", 2, 2, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE",
      "nodes added, removed and changed between two stages",
@@ -119,7 +119,7 @@ const command command_table[] = {
      "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
      "keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose — with\n"
      "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one.\n"
-     "`set NODE ARG=VALUE` instead edits the current FX stage: argument ARG (a position or a\n"
+     "`set NODE ARG=VALUE` instead edits the loaded FX program: argument ARG (a position or a\n"
      "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
     {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
      "print a stage the way torch / onnx print it",
