@@ -5,6 +5,29 @@
 #include "fx/fx.h"
 #include "fx/fx_internal.h"
 
+/* The outermost opening bracket of [s, end) that no closing bracket matches (quoted strings
+ * skipped), or NULL when the brackets balance. */
+static const char *unclosed_bracket(const char *s, const char *end)
+{
+    const char *stack[256];
+    size_t depth = 0;
+    char quote = 0;
+    for (const char *p = s; p < end; p++) {
+        if (quote) {
+            if (*p == '\\' && p + 1 < end) p++;
+            else if (*p == quote) quote = 0;
+        } else if (*p == '\'' || *p == '"') {
+            quote = *p;
+        } else if (*p == '(' || *p == '[' || *p == '{') {
+            if (depth < 256) stack[depth] = p;
+            depth++;
+        } else if ((*p == ')' || *p == ']' || *p == '}') && depth) {
+            depth--;
+        }
+    }
+    return depth ? stack[0] : NULL;
+}
+
 static void set_line(fxp *c, const fx_line *l)
 {
     c->line = l->s;
@@ -119,6 +142,7 @@ static bool parse_node_line(fxp *c)
             args = fx_arg_seq(c->p, FX_ARG_TUPLE, &dv, NULL, 1);
         }
     } else {
+        const char *call_start = c->s;
         if (!fxp_lit(c, "(args = (")) {
             fxp_error(c, c->s, "expected '(args = (' after the target");
             return false;
@@ -127,7 +151,15 @@ static bool parse_node_line(fxp *c)
         if (!args)
             return false;
         if (!fxp_lit(c, ", kwargs = {")) {
-            fxp_error(c, c->s, "expected ', kwargs = {...}'");
+            /* Usually a bracket left open inside the arguments swallowed the kwargs: say so, at
+             * the bracket, rather than where the parser ran out of text. */
+            const char *open = unclosed_bracket(call_start, c->end);
+            if (open) {
+                diagnostic *dg = fxp_error(c, open, "unbalanced brackets: this '%c' is never closed", *open);
+                diag_set_hint(dg, "every ( [ { in the arguments needs its ) ] }");
+            } else {
+                fxp_error(c, c->s, "expected ', kwargs = {...}'");
+            }
             return false;
         }
         c->s--;

@@ -91,9 +91,10 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.fx.txt' -c 'load tests/fixtures/rep
 ? 1
 
 $ fxsh -c 'load tests/fixtures/repl/unbalanced.fx.txt'
--c:1: tests/fixtures/repl/unbalanced.fx.txt:3:108: error: expected ', kwargs = {...}'
+-c:1: tests/fixtures/repl/unbalanced.fx.txt:3:75: error: unbalanced brackets: this '(' is never closed
         %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%x, (1, 2), kwargs = {})
-                                                                                                               ^
+                                                                              ^
+  hint: every ( [ { in the arguments needs its ) ] }
 ? 1
 
 ## A graph pasted after `load -` is read until its return line; the session goes on after it.

@@ -55,7 +55,7 @@ static void test_graph_errors(void **state)
                  3, 58, "used before it is defined");
     expect_error(HDR "    %x : [num_users=1] = placeholder[target=x]\n    return x", 3, 5, "duplicate node name");
     expect_error(HDR "    %a : [num_users=1] = call_function[target=f](args = ((%x, 1), kwargs = {})\n    return a",
-                 3, 79, "expected ', kwargs = {...}'");
+                 3, 49, "unbalanced brackets: this '(' is never closed");
     expect_error(HDR "    %a : [num_users=1] = call_function[target=f](args = ([%x, 1), kwargs = {})\n    return a",
                  3, 64, "expected ',' or ']'");
     expect_error(HDR "    %a : [num_users=1] = call_fun[target=f](args = (%x,), kwargs = {})\n    return a",
