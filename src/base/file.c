@@ -12,30 +12,32 @@
 
 char *file_read(const char *path, size_t *len, diag_sink *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, (diag_loc){path, 0, 0}, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         diag_error(d, (diag_loc){path, 0, 0}, "is a directory");
         return NULL;
     }
+    char *text = file_slurp(path, len);
+    if (!text) diag_error(d, (diag_loc){path, 0, 0}, "cannot open: %s", strerror(errno));
+    return text;
+}
+
+char *file_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
     strbuf sb;
     sb_init(&sb);
     char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-    if (ferror(f)) {
-        diag_error(d, (diag_loc){path, 0, 0}, "read error: %s", strerror(errno));
-        fclose(f);
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
         sb_free(&sb);
         return NULL;
     }
-    fclose(f);
-    *len = sb.len;
+    if (len) *len = sb.len;
     return sb_detach(&sb);
 }
 

@@ -12,6 +12,8 @@
 #include "base/diag.h"
 
 char *file_read(const char *path, size_t *len, diag_sink *d);
+/* The same without diagnostics: NULL (errno set) when the file cannot be read; len may be NULL. */
+char *file_slurp(const char *path, size_t *len);
 
 /* Atomic write: file_create opens "<path>.tmp.XXXXXX" beside path; file_commit flushes, closes
  * and renames it over path; file_abort closes and removes it. A failed or aborted write never

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "base/file.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,18 +255,7 @@ static void test_data_dependent_report(void **state)
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0;
-    *len = got;
-    return buf;
+    return file_slurp(path, len);
 }
 
 /* Fixtures copied from the corpus: torch_level.module.txt exports to exported.fx.txt. */

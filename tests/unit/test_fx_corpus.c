@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/file.h"
 #include "fx/fx.h"
 
 static const char *const kinds[3] = {".fx.txt", ".readable.txt", ".module.txt"};
@@ -20,18 +21,7 @@ static bool ends_with(const char *s, const char *suf)
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0;
-    *len = got;
-    return buf;
+    return file_slurp(path, len);
 }
 
 int main(void)

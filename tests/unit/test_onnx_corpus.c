@@ -4,6 +4,7 @@
  * Each model is also saved, reloaded and printed again, which must give the same text.
  * Prints "N passed, N failed" and the failing files; exits 77 (skip) without the corpus.
  * Usage: test_onnx_corpus [substring-filter] */
+#include "base/file.h"
 #include "config.h"
 
 #include <glob.h>
@@ -24,16 +25,7 @@
 
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
+    return file_slurp(path, len);
 }
 
 static void show_diff(const char *want, size_t wlen, const char *got, size_t glen)

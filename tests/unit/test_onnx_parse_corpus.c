@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/file.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,18 +28,7 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_putn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
+    return file_slurp(path, len);
 }
 
 typedef struct tally {

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_pb.h"
@@ -31,16 +32,7 @@
 
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    strbuf sb;
-    sb_init(&sb);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-    fclose(f);
-    if (len) *len = sb.len;
-    return sb_detach(&sb);
+    return file_slurp(path, len);
 }
 
 static void test_fixtures(void **state)

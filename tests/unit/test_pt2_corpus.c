@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/file.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +28,8 @@ static const char *corpus_dir(void)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-    fclose(f);
-    return sb_detach(&sb);
+    size_t len;
+    return file_slurp(path, &len);
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +25,7 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    if (len) *len = (size_t)n;
-    return b;
+    return file_slurp(path, len);
 }
 
 static void expect_form(fx_program *p, int form, const char *expected_path)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "base/file.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,16 +42,7 @@ static bool in_list(const char *const *l, size_t n, const char *s, bool prefix)
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    strbuf sb;
-    sb_init(&sb);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-    fclose(f);
-    *len = sb.len;
-    return sb_detach(&sb);
+    return file_slurp(path, len);
 }
 
 static Onnx__NodeProto *find_in(Onnx__GraphProto *g, const char *name, int depth)

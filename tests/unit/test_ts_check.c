@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "base/file.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +19,8 @@ static char *slurp(const char *name, size_t *n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", FXSH_CFLOW_FIXTURES, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)sz + 1);
-    *n = fread(b, 1, (size_t)sz, f);
-    b[*n] = 0;
-    fclose(f);
+    char *b = file_slurp(path, n);
+    assert_non_null(b);
     return b;
 }
 
