@@ -12,6 +12,7 @@
 #include "base/vec.h"
 #include "fx/fx.h"
 #include "fx/fx_internal.h"   /* fx_arg_print: the FX text of an argument tree */
+#include "fx/fx_control.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_edit.h"
 #include "onnx/onnx_ir.h"
@@ -20,6 +21,7 @@
 #include "passes/decompose.h"
 #include "passes/export.h"
 #include "passes/optimize.h"
+#include "passes/rewrite.h"
 #include "passes/translate.h"
 #include "repl/cmd_handlers.h"
 #include "repl/settings.h"
@@ -182,8 +184,55 @@ static bool apply_io_settings(session *s, ox_model *m, const export_settings *cf
     return true;
 }
 
+
+/* `export --legacy script`: the TorchScript-based exporter turned every prim::If into an ONNX If
+ * directly. Here each Python `if` becomes torch.cond (innermost first, branches returning an
+ * input unchanged cloned), so the usual stages produce that If. Returns a new program. */
+typedef struct if_names {
+    const fx_program *p;
+    VEC(char *) names;
+} if_names;
+
+static void collect_if(const char *name, void *ctx)
+{
+    if_names *c = ctx;
+    fx_node *n = fx_program_find_node(c->p, name);
+    if (n && fx_control_kind_of(n) == FX_CTRL_IF) vec_push(&c->names, xstrdup(name));
+}
+
+static size_t depth_of(const char *name)
+{
+    size_t d = 0;
+    for (; *name; name++) d += *name == '.';
+    return d;
+}
+
+static fx_program *script_ifs_to_cond(session *s, const fx_program *p)
+{
+    if_names c = {p, {0}};
+    fx_each_node_name(p, collect_if, &c);
+    fx_program *cur = fx_program_clone(p);
+    /* deepest first: a branch may hold no Python `if` when its parent is rewritten */
+    for (size_t pass = 0; cur && c.names.len; pass++) {
+        size_t deepest = 0, at = 0;
+        for (size_t i = 0; i < c.names.len; i++)
+            if (depth_of(c.names.items[i]) >= deepest) {
+                deepest = depth_of(c.names.items[i]);
+                at = i;
+            }
+        fx_program *next = rewrite_if_to_cond_ex(cur, c.names.items[at], true, &s->diag);
+        fx_program_free(cur);
+        cur = next;
+        free(c.names.items[at]);
+        c.names.items[at] = c.names.items[--c.names.len];
+    }
+    for (size_t i = 0; i < c.names.len; i++) free(c.names.items[i]);
+    vec_free(&c.names);
+    return cur;
+}
+
 /* Runs the pass that makes stage `to` from stage `to - 1`. Returns 0 on success. */
-static int run_stage(session *s, int to, const export_settings *cfg)
+static int run_stage(session *s, int to, const export_settings *cfg, bool legacy_script)
 {
     stage *from = &s->stages[to - 1];
     strbuf title;
@@ -200,16 +249,24 @@ static int run_stage(session *s, int to, const export_settings *cfg)
     case STAGE_EXPORTED: {
         /* Python control flow first: a data-dependent `if` fails as torch.export fails (with the
          * partial graph torch prints), a shape `if` is specialized, a constant `for` unrolled. */
+        fx_program *scripted = legacy_script ? script_ifs_to_cond(s, from->fx) : NULL;
+        if (legacy_script && !scripted) {
+            rc = 1;
+            break;
+        }
+        const fx_program *src = scripted ? scripted : from->fx;
         strbuf report;
         sb_init(&report);
-        if (control_flow_export_check(from->fx, &s->diag, &report)) {
+        if (control_flow_export_check(src, &s->diag, &report)) {
+            if (scripted) fx_program_free(scripted);
             fwrite(report.s, 1, report.len, s->out);
             sb_free(&report);
             rc = 1;
             break;
         }
         sb_free(&report);
-        fx_program *spec = control_flow_specialize(from->fx, &s->diag);
+        fx_program *spec = control_flow_specialize(src, &s->diag);
+        if (scripted) fx_program_free(scripted);   /* spec is a copy; weights are borrowed from fx */
         decls d;
         if (!spec || !parse_inputs(cfg->inputs, &d, &s->diag)) {
             if (spec) fx_program_free(spec);
@@ -318,7 +375,21 @@ int cmd_export(session *s, int argc, char **argv)
     }
     export_settings cfg;
     settings_copy(&cfg, &s->settings);
+    bool legacy_script = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--legacy")) {
+            const char *how = i + 1 < argc ? argv[++i] : "";
+            if (!strcmp(how, "script")) {
+                legacy_script = true;
+                continue;
+            }
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export --legacy %s: %s", how,
+                                        !strcmp(how, "trace") ? "tracing needs to run the model, which fxsh cannot do yet"
+                                                              : "expected `script` or `trace`");
+            diag_set_hint(dg, "`export --legacy script` keeps Python control flow as ONNX If, as scripting did");
+            settings_free(&cfg);
+            return 1;
+        }
         char *eq = strchr(argv[i], '=');
         if (!eq) {
             session_error(s, "export: expected NAME=VALUE, not '%s' (see `set` for the names)", argv[i]);
@@ -356,7 +427,7 @@ int cmd_export(session *s, int argc, char **argv)
     }
     int last = cfg.optimize ? STAGE_OPTIMIZED : STAGE_ONNX_INDEX;
     int rc = 0;
-    for (int to = first + 1; to <= last && !rc; to++) rc = run_stage(s, to, &cfg);
+    for (int to = first + 1; to <= last && !rc; to++) rc = run_stage(s, to, &cfg, legacy_script);
     settings_free(&cfg);
     return rc;
 }
@@ -380,7 +451,7 @@ int cmd_step(session *s, int argc, char **argv)
         s->stages[k].source && strcmp(s->stages[k].source, "translate") != 0) {
         /* a loaded ONNX model: the only step left is optimize */
     }
-    return run_stage(s, k + 1, &s->settings);
+    return run_stage(s, k + 1, &s->settings, false);
 }
 
 int cmd_set(session *s, int argc, char **argv)

@@ -31,14 +31,17 @@ const command command_table[] = {
      "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
      "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
-    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [NAME=VALUE...]",
+    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [--legacy script] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
      "ONNX exporter's table), translate (op tables in share/fxsh/ops) and optimize. Each stage\n"
      "is kept (`stages`, `show STAGE`); a failing stage says which one, which node and why, and\n"
      "leaves the earlier stages inspectable. NAME=VALUE overrides a `set` default for this run,\n"
-     "e.g. `export opset_version=18 optimize=False`."},
+     "e.g. `export opset_version=18 optimize=False`. --legacy script replays the TorchScript-based\n"
+     "exporter given torch.jit.script(model): every Python `if` becomes an ONNX If (through\n"
+     "torch.cond, innermost first) instead of failing; --legacy trace is not available (tracing\n"
+     "runs the model)."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
      "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"

@@ -115,3 +115,26 @@ inputs:
   PARAMETER    p_fc3_bias: f32[4] <- fc3.bias
 outputs:
   USER_OUTPUT  linear_2
+## `export --legacy script`: the scripted exporter's route — Python ifs become ONNX If directly.
+$ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy script verbose=False' -c stats -c check
+nodes: 4 in the main graph, 6 in subgraphs
+inputs: 1  outputs: 1  initializers: 5
+functions: 0
+op histogram:
+       2  Greater
+       2  If
+       1  Add
+       1  Gemm
+       1  Mul
+       1  Neg
+       1  ReduceMax
+       1  ReduceSum
+check: ok
+
+$ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy trace' -c 'export --legacy'
+-c:2: error: export --legacy trace: tracing needs to run the model, which fxsh cannot do yet
+  hint: `export --legacy script` keeps Python control flow as ONNX If, as scripting did
+-c:3: error: export --legacy : expected `script` or `trace`
+  hint: `export --legacy script` keeps Python control flow as ONNX If, as scripting did
+? 1
+
