@@ -12,9 +12,10 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
-#include "passes/decompose.h"
-#include "passes/optimize.h"
-#include "passes/translate.h"
+#include "load/load.h"
+#include "decompose/decompose.h"
+#include "optimize/optimize.h"
+#include "translate/translate.h"
 
 enum { DIM = 16, ROWS = 4, RUNS = 3 };
 

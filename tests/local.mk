@@ -1,18 +1,34 @@
-# tests/local.mk — cmocka unit tests of base and repl, transcript tests, examples.
+# tests/local.mk — unit tests (per source folder), transcript tests, examples, the corpus run.
 TEST_EXTENSIONS = .t
 T_LOG_COMPILER = $(srcdir)/tests/run-transcript.sh
 AM_TESTS_ENVIRONMENT = FXSH=$(abs_builddir)/fxsh$(EXEEXT); FXSH_TOP=$(abs_top_srcdir); FXSH_SHAREDIR=$(abs_top_srcdir)/share/fxsh; FXSH_CORPUS=$${FXSH_CORPUS:-$(abs_top_srcdir)/../shared/corpus}; export FXSH FXSH_TOP FXSH_SHAREDIR FXSH_CORPUS;
 EXTRA_DIST += tests/run-transcript.sh scripts/quickstart.sh examples tests/fixtures tests/transcripts
 
+# Unit tests: one folder per source folder (tests/unit/<stage>/local.mk lists its programs).
+# UNIT_TESTS need cmocka; PLAIN_TESTS are plain C programs that exit 77 to skip.
+UNIT_TESTS =
+PLAIN_TESTS =
+LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+CORPUS_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
+SHARE_CPPFLAGS = -DFXSH_TEST_SHAREDIR='"$(abs_top_srcdir)/share/fxsh"'
+FX_TEST_CPPFLAGS = $(CORPUS_CPPFLAGS) -DFXSH_FX_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/fx"'
+include tests/unit/base/local.mk
+include tests/unit/fx/local.mk
+include tests/unit/onnx/local.mk
+include tests/unit/tables/local.mk
+include tests/unit/load/local.mk
+include tests/unit/meta/local.mk
+include tests/unit/capture/local.mk
+include tests/unit/decompose/local.mk
+include tests/unit/translate/local.mk
+include tests/unit/optimize/local.mk
+include tests/unit/rewrite/local.mk
+include tests/unit/repl/local.mk
+check_PROGRAMS += $(PLAIN_TESTS)
+TESTS += $(PLAIN_TESTS)
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_base tests/unit/test_repl_tokenize
-TESTS += tests/unit/test_base tests/unit/test_repl_tokenize
-tests_unit_test_base_SOURCES = tests/unit/test_base.c
-tests_unit_test_base_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_base_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
-tests_unit_test_repl_tokenize_SOURCES = tests/unit/test_repl_tokenize.c
-tests_unit_test_repl_tokenize_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_repl_tokenize_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
 endif
 
 # Transcript tests: the REPL and the examples, run against the built fxsh.
@@ -25,3 +41,7 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 # The whole tool against the reference corpus (skips without it).
 TESTS += tests/corpus_repl.sh
 EXTRA_DIST += tests/corpus_repl.sh
+
+# The source tree's layering (DESIGN.md): no folder includes a folder after it in the pipeline.
+TESTS += tests/include_order.sh
+EXTRA_DIST += tests/include_order.sh

@@ -1,8 +1,9 @@
-# src/base/local.mk — allocation, strings, containers, diagnostics.
+# src/base/local.mk — allocation, strings, containers, diagnostics, files, JSON.
 libfxsh_a_SOURCES += \
 	src/base/alloc.c src/base/alloc.h \
 	src/base/strbuf.c src/base/strbuf.h \
 	src/base/vec.h \
 	src/base/hashmap.c src/base/hashmap.h \
 	src/base/diag.c src/base/diag.h \
-	src/base/file.c src/base/file.h
+	src/base/file.c src/base/file.h \
+	src/base/json.c src/base/json.h

@@ -1,4 +1,4 @@
-/* fx.h — FX text loaders, printers and inspection helpers (public API of src/fx).
+/* fx.h — printers and inspection helpers of the FX IR (with fx_ir.h, the public API of src/fx).
  *
  * Ownership: loaders return a new fx_program the caller frees with fx_program_free(), or NULL
  * after reporting at least one error to d (nothing else is left behind). Printers and
@@ -12,26 +12,6 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "fx/fx_ir.h"
-
-/* print(gm.graph) text: "graph():" + "%x : [num_users=N] = op[target=T](...)" lines + return. */
-fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, diag_sink *d);
-/* gm.print_readable() text: "class GraphModule(torch.nn.Module):" + def forward + nested classes. */
-fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, diag_sink *d);
-/* print(gm) text: module tree repr, blank lines, generated forward, debug-info trailer. */
-fx_program *fx_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d);
-
-/* Sniffs the form from the content (not the file name) and dispatches to a parser above. */
-fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d);
-/* True when a pasted block is complete:
- *  - graph text: a "return" line has been seen at graph indentation;
- *  - readable text: every forward opened so far has its return line, the last non-blank
- *    line is such a return, and every subgraph passed to a torch.ops.higher_order op (bound
- *    by "name = self.name") has had its nested class (print_readable prints them after the
- *    forward that uses them), so the cond/scan/while_loop branches are not cut off;
- *  - module text: the "# To see more debug info" trailer line has been seen, or a forward
- *    at column 0 has returned.
- * Blank text is not complete. */
-bool fx_text_complete(const char *text, size_t len);
 
 /* Printers: GRAPH = print(gm.graph), CODE = print_readable(), MODULE = print(gm),
  * TABULAR = graph.print_tabular(). Output has no trailing newline except CODE, which ends
@@ -67,5 +47,17 @@ void fx_print_stats(const fx_program *p, strbuf *out);
 void fx_each_node_name(const fx_program *p, void (*cb)(const char *name, void *ctx), void *ctx);
 /* Resolves "name", "%name" or "sub.path.name"; NULL if absent. */
 fx_node *fx_program_find_node(const fx_program *p, const char *qualified);
+
+/* True when some weight of p carries its data (a .pt2 archive, --weights), not only its meta. */
+bool fx_program_has_weight_data(const fx_program *p);
+
+/* REPL commands. Return false (and report to d) when the request cannot be served, e.g. an
+ * unknown weight name, or `weights` on a program loaded from bare JSON. */
+bool fx_program_signature(const fx_program *p, strbuf *out, diag_sink *d);
+bool fx_program_params(const fx_program *p, strbuf *out, diag_sink *d);
+bool fx_program_weight_summary(const fx_program *p, const char *name, strbuf *out, diag_sink *d);
+
+/* print(ep): "ExportedProgram:\n    <readable code>\nGraph signature: ...\nRange constraints: {...}\n". */
+bool fx_print_program(const fx_program *p, strbuf *out, diag_sink *d);
 
 #endif

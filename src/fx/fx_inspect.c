@@ -2,8 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashmap.h"
+#include "base/vec.h"
 #include "fx/fx.h"
-#include "fx/fx_internal.h"
+#include "fx/fx_format.h"
 
 /* Calls cb for every graph of the module tree, root first, with its dotted path ("" for root). */
 static void each_graph(const fx_module *m, const char *path,

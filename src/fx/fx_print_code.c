@@ -1,8 +1,11 @@
 /* fx_print_code.c — gm.print_readable() and the generated forward code of print(gm). */
 #include <string.h>
+#include <stdlib.h>
 
+#include "base/hashmap.h"
+#include "base/vec.h"
 #include "fx/fx.h"
-#include "fx/fx_internal.h"
+#include "fx/fx_format.h"
 
 /* operator.* functions codegen prints infix (torch/fx/graph.py magic_methods). */
 static const struct { const char *name, *fmt; } magic[] = {
@@ -85,7 +88,7 @@ static bool is_ident(const char *s)
     if (!*s || (*s >= '0' && *s <= '9'))
         return false;
     for (; *s; s++)
-        if (!fxp_is_ident_char(*s))
+        if (!fx_is_ident_char(*s))
             return false;
     return true;
 }

@@ -1,8 +1,11 @@
 /* fx_print_graph.c — print(gm.graph) and graph.print_tabular() printers, and fx_print dispatch. */
 #include <string.h>
+#include <stdlib.h>
 
+#include "base/hashmap.h"
+#include "base/vec.h"
 #include "fx/fx.h"
-#include "fx/fx_internal.h"
+#include "fx/fx_format.h"
 
 void fx_format_node(const fx_node *n, strbuf *out)
 {

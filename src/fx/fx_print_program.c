@@ -1,7 +1,8 @@
 /* fx_print_program.c — print(ep): ExportedProgram.__str__ (readable module, graph signature, ranges). */
-#include "fx/pt2_load.h"
+#include "fx/fx.h"
 
 #include <string.h>
+#include <stdlib.h>
 
 #include "fx/fx.h"
 

@@ -1,7 +1,7 @@
 /* fx_weights.c — REPL summaries of a program's state: `signature`, `params`, `weights NAME`. */
-#include "fx/pt2_load.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -97,7 +97,7 @@ bool fx_program_params(const fx_program *p, strbuf *out, diag_sink *d)
     sb_free(&sh);
     sb_printf(out, "total: %zu tensor%s, %lld element%s, %llu bytes", count, count == 1 ? "" : "s", (long long)elems,
               elems == 1 ? "" : "s", (unsigned long long)bytes);
-    if (count && !pt2_program_has_weight_data(p)) sb_puts(out, " (no weight data: loaded without an archive)");
+    if (count && !fx_program_has_weight_data(p)) sb_puts(out, " (no weight data: loaded without an archive)");
     sb_putc(out, '\n');
     return true;
 }
@@ -203,4 +203,11 @@ bool fx_program_weight_summary(const fx_program *p, const char *name, strbuf *ou
     }
     sb_puts(out, n > show ? ", ...]\n" : "]\n");
     return true;
+}
+
+bool fx_program_has_weight_data(const fx_program *p)
+{
+    for (const fx_weight *w = p->weights; w; w = w->next)
+        if (w->data) return true;
+    return false;
 }

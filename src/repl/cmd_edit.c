@@ -9,8 +9,8 @@
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
-#include "passes/rewrite.h"
-#include "passes/surgery.h"
+#include "rewrite/rewrite.h"
+#include "rewrite/surgery.h"
 #include "repl/cmd_edit.h"
 #include "repl/cmd_handlers.h"
 

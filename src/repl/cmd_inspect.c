@@ -4,7 +4,7 @@
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
-#include "fx/pt2_load.h"
+#include "load/pt2_load.h"
 #include "onnx/onnx_inspect.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_print.h"

@@ -1,7 +1,8 @@
 /* cmd_program.c — commands on torch.export programs: signature, params, weights. */
 #include "base/strbuf.h"
+#include "fx/fx.h"
 #include "fx/fx_ir.h"
-#include "fx/pt2_load.h"
+#include "load/pt2_load.h"
 #include "onnx/onnx_inspect.h"
 #include "onnx/onnx_ir.h"
 #include "repl/cmd_handlers.h"

@@ -35,7 +35,7 @@ const command command_table[] = {
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
-     "ONNX exporter's table), translate (op tables in share/fxsh/ops) and optimize. Each stage\n"
+     "ONNX exporter's table), translate (op tables in share/fxsh/translate) and optimize. Each stage\n"
      "is kept (`stages`, `show STAGE`); a failing stage says which one, which node and why, and\n"
      "leaves the earlier stages inspectable. NAME=VALUE overrides a `set` default for this run,\n"
      "e.g. `export opset_version=18 optimize=False`. Python control flow fails as torch.export\n"
@@ -92,7 +92,7 @@ const command command_table[] = {
      "Without arguments lists every ATen overload the translator covers, and the Python functions\n"
      "on symbolic sizes (operator.mul, torch.sym_float), with the opsets their rules start at.\n"
      "`ops show TARGET` prints the rule for one (e.g. ops show aten.linear.default). `ops load FILE`\n"
-     "adds the rules of a YAML file in the format of share/fxsh/ops/*.yaml (later rules replace\n"
+     "adds the rules of a YAML file in the format of share/fxsh/translate/*.yaml (later rules replace\n"
      "earlier ones)."},
     {"params", 0, 0, cmd_params, COMPLETE_NOTHING, "params",
      "list parameters, buffers and constants",

@@ -9,7 +9,7 @@
 #include "base/strbuf.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
-#include "ops/ops.h"
+#include "tables/ops.h"
 
 static const char *const stage_names[SESSION_MAX_STAGES] = {
     "fx", "exported", "decomposed", "onnx", "optimized",

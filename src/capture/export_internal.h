@@ -1,0 +1,102 @@
+/* export_internal.h — what the export pass shares with its module builders (export_*.c): the
+ * pass context, its tables and the emit helpers. Not a public API.
+ *
+ * Ownership: everything an xctx hands out lives in the destination program's arena (x->dst). */
+#ifndef FXSH_CAPTURE_EXPORT_INTERNAL_H
+#define FXSH_CAPTURE_EXPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "base/hashmap.h"
+#include "fx/fx_ir.h"
+#include "capture/export.h"
+#include "tables/pass_tables.h"
+
+enum { MAX_SARGS = 12 };
+
+typedef struct xctx xctx;
+
+typedef struct module_spec {
+    const char *type;
+    const char *params, *buffers;
+    const char *target, *inplace_target;
+    const char *schema;
+    const char *args;
+    const char *builtin;    /* a C builder's name, for what one aten call cannot express */
+    const char *shapes;     /* weight shapes from the repr: "weight=[%out_features|1, ...] ..." */
+    /* builds the nodes for call_module node n of module m; reports and returns false on failure */
+    bool (*build)(xctx *x, const fx_node *n, const fx_module *m);
+} module_spec;
+
+enum { F_FN = 1, F_METH = 2, F_OP = 4 };
+
+typedef struct op_spec {
+    const char *name;
+    unsigned where;
+    const char *target;
+    const char *schema;
+    const char *need;       /* this overload applies only when argument `need` is given */
+    const char *extra;      /* "name=value ..." arguments the callee passes itself */
+    bool assert_metadata;   /* torch.export checks self's metadata before this op */
+    int next;               /* next entry with the same name, -1 at the end */
+    bool returns_list;
+} op_spec;
+
+typedef struct xval {
+    fx_arg *arg;            /* the value in the new graph */
+    bool is_list;           /* a list/tuple-returning op: indexing it is operator.getitem */
+    fx_node *shape_of;      /* getattr(x, "shape"): the new node whose shape this is */
+} xval;
+
+struct xctx {
+    const fx_program *src;
+    fx_program *dst;
+    fx_graph *g;
+    const export_options *opt;
+    diag_sink *d;
+    hashmap vals;           /* source node name -> xval* */
+    hashmap weights;        /* fqn -> placeholder fx_node* */
+    const fx_node *cur;     /* source node being exported (diagnostics) */
+    fx_namer nm;
+    bool cur_module;        /* emitting a module template */
+    pass_table tbl;         /* share/fxsh/capture */
+    module_spec *mods;
+    size_t n_mods;
+    hashmap mod_by_type;    /* type -> module_spec* */
+    op_spec *ops;
+    size_t n_ops;
+    hashmap op_by_name;     /* name -> (void *)(intptr_t)(first index + 1) */
+    struct meta_inferer *mi; /* fills each emitted node's value meta (meta/meta_infer.h) */
+};
+
+/* Where the source node being exported is (its line in the graph text). */
+diag_loc xp_loc(xctx *x);
+/* A source argument in the new graph (node references resolve to their current value);
+ * clears *ok after reporting a value that is not available. */
+fx_arg *xp_conv_arg(xctx *x, const fx_arg *a, bool *ok);
+/* The value of source node src_name is now a (a node, a constant, or a tuple of them). */
+void xp_set_val(xctx *x, const char *src_name, fx_arg *a);
+/* Emits target(pos..., kw...) normalised against its schema ("self,dim=0,*,out=None");
+ * name_base overrides the node name derived from the target. NULL after reporting. */
+fx_node *xp_emit_call_named(xctx *x, const char *name_base, const char *target, const char *schema,
+                            fx_arg **pos, size_t npos, const char **kwn, fx_arg **kwv, size_t nkw);
+fx_node *xp_emit_call(xctx *x, const char *target, const char *schema, fx_arg **pos, size_t npos,
+                      const char **kwn, fx_arg **kwv, size_t nkw);
+/* Emits a call of a Python callable ("operator.getitem", "operator.mul") with positional args. */
+fx_node *xp_emit_python(xctx *x, const char *name_base, const char *target, fx_arg **args, size_t n);
+/* Size i of new-graph tensor t: an int when its value meta knows it, else a sym_size node
+ * (NULL after reporting). */
+fx_arg *xp_dim_value(xctx *x, fx_node *t, int64_t i);
+/* The lifted placeholder of parameter/buffer path.name, None when the module has none. */
+fx_arg *xp_weight_arg(xctx *x, const char *path, const char *name);
+/* A module's configuration as "Type(args)" (its one-line repr, or the extra_repr lines of a
+ * multi-line one); NULL when the text shows none. */
+const char *xp_module_config(xctx *x, const fx_module *m);
+
+/* export_mha.c: nn.MultiheadAttention as F.multi_head_attention_forward records it. */
+bool xp_build_multihead_attention(xctx *x, const fx_node *n, const fx_module *m);
+
+#endif

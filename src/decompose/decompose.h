@@ -1,0 +1,20 @@
+/* decompose.h — the decompose pass: ATen program → run_decompositions() output (core ATen or
+ * the ONNX exporter's table), with in-place ops functionalized into mutation outputs.
+ *
+ * Ownership: decompose_program returns a new fx_program the caller frees with
+ * fx_program_free(), or NULL after reporting at least one error to d. The input is never
+ * modified. */
+#ifndef FXSH_DECOMPOSE_DECOMPOSE_H
+#define FXSH_DECOMPOSE_DECOMPOSE_H
+
+#include "base/diag.h"
+#include "fx/fx_ir.h"
+
+typedef enum decomp_table {
+    DECOMP_DEFAULT,   /* ep.run_decompositions(): torch.export.default_decompositions() */
+    DECOMP_ONNX       /* the ONNX exporter's table: keeps ops torchlib implements, + type promotion */
+} decomp_table;
+
+fx_program *decompose_program(const fx_program *exported, decomp_table which, diag_sink *d);
+
+#endif

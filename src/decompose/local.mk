@@ -1,0 +1,8 @@
+# src/decompose/local.mk — run_decompositions(): decomposition tables, functionalization, matmul.
+libfxsh_a_SOURCES += \
+	src/decompose/decompose.h src/decompose/decompose.c \
+	src/decompose/functionalize.c src/decompose/functionalize.h \
+	src/decompose/decomp_matmul.c src/decompose/decomp_matmul.h
+
+decomposedir = $(pkgdatadir)/decompose
+dist_decompose_DATA = share/fxsh/decompose/core.yaml share/fxsh/decompose/views.yaml

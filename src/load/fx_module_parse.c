@@ -1,0 +1,200 @@
+/* fx_module_parse.c — loader and printer for print(gm): module tree repr + forward code. */
+#include <string.h>
+
+#include "fx/fx.h"
+#include "load/fx_parse_internal.h"
+
+static const char trailer[] = "# To see more debug info, please use `graph_module.print_readable()`";
+
+/* ---- printing ------------------------------------------------------------------------- */
+
+static void indent_after_newlines(strbuf *out, const char *s, size_t n)
+{
+    for (const char *p = s; *p; p++) {
+        sb_putc(out, *p);
+        if (*p == '\n')
+            sb_spaces(out, n);
+    }
+}
+
+static void module_repr(const fx_module *m, strbuf *out)
+{
+    sb_printf(out, "%s(", m->type);
+    bool has_extra = m->extra_repr && *m->extra_repr;
+    if (has_extra && !m->first_child && !strchr(m->extra_repr, '\n')) {
+        sb_puts(out, m->extra_repr);
+    } else if (has_extra || m->first_child) {
+        if (has_extra) {
+            sb_puts(out, "\n  ");
+            indent_after_newlines(out, m->extra_repr, 2);
+        }
+        for (const fx_module *ch = m->first_child; ch; ch = ch->next_sibling) {
+            sb_printf(out, "\n  (%s): ", ch->name);
+            strbuf sub;
+            sb_init(&sub);
+            module_repr(ch, &sub);
+            indent_after_newlines(out, sub.s, 2);
+            sb_free(&sub);
+        }
+        sb_putc(out, '\n');
+    }
+    sb_putc(out, ')');
+}
+
+void fx_print_module(const fx_program *p, strbuf *out)
+{
+    module_repr(p->root, out);
+    sb_puts(out, "\n\n\n\n");
+    if (p->root->graph)
+        fx_print_forward(p->root->graph, 0, false, out);
+    sb_puts(out, "    \n");
+    sb_puts(out, trailer);
+}
+
+/* ---- parsing ------------------------------------------------------------------------- */
+
+static void set_line(fxp *c, const fx_line *l)
+{
+    c->line = l->s;
+    c->line_len = l->len;
+    c->lineno = l->no;
+    c->s = l->s;
+    c->end = l->s + l->len;
+}
+
+/* c->s at "Type(" on lines[*i] with the module's own indent ind; fills m. */
+static bool parse_repr(fxp *c, const fx_lines *lines, size_t *i, size_t ind, fx_module *m, int depth)
+{
+    if (depth > 100) {
+        fxp_error(c, c->s, "modules nested too deeply");
+        return false;
+    }
+    const char *ts = c->s;
+    while (c->s < c->end && *c->s != '(')
+        c->s++;
+    if (c->s == ts || c->s >= c->end) {
+        fxp_error(c, ts, "expected 'ModuleType(...)'");
+        return false;
+    }
+    m->type = fx_strndup(c->p, ts, (size_t)(c->s - ts));
+    c->s++;
+    if (c->s < c->end) {
+        /* one-line form: Type(extra) */
+        if (c->end[-1] != ')') {
+            fxp_error(c, c->end, "unbalanced '(': module repr is not closed");
+            return false;
+        }
+        m->extra_repr = fx_strndup(c->p, c->s, (size_t)(c->end - 1 - c->s));
+        m->repr = fx_strndup(c->p, ts, (size_t)(c->end - ts));
+        (*i)++;
+        return true;
+    }
+    (*i)++;
+    strbuf extra;
+    sb_init(&extra);
+    bool ok = false;
+    for (; *i < lines->len; ) {
+        const fx_line *l = &lines->items[*i];
+        set_line(c, l);
+        size_t k = fx_indent_of(l);
+        if (k == ind && l->len == k + 1 && l->s[k] == ')') {
+            (*i)++;
+            ok = true;
+            break;
+        }
+        if (k < ind + 2) {
+            fxp_error(c, l->s + k, "unbalanced '(': expected ')' closing %s(", m->type);
+            break;
+        }
+        c->s += ind + 2;
+        if (k == ind + 2 && *c->s == '(') {
+            const char *close = memchr(c->s, ')', (size_t)(c->end - c->s));
+            if (close && c->end - close >= 3 && memcmp(close, "): ", 3) == 0) {
+                char *name = fx_strndup(c->p, c->s + 1, (size_t)(close - c->s - 1));
+                fx_module *ch = fx_module_add_child(m, name, NULL, NULL);
+                c->s = close + 3;
+                if (!parse_repr(c, lines, i, ind + 2, ch, depth + 1))
+                    break;
+                continue;
+            }
+        }
+        if (m->first_child) {
+            fxp_error(c, c->s, "module text after the child modules");
+            break;
+        }
+        if (extra.len)
+            sb_putc(&extra, '\n');
+        sb_putn(&extra, c->s, (size_t)(c->end - c->s));
+        (*i)++;
+    }
+    if (ok) {
+        m->extra_repr = extra.len ? fx_strdup(c->p, extra.s) : NULL;
+    } else if (!c->failed) {
+        set_line(c, &lines->items[lines->len - 1]);
+        fxp_error(c, c->end, "truncated module repr: missing ')'");
+    }
+    sb_free(&extra);
+    return ok;
+}
+
+fx_program *fx_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d)
+{
+    fx_lines lines = {0};
+    fx_split_lines(text, len, &lines);
+    fx_program *p = fx_program_new(NULL);
+    p->file = file ? fx_strdup(p, file) : NULL;
+    p->source_form = FX_FORM_MODULE;
+    hashmap all;
+    hm_init(&all);
+    fx_prescan_names(p, &lines, &all);
+    fxp c = {.p = p, .g = fx_program_graph(p), .d = d, .file = file, .all_names = &all};
+    size_t i = 0;
+    while (i < lines.len && fx_line_blank(&lines.items[i]))
+        i++;
+    if (i == lines.len) {
+        c.lineno = lines.len ? lines.items[lines.len - 1].no : 1;
+        fxp_error(&c, NULL, "empty text: expected a module repr such as 'GraphModule()'");
+        goto done;
+    }
+    set_line(&c, &lines.items[i]);
+    if (fx_indent_of(&lines.items[i]) != 0) {
+        fxp_error(&c, c.s, "the module repr must start at column 1");
+        goto done;
+    }
+    if (!parse_repr(&c, &lines, &i, 0, p->root, 0)) {
+        if (!c.failed)
+            fxp_error(&c, c.s, "could not read the module repr");
+        goto done;
+    }
+    p->root->name = p->root->type;
+    p->root->repr = NULL;
+    while (i < lines.len && fx_line_blank(&lines.items[i]))
+        i++;
+    if (i == lines.len) {
+        set_line(&c, &lines.items[lines.len - 1]);
+        fxp_error(&c, c.end, "truncated text: missing 'def forward(self, ...):'");
+        goto done;
+    }
+    if (!fx_parse_forward(&c, &lines, &i, 0, false)) {
+        if (!c.failed)
+            fxp_error(&c, c.s, "could not read this line");   /* safety net: never half-load */
+        goto done;
+    }
+    for (; i < lines.len; i++) {
+        const fx_line *l = &lines.items[i];
+        if (fx_line_blank(l) || (l->len == sizeof trailer - 1 && memcmp(l->s, trailer, l->len) == 0))
+            continue;
+        set_line(&c, l);
+        fxp_error(&c, c.s, "unexpected text after forward()");
+        break;
+    }
+done:
+    hm_free(&all);
+    vec_free(&lines);
+    if (c.failed) {
+        fx_program_free(p);
+        return NULL;
+    }
+    fx_program_refresh(p);
+    return p;
+}

@@ -1,0 +1,167 @@
+/* fx_weight_source.c — weights for programs that come without them (FX text, TorchScript):
+ * read from a .pt2, an .onnx or a .safetensors file and copied into the program by FQN. */
+#include "load/fx_weight_source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/json.h"
+#include "load/pt2_load.h"
+#include "onnx/onnx_ir.h"
+#include "onnx/onnx_pb.h"
+
+/* Adds or refreshes weight fqn with a copy of the data (data NULL: its dtype and shape only);
+ * role is what the file says (a .pt2 knows buffers from parameters, the other formats do not:
+ * PARAMETER). */
+static void put(fx_program *p, const char *fqn, fx_tensor_role role, fx_dtype dt, const int64_t *shape, size_t rank,
+                const void *data, size_t nbytes)
+{
+    void *copy = data ? fx_alloc(p, nbytes ? nbytes : 1) : NULL;
+    if (data && nbytes) memcpy(copy, data, nbytes);
+    fx_weight *w = fx_program_weight(p, fqn);
+    if (!w) {
+        fx_program_add_weight(p, fqn, role, dt, shape, rank, copy, nbytes, false);
+        return;
+    }
+    w->dtype = dt;
+    w->rank = rank;
+    w->shape = fx_alloc(p, (rank ? rank : 1) * sizeof *w->shape);
+    if (rank) memcpy(w->shape, shape, rank * sizeof *shape);
+    w->data = copy;
+    w->nbytes = nbytes;
+}
+
+/* A .pt2 archive or its program JSON alone. A program stored without values (a JSON, a .pt2
+ * saved without weights) still gives each weight's role, dtype and shape: enough for export,
+ * which then makes them graph inputs of the ONNX model. */
+static bool from_pt2(fx_program *p, const char *path, size_t *count, size_t *shape_only, diag_sink *d)
+{
+    fx_program *src = pt2_load_file(path, d);
+    if (!src) return false;
+    for (const fx_weight *w = src->weights; w; w = w->next) {
+        if (!w->data && fx_program_weight(p, w->fqn)) continue;   /* keep values attached before */
+        put(p, w->fqn, w->role, w->dtype, w->shape, w->rank, w->data, w->nbytes);
+        (*count)++;
+        if (!w->data) (*shape_only)++;
+    }
+    fx_program_free(src);
+    return true;
+}
+
+/* Typed (non-raw) ONNX tensor data as little-endian bytes of the element type. */
+static const void *onnx_bytes(const Onnx__TensorProto *t, size_t *nbytes)
+{
+    if (t->has_raw_data) {
+        *nbytes = t->raw_data.len;
+        return t->raw_data.data;
+    }
+    switch (t->data_type) {
+    case 1: *nbytes = t->n_float_data * sizeof(float); return t->float_data;
+    case 11: *nbytes = t->n_double_data * sizeof(double); return t->double_data;
+    case 7: *nbytes = t->n_int64_data * sizeof(int64_t); return t->int64_data;
+    case 6: *nbytes = t->n_int32_data * sizeof(int32_t); return t->int32_data;
+    default: *nbytes = 0; return NULL;
+    }
+}
+
+static bool from_onnx(fx_program *p, const char *path, size_t *count, diag_sink *d)
+{
+    ox_model *m = ox_load_file(path, d);
+    if (!m) return false;
+    const Onnx__GraphProto *g = m->proto->graph;
+    for (size_t i = 0; g && i < g->n_initializer; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        size_t nbytes;
+        const void *data = onnx_bytes(t, &nbytes);
+        fx_dtype dt = fx_dtype_from_onnx(t->data_type);
+        if (!data || dt == FX_DT_UNKNOWN || !t->name) continue;
+        put(p, t->name, FX_TENSOR_PARAMETER, dt, t->dims, t->n_dims, data, nbytes);
+        (*count)++;
+    }
+    ox_model_free(m);
+    return true;
+}
+
+/* safetensors: 8-byte little-endian header size, a JSON header {name: {dtype, shape,
+ * data_offsets: [begin, end]}, "__metadata__": {...}}, then the data. */
+static fx_dtype safetensors_dtype(const char *s)
+{
+    static const struct { const char *name, *abbr; } map[] = {
+        {"F32", "f32"}, {"F64", "f64"}, {"F16", "f16"}, {"BF16", "bf16"}, {"I64", "i64"},
+        {"I32", "i32"}, {"I16", "i16"}, {"I8", "i8"},   {"U8", "u8"},     {"BOOL", "b8"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(s, map[i].name)) return fx_dtype_from_abbr(map[i].abbr, strlen(map[i].abbr));
+    return FX_DT_UNKNOWN;
+}
+
+static bool from_safetensors(fx_program *p, const char *path, const unsigned char *buf, size_t len,
+                             size_t *count, diag_sink *d)
+{
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--) hlen = hlen << 8 | buf[i];
+    if (len < 8 || hlen > len - 8) {
+        diag_error(d, (diag_loc){path, 0, 0}, "not a safetensors file: header size %llu exceeds the file (%zu bytes)",
+                   (unsigned long long)hlen, len);
+        return false;
+    }
+    arena a;
+    arena_init(&a);
+    json_value *h = json_parse(&a, (const char *)buf + 8, (size_t)hlen, NULL, d);
+    bool ok = h && h->kind == JSON_OBJECT;
+    if (h && !ok) diag_error(d, (diag_loc){path, 0, 0}, "safetensors header is not a JSON object");
+    const unsigned char *data = buf + 8 + hlen;
+    size_t data_len = len - 8 - (size_t)hlen;
+    for (size_t i = 0; ok && i < h->u.obj.len; i++) {
+        const json_member *mb = &h->u.obj.members[i];
+        if (!strcmp(mb->key, "__metadata__")) continue;
+        const json_value *shape = json_get(mb->value, "shape"), *offs = json_get(mb->value, "data_offsets");
+        const char *dts = json_str(json_get(mb->value, "dtype"));
+        int64_t begin, end;
+        fx_dtype dt = dts ? safetensors_dtype(dts) : FX_DT_UNKNOWN;
+        if (!shape || !offs || json_len(offs) != 2 || !json_int(json_at(offs, 0), &begin) ||
+            !json_int(json_at(offs, 1), &end) || begin < 0 || end < begin || (uint64_t)end > data_len ||
+            dt == FX_DT_UNKNOWN) {
+            diag_error(d, (diag_loc){path, 0, 0}, "safetensors: bad entry for tensor '%s'", mb->key);
+            ok = false;
+            break;
+        }
+        size_t rank = json_len(shape);
+        int64_t dims[32];
+        if (rank > 32) rank = 32;
+        for (size_t k = 0; k < rank; k++)
+            if (!json_int(json_at(shape, k), &dims[k])) dims[k] = 0;
+        put(p, mb->key, FX_TENSOR_PARAMETER, dt, dims, rank, data + begin, (size_t)(end - begin));
+        (*count)++;
+    }
+    arena_free(&a);
+    return ok;
+}
+
+bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d)
+{
+    size_t n = 0, len = 0, shape_only = 0;
+    char *buf = file_read(path, &len, d);
+    if (!buf) return false;
+    bool ok;
+    size_t lead = 0;
+    while (lead < len && (buf[lead] == ' ' || buf[lead] == '\n' || buf[lead] == '\r' || buf[lead] == '\t')) lead++;
+    if (len >= 4 && !memcmp(buf, "PK", 4)) ok = from_pt2(p, path, &n, &shape_only, d);
+    else if (len >= 9 && buf[8] == '{' && !buf[4] && !buf[5] && !buf[6] && !buf[7])   /* u64 header size < 4 GiB */
+        ok = from_safetensors(p, path, (const unsigned char *)buf, len, &n, d);
+    else if (lead < len && buf[lead] == '{') ok = from_pt2(p, path, &n, &shape_only, d);
+    else ok = from_onnx(p, path, &n, d);
+    free(buf);
+    if (ok && shape_only) {
+        diagnostic *dg = diag_note(d, (diag_loc){path, 0, 0}, "%zu weight%s with dtype and shape only: the program stores no values",
+                                   shape_only, shape_only == 1 ? "" : "s");
+        diag_set_hint(dg, "export makes them graph inputs of the ONNX model (as export_params=False does)");
+    }
+    if (ok && !n) {
+        diag_error(d, (diag_loc){path, 0, 0}, "no weights with data in this file");
+        ok = false;
+    }
+    if (count) *count = n;
+    return ok;
+}

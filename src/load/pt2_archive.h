@@ -1,0 +1,44 @@
+/* pt2_archive.h — read access to torch.export .pt2 archives (zip): root folder, members, blobs.
+ *
+ * The file is memory-mapped; stored (uncompressed) members are returned as pointers into the
+ * mapping (no copy), compressed members are inflated into malloc'd memory.
+ * Ownership: pt2_archive_close releases the zip handle but NOT the mapping: the mapping is kept
+ * for the rest of the process (it is shared by later opens of the same unchanged file), so
+ * weights pointing into it stay valid after the archive and the program built from it are
+ * freed. pt2_blob.data is borrowed when !owned, else the caller frees it (pt2_blob_free). */
+#ifndef FXSH_LOAD_PT2_ARCHIVE_H
+#define FXSH_LOAD_PT2_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+
+typedef struct pt2_archive pt2_archive;
+
+typedef struct pt2_blob {
+    const unsigned char *data;
+    size_t size;
+    bool owned;       /* malloc'd (member was compressed); free with pt2_blob_free */
+} pt2_blob;
+
+/* Opens and validates path: a zip with an `archive_format` member containing "pt2", no entry
+ * with an absolute path or a `..` component. NULL + diagnostic on error. */
+pt2_archive *pt2_archive_open(const char *path, diag_sink *d);
+/* Same for a zip already in memory (buf must outlive the archive and what is read from it). */
+pt2_archive *pt2_archive_open_buffer(const unsigned char *buf, size_t len, const char *name, diag_sink *d);
+void pt2_archive_close(pt2_archive *ar);
+
+const char *pt2_archive_root(const pt2_archive *ar);     /* "program" (no slash), "" if none */
+const char *pt2_archive_path(const pt2_archive *ar);
+/* Model names found as models/<name>.json, in archive order. */
+size_t pt2_archive_n_models(const pt2_archive *ar);
+const char *pt2_archive_model(const pt2_archive *ar, size_t i);
+
+/* Whether the member root/rel exists. */
+bool pt2_archive_has(const pt2_archive *ar, const char *rel);
+/* Reads root/rel. Missing member → false + error naming it (only if d != NULL). */
+bool pt2_archive_read(pt2_archive *ar, const char *rel, pt2_blob *out, diag_sink *d);
+void pt2_blob_free(pt2_blob *b);
+
+#endif

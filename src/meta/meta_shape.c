@@ -1,0 +1,537 @@
+/* meta_shape.c — the `shape:` rule functions for tensor-generic ops: elementwise (same shape,
+ * broadcasting), reductions, joins, advanced indexing, factories and SymInt queries (views and
+ * splits are in meta_views.c). Each computes the output sizes torch's meta kernel computes, and
+ * the strides where the op decides them. */
+#include <math.h>
+#include <string.h>
+
+#include "meta/meta_internal.h"
+
+/* ---- elementwise ------------------------------------------------------------------------------ */
+
+/* same(x): x's shape, TensorIterator strides over x. */
+static bool sh_same(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    memcpy(t->size, x->size, sizeof t->size);
+    mi_elementwise_strides(c, t, &x, 1);
+    return true;
+}
+
+/* self(x): x itself (in-place ops and aliases return their input: same sizes and strides). */
+static bool sh_self(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_strided_param(c, 0);
+    if (!x)
+        return false;
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    *t = *x;
+    t->dtype = FX_DT_UNKNOWN;
+    return true;
+}
+
+/* One broadcast dimension: 1 yields to the other; torch guards two symbols equal (and a symbol
+ * against a number specializes it), so the first non-1 size stands. */
+static sx *broadcast_dim(mi_ctx *c, sx *a, sx *b)
+{
+    if (!a || sx_eq_int(a, 1))
+        return b;
+    if (!b || sx_eq_int(b, 1) || sx_eq(a, b))
+        return a;
+    int64_t x, y;
+    if (sx_is_int(a, &x) && sx_is_int(b, &y)) {
+        mi_fail(c, "sizes %lld and %lld do not broadcast", (long long)x, (long long)y);
+        return NULL;
+    }
+    return sx_is_int(b, &y) ? b : a;
+}
+
+static bool broadcast_shapes(mi_ctx *c, mi_tensor *const *in, size_t n, mi_tensor *t)
+{
+    size_t r = 0;
+    for (size_t k = 0; k < n; k++)
+        r = in[k]->rank > r ? in[k]->rank : r;
+    t->rank = r;
+    for (size_t i = 0; i < r; i++) {
+        sx *s = NULL;
+        for (size_t k = 0; k < n; k++) {
+            size_t off = r - in[k]->rank;
+            if (i >= off && !(s = broadcast_dim(c, s, in[k]->size[i - off])))
+                return false;
+        }
+        t->size[i] = s ? s : sx_int(c->a, 1);
+    }
+    return true;
+}
+
+/* broadcast(a, b, ...): the broadcast shape of the tensor parameters (numbers are scalars). */
+static bool sh_broadcast(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *in[8];
+    size_t n;
+    if (!mi_tensor_params(c, in, &n, 8))
+        return false;
+    if (!n)
+        return mi_fail(c, "no tensor operand");
+    mi_tensor *t = mi_out_one(c, o, 0);
+    if (!broadcast_shapes(c, in, n, t))
+        return false;
+    mi_elementwise_strides(c, t, in, n);
+    return true;
+}
+
+/* ---- reductions ------------------------------------------------------------------------------- */
+
+/* reduce(self, dim, keepdim[, nout]): dim None or [] reduces every dim. */
+static bool sh_reduce(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    bool red[MI_MAX_RANK] = { false };
+    int64_t dims[MI_MAX_RANK];
+    size_t nd = 0;
+    if (!mi_is_none(c, 1) && !mi_int_list_param(c, 1, dims, &nd, MI_MAX_RANK))
+        return false;
+    for (size_t k = 0; k < nd; k++) {
+        size_t d;
+        if (!mi_wrap_dim(c, dims[k], x->rank, &d))
+            return false;
+        if (x->rank)
+            red[d] = true;
+    }
+    if (!nd)
+        for (size_t i = 0; i < x->rank; i++)
+            red[i] = true;
+    bool keep = mi_bool_param(c, 2, false);
+    int64_t nout = 1;
+    if (c->np > 3 && !mi_int_param(c, 3, &nout))
+        return false;
+    mi_tensor *t = mi_out_alloc(c, o, (size_t)nout);
+    o->list = nout > 1;
+    for (size_t i = 0; i < x->rank; i++) {
+        if (!red[i])
+            t->size[t->rank++] = x->size[i];
+        else if (keep)
+            t->size[t->rank++] = sx_int(c->a, 1);
+    }
+    mi_contiguous(c, t);
+    for (int64_t k = 1; k < nout; k++)
+        o->t[k] = *t;
+    return true;
+}
+
+/* ---- joins ------------------------------------------------------------------------- */
+
+static bool cat_of(mi_ctx *c, mi_out *o, mi_tensor **in, size_t n, int64_t d)
+{
+    mi_tensor *ref = NULL;
+    for (size_t k = 0; k < n && !ref; k++)   /* legacy: 1-d empty tensors are skipped */
+        if (!(in[k]->rank == 1 && sx_eq_int(in[k]->size[0], 0)))
+            ref = in[k];
+    if (!ref)
+        return mi_fail(c, "cat of empty tensors");
+    size_t dd;
+    if (!mi_wrap_dim(c, d, ref->rank, &dd))
+        return false;
+    mi_tensor *t = mi_out_one(c, o, ref->rank);
+    memcpy(t->size, ref->size, sizeof t->size);
+    sx *sum = sx_int(c->a, 0);
+    for (size_t k = 0; k < n; k++) {
+        if (in[k]->rank == 1 && sx_eq_int(in[k]->size[0], 0))
+            continue;
+        if (in[k]->rank != ref->rank)
+            return mi_fail(c, "cat: tensors must have the same number of dimensions");
+        sum = sx_add(c->a, sum, in[k]->size[dd]);
+    }
+    t->size[dd] = sum;
+    mi_contiguous(c, t);
+    return true;
+}
+
+static bool sh_cat(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *in[256];
+    size_t n;
+    int64_t d = 0;
+    if (!mi_tensor_list_param(c, 0, in, &n, 256, false) || (!mi_is_none(c, 1) && !mi_int_param(c, 1, &d)))
+        return false;
+    return cat_of(c, o, in, n, d);
+}
+
+static mi_tensor *unsqueezed(mi_ctx *c, const mi_tensor *x, size_t d)
+{
+    mi_tensor *u = arena_alloc(c->a, sizeof *u);
+    *u = *x;
+    u->strided = false;
+    u->rank = x->rank + 1;
+    for (size_t i = 0, j = 0; i < u->rank; i++)
+        u->size[i] = i == d ? sx_int(c->a, 1) : x->size[j++];
+    return u;
+}
+
+/* stack(tensors, dim): cat of the tensors unsqueezed at dim. */
+static bool sh_stack(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *in[256];
+    size_t n, dd;
+    int64_t d = 0;
+    if (!mi_tensor_list_param(c, 0, in, &n, 256, false) || (!mi_is_none(c, 1) && !mi_int_param(c, 1, &d)))
+        return false;
+    if (!n)
+        return mi_fail(c, "stack expects a non-empty list");
+    if (in[0]->rank + 1 > MI_MAX_RANK || !mi_wrap_dim(c, d, in[0]->rank + 1, &dd))
+        return false;
+    for (size_t k = 0; k < n; k++)
+        in[k] = unsqueezed(c, in[k], dd);
+    return cat_of(c, o, in, n, (int64_t)dd);
+}
+
+static mi_tensor *at_least_1d(mi_ctx *c, mi_tensor *x)
+{
+    return x->rank ? x : unsqueezed(c, x, 0);
+}
+
+/* hstack(tensors): cat along dim 0 of 1-d tensors, else along dim 1. */
+static bool sh_hstack(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *in[256];
+    size_t n;
+    if (!mi_tensor_list_param(c, 0, in, &n, 256, false))
+        return false;
+    if (!n)
+        return mi_fail(c, "hstack expects a non-empty list");
+    for (size_t k = 0; k < n; k++)
+        in[k] = at_least_1d(c, in[k]);
+    return cat_of(c, o, in, n, in[0]->rank == 1 ? 0 : 1);
+}
+
+/* atleast_1d(tensors): the list form returns a list; 0-d tensors become [1]. */
+static bool sh_atleast_1d(mi_ctx *c, mi_out *o)
+{
+    const fx_arg *a = mi_param(c, 0);
+    mi_tensor *in[256];
+    size_t n = 1;
+    bool list = a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE);
+    if (list ? !mi_tensor_list_param(c, 0, in, &n, 256, false) : !(in[0] = mi_tensor_param(c, 0)))
+        return false;
+    mi_out_alloc(c, o, n);
+    o->list = list;
+    for (size_t k = 0; k < n; k++) {
+        o->t[k] = *at_least_1d(c, in[k]);
+        o->t[k].dtype = in[k]->dtype;
+        if (!in[k]->strided || !in[k]->rank)
+            mi_contiguous(c, &o->t[k]);
+    }
+    return true;
+}
+
+/* ---- indexing --------------------------------------------------------------------------------- */
+
+/* index(self, indices): advanced indexing. The index tensors broadcast to one shape B; when they
+ * are adjacent B replaces the indexed dims in place, otherwise it goes first. */
+static bool sh_index(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0), *idx[MI_MAX_RANK];
+    size_t n;
+    if (!x || !mi_tensor_list_param(c, 1, idx, &n, MI_MAX_RANK, true))
+        return false;
+    if (n > x->rank)
+        return mi_fail(c, "too many indices for tensor of dimension %zu", x->rank);
+    mi_tensor *given[MI_MAX_RANK];
+    size_t ng = 0, first = 0, last = 0;
+    bool gap = false;
+    for (size_t k = 0; k < n; k++) {
+        if (!idx[k])
+            continue;
+        if (idx[k]->dtype == FX_DT_BOOL || idx[k]->dtype == FX_DT_U8)
+            return mi_fail(c, "a boolean mask index has a data-dependent size");
+        if (ng && k != last + 1)
+            gap = true;
+        if (!ng)
+            first = k;
+        last = k;
+        given[ng++] = idx[k];
+    }
+    if (!ng)
+        return sh_self(c, o);
+    mi_tensor b;
+    memset(&b, 0, sizeof b);
+    if (!broadcast_shapes(c, given, ng, &b))
+        return false;
+    if (x->rank - ng + b.rank > MI_MAX_RANK)
+        return mi_fail(c, "too many dimensions");
+    mi_tensor *t = mi_out_one(c, o, 0);
+    if (gap) {
+        for (size_t i = 0; i < b.rank; i++)
+            t->size[t->rank++] = b.size[i];
+        for (size_t i = 0; i < x->rank; i++)
+            if (i >= n || !idx[i])
+                t->size[t->rank++] = x->size[i];
+    } else {
+        for (size_t i = 0; i < first; i++)
+            t->size[t->rank++] = x->size[i];
+        for (size_t i = 0; i < b.rank; i++)
+            t->size[t->rank++] = b.size[i];
+        for (size_t i = last + 1; i < x->rank; i++)
+            t->size[t->rank++] = x->size[i];
+    }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* index_select(self, dim, index): dim takes the number of indices. */
+static bool sh_index_select(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0), *ix = mi_tensor_param(c, 2);
+    int64_t d;
+    size_t dd;
+    if (!x || !ix || !mi_int_param(c, 1, &d) || !mi_wrap_dim(c, d, x->rank, &dd))
+        return false;
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    memcpy(t->size, x->size, sizeof t->size);
+    if (x->rank)
+        t->size[dd] = mi_numel(c, ix);
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* embedding(weight, indices): the indices' shape plus the embedding dim. */
+static bool sh_embedding(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *w = mi_tensor_param(c, 0), *ix = mi_tensor_param(c, 1);
+    if (!w || !ix)
+        return false;
+    if (w->rank != 2)
+        return mi_fail(c, "'weight' must be 2-D");
+    if (ix->rank + 1 > MI_MAX_RANK)
+        return mi_fail(c, "too many dimensions");
+    mi_tensor *t = mi_out_one(c, o, ix->rank + 1);
+    memcpy(t->size, ix->size, ix->rank * sizeof *t->size);
+    t->size[ix->rank] = w->size[1];
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* topk(self, k, dim) and sort(self, dim): values and indices, dim resized to k. */
+static bool sh_topk(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    sx *k = mi_sx_param(c, 1);
+    int64_t d = -1;
+    size_t dd = 0;
+    if (!x || !k || (!mi_is_none(c, 2) && !mi_int_param(c, 2, &d)) || (x->rank && !mi_wrap_dim(c, d, x->rank, &dd)))
+        return false;
+    mi_out_alloc(c, o, 2);
+    o->list = true;
+    for (int j = 0; j < 2; j++) {
+        o->t[j].rank = x->rank;
+        memcpy(o->t[j].size, x->size, sizeof x->size);
+        if (x->rank)
+            o->t[j].size[dd] = k;
+        mi_contiguous(c, &o->t[j]);
+    }
+    return true;
+}
+
+/* ---- factories and layout-preserving copies --------------------------------------------------- */
+
+/* full(size): a new contiguous tensor of the given sizes. */
+static bool sh_full(mi_ctx *c, mi_out *o)
+{
+    sx *sz[MI_MAX_RANK];
+    size_t n;
+    if (!mi_sx_list_param(c, 0, sz, &n, MI_MAX_RANK))
+        return false;
+    mi_tensor *t = mi_out_one(c, o, n);
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        if (sx_is_int(sz[i], &v) && v < 0)
+            return mi_fail(c, "negative dimension %lld", (long long)v);
+        t->size[i] = sz[i];
+    }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* scalar(): a 0-d tensor. */
+static bool sh_scalar(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *t = mi_out_one(c, o, 0);
+    t->strided = true;
+    return true;
+}
+
+/* like(self[, memory_format]): self's shape; its layout unless contiguous_format is asked. */
+static bool sh_like(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    memcpy(t->size, x->size, sizeof t->size);
+    const fx_arg *mf = mi_param(c, 1);
+    if (mf && mf->kind == FX_ARG_MEMFMT && !strcmp(mf->u.s, "contiguous_format"))
+        mi_contiguous(c, t);
+    else
+        mi_preserve_strides(c, x, t);
+    return true;
+}
+
+/* arange(start, end, step): ceil((end - start) / step) entries; integer bounds may be SymInts
+ * (then the count is (end - start + step - 1) // step as torch builds it). */
+static bool sh_arange(mi_ctx *c, mi_out *o)
+{
+    bool floats = false;
+    double v[3] = { 0, 0, 1 };
+    sx *b[3];
+    for (int k = 0; k < 3; k++) {
+        const fx_arg *p = mi_param(c, k);
+        int64_t iv;
+        b[k] = NULL;
+        if (!p || p->kind == FX_ARG_NONE) {
+            if (k == 1)
+                return mi_fail(c, "arange: end is missing");
+            b[k] = sx_int(c->a, k == 2 ? 1 : 0);
+        } else if (p->kind == FX_ARG_FLOAT) {
+            floats = true;
+            v[k] = p->u.f;
+        } else if (!(b[k] = mi_sx_of(c, p))) {
+            return mi_fail(c, "arange: start, end and step must be numbers");
+        }
+        if (b[k] && sx_is_int(b[k], &iv))
+            v[k] = (double)iv;
+        else if (b[k] && floats)
+            return mi_fail(c, "arange: symbolic bounds with a float bound");
+    }
+    if (v[2] == 0)
+        return mi_fail(c, "arange: step must be nonzero");
+    mi_tensor *t = mi_out_one(c, o, 1);
+    if (floats) {
+        double len = ceil((v[1] - v[0]) / v[2]);
+        if (!(len >= 0 && len < 9e15))
+            return mi_fail(c, "arange: upper bound and larger bound inconsistent with step sign");
+        t->size[0] = sx_int(c->a, (int64_t)len);
+    } else {
+        int64_t st;
+        if (!sx_is_int(b[2], &st))
+            return mi_fail(c, "arange: symbolic step");
+        sx *span = st > 0 ? sx_sub(c->a, b[1], b[0]) : sx_sub(c->a, b[0], b[1]);
+        int64_t a = st > 0 ? st : -st;
+        sx *len = sx_floordiv(c->a, sx_add(c->a, span, sx_int(c->a, a - 1)), sx_int(c->a, a));
+        int64_t n;
+        if (!len || (sx_is_int(len, &n) && n < 0))
+            return mi_fail(c, "arange: upper bound and larger bound inconsistent with step sign");
+        t->size[0] = len;
+    }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* pad(self, pad): pad = [before_last, after_last, before_prev, after_prev, ...]. */
+static bool sh_pad(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    sx *pad[2 * MI_MAX_RANK];
+    size_t n;
+    if (!x || !mi_sx_list_param(c, 1, pad, &n, 2 * MI_MAX_RANK))
+        return false;
+    if (n % 2 || n / 2 > x->rank)
+        return mi_fail(c, "padding length must be even and at most twice the number of dimensions");
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    memcpy(t->size, x->size, sizeof t->size);
+    for (size_t k = 0; k < n / 2; k++) {
+        size_t d = x->rank - 1 - k;
+        t->size[d] = sx_add(c->a, t->size[d], sx_add(c->a, pad[2 * k], pad[2 * k + 1]));
+    }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* repeat(self, repeats): sizes (padded with leading 1s) times repeats. */
+static bool sh_repeat(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    sx *rep[MI_MAX_RANK];
+    size_t n;
+    if (!x || !mi_sx_list_param(c, 1, rep, &n, MI_MAX_RANK))
+        return false;
+    if (n < x->rank)
+        return mi_fail(c, "number of repeat dims can not be smaller than number of dimensions of tensor");
+    mi_tensor *t = mi_out_one(c, o, n);
+    size_t off = n - x->rank;
+    for (size_t i = 0; i < n; i++)
+        t->size[i] = i < off ? rep[i] : sx_mul(c->a, x->size[i - off], rep[i]);
+    mi_contiguous(c, t);
+    return true;
+}
+
+static bool sh_none(mi_ctx *c, mi_out *o)
+{
+    o->none = true;
+    return true;
+}
+
+/* sym_size(self, dim), sym_stride(self, dim), sym_numel(self): SymInt results. */
+static bool sym_query(mi_ctx *c, mi_out *o, int what)
+{
+    mi_tensor *x = what == 1 ? mi_strided_param(c, 0) : mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    if (what == 2) {
+        o->sym = mi_numel(c, x);
+        return true;
+    }
+    int64_t d;
+    size_t dd;
+    if (!mi_int_param(c, 1, &d) || !mi_wrap_dim(c, d, x->rank, &dd))
+        return false;
+    if (!x->rank)
+        return mi_fail(c, "a 0-dim tensor has no dimension %lld", (long long)d);
+    o->sym = what == 1 ? x->stride[dd] : x->size[dd];
+    return true;
+}
+
+static bool sh_sym_size(mi_ctx *c, mi_out *o) { return sym_query(c, o, 0); }
+
+/* sizes(self): x.size() as a list of SymInts (read with getitem). */
+static bool sh_sizes(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    o->syms = arena_alloc(c->a, (x->rank ? x->rank : 1) * sizeof *o->syms);
+    memcpy(o->syms, x->size, x->rank * sizeof *o->syms);
+    o->nsyms = x->rank;
+    o->list = true;
+    return true;
+}
+static bool sh_sym_stride(mi_ctx *c, mi_out *o) { return sym_query(c, o, 1); }
+static bool sh_sym_numel(mi_ctx *c, mi_out *o) { return sym_query(c, o, 2); }
+
+#define F(name, lo, hi, fn) { name, lo, hi, (void (*)(void))fn }
+static const mi_fn_entry shape_fns[] = {
+    F("same", 1, 1, sh_same), F("self", 1, 1, sh_self), F("broadcast", 1, 8, sh_broadcast),
+    F("reduce", 3, 4, sh_reduce), F("cat", 2, 2, sh_cat), F("stack", 2, 2, sh_stack),
+    F("hstack", 1, 1, sh_hstack), F("atleast_1d", 1, 1, sh_atleast_1d), F("index", 2, 2, sh_index),
+    F("index_select", 3, 3, sh_index_select), F("embedding", 2, 2, sh_embedding), F("topk", 3, 3, sh_topk),
+    F("full", 1, 1, sh_full), F("scalar", 0, 0, sh_scalar), F("like", 1, 2, sh_like),
+    F("arange", 3, 3, sh_arange), F("pad", 2, 2, sh_pad), F("repeat", 2, 2, sh_repeat), F("none", 0, 0, sh_none),
+    F("sym_size", 2, 2, sh_sym_size), F("sym_stride", 2, 2, sh_sym_stride), F("sym_numel", 1, 1, sh_sym_numel),
+    F("sizes", 1, 1, sh_sizes),
+    { NULL, 0, 0, NULL },
+};
+#undef F
+
+const mi_fn_entry *mi_find_shape(const char *name)
+{
+    const mi_fn_entry *e = mi_table_find(shape_fns, name);
+    if (!e)
+        e = mi_find_shape_views(name);
+    if (!e)
+        e = mi_find_shape_python(name);
+    return e ? e : mi_find_shape_nn(name);
+}

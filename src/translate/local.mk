@@ -1,0 +1,10 @@
+# src/translate/local.mk — ATen program → ONNX model, by the lowerings of share/fxsh/translate.
+libfxsh_a_SOURCES += \
+	src/translate/translate.c src/translate/translate.h \
+	src/translate/translate_meta.c src/translate/translate_meta.h
+
+translatedir = $(pkgdatadir)/translate
+dist_translate_DATA = \
+	share/fxsh/translate/core.yaml share/fxsh/translate/nn.yaml share/fxsh/translate/hop.yaml \
+	share/fxsh/translate/activation.yaml share/fxsh/translate/create.yaml share/fxsh/translate/pool.yaml \
+	share/fxsh/translate/reduce.yaml share/fxsh/translate/shape.yaml share/fxsh/translate/sym.yaml

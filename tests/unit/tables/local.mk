@@ -1,0 +1,4 @@
+# tests/unit/tables/local.mk — the op registry: schemas, `when:` conditions, lowering templates.
+UNIT_TESTS += tests/unit/tables/test_ops_registry
+tests_unit_tables_test_ops_registry_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) \
+	-DFXSH_TEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/ops"'

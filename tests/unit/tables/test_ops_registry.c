@@ -1,0 +1,446 @@
+/* test_ops_registry.c — op registry: ATen schemas, YAML loading and errors, lowerings, selection. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/onnx_parse.h"
+#include "tables/ops.h"
+
+static bool load(ops_registry *r, const char *text, diag_sink *d)
+{
+    return ops_load_string(r, "t.yaml", text, strlen(text), d);
+}
+
+static void test_schema_parse(void **state)
+{
+    (void)state;
+    arena a;
+    arena_init(&a);
+    diag_sink d;
+    diag_init(&d);
+    aten_schema s;
+    assert_true(aten_schema_parse(&a, "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", &s, &d,
+                                  (diag_loc){0}));
+    assert_string_equal(s.name, "add");
+    assert_string_equal(s.overload, "Tensor");
+    assert_int_equal(s.nargs, 3);
+    assert_int_equal(s.args[0].base, ATY_TENSOR);
+    assert_false(s.args[1].kwarg_only);
+    assert_true(s.args[2].kwarg_only);
+    assert_int_equal(s.args[2].base, ATY_SCALAR);
+    assert_string_equal(s.args[2].default_text, "1");
+    assert_int_equal(s.nrets, 1);
+
+    assert_true(aten_schema_parse(&a, "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True)"
+                                      " -> (Tensor values, Tensor indices)", &s, &d, (diag_loc){0}));
+    assert_string_equal(s.overload, "");
+    assert_int_equal(s.nrets, 2);
+    assert_string_equal(s.rets[1].name, "indices");
+    assert_string_equal(s.args[2].default_text, "-1");
+
+    assert_true(aten_schema_parse(&a, "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", &s, &d, (diag_loc){0}));
+    assert_true(s.args[1].optional && s.args[1].is_list);
+    assert_true(aten_schema_parse(&a, "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0)"
+                                      " -> Tensor", &s, &d, (diag_loc){0}));
+    assert_string_equal(s.args[2].default_text, "[]");
+    assert_true(aten_schema_parse(&a, "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+                                  &s, &d, (diag_loc){0}));
+    assert_true(s.rets[0].is_list);
+    assert_int_equal(aten_schema_find(&s, "dim"), 2);
+    assert_int_equal(aten_schema_find(&s, "nope"), -1);
+    assert_int_equal(d.errors, 0);
+
+    /* errors carry the column of the offending character */
+    assert_false(aten_schema_parse(&a, "relu(Tensor self -> Tensor", &s, &d, (diag_loc){"f.yaml", 3, 13}));
+    assert_int_equal(d.errors, 1);
+    assert_int_equal(d.items[0].line, 3);
+    assert_int_equal(d.items[0].col, 13 + 17);
+    assert_false(aten_schema_parse(&a, "f(Tensor x, int x) -> Tensor", &s, &d, (diag_loc){0}));
+    assert_non_null(strstr(d.items[1].message, "duplicate"));
+    diag_free(&d);
+    arena_free(&a);
+}
+
+static void test_load_and_lookup(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    const char *y =
+        "opset: 18\n"
+        "rules:\n"
+        "  - target: aten.relu.default\n"
+        "    schema: relu(Tensor self) -> Tensor\n"
+        "    lowering: 'relu (self) => (result) { result = Relu (self) }'\n"
+        "  - target: aten.gelu.default\n"
+        "    schema: gelu(Tensor self, *, str approximate='none') -> Tensor\n"
+        "    lowering: |\n"
+        "      gelu (self) => (result) {\n"
+        "         e = Erf (self)\n"
+        "         result = Mul (self, e)\n"
+        "      }\n"
+        "  - target: aten.gelu.default\n"
+        "    opset: 20\n"
+        "    schema: gelu(Tensor self, *, str approximate='none') -> Tensor\n"
+        "    lowering: 'gelu (self) => (result) { result = Gelu <approximate: string = @approximate> (self) }'\n";
+    assert_true(load(&r, y, &d));
+    assert_int_equal(d.errors, 0);
+    const op_rule *g18 = ops_lookup(&r, "torch.ops.aten.gelu.default", 18);
+    const op_rule *g19 = ops_lookup(&r, "aten.gelu.default", 19);
+    const op_rule *g21 = ops_lookup(&r, "aten.gelu.default", 21);
+    assert_non_null(g18);
+    assert_ptr_equal(g18, g19);
+    assert_int_equal(g18->since_opset, 18);
+    assert_int_equal(g21->since_opset, 20);
+    assert_null(ops_lookup(&r, "aten.gelu.default", 17));
+    assert_null(ops_lookup(&r, "aten.nope.default", 20));
+    const lowering *lw = &g18->alts[0];
+    assert_int_equal(lw->nnodes, 2);
+    assert_string_equal(lw->nodes[0].op_type, "Erf");
+    assert_string_equal(lw->nodes[1].ins[1], "e");
+    assert_int_equal(lw->nodes[0].line, 10);        /* file line of the node */
+    const lowering *l20 = &g21->alts[0];
+    assert_int_equal(l20->nodes[0].nattrs, 1);
+    assert_string_equal(l20->nodes[0].attrs[0].ref, "approximate");
+    assert_int_equal(l20->nodes[0].attrs[0].ref_arg, 1);
+    assert_int_equal(l20->nodes[0].attrs[0].type, LAT_STRING);
+
+    /* a later load overrides the same (target, opset) and adds a newer opset */
+    assert_true(ops_load_file(&r, FXSH_TEST_FIXTURES "/custom_relu.yaml", &d));
+    const op_rule *r18 = ops_lookup(&r, "aten.relu.default", 18);
+    const op_rule *r20 = ops_lookup(&r, "aten.relu.default", 20);
+    assert_string_equal(r18->alts[0].nodes[0].op_type, "Relu");
+    assert_int_equal(r20->alts[0].nnodes, 3);
+    assert_string_equal(r20->alts[0].nodes[2].op_type, "Max");
+    assert_int_equal(r20->alts[0].nodes[0].attrs[0].type, LAT_FLOAT);
+
+    strbuf sb;
+    sb_init(&sb);
+    ops_print_list(&r, &sb);
+    assert_non_null(strstr(sb.s, "torch.ops.aten.gelu.default  (opset 20+, 18+)\n"));
+    assert_non_null(strstr(sb.s, "2 ops\n"));
+    sb_reset(&sb);
+    assert_true(ops_print_rule(&r, "aten.gelu.default", &sb));
+    assert_non_null(strstr(sb.s, "opset: 20"));
+    assert_non_null(strstr(sb.s, "Gelu <approximate"));
+    assert_false(ops_print_rule(&r, "aten.nope.default", &sb));
+    /* `ops show` output is itself a loadable rule file */
+    sb_reset(&sb);
+    assert_true(ops_print_rule(&r, "aten.gelu.default", &sb));
+    ops_registry r2;
+    ops_registry_init(&r2);
+    assert_true(ops_load_string(&r2, "shown.yaml", sb.s, sb.len, &d));
+    assert_int_equal(ops_lookup(&r2, "aten.gelu.default", 20)->since_opset, 20);
+    assert_int_equal(ops_lookup(&r2, "aten.gelu.default", 19)->alts[0].nnodes, 2);
+    ops_registry_free(&r2);
+    sb_free(&sb);
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    /* malformed YAML: position from libyaml */
+    assert_false(load(&r, "rules:\n  - target: [a\n", &d));
+    assert_int_equal(d.errors, 1);
+    assert_int_equal(d.items[0].line, 3);
+    assert_non_null(strstr(d.items[0].message, "YAML error"));
+    diag_clear(&d);
+
+    /* unknown key at its line:col */
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n    lowerin: x\n", &d));
+    assert_int_equal(d.items[0].line, 3);
+    assert_int_equal(d.items[0].col, 5);
+    assert_non_null(strstr(d.items[0].message, "unknown key 'lowerin'"));
+    assert_non_null(d.items[0].hint);
+    diag_clear(&d);
+
+    /* schema/target mismatch */
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n    schema: gelu(Tensor self) -> Tensor\n"
+                          "    lowering: 'relu (self) => (r) { r = Relu (self) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "does not match target"));
+    diag_clear(&d);
+
+    /* error inside a block lowering: file line and column of the bad name */
+    assert_false(ops_load_file(&r, FXSH_TEST_FIXTURES "/bad_lowering.yaml", &d));
+    assert_int_equal(d.errors, 1);
+    assert_int_equal(d.items[0].line, 7);
+    assert_int_equal(d.items[0].col, 10);
+    assert_non_null(strstr(d.items[0].message, "'selff' is used before it is defined"));
+    diag_clear(&d);
+
+    /* syntax error inside a one-line lowering: column inside the quoted scalar */
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n    schema: relu(Tensor self) -> Tensor\n"
+                          "    lowering: 'relu (self) => (r) { r = Relu <a: int = > (self) }'\n", &d));
+    assert_int_equal(d.items[0].line, 4);
+    assert_int_equal(d.items[0].col, 16 + 40);   /* the stray "=" before ">" */
+    assert_non_null(d.items[0].source_line);
+    diag_clear(&d);
+
+    /* @ref to an unknown argument; inputs must be schema arguments */
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n    schema: relu(Tensor self) -> Tensor\n"
+                          "    lowering: 'relu (self) => (r) { r = Relu <a: int = @dim> (self) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "@dim is not an argument"));
+    diag_clear(&d);
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n    schema: relu(Tensor self) -> Tensor\n"
+                          "    lowering: 'relu (x) => (r) { r = Relu (x) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "'x' is not an argument"));
+    diag_clear(&d);
+
+    /* bad condition */
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n    schema: relu(Tensor self) -> Tensor\n"
+                          "    when: rank(self) >> 2\n"
+                          "    lowering: 'relu (self) => (r) { r = Relu (self) }'\n", &d));
+    assert_int_equal(d.items[0].line, 4);
+    assert_non_null(strstr(d.items[0].message, "bad condition"));
+    diag_clear(&d);
+
+    /* nothing from a failing file is loaded, even its good rules */
+    assert_false(load(&r, "rules:\n  - target: aten.exp.default\n    schema: exp(Tensor self) -> Tensor\n"
+                          "    lowering: 'exp (self) => (r) { r = Exp (self) }'\n  - 3\n", &d));
+    assert_null(ops_lookup(&r, "aten.exp.default", 20));
+    assert_int_equal(r.ntargets, 0);
+
+    /* garbage does not crash */
+    const char *junk[] = {"", "rules: 3", "- - -", "rules:\n  - {target: x, builtin: [1]}", "opset: -2\nrules: []",
+                          "rules:\n  - target: aten.a.default\n    schema: a(Tensor x) -> Tensor\n    lowering: 'a (x) => (y) {'\n"};
+    for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) load(&r, junk[i], &d);
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
+static void test_select(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    assert_true(ops_load_file(&r, FXSH_TEST_SHAREDIR "/translate/nn.yaml", &d));
+    assert_true(ops_load_file(&r, FXSH_TEST_SHAREDIR "/translate/core.yaml", &d));
+    assert_int_equal(d.errors, 0);
+    const op_rule *lin = ops_lookup(&r, "torch.ops.aten.linear.default", 20);
+    assert_non_null(lin);
+    assert_int_equal(lin->nalts, 3);
+    arg_info args[3] = {{.kind = ARGK_TENSOR, .rank = 2, .dtype = "float32"},
+                        {.kind = ARGK_TENSOR, .rank = 2}, {.kind = ARGK_TENSOR, .rank = 1}};
+    const lowering *lw = ops_select(lin, args);
+    assert_string_equal(lw->nodes[0].op_type, "Gemm");
+    args[0].rank = 3;
+    lw = ops_select(lin, args);
+    assert_int_equal(lw->nnodes, 3);
+    assert_string_equal(lw->nodes[2].op_type, "Add");
+    args[2].kind = ARGK_NONE;
+    lw = ops_select(lin, args);
+    assert_int_equal(lw->nnodes, 2);
+    args[0].rank = -1;                  /* unknown rank never satisfies rank(x) == 2 */
+    args[2].kind = ARGK_TENSOR;
+    assert_int_equal(ops_select(lin, args)->nnodes, 3);
+
+    const op_rule *div = ops_lookup(&r, "aten.div.Tensor_mode", 18);
+    arg_info da[3] = {{.kind = ARGK_TENSOR, .rank = 2, .dtype = "int32"}, {.kind = ARGK_TENSOR, .rank = 0},
+                      {.kind = ARGK_STR, .sval = "floor"}};
+    lw = ops_select(div, da);
+    assert_int_equal(lw->nnodes, 5);
+    da[0].dtype = "float32";
+    assert_int_equal(ops_select(div, da)->nnodes, 2);
+    da[2].kind = ARGK_NONE;
+    assert_int_equal(ops_select(div, da)->nnodes, 1);
+
+    const op_rule *mp = ops_lookup(&r, "aten.max_pool2d.default", 18);
+    arg_info ma[6] = {{.kind = ARGK_TENSOR, .rank = 4}, {.kind = ARGK_LIST, .len = 2}, {.kind = ARGK_LIST, .len = 0}};
+    assert_string_equal(ops_select(mp, ma)->nodes[0].attrs[1].ref, "kernel_size");
+    ma[2].len = 2;
+    assert_string_equal(ops_select(mp, ma)->nodes[0].attrs[1].ref, "stride");
+    assert_string_equal(ops_select(mp, ma)->nodes[0].attrs[2].ref_fn, "pads");
+
+    /* builtins are registered like table rules */
+    const op_rule *tr = ops_lookup(&r, "aten.transpose.int", 20);
+    assert_string_equal(tr->alts[0].builtin, "transpose");
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
+static void test_default_tables(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    assert_true(ops_load_default(&r, &d));
+    assert_int_equal(d.errors, 0);
+    assert_true(r.ntargets > 100);
+    assert_non_null(ops_lookup(&r, "torch.ops.higher_order.cond", 20));
+    assert_string_equal(ops_lookup(&r, "aten.gelu.default", 20)->alts[0].nodes[0].op_type, "Gelu");
+    assert_string_equal(ops_lookup(&r, "aten.gelu.default", 18)->alts[1].nodes[7].op_type, "Erf");
+
+    /* every shipped lowering is plain ONNX text: fxsh's ONNX parser reads it as a function with
+     * the same nodes as the template */
+    size_t checked = 0;
+    for (size_t i = 0; i < r.ntargets; i++)
+        for (const op_rule *x = ops_lookup(&r, r.targets[i], 1000); x; x = x->older)
+            for (size_t k = 0; k < x->nalts; k++) {
+                const lowering *lw = &x->alts[k];
+                if (lw->builtin) continue;
+                arena a;
+                arena_init(&a);
+                Onnx__FunctionProto *f = ox_parse_function_proto(&a, lw->text, strlen(lw->text), x->file, &d);
+                if (!f) fail_msg("%s:%d: lowering of %s is not ONNX text", x->file, lw->line, x->target);
+                assert_int_equal(f->n_node, lw->nnodes);
+                assert_int_equal(f->n_input, lw->nparams);
+                for (size_t j = 0; j < lw->nnodes; j++) assert_string_equal(f->node[j]->op_type, lw->nodes[j].op_type);
+                arena_free(&a);
+                checked++;
+            }
+    assert_true(checked > 100);
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
+/* Python-callable targets, derive out_dtype()/nonneg(), ScalarType conditions. */
+static void test_callables_derive_dtype_conditions(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    const char *y =
+        "rules:\n"
+        "  - target: operator.mul\n"
+        "    schema: mul(Scalar a, Scalar b) -> Scalar\n"
+        "    lowering: 'mul (a, b) => (r) { r = Mul (a, b) }'\n"
+        "  - target: aten.permute.default\n"
+        "    schema: permute(Tensor(a) self, int[] dims) -> Tensor(a)\n"
+        "    derive: {perm: nonneg(dims)}\n"
+        "    lowering: 'permute (self) => (r) { r = Transpose <perm: ints = @perm> (self) }'\n"
+        "  - target: aten.arange.default\n"
+        "    schema: arange(Scalar end, *, ScalarType? dtype=None) -> Tensor\n"
+        "    derive: {to: out_dtype()}\n"
+        "    alternatives:\n"
+        "      - when: dtype == torch.int64\n"
+        "        lowering: 'arange (end) => (r) { r = Identity (end) }'\n"
+        "      - lowering: 'arange (end) => (r) { r = Cast <to: int = @to> (end) }'\n";
+    assert_true(load(&r, y, &d));
+    assert_int_equal(d.errors, 0);
+    assert_non_null(ops_lookup(&r, "operator.mul", 18));
+    const op_rule *pm = ops_lookup(&r, "aten.permute.default", 18);
+    assert_string_equal(pm->alts[0].nodes[0].attrs[0].ref_fn, "nonneg");
+    const op_rule *ar = ops_lookup(&r, "aten.arange.default", 18);
+    assert_string_equal(ar->alts[1].nodes[0].attrs[0].ref_fn, "out_dtype");
+    assert_int_equal(ar->alts[1].nodes[0].attrs[0].ref_arg, -1);
+    arg_info aa[2] = {{.kind = ARGK_INT, .ival = 5}, {.kind = ARGK_DTYPE, .dtype = "int64"}};
+    assert_string_equal(ops_select(ar, aa)->nodes[0].op_type, "Identity");
+    aa[1].dtype = "float32";
+    assert_string_equal(ops_select(ar, aa)->nodes[0].op_type, "Cast");
+    aa[1].kind = ARGK_NONE;
+    assert_string_equal(ops_select(ar, aa)->nodes[0].op_type, "Cast");
+
+    /* listing: callables as they are, operators with torch.ops. like FX prints them */
+    strbuf sb;
+    sb_init(&sb);
+    ops_print_list(&r, &sb);
+    assert_non_null(strstr(sb.s, "\noperator.mul  (opset 18+)\n"));
+    assert_non_null(strstr(sb.s, "torch.ops.aten.permute.default  (opset 18+)\n"));
+    sb_reset(&sb);
+    assert_true(ops_print_rule(&r, "aten.arange.default", &sb));
+    assert_non_null(strstr(sb.s, "derive: {to: out_dtype()}"));
+    sb_free(&sb);
+
+    /* a callable's schema names it; out_dtype takes no argument; nonneg needs one */
+    assert_false(load(&r, "rules:\n  - target: operator.mul\n    schema: add(Scalar a, Scalar b) -> Scalar\n"
+                          "    lowering: 'add (a, b) => (r) { r = Add (a, b) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "does not match target"));
+    diag_clear(&d);
+    assert_false(load(&r, "rules:\n  - target: aten.t.default\n    schema: t(Tensor self) -> Tensor\n"
+                          "    derive: {to: out_dtype(self)}\n"
+                          "    lowering: 't (self) => (r) { r = Cast <to: int = @to> (self) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "bad derive expression 'out_dtype(self)'"));
+    diag_clear(&d);
+    assert_false(load(&r, "rules:\n  - target: aten.t.default\n    schema: t(Tensor self, int[] dims) -> Tensor\n"
+                          "    derive: {p: nonneg()}\n"
+                          "    lowering: 't (self) => (r) { r = Transpose <perm: ints = @p> (self) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "bad derive expression"));
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
+/* Each target and opset is defined by one shipped file: a second definition would silently
+ * replace the first (files load in name order), so the tables must not rely on it. */
+static void test_shipped_rules_unique(void **state)
+{
+    (void)state;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/translate", FXSH_TEST_SHAREDIR);
+    DIR *dh = opendir(dir);
+    assert_non_null(dh);
+    const char *files[64];
+    size_t nfiles = 0;
+    struct dirent *e;
+    arena keys;
+    arena_init(&keys);
+    while ((e = readdir(dh)) && nfiles < 64) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) files[nfiles++] = arena_strdup(&keys, e->d_name);
+    }
+    closedir(dh);
+    assert_true(nfiles >= 9);
+    hashmap seen;
+    hm_init(&seen);
+    diag_sink d;
+    diag_init(&d);
+    size_t dup = 0;
+    for (size_t f = 0; f < nfiles; f++) {
+        ops_registry r;
+        ops_registry_init(&r);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+        assert_true(ops_load_file(&r, path, &d));
+        for (size_t i = 0; i < r.ntargets; i++)
+            for (const op_rule *x = ops_lookup(&r, r.targets[i], 1000); x; x = x->older) {
+                const char *k = arena_printf(&keys, "%s@%d", x->target, x->since_opset);
+                const char *prev = hm_get(&seen, k);
+                if (prev) {
+                    fprintf(stderr, "%s (opset %d) is defined in %s and %s\n", x->target, x->since_opset, prev,
+                            files[f]);
+                    dup++;
+                } else {
+                    hm_put(&seen, k, (void *)files[f]);
+                }
+            }
+        ops_registry_free(&r);
+    }
+    assert_int_equal(dup, 0);
+    hm_free(&seen);
+    arena_free(&keys);
+    diag_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schema_parse),
+        cmocka_unit_test(test_load_and_lookup),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_default_tables),
+        cmocka_unit_test(test_callables_derive_dtype_conditions),
+        cmocka_unit_test(test_shipped_rules_unique),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
