@@ -11,6 +11,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "capture/export_internal.h"
+#include "tables/tables.h"
 #include "meta/meta_infer.h"
 
 /* ---- schemas: "self,dim:i*,keepdim=False,kw-only marker,dtype=None" ---------------------- */
@@ -146,16 +147,16 @@ static const struct {
 /* Builds the module and op tables from the loaded records. */
 static bool load_tables(xctx *x)
 {
-    pass_table_init(&x->tbl);
     hm_init(&x->mod_by_type);
     hm_init(&x->op_by_name);
-    if (!pass_table_load_default(&x->tbl, "capture", NULL, x->d))
+    x->tbl = tables_pass("capture", NULL, x->d);
+    if (!x->tbl)
         return false;
-    x->mods = xcalloc(x->tbl.n + 1, sizeof *x->mods);
-    x->ops = xcalloc(x->tbl.n + 1, sizeof *x->ops);
-    int *last = xcalloc(x->tbl.n + 1, sizeof *last);
-    for (size_t i = 0; i < x->tbl.n; i++) {
-        const pt_record *r = &x->tbl.recs[i];
+    x->mods = xcalloc(x->tbl->n + 1, sizeof *x->mods);
+    x->ops = xcalloc(x->tbl->n + 1, sizeof *x->ops);
+    int *last = xcalloc(x->tbl->n + 1, sizeof *last);
+    for (size_t i = 0; i < x->tbl->n; i++) {
+        const pt_record *r = &x->tbl->recs[i];
         diag_loc l = { r->file, r->line, 0 };
         if (!strcmp(r->list, "modules")) {
             module_spec *m = &x->mods[x->n_mods++];
@@ -231,7 +232,6 @@ static void free_tables(xctx *x)
     free(x->ops);
     hm_free(&x->mod_by_type);
     hm_free(&x->op_by_name);
-    pass_table_free(&x->tbl);
 }
 
 diag_loc xp_loc(xctx *x)
@@ -1188,24 +1188,19 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         diag_error(d, (diag_loc){ 0 }, "export: no program");
         return NULL;
     }
-    meta_rules rules;
-    meta_rules_init(&rules);
-    if (!meta_rules_load_default(&rules, d)) {
-        meta_rules_free(&rules);
+    const meta_rules *rules = meta_rules_shipped(d);
+    if (!rules)
         return NULL;
-    }
     if (fx_program_is_aten(src)) {
         /* already ATen (a TorchScript load, graph text): what it lacks is the value meta
          * torch.export would have recorded */
         fx_program *c = fx_program_copy(src);
-        meta_infer_program_with(c, &rules, d);
-        meta_rules_free(&rules);
+        meta_infer_program_with(c, rules, d);
         return c;
     }
     const fx_graph *sg = src->root->graph;
     if (!sg) {
         diag_error(d, (diag_loc){ src->file, 0, 0 }, "export: the program has no graph");
-        meta_rules_free(&rules);
         return NULL;
     }
     xctx x = { .src = src, .opt = opt, .d = d };
@@ -1216,7 +1211,6 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     hm_init(&x.weights);
     fx_namer_init(&x.nm, x.g);
     if (!load_tables(&x)) {
-        meta_rules_free(&rules);
         free_tables(&x);
         hm_free(&x.vals);
         hm_free(&x.weights);
@@ -1237,7 +1231,7 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
     /* Each new node gets its value meta as soon as it is emitted, as torch.export's fake
      * tensors have it: later size queries (`B, T, C = x.shape`) specialize on it. */
-    x.mi = meta_inferer_new(x.dst, &rules, d);
+    x.mi = meta_inferer_new(x.dst, rules, d);
     size_t n_user = 0;
     for (const fx_node *n = sg->first; n; n = n->next)
         if (n->op == FX_OP_PLACEHOLDER)
@@ -1349,7 +1343,6 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         fx_program_refresh(x.dst);
     }
     meta_inferer_finish(x.mi, ok);   /* subgraphs and what could not be inferred on the way */
-    meta_rules_free(&rules);
     free(outs);
     hm_free(&x.vals);
     hm_free(&x.weights);

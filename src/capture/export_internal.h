@@ -62,7 +62,7 @@ struct xctx {
     const fx_node *cur;     /* source node being exported (diagnostics) */
     fx_namer nm;
     bool cur_module;        /* emitting a module template */
-    pass_table tbl;         /* share/fxsh/capture */
+    const pass_table *tbl;  /* share/fxsh/capture (tables_pass: parsed once per process) */
     module_spec *mods;
     size_t n_mods;
     hashmap mod_by_type;    /* type -> module_spec* */

@@ -53,7 +53,7 @@ typedef struct pe {
     const py_eval_options *o;
     diag_sink *d;
     diag_sink quiet;
-    meta_rules rules;
+    const meta_rules *rules;  /* shared, read-only (meta_rules_shipped) */
     meta_inferer *mi;
     arena a;
     out_graph *outs;
@@ -227,7 +227,7 @@ static fx_node *record(pe *E, frame *f, const fx_node *src, const char *name_bas
     fx_node *n = fx_node_new(f->out->g, fx_namer_name(&f->out->nm, name_base), FX_OP_CALL_FUNCTION, target);
     fx_node_set_args(n, args, kwargs ? kwargs : fx_arg_seq(E->dst, FX_ARG_DICT, NULL, NULL, 0));
     /* arguments the Python code computed are literals now: those at their default go */
-    ts_normalize_node(E->dst, &E->rules, n);
+    ts_normalize_node(E->dst, E->rules, n);
     fx_graph_append(f->out->g, n);
     if (src) {
         take_meta(E, n, src);
@@ -1227,18 +1227,16 @@ fx_program *py_eval_program(const fx_program *p, const py_eval_options *o, diag_
     E.src = p;
     E.o = o;
     E.d = d;
-    meta_rules_init(&E.rules);
-    if (!meta_rules_load_default(&E.rules, d)) {
-        meta_rules_free(&E.rules);
+    E.rules = meta_rules_shipped(d);
+    if (!E.rules)
         return NULL;
-    }
     arena_init(&E.a);
     diag_init(&E.quiet);
     E.dst = fx_program_copy_shell(p);
     /* subgraphs are recorded again as the code reaches them */
     while (E.dst->root->first_child)
         fx_control_drop_subgraph(E.dst->root, E.dst->root->first_child);
-    E.mi = meta_inferer_new(E.dst, &E.rules, &E.quiet);
+    E.mi = meta_inferer_new(E.dst, E.rules, &E.quiet);
     frame f;
     frame_init(&f, fx_program_graph(p), out_new(&E, fx_program_graph(E.dst)));
     pv *r = fx_program_graph(p) ? run_graph(&E, &f) : fail(&E, NULL, "the program has no graph");
@@ -1271,7 +1269,6 @@ fx_program *py_eval_program(const fx_program *p, const py_eval_options *o, diag_
     }
     diag_free(&E.quiet);
     arena_free(&E.a);
-    meta_rules_free(&E.rules);
     if (E.failed) {
         fx_program_free(E.dst);
         return NULL;

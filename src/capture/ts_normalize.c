@@ -136,14 +136,10 @@ void ts_normalize_program_with(fx_program *p, const meta_rules *rules)
 
 bool ts_prepare_program(fx_program *p, diag_sink *d)
 {
-    meta_rules r;
-    meta_rules_init(&r);
-    if (!meta_rules_load_default(&r, d)) {
-        meta_rules_free(&r);
+    const meta_rules *r = meta_rules_shipped(d);
+    if (!r)
         return false;
-    }
-    ts_normalize_program_with(p, &r);
-    meta_infer_program_with(p, &r, d);
-    meta_rules_free(&r);
+    ts_normalize_program_with(p, r);
+    meta_infer_program_with(p, r, d);
     return true;
 }

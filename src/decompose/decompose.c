@@ -16,6 +16,7 @@
 #include "decompose/functionalize.h"
 #include "meta/meta_infer.h"
 #include "tables/pass_tables.h"
+#include "tables/tables.h"
 
 /* ---- tables (share/fxsh/decompose/core.yaml documents the template syntax) -------------------- */
 enum { T_DEFAULT = 1, T_ONNX = 2 };
@@ -59,8 +60,8 @@ typedef struct dctx {
     hashmap lists;            /* emitted multi-output view node name -> fz_tensor* of its input */
     hashmap items;            /* emitted multi-output node name -> fx_node** of its getitems */
     fz_state fz;
-    meta_rules meta;          /* the meta of what is emitted (share/fxsh/meta) */
-    pass_table tbl, vtbl;
+    const meta_rules *meta;   /* the meta of what is emitted (share/fxsh/meta; shared, read-only) */
+    const pass_table *tbl, *vtbl;   /* share/fxsh/decompose, parsed once per process */
     decomp_rule *rules;
     size_t n_rules;
     hashmap rule_by_target;   /* target -> (void *)(intptr_t)(first index + 1) */
@@ -70,19 +71,18 @@ typedef struct dctx {
 
 static bool load_rules(dctx *c)
 {
-    pass_table_init(&c->tbl);
-    pass_table_init(&c->vtbl);
     hm_init(&c->rule_by_target);
     hm_init(&c->views);
-    meta_rules_init(&c->meta);
-    if (!pass_table_load_default(&c->tbl, "decompose", "rules", c->d) ||
-        !pass_table_load_default(&c->vtbl, "decompose", "views", c->d) || !meta_rules_load_default(&c->meta, c->d))
+    c->tbl = tables_pass("decompose", "rules", c->d);
+    c->vtbl = tables_pass("decompose", "views", c->d);
+    c->meta = meta_rules_shipped(c->d);
+    if (!c->tbl || !c->vtbl || !c->meta)
         return false;
-    c->rules = xcalloc(c->tbl.n + 1, sizeof *c->rules);
-    int *last = xcalloc(c->tbl.n + 1, sizeof *last);
+    c->rules = xcalloc(c->tbl->n + 1, sizeof *c->rules);
+    int *last = xcalloc(c->tbl->n + 1, sizeof *last);
     bool ok = true;
-    for (size_t i = 0; i < c->tbl.n && ok; i++) {
-        const pt_record *r = &c->tbl.recs[i];
+    for (size_t i = 0; i < c->tbl->n && ok; i++) {
+        const pt_record *r = &c->tbl->recs[i];
         decomp_rule *d = &c->rules[c->n_rules];
         const char *tables = pt_get(r, "tables");
         d->tables = (tables && strstr(tables, "default") ? T_DEFAULT : 0) | (tables && strstr(tables, "onnx") ? T_ONNX : 0);
@@ -110,9 +110,9 @@ static bool load_rules(dctx *c)
         c->n_rules++;
     }
     free(last);
-    c->view_recs = xcalloc(c->vtbl.n + 1, sizeof *c->view_recs);
-    for (size_t i = 0; i < c->vtbl.n && ok; i++) {
-        const pt_record *r = &c->vtbl.recs[i];
+    c->view_recs = xcalloc(c->vtbl->n + 1, sizeof *c->view_recs);
+    for (size_t i = 0; i < c->vtbl->n && ok; i++) {
+        const pt_record *r = &c->vtbl->recs[i];
         view_rule *v = &c->view_recs[i];
         const char *target = pt_get(r, "target"), *multi = pt_get(r, "multi");
         v->schema = pt_get(r, "schema");
@@ -134,9 +134,6 @@ static void free_rules(dctx *c)
     free(c->view_recs);
     hm_free(&c->rule_by_target);
     hm_free(&c->views);
-    meta_rules_free(&c->meta);
-    pass_table_free(&c->tbl);
-    pass_table_free(&c->vtbl);
 }
 
 static const char *table_key(const char *target)
@@ -1021,7 +1018,7 @@ static fx_arg *call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, c
     }
     c->depth++;
     unsigned mask = c->which == DECOMP_ONNX ? T_ONNX : T_DEFAULT;
-    fx_value *inferred = meta_infer_call(c->dst, &c->meta, c->g, target, args, kwargs);
+    fx_value *inferred = meta_infer_call(c->dst, c->meta, c->g, target, args, kwargs);
     const fx_value *out = want ? want : inferred;
     fx_arg *val = NULL;
     intptr_t first = (intptr_t)hm_get(&c->rule_by_target, table_key(target));

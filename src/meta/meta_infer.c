@@ -864,13 +864,6 @@ bool meta_infer_program_with(fx_program *p, const meta_rules *rules, diag_sink *
 
 bool meta_infer_program(fx_program *p, diag_sink *d)
 {
-    meta_rules r;
-    meta_rules_init(&r);
-    if (!meta_rules_load_default(&r, d)) {
-        meta_rules_free(&r);
-        return false;
-    }
-    bool ok = meta_infer_program_with(p, &r, d);
-    meta_rules_free(&r);
-    return ok;
+    const meta_rules *r = meta_rules_shipped(d);
+    return r && meta_infer_program_with(p, r, d);
 }

@@ -34,7 +34,7 @@
  * returned with p unchanged. Linear in the number of nodes. */
 bool meta_infer_program(fx_program *p, diag_sink *d);
 
-/* The same with rules loaded by the caller (meta_rules_load_default, plus any user tables), for
+/* The same with rules loaded by the caller (meta_rules_shipped, or rules of their own), for
  * callers that infer many programs. */
 bool meta_infer_program_with(fx_program *p, const meta_rules *rules, diag_sink *d);
 

@@ -11,6 +11,7 @@
 
 #include "base/vec.h"
 #include "tables/pass_tables.h"
+#include "tables/tables.h"
 
 void meta_rules_init(meta_rules *r)
 {
@@ -290,7 +291,7 @@ static bool load_record(loader *L)
     return true;
 }
 
-static bool load_table(meta_rules *r, pass_table *t, diag_sink *d)
+static bool load_table(meta_rules *r, const pass_table *t, diag_sink *d)
 {
     loader L = { r, d, NULL, { 0 } };
     bool ok = true;
@@ -324,9 +325,26 @@ bool meta_rules_load_file(meta_rules *r, const char *path, diag_sink *d)
 
 bool meta_rules_load_default(meta_rules *r, diag_sink *d)
 {
-    pass_table t;
-    pass_table_init(&t);
-    bool ok = pass_table_load_default(&t, "meta", "ops", d) && load_table(r, &t, d);
-    pass_table_free(&t);
-    return ok;
+    const pass_table *t = tables_pass("meta", "ops", d);
+    return t && load_table(r, t, d);
+}
+
+const meta_rules *meta_rules_shipped(diag_sink *d)
+{
+    /* share/fxsh/meta is read once per process; every pass then shares the same rules */
+    static meta_rules *rules;
+    if (rules)
+        return rules;
+    const pass_table *t = tables_pass("meta", "ops", d);
+    if (!t)
+        return NULL;
+    meta_rules *r = xmalloc(sizeof *r);
+    meta_rules_init(r);
+    if (!load_table(r, t, d)) {
+        meta_rules_free(r);
+        free(r);
+        return NULL;
+    }
+    rules = r;
+    return rules;
 }

@@ -70,7 +70,11 @@ void meta_rules_free(meta_rules *r);
  * On error nothing of this text is kept and false is returned. */
 bool meta_rules_load_string(meta_rules *r, const char *name, const char *text, size_t len, diag_sink *d);
 bool meta_rules_load_file(meta_rules *r, const char *path, diag_sink *d);
-/* The tables shipped with fxsh (the *.yaml files of <share>/meta, found like the other pass tables). */
+/* The tables shipped with fxsh (the *.yaml files of share/fxsh/meta), parsed once per process and
+ * shared read-only by every caller (never free them); NULL after reporting to d. */
+const meta_rules *meta_rules_shipped(diag_sink *d);
+/* Adds the shipped rules to r, a table of the caller's that user rules can then extend (the
+ * YAML is still parsed only once per process). */
 bool meta_rules_load_default(meta_rules *r, diag_sink *d);
 /* target may carry the "torch.ops." prefix; NULL if no rule. */
 const mi_rule *meta_rules_find(const meta_rules *r, const char *target);

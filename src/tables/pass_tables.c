@@ -10,13 +10,8 @@
 
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "tables/tables.h"
 
-#ifndef FXSH_PKGDATADIR
-#define FXSH_PKGDATADIR "/usr/local/share/fxsh"
-#endif
-#ifndef FXSH_SRC_SHAREDIR
-#define FXSH_SRC_SHAREDIR "share/fxsh"
-#endif
 
 void pass_table_init(pass_table *t)
 {
@@ -162,54 +157,31 @@ bool pass_table_load_file(pass_table *t, const char *path, const char *list_key,
     return ok;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 bool pass_table_load_default(pass_table *t, const char *subdir, const char *list_key, diag_sink *d)
 {
-    const char *cands[3] = { getenv("FXSH_SHAREDIR"), FXSH_PKGDATADIR, FXSH_SRC_SHAREDIR };
     char dir[4096];
-    for (size_t i = 0; i < 3; i++) {
-        struct stat st;
-        if (!cands[i] || !*cands[i])
-            continue;
-        snprintf(dir, sizeof dir, "%s/%s", cands[i], subdir);
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
-        DIR *dh = opendir(dir);
-        if (!dh)
-            continue;
-        char **names = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *e;
-        while ((e = readdir(dh))) {
-            size_t l = strlen(e->d_name);
-            if (l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) {
-                xgrow((void **)&names, &cap, n + 1, sizeof *names);
-                names[n++] = xstrdup(e->d_name);
-            }
-        }
-        closedir(dh);
-        qsort(names, n, sizeof *names, cmp_str);
-        /* a directory may hold several kinds of list: each file adds the ones it has */
-        bool ok = true, any = false;
-        for (size_t k = 0; k < n; k++) {
-            char path[8192];
-            size_t len;
-            bool found = false;
-            snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-            char *text = file_read(path, &len, d);
-            ok = text && load_string(t, path, text, len, list_key, d, &found) && ok;
-            any |= found;
-            free(text);
-            free(names[k]);
-        }
-        free(names);
-        if (ok && !any)
-            diag_error(d, (diag_loc){ dir, 0, 0 }, "no table file in %s has a '%s' list", dir,
-                       list_key ? list_key : "top-level");
-        return ok && any;
+    if (!tables_stage_dir(subdir, dir, sizeof dir, d))
+        return false;
+    char **names;
+    size_t n = tables_yaml_files(dir, &names, d);
+    if (n == (size_t)-1)
+        return false;
+    /* a directory may hold several kinds of list: each file adds the ones it has */
+    bool ok = true, any = false;
+    for (size_t k = 0; k < n; k++) {
+        char path[8192];
+        size_t len;
+        bool found = false;
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        char *text = file_read(path, &len, d);
+        ok = text && load_string(t, path, text, len, list_key, d, &found) && ok;
+        any |= found;
+        free(text);
+        free(names[k]);
     }
-    diagnostic *dg = diag_error(d, (diag_loc){ 0 }, "cannot find fxsh's %s tables (%s/*.yaml)", subdir, subdir);
-    diag_set_hint(dg, "set FXSH_SHAREDIR to the directory holding %s/ (share/fxsh in the sources)", subdir);
-    return false;
+    free(names);
+    if (ok && !any)
+        diag_error(d, (diag_loc){ dir, 0, 0 }, "no table file in %s has a '%s' list", dir,
+                   list_key ? list_key : "top-level");
+    return ok && any;
 }

@@ -9,13 +9,8 @@
 #include "base/file.h"
 #include "base/vec.h"
 #include "tables/ops.h"
+#include "tables/tables.h"
 
-#ifndef FXSH_PKGDATADIR
-#define FXSH_PKGDATADIR "/usr/local/share/fxsh"
-#endif
-#ifndef FXSH_SRC_SHAREDIR
-#define FXSH_SRC_SHAREDIR "share/fxsh"
-#endif
 
 #define DEFAULT_OPSET 18
 
@@ -419,65 +414,30 @@ bool ops_load_file(ops_registry *r, const char *path, diag_sink *d)
     return ok;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 bool ops_load_dir(ops_registry *r, const char *dir, diag_sink *d)
 {
-    DIR *dh = opendir(dir);
-    if (!dh) {
-        diag_error(d, (diag_loc){dir, 0, 0}, "cannot open op table directory: %m");
+    char **names;
+    size_t n = tables_yaml_files(dir, &names, d);
+    if (n == (size_t)-1)
         return false;
-    }
-    VEC(char *) names = {0};
-    struct dirent *e;
-    while ((e = readdir(dh))) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) vec_push(&names, xstrdup(e->d_name));
-    }
-    closedir(dh);
-    if (names.len) qsort(names.items, names.len, sizeof *names.items, cmp_str);
     bool ok = true;
     strbuf path;
     sb_init(&path);
-    for (size_t i = 0; i < names.len; i++) {
+    for (size_t i = 0; i < n; i++) {
         sb_reset(&path);
-        sb_printf(&path, "%s/%s", dir, names.items[i]);
+        sb_printf(&path, "%s/%s", dir, names[i]);
         ok &= ops_load_file(r, path.s, d);
-        free(names.items[i]);
+        free(names[i]);
     }
     sb_free(&path);
-    vec_free(&names);
+    free(names);
     return ok;
-}
-
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return p && !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
 bool ops_load_default(ops_registry *r, diag_sink *d)
 {
-    strbuf p;
-    sb_init(&p);
-    const char *env = getenv("FXSH_SHAREDIR");
-    const char *cands[] = {env, FXSH_PKGDATADIR, FXSH_SRC_SHAREDIR};
-    bool ok = false, found = false;
-    for (size_t i = 0; i < 3 && !found; i++) {
-        if (!cands[i]) continue;
-        sb_reset(&p);
-        sb_printf(&p, "%s/translate", cands[i]);
-        if (is_dir(p.s)) { found = true; ok = ops_load_dir(r, p.s, d); }
-    }
-    if (!found) {
-        diagnostic *dg = diag_error(d, (diag_loc){0}, "cannot find fxsh's op tables (translate/*.yaml)");
-        diag_set_hint(dg, "set FXSH_SHAREDIR to the directory holding translate/ (share/fxsh in the sources)");
-    }
-    sb_free(&p);
-    return ok;
+    char dir[4096];
+    return tables_stage_dir("translate", dir, sizeof dir, d) && ops_load_dir(r, dir, d);
 }
 
 /* ---- lookup and selection ---- */
@@ -566,6 +526,8 @@ const lowering *ops_select(const op_rule *rule, const arg_info *args)
 }
 
 /* ---- listing ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 void ops_print_list(const ops_registry *r, strbuf *out)
 {

@@ -20,8 +20,12 @@
  * bytes) and returns true; false, with an error naming FXSH_SHAREDIR, when none has it. */
 bool tables_stage_dir(const char *subdir, char *buf, size_t cap, diag_sink *d);
 
-/* The records of the list_key lists (NULL: every top-level list) of share/fxsh/<subdir>/*.yaml,
- * parsed on first use; NULL after reporting to d when the tables cannot be loaded. */
+/* The *.yaml file names of dir in name order (caller frees each and the array); (size_t)-1
+ * after reporting to d when dir cannot be read. */
+size_t tables_yaml_files(const char *dir, char ***names, diag_sink *d);
+
+/* The records of the list_key lists (NULL: every top-level list) of the *.yaml files of
+ * share/fxsh/<subdir>, parsed on first use; NULL after reporting to d when the tables cannot be loaded. */
 const pass_table *tables_pass(const char *subdir, const char *list_key, diag_sink *d);
 
 /* How many times YAML table folders were parsed in this process (for tests and `make bench`). */

@@ -2,3 +2,6 @@
 UNIT_TESTS += tests/unit/tables/test_ops_registry
 tests_unit_tables_test_ops_registry_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) \
 	-DFXSH_TEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/ops"'
+UNIT_TESTS += tests/unit/tables/test_tables
+tests_unit_tables_test_tables_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) \
+	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
