@@ -1,0 +1,193 @@
+/* opt_dedup.c — pass 4: equal initializers shared, common subexpressions merged. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "optimize/optimize_internal.h"
+
+/* ---- 4a. initializer deduplication --------------------------------------------------------- */
+
+typedef struct dd_entry {
+    Onnx__TensorProto *t;
+    uint8_t *bytes;
+    size_t len;
+    struct dd_entry *next;
+} dd_entry;
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opt_opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    Onnx__GraphProto *g = m->proto->graph;
+    if (!g) return 0;
+    hashmap inputs, outs, seen, ren;
+    hm_init(&inputs);
+    hm_init(&outs);
+    hm_init(&seen);
+    hm_init(&ren);
+    opt_graph_outputs(g, &outs);
+    for (size_t i = 0; i < g->n_input; i++)
+        if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+    arena a;
+    arena_init(&a);
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        Onnx__TensorProto *t = g->initializer[i];
+        if (!t->name || hm_has(&inputs, t->name) || hm_has(&outs, t->name)) {
+            g->initializer[k++] = t;
+            continue;
+        }
+        /* Identity of content = the serialized tensor without its name and doc string. */
+        char *name = t->name, *doc = t->doc_string;
+        t->name = NULL;
+        t->doc_string = NULL;
+        size_t len = onnx__tensor_proto__get_packed_size(t);
+        uint8_t *bytes = arena_alloc(&a, len ? len : 1);
+        onnx__tensor_proto__pack(t, bytes);
+        t->name = name;
+        t->doc_string = doc;
+        char *key = arena_printf(&a, "%016llx", (unsigned long long)fnv(bytes, len));
+        dd_entry *head = hm_get(&seen, key), *e;
+        for (e = head; e; e = e->next)
+            if (e->len == len && !memcmp(e->bytes, bytes, len)) break;
+        if (e) {
+            hm_put(&ren, t->name, e->t->name);
+            st->deduped++;
+            continue;
+        }
+        e = arena_alloc(&a, sizeof *e);
+        *e = (dd_entry){t, bytes, len, head};
+        hm_put(&seen, key, e);
+        g->initializer[k++] = t;
+    }
+    g->n_initializer = k;
+    opt_rename_uses(g, &ren, false, 0, o->max_depth);
+    hm_free(&inputs);
+    hm_free(&outs);
+    hm_free(&seen);
+    hm_free(&ren);
+    arena_free(&a);
+    return 0;
+}
+
+/* ---- 4b. common subexpressions ------------------------------------------------------------- */
+
+typedef struct cse_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    arena tmp;
+    int err;
+} cse_ctx;
+
+static bool nondeterministic(const Onnx__NodeProto *n)
+{
+    const char *op = opt_str(n->op_type);
+    return !opt_is_default_domain(n->domain) || !strncmp(op, "Random", 6) || !strcmp(op, "Multinomial") ||
+           !strcmp(op, "Bernoulli") || !strcmp(op, "Dropout");
+}
+
+static const char *cse_key(cse_ctx *c, const Onnx__NodeProto *n)
+{
+    strbuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s\x1f%s\x1f%s\x1f%zu", opt_str(n->domain), opt_str(n->op_type), opt_str(n->overload), n->n_output);
+    for (size_t i = 0; i < n->n_input; i++) sb_printf(&sb, "\x1e%s", opt_str(n->input[i]));
+    for (size_t j = 0; j < n->n_attribute; j++) {
+        const Onnx__AttributeProto *a = n->attribute[j];
+        size_t len = onnx__attribute_proto__get_packed_size(a);
+        if (len > 65536) {
+            sb_free(&sb);
+            return NULL;
+        }
+        uint8_t *buf = xmalloc(len ? len : 1);
+        onnx__attribute_proto__pack(a, buf);
+        static const char hex[] = "0123456789abcdef";
+        sb_putc(&sb, '\x1d');
+        for (size_t q = 0; q < len; q++) {
+            sb_putc(&sb, hex[buf[q] >> 4]);
+            sb_putc(&sb, hex[buf[q] & 15]);
+        }
+        free(buf);
+    }
+    const char *key = arena_strdup(&c->tmp, sb.s);
+    sb_free(&sb);
+    return key;
+}
+
+static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) opt_too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    hashmap seen, ren, outs;
+    hm_init(&seen);
+    hm_init(&ren);
+    hm_init(&outs);
+    opt_graph_outputs(g, &outs);
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)opt_resolve(&ren, n->input[k]);
+        if (ox_node_has_subgraph(n)) {
+            FOR_SUBGRAPHS(n, sg, {
+                opt_rename_uses(sg, &ren, true, depth + 1, c->o->max_depth);
+                cse_graph(c, sg, depth + 1);
+            });
+            continue;
+        }
+        if (!n->n_output || nondeterministic(n)) continue;
+        const char *key = cse_key(c, n);
+        if (!key) continue;
+        Onnx__NodeProto *prev = hm_get(&seen, key);
+        if (!prev) {
+            hm_put(&seen, key, n);
+            continue;
+        }
+        bool ok = true;
+        for (size_t k = 0; k < n->n_output; k++)
+            if (hm_has(&outs, opt_str(n->output[k])) || (!*opt_str(prev->output[k]) && *opt_str(n->output[k]))) ok = false;
+        if (!ok) continue;
+        for (size_t k = 0; k < n->n_output; k++)
+            if (*opt_str(n->output[k])) hm_put(&ren, n->output[k], prev->output[k]);
+        dead[i] = true;
+        c->st->cse++;
+    }
+    opt_compact_nodes(g, dead);
+    free(dead);
+    hm_free(&seen);
+    hm_free(&ren);
+    hm_free(&outs);
+}
+
+int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opt_opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    cse_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    arena_init(&c.tmp);
+    cse_graph(&c, m->proto->graph, 0);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}

@@ -1,0 +1,369 @@
+/* opt_fold.c — pass 2: constant folding with the evaluator, and lifting constants to initializers. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "optimize/optimize_internal.h"
+
+/* ---- 2. constant folding ------------------------------------------------------------------- */
+
+typedef struct fold_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    int64_t opset;
+    arena tmp;
+    VEC(oe_tensor *) owned;
+    hashmap uses;     /* value name → number of node inputs reading it, model-wide */
+    int err;
+} fold_ctx;
+
+
+
+static size_t uses_of(fold_ctx *c, const char *name)
+{
+    return (size_t)(uintptr_t)hm_get(&c->uses, name);
+}
+
+/* Element count of a constant without materializing it; -1 if unknown or not constant. */
+static int64_t const_numel(scope *s, const char *name)
+{
+    cval *v = opt_scope_val(s, name);
+    if (!v || v->not_const) return -1;
+    if (v->t) return v->t->numel;
+    return v->proto ? ox_tensor_numel(v->proto) : -1;
+}
+
+static oe_tensor *new_owned(fold_ctx *c)
+{
+    oe_tensor *t = xcalloc(1, sizeof *t);
+    vec_push(&c->owned, t);
+    return t;
+}
+
+static oe_tensor *const_of(fold_ctx *c, scope *s, const char *name)
+{
+    cval *v = opt_scope_val(s, name);
+    if (!v || v->not_const) return NULL;
+    if (v->t) return v->t;
+    if (!v->proto) return NULL;
+    oe_tensor tmp;
+    if (oe_from_proto(v->proto, 0, &tmp) != OE_OK) {
+        v->not_const = true;
+        return NULL;
+    }
+    v->t = new_owned(c);
+    *v->t = tmp;
+    return v->t;
+}
+
+/* Turns n into `Constant <value = t>` producing its first output. */
+static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
+{
+    Onnx__TensorProto *p = oe_to_proto(c->m, t, n->output[0]);
+    n->op_type = ox_strdup(c->m, "Constant");
+    n->domain = ox_strdup(c->m, "");
+    n->overload = NULL;
+    n->n_input = 0;
+    n->n_attribute = 0;
+    n->attribute = NULL;
+    n->n_output = 1;
+    ox_attr_tensor(c->m, n, "value", p);
+}
+
+static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth);
+
+static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
+{
+    if (ox_node_has_subgraph(n)) {
+        bool saved = s->no_infer;
+        s->no_infer |= opt_is_op(n, "SequenceMap");
+        FOR_SUBGRAPHS(n, sg, fold_graph(c, sg, s, depth + 1));
+        s->no_infer = saved;
+        return;
+    }
+    if (!opt_is_default_domain(n->domain) || !n->op_type || n->n_output != 1 || !*opt_str(n->output[0]))
+        return;
+    const char *out = n->output[0];
+    if (!strcmp(n->op_type, "Constant")) {
+        if (n->n_attribute == 1 && n->attribute[0]->t && !strcmp(opt_str(n->attribute[0]->name), "value")) {
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->proto = n->attribute[0]->t;
+            hm_put(&s->vals, out, v);
+            return;
+        }
+        oe_tensor r;
+        if (oe_eval_node(n, c->opset, NULL, 0, &r, 1, NULL) == OE_OK) {
+            /* value_ints / value_float ... become the `value` tensor form, which every later
+             * pass reads (the lifted initializer is the same either way). */
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->t = new_owned(c);
+            *v->t = r;
+            make_constant(c, n, v->t);
+            v->proto = n->attribute[0]->t;
+            hm_put(&s->vals, out, v);
+        }
+        return;
+    }
+    if (!oe_op_supported(n->op_type)) return;
+    /* Like onnxscript: ConstantOfShape stays (folding it only grows the model). */
+    if (!strcmp(n->op_type, "ConstantOfShape") && !c->o->fold_constant_of_shape) return;
+    oe_tensor shape_src, *inputs[16] = {0};
+    if (n->n_input > 16) return;
+    if ((!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1) {
+        /* Only the shape is needed: from a constant's dims (whatever its size or storage) or
+         * from a fully static type. The kernels never read shape_src's data. */
+        int64_t dims[OE_MAX_RANK];
+        int rank = -1;
+        cval *v = opt_scope_val(s, opt_str(n->input[0]));
+        if (v && !v->not_const && v->t) {
+            rank = v->t->rank;
+            memcpy(dims, v->t->dims, sizeof dims);
+        } else if (v && !v->not_const && v->proto && v->proto->n_dims <= OE_MAX_RANK) {
+            rank = (int)v->proto->n_dims;
+            for (int i = 0; i < rank; i++) dims[i] = v->proto->dims[i];
+        } else {
+            rank = opt_static_shape(opt_scope_type(s, opt_str(n->input[0])), dims, NULL);
+            if (rank < 0 && !strcmp(n->op_type, "Shape")) {
+                /* Shape <start, end> needs only the dims it slices to be static. */
+                const Onnx__TypeProto *tp = opt_scope_type(s, opt_str(n->input[0]));
+                const Onnx__TensorShapeProto *sh =
+                    tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type
+                        ? tp->tensor_type->shape : NULL;
+                if (!sh || sh->n_dim > OE_MAX_RANK) return;
+                int r = (int)sh->n_dim;
+                Onnx__AttributeProto *st = ox_node_attr(n, "start"), *en = ox_node_attr(n, "end");
+                int64_t a = st ? st->i : 0, b = en ? en->i : r;
+                if (a < 0) a += r;
+                if (b < 0) b += r;
+                a = a < 0 ? 0 : a > r ? r : a;
+                b = b < 0 ? 0 : b > r ? r : b;
+                for (int i = 0; i < r; i++) {
+                    const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
+                    bool known = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                                 dm->dim_value >= 0;
+                    if (!known && i >= a && i < b) return;
+                    dims[i] = known ? dm->dim_value : 1;   /* outside the slice: never read */
+                }
+                rank = r;
+            }
+        }
+        if (rank < 0) return;
+        memset(&shape_src, 0, sizeof shape_src);
+        shape_src.dtype = 9;
+        shape_src.rank = rank;
+        for (int i = 0; i < rank; i++) {
+            if (dims[i] < 0) return;
+            shape_src.dims[i] = dims[i];
+        }
+        inputs[0] = &shape_src;
+        goto evaluate;
+    }
+    bool all = true;
+    for (size_t i = 0; i < n->n_input; i++) {
+        if (!*opt_str(n->input[i])) continue;
+        int64_t numel = const_numel(s, n->input[i]);
+        if (numel < 0) {
+            all = false;
+            continue;
+        }
+        /* Large constants are read only by a Transpose that is their sole consumer (the
+         * transposed copy replaces the original). */
+        if (numel > c->o->fold_input_limit &&
+            !(!strcmp(n->op_type, "Transpose") && uses_of(c, n->input[i]) == 1))
+            return;
+        inputs[i] = const_of(c, s, n->input[i]);
+        if (!inputs[i]) all = false;
+    }
+    if (!all && !strcmp(n->op_type, "CastLike") && n->n_input == 2 && inputs[0] && !inputs[1]) {
+        /* CastLike only needs the element type of its second input. */
+        int et = opt_scope_elem(s, n->input[1]);
+        if (!oe_dtype_supported(et)) return;
+        memset(&shape_src, 0, sizeof shape_src);
+        shape_src.dtype = et;
+        inputs[1] = &shape_src;
+        all = true;
+    }
+    if (!all) return;
+evaluate:;
+    oe_tensor r;
+    diag_sink ed;
+    diag_init(&ed);
+    int rc = oe_eval_node(n, c->opset, inputs, n->n_input, &r, 1, &ed);
+    if (rc == OE_ERROR && c->d && ed.len) {
+        /* The model would fail here at run time; folding is not the place to stop it. */
+        diagnostic *dg = diag_warning(c->d, (diag_loc){0}, "%s", ed.items[0].message);
+        diag_set_hint(dg, "the node is left unfolded");
+    }
+    diag_free(&ed);
+    if (rc != OE_OK) return;
+    if (r.numel > c->o->fold_output_limit) {
+        /* Still worth it when the inputs it replaces (used only here) are as large. */
+        int64_t freed = 0;
+        for (size_t i = 0; i < n->n_input; i++)
+            if (inputs[i] && inputs[i] != &shape_src && uses_of(c, n->input[i]) == 1) freed += inputs[i]->numel;
+        if (r.numel > freed) {
+            oe_tensor_free(&r);
+            return;
+        }
+    }
+    oe_tensor *t = new_owned(c);
+    *t = r;
+    make_constant(c, n, t);
+    cval *v = arena_alloc(&c->tmp, sizeof *v);
+    v->t = t;
+    v->proto = n->attribute[0]->t;
+    hm_put(&s->vals, out, v);
+    c->st->folded++;
+}
+
+static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) opt_too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    scope s;
+    opt_scope_init(&s, parent, g, &c->tmp);
+    for (size_t i = 0; i < g->n_node; i++) {
+        fold_node(c, g->node[i], &s, depth);
+        opt_infer_elem(&s, g->node[i]);
+    }
+    opt_scope_free(&s);
+}
+
+int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opt_opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    fold_ctx c = {.m = m, .o = o, .st = st, .d = d, .opset = ox_model_opset(m, "")};
+    arena_init(&c.tmp);
+    hm_init(&c.uses);
+    ox_graph_walk(m->proto->graph, o->max_depth, opt_count_uses, &c.uses);
+    fold_graph(&c, m->proto->graph, NULL, 0);
+    hm_free(&c.uses);
+    for (size_t i = 0; i < c.owned.len; i++) {
+        oe_tensor_free(c.owned.items[i]);
+        free(c.owned.items[i]);
+    }
+    vec_free(&c.owned);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}
+
+/* ---- lifting constants and subgraph initializers ------------------------------------------ */
+
+typedef struct lift_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    diag_sink *d;
+    hashmap taken;
+    arena tmp;
+    int err;
+} lift_ctx;
+
+static Onnx__TensorProto *constant_tensor(lift_ctx *c, Onnx__NodeProto *n)
+{
+    if (n->n_attribute != 1 || n->n_output != 1 || !*opt_str(n->output[0])) return NULL;
+    Onnx__AttributeProto *a = n->attribute[0];
+    if (a->ref_attr_name) return NULL;
+    if (!strcmp(opt_str(a->name), "value") && a->t) {
+        Onnx__TensorProto *t = a->t;
+        if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+            return NULL;
+        t->name = n->output[0];
+        return t;
+    }
+    oe_tensor r;
+    if (oe_eval_node(n, 0, NULL, 0, &r, 1, NULL) != OE_OK) return NULL;
+    Onnx__TensorProto *t = oe_to_proto(c->m, &r, n->output[0]);
+    oe_tensor_free(&r);
+    return t;
+}
+
+static void lift_graph(lift_ctx *c, Onnx__GraphProto *g, Onnx__GraphProto *main, int depth)
+{
+    if (depth > c->o->max_depth) {
+        if (!c->err) opt_too_deep(c->d, c->o->max_depth);
+        c->err = 1;
+        return;
+    }
+    hashmap outs, ren;
+    hm_init(&outs);
+    hm_init(&ren);
+    opt_graph_outputs(g, &outs);
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        FOR_SUBGRAPHS(n, sg, lift_graph(c, sg, main, depth + 1));
+        if (!opt_is_op(n, "Constant") || hm_has(&outs, opt_str(n->output[0]))) continue;
+        Onnx__TensorProto *t = constant_tensor(c, n);
+        if (!t) continue;
+        ox_graph_add_initializer(c->m, main, t);
+        dead[i] = true;
+        c->st->lifted++;
+    }
+    opt_compact_nodes(g, dead);
+    free(dead);
+    if (g != main && g->n_initializer) {
+        /* Subgraph initializers move to the main graph (renamed if the name is taken there). */
+        hashmap inputs;
+        hm_init(&inputs);
+        for (size_t i = 0; i < g->n_input; i++)
+            if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+        size_t k = 0;
+        for (size_t i = 0; i < g->n_initializer; i++) {
+            Onnx__TensorProto *t = g->initializer[i];
+            if (!t->name || hm_has(&inputs, t->name) || hm_has(&outs, t->name)) {
+                g->initializer[k++] = t;
+                continue;
+            }
+            hm_remove(&c->taken, t->name);
+            char *nm = opt_fresh_name(c->m, &c->taken, t->name);
+            if (strcmp(nm, t->name)) hm_put(&ren, t->name, nm);
+            t->name = nm;
+            ox_graph_add_initializer(c->m, main, t);
+            c->st->lifted++;
+        }
+        g->n_initializer = k;
+        hm_free(&inputs);
+        opt_rename_uses(g, &ren, false, depth, c->o->max_depth);
+    }
+    hm_free(&outs);
+    hm_free(&ren);
+}
+
+int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opt_opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    if (!m->proto->graph) return 0;
+    lift_ctx c = {.m = m, .o = o, .st = st, .d = d};
+    hm_init(&c.taken);
+    arena_init(&c.tmp);
+    /* Names in the main graph are taken; a subgraph initializer keeps its name unless that
+     * would collide with one of them. */
+    Onnx__GraphProto *g = m->proto->graph;
+    for (size_t i = 0; i < g->n_input; i++) hm_put(&c.taken, opt_str(g->input[i]->name), (void *)1);
+    for (size_t i = 0; i < g->n_initializer; i++) hm_put(&c.taken, opt_str(g->initializer[i]->name), (void *)1);
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_output; k++) hm_put(&c.taken, opt_str(g->node[i]->output[k]), (void *)1);
+    lift_graph(&c, g, g, 0);
+    hm_free(&c.taken);
+    arena_free(&c.tmp);
+    return c.err ? -1 : 0;
+}

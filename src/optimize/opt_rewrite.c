@@ -1,0 +1,300 @@
+/* opt_rewrite.c — pattern rewrites: SplitToSequence + SequenceAt → Split, Conv + BatchNormalization → Conv. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "optimize/optimize_internal.h"
+
+/* ---- rewrite: SplitToSequence + SequenceAt → Split --------------------------------------- */
+
+typedef struct seq_use {
+    size_t node;       /* index of the SequenceAt node */
+    int64_t piece;
+    struct seq_use *next;
+} seq_use;
+
+typedef struct seq_cand {
+    Onnx__NodeProto *split;
+    int64_t pieces;
+    size_t nuses;
+    seq_use *uses;
+    int64_t axis;      /* ≥ 0: split by num_outputs along this axis; -1: split by sizes */
+    bool bad;
+} seq_cand;
+
+typedef struct split_ctx {
+    ox_model *m;
+    const optimize_options *o;
+    optimize_stats *st;
+    hashmap uses;     /* model-wide use counts */
+    hashmap taken;    /* every name in the model */
+    int64_t opset;
+    arena tmp;
+} split_ctx;
+
+static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
+{
+    if (depth > c->o->max_depth) return;
+    scope s;
+    opt_scope_init(&s, parent, g, &c->tmp);
+    hashmap cands;
+    hm_init(&cands);
+    VEC(seq_cand *) order = {0};
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        FOR_SUBGRAPHS(n, sg, split_graph(c, sg, &s, depth + 1));
+        if (opt_is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1) {
+            cval *v = arena_alloc(&c->tmp, sizeof *v);
+            v->proto = n->attribute[0]->t;
+            hm_put(&s.vals, opt_str(n->output[0]), v);
+        }
+        if (opt_is_op(n, "SplitToSequence") && n->n_input == 2 && n->n_output == 1 && *opt_str(n->output[0])) {
+            int64_t sizes[64], axis = -1;
+            int k = opt_const_ints(&s, opt_str(n->input[1]), sizes, 64);
+            if (k <= 0) {
+                /* A scalar chunk size that divides a static dimension: Split's num_outputs
+                 * (opset 18) expresses it exactly. */
+                cval *v = opt_scope_val(&s, opt_str(n->input[1]));
+                int64_t dims[OE_MAX_RANK];
+                int rank = opt_static_shape(opt_scope_type(&s, opt_str(n->input[0])), dims, NULL);
+                Onnx__AttributeProto *ax = ox_node_attr(n, "axis");
+                oe_tensor t;
+                if (!v || v->not_const || !v->proto || rank < 1 || c->opset < 18 ||
+                    oe_from_proto(v->proto, 1, &t) != OE_OK)
+                    continue;
+                int64_t chunk = t.rank == 0 && (t.dtype == 6 || t.dtype == 7) ? oe_get_i(&t, 0) : 0;
+                oe_tensor_free(&t);
+                axis = ax && ax->has_i ? ax->i : 0;
+                if (axis < 0) axis += rank;
+                if (chunk <= 0 || axis < 0 || axis >= rank || dims[axis] % chunk || dims[axis] / chunk > 64)
+                    continue;
+                k = (int)(dims[axis] / chunk);
+            }
+            seq_cand *cd = arena_alloc(&c->tmp, sizeof *cd);
+            cd->split = n;
+            cd->pieces = k;
+            cd->axis = axis;
+            hm_put(&cands, n->output[0], cd);
+            vec_push(&order, cd);
+            continue;
+        }
+        if (opt_is_op(n, "SequenceAt") && n->n_input == 2 && n->n_output == 1) {
+            seq_cand *cd = hm_get(&cands, opt_str(n->input[0]));
+            if (!cd) continue;
+            oe_tensor t;
+            cval *v = opt_scope_val(&s, opt_str(n->input[1]));
+            if (!v || v->not_const || !v->proto || oe_from_proto(v->proto, 1, &t) != OE_OK) {
+                cd->bad = true;
+                continue;
+            }
+            int64_t idx = oe_get_i(&t, 0);
+            bool integral = t.dtype == 6 || t.dtype == 7;
+            oe_tensor_free(&t);
+            if (idx < 0) idx += cd->pieces;
+            if (!integral || idx < 0 || idx >= cd->pieces) {
+                cd->bad = true;
+                continue;
+            }
+            seq_use *u = arena_alloc(&c->tmp, sizeof *u);
+            *u = (seq_use){i, idx, cd->uses};
+            cd->uses = u;
+            cd->nuses++;
+        }
+    }
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    hashmap ren;
+    hm_init(&ren);
+    for (size_t q = 0; q < order.len; q++) {
+        seq_cand *cd = order.items[q];
+        Onnx__NodeProto *n = cd->split;
+        /* Every use of the sequence must be one of these SequenceAt nodes. */
+        if (cd->bad || !cd->nuses || (size_t)(uintptr_t)hm_get(&c->uses, n->output[0]) != cd->nuses) continue;
+        char **outs = ox_alloc(c->m, (size_t)cd->pieces * sizeof *outs);
+        for (seq_use *u = cd->uses; u; u = u->next) {   /* later nodes first: the earliest wins */
+            Onnx__NodeProto *at = g->node[u->node];
+            if (outs[u->piece]) hm_put(&ren, outs[u->piece], at->output[0]);
+            outs[u->piece] = at->output[0];
+            dead[u->node] = true;
+        }
+        for (int64_t p = 0; p < cd->pieces; p++)
+            if (!outs[p])
+                outs[p] = opt_fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_split_%lld", n->output[0], (long long)p));
+        Onnx__AttributeProto *axis = ox_node_attr(n, "axis");
+        n->op_type = ox_strdup(c->m, "Split");
+        n->output = outs;
+        n->n_output = (size_t)cd->pieces;
+        n->n_attribute = 0;
+        n->attribute = NULL;
+        if (cd->axis >= 0) {
+            n->n_input = 1;
+            ox_attr_int(c->m, n, "axis", cd->axis);
+            ox_attr_int(c->m, n, "num_outputs", cd->pieces);
+        } else {
+            ox_attr_int(c->m, n, "axis", axis && axis->has_i ? axis->i : 0);
+        }
+        c->st->rewritten++;
+    }
+    opt_compact_nodes(g, dead);
+    opt_rename_uses(g, &ren, true, depth, c->o->max_depth);
+    free(dead);
+    hm_free(&ren);
+    vec_free(&order);
+    hm_free(&cands);
+    opt_scope_free(&s);
+}
+
+int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opt_opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    (void)d;
+    if (!m->proto->graph || ox_model_opset(m, "") < 13) return 0;   /* Split takes sizes as an input from 13 */
+    split_ctx c = {.m = m, .o = o, .st = st, .opset = ox_model_opset(m, "")};
+    hm_init(&c.uses);
+    hm_init(&c.taken);
+    arena_init(&c.tmp);
+    ox_graph_walk(m->proto->graph, o->max_depth, opt_count_uses, &c.uses);
+    ox_graph_walk(m->proto->graph, o->max_depth, opt_count_output_uses, &c.uses);
+    opt_collect_names(m->proto->graph, &c.taken, 0, o->max_depth);
+    split_graph(&c, m->proto->graph, NULL, 0);
+    hm_free(&c.uses);
+    hm_free(&c.taken);
+    arena_free(&c.tmp);
+    return 0;
+}
+
+/* ---- rewrite: Conv followed by inference BatchNormalization → one Conv --------------------- */
+
+/* The constant tensor behind name in the main graph (initializer or Constant node), or NULL. */
+static Onnx__TensorProto *main_const(hashmap *consts, const char *name)
+{
+    return *opt_str(name) ? hm_get(consts, name) : NULL;
+}
+
+static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken, hashmap *init_idx,
+                    Onnx__GraphProto *g, Onnx__NodeProto *conv, Onnx__NodeProto *bn, arena *tmp)
+{
+    if (bn->n_input != 5 || bn->n_output != 1 || conv->n_input < 2 || conv->n_output != 1) return 0;
+    Onnx__AttributeProto *tm = ox_node_attr(bn, "training_mode");
+    if (tm && tm->i) return 0;
+    Onnx__AttributeProto *epsa = ox_node_attr(bn, "epsilon");
+    double eps = epsa ? epsa->f : 1e-5;
+    Onnx__TensorProto *wp = main_const(consts, conv->input[1]);
+    Onnx__TensorProto *bp = conv->n_input > 2 ? main_const(consts, conv->input[2]) : NULL;
+    if (!wp || (conv->n_input > 2 && *opt_str(conv->input[2]) && !bp)) return 0;
+    oe_tensor w, b = {0}, p[4];
+    if (oe_from_proto(wp, 0, &w) != OE_OK) return 0;
+    int ok = w.dtype == 1 && w.rank >= 3;
+    int np = 0;
+    for (; ok && np < 4; np++) {
+        Onnx__TensorProto *tp = main_const(consts, bn->input[1 + np]);
+        if (!tp || oe_from_proto(tp, 0, &p[np]) != OE_OK) break;
+        if (p[np].dtype != 1 || p[np].numel != w.dims[0]) {
+            oe_tensor_free(&p[np]);
+            break;
+        }
+    }
+    ok = ok && np == 4;
+    if (ok && bp) ok = oe_from_proto(bp, 0, &b) == OE_OK && b.dtype == 1 && b.numel == w.dims[0];
+    if (ok) {
+        int64_t ch = w.dims[0], per = ch ? w.numel / ch : 0;
+        oe_tensor nb;
+        oe_tensor_init(&nb, 1, &ch, 1);
+        for (int64_t o = 0; o < ch; o++) {
+            double f = oe_get_f(&p[0], o) / sqrt(oe_get_f(&p[3], o) + eps);
+            for (int64_t k = 0; k < per; k++) oe_set_f(&w, o * per + k, oe_get_f(&w, o * per + k) * f);
+            double bias = bp ? oe_get_f(&b, o) : 0;
+            oe_set_f(&nb, o, (bias - oe_get_f(&p[2], o)) * f + oe_get_f(&p[1], o));
+        }
+        /* The fused weight keeps the weight's name when nothing else reads it (as onnxscript
+         * does); the bias is named after the old bias, or "<weight>_bias". */
+        const char *wname = conv->input[1];
+        uintptr_t wi = (uintptr_t)hm_get(init_idx, wname);
+        uintptr_t bi = bp ? (uintptr_t)hm_get(init_idx, conv->input[2]) : 0;
+        if ((uintptr_t)hm_get(uses, wname) != 1) wi = 0;
+        if (bp && (uintptr_t)hm_get(uses, conv->input[2]) != 1) bi = 0;
+        Onnx__TensorProto *nw = oe_to_proto(m, &w, wi ? wname : opt_fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname)));
+        const char *bname = bi ? conv->input[2] : opt_fresh_name(m, taken, arena_printf(tmp, "%s_bias", wname));
+        Onnx__TensorProto *nbp = oe_to_proto(m, &nb, bname);
+        if (wi) g->initializer[wi - 1] = nw;
+        else ox_graph_add_initializer(m, g, nw);
+        if (bi) g->initializer[bi - 1] = nbp;
+        else ox_graph_add_initializer(m, g, nbp);
+        hm_put(consts, nw->name, nw);
+        hm_put(consts, nbp->name, nbp);
+        conv->input[1] = nw->name;
+        if (conv->n_input < 3) ox_node_add_input(m, conv, nbp->name);
+        else conv->input[2] = nbp->name;
+        conv->output[0] = bn->output[0];
+        oe_tensor_free(&nb);
+    }
+    for (int i = 0; i < np; i++) oe_tensor_free(&p[i]);
+    oe_tensor_free(&b);
+    oe_tensor_free(&w);
+    return ok;
+}
+
+int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+{
+    optimize_options ob;
+    optimize_stats sb = {0};
+    o = opt_opts_or_default(o, &ob);
+    if (!st) st = &sb;
+    (void)d;
+    Onnx__GraphProto *g = m->proto->graph;
+    if (!g) return 0;
+    hashmap uses, consts, producer, taken, inputs;
+    hm_init(&uses);
+    hm_init(&consts);
+    hm_init(&producer);
+    hm_init(&taken);
+    hm_init(&inputs);
+    arena tmp;
+    arena_init(&tmp);
+    ox_graph_walk(g, o->max_depth, opt_count_uses, &uses);
+    ox_graph_walk(g, o->max_depth, opt_count_output_uses, &uses);
+    opt_collect_names(g, &taken, 0, o->max_depth);
+    for (size_t i = 0; i < g->n_input; i++) hm_put(&inputs, opt_str(g->input[i]->name), (void *)1);
+    hashmap init_idx;   /* initializer name → index + 1 */
+    hm_init(&init_idx);
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (!hm_has(&inputs, opt_str(g->initializer[i]->name))) {
+            hm_put(&consts, opt_str(g->initializer[i]->name), g->initializer[i]);
+            hm_put(&init_idx, opt_str(g->initializer[i]->name), (void *)(uintptr_t)(i + 1));
+        }
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        if (opt_is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1 &&
+            !strcmp(opt_str(n->attribute[0]->name), "value"))
+            hm_put(&consts, opt_str(n->output[0]), n->attribute[0]->t);
+        for (size_t k = 0; k < n->n_output; k++) hm_put(&producer, opt_str(n->output[k]), (void *)(uintptr_t)(i + 1));
+        if (!opt_is_op(n, "BatchNormalization") || n->n_input < 1) continue;
+        uintptr_t pi = (uintptr_t)hm_get(&producer, opt_str(n->input[0]));
+        if (!pi || dead[pi - 1]) continue;
+        Onnx__NodeProto *conv = g->node[pi - 1];
+        if (!opt_is_op(conv, "Conv") || (uintptr_t)hm_get(&uses, opt_str(conv->output[0])) != 1) continue;
+        if (fuse_one(m, &consts, &uses, &taken, &init_idx, g, conv, n, &tmp)) {
+            dead[i] = true;
+            st->rewritten++;
+        }
+    }
+    opt_compact_nodes(g, dead);
+    free(dead);
+    hm_free(&uses);
+    hm_free(&consts);
+    hm_free(&producer);
+    hm_free(&taken);
+    hm_free(&inputs);
+    hm_free(&init_idx);
+    arena_free(&tmp);
+    return 0;
+}
