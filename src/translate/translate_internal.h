@@ -1,0 +1,94 @@
+/* translate_internal.h — what the translate pass's files share: the translation state (tx), scopes, and
+ * the helpers that emit ONNX nodes, constants and values (not a public API: see translate.h). */
+#ifndef FXSH_TRANSLATE_INTERNAL_H
+#define FXSH_TRANSLATE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/vec.h"
+#include "translate/translate.h"
+#include "translate/translate_meta.h"
+
+enum { OT_FLOAT = 1, OT_UINT8 = 2, OT_INT8 = 3, OT_INT16 = 5, OT_INT32 = 6, OT_INT64 = 7,
+       OT_BOOL = 9, OT_DOUBLE = 11 };
+
+/* What an FX node translated to: one value, several (multi-output), or a sequence value. */
+typedef struct tx_val {
+    const char **names;
+    size_t n;
+    bool seq;                /* one ONNX sequence value (getitem → SequenceAt) */
+} tx_val;
+
+typedef struct scope {
+    struct scope *parent;
+    Onnx__GraphProto *g;
+    hashmap vals;            /* fx node name → tx_val* (this graph's nodes only) */
+    hashmap consts;          /* constant-farm key → value name, per graph (outer scope order) */
+    const fx_graph *fxg;
+} scope;
+
+typedef struct tx {
+    ox_model *m;
+    const fx_program *p;
+    const ops_registry *reg;
+    int opset;
+    diag_sink *d;
+    arena a;                 /* scratch: keys, synthesized args */
+    hashmap used;            /* every value name in the model → non-NULL */
+    hashmap suffix;          /* base name → int* last suffix used (keeps uniquing linear) */
+    int nval, nnode;
+    scope *sc;
+    bool value_info;
+    bool failed;
+    const fx_node *cur;          /* the FX node being translated: its provenance goes on every node made */
+    translate_provenance cur_pv;
+    bool cur_pv_ready;           /* computed on the first node emitted for cur */
+    Onnx__NodeProto *cur_main;   /* the node named node_<cur>, once emitted */
+} tx;
+
+typedef VEC(const char *) namevec;
+typedef bool (*builtin_fn)(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **bound);
+
+const char *tx_unique_name(tx *t, const char *base);
+const char *tx_fresh_val(tx *t);
+Onnx__NodeProto *tx_emit(tx *t, const char *op, const char *domain, const char *name);
+const char *tx_emit1(tx *t, const char *op, const char *in, const char *out, const char *node_name);
+const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const char *out, const char *node_name);
+void tx_fail_node(tx *t, const fx_node *n, const char *what);
+const char *tx_const_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
+const char *tx_const_ints(tx *t, const int64_t *v, size_t n);
+const char *tx_const_floats(tx *t, const float *v, size_t n);
+const fx_value *tx_node_val(const fx_node *n);
+int tx_onnx_dtype_of_node(const fx_node *n);
+bool tx_is_float_type(int dt);
+int tx_result_dtype(const fx_node *n);
+int tx_rank_of_node(const fx_node *n);
+const tx_val *tx_lookup_val(tx *t, const fx_node *n);
+tx_val *tx_set_val(tx *t, const fx_node *n, const char **names, size_t k);
+const char *tx_single(tx *t, const fx_node *user, const fx_node *n);
+Onnx__TypeProto *tx_type_of_value(tx *t, const fx_value *v);
+bool tx_bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **out);
+arg_info tx_info_of(const fx_arg *a);
+const char *tx_scalar_input(tx *t, const aten_arg *sa, const fx_arg *a, int ref_dtype);
+const char *tx_int_list_input(tx *t, const fx_node *user, const fx_arg *a);
+bool tx_arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int ref_dtype, namevec *out);
+bool tx_list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int64_t **v, size_t *n);
+const char **tx_output_names_ex(tx *t, const fx_node *n, size_t k, bool by_getitem);
+const char **tx_output_names(tx *t, const fx_node *n, size_t k);
+void tx_add_value_info(tx *t, const char *name, const fx_value *v);
+bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound);
+const char *tx_one_output(tx *t, const fx_node *n);
+const char *tx_node_name_of(tx *t, const fx_node *n);
+builtin_fn tx_find_builtin(const char *name, int *nargs);
+bool tx_seq_arg(const fx_arg *a);
+bool tx_b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_translate_graph(tx *t, const fx_graph *g);
+
+#endif

@@ -1,0 +1,532 @@
+/* translate_lowering.c — a table lowering instantiated for one FX node: arguments bound to the schema,
+ * turned into ONNX inputs and attributes (@refs), outputs named as torch.onnx names them. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/vec.h"
+#include "translate/translate.h"
+#include "translate/translate_internal.h"
+#include "translate/translate_meta.h"
+
+/* ---- argument binding ---- */
+
+static fx_arg *mk_arg(tx *t, fx_arg_kind k)
+{
+    fx_arg *a = arena_alloc(&t->a, sizeof *a);
+    a->kind = k;
+    return a;
+}
+
+static fx_arg *parse_default(tx *t, const char *s)
+{
+    if (!strcmp(s, "None")) return mk_arg(t, FX_ARG_NONE);
+    if (!strcmp(s, "True") || !strcmp(s, "False")) {
+        fx_arg *a = mk_arg(t, FX_ARG_BOOL);
+        a->u.b = s[0] == 'T';
+        return a;
+    }
+    if (*s == '[') {
+        VEC(fx_arg *) items = {0};
+        const char *p = s + 1;
+        while (*p && *p != ']') {
+            while (*p == ' ' || *p == ',') p++;
+            if (*p == ']') break;
+            char *end;
+            double f = strtod(p, &end);
+            if (end == p) break;
+            fx_arg *it;
+            if (memchr(p, '.', (size_t)(end - p)) || memchr(p, 'e', (size_t)(end - p))) {
+                it = mk_arg(t, FX_ARG_FLOAT);
+                it->u.f = f;
+            } else {
+                it = mk_arg(t, FX_ARG_INT);
+                it->u.i = (int64_t)strtoll(p, NULL, 10);
+            }
+            vec_push(&items, it);
+            p = end;
+        }
+        fx_arg *a = mk_arg(t, FX_ARG_LIST);
+        a->u.seq.items = arena_alloc(&t->a, (items.len + 1) * sizeof *a->u.seq.items);
+        if (items.len) memcpy(a->u.seq.items, items.items, items.len * sizeof *items.items);
+        a->u.seq.len = items.len;
+        vec_free(&items);
+        return a;
+    }
+    if (*s == '\'' || *s == '"') {
+        fx_arg *a = mk_arg(t, FX_ARG_STR);
+        size_t n = strlen(s);
+        a->u.s = arena_strndup(&t->a, s + 1, n >= 2 ? n - 2 : 0);
+        return a;
+    }
+    char *end;
+    long long iv = strtoll(s, &end, 10);
+    if (!*end) {
+        fx_arg *a = mk_arg(t, FX_ARG_INT);
+        a->u.i = iv;
+        return a;
+    }
+    double f = strtod(s, &end);
+    if (!*end) {
+        fx_arg *a = mk_arg(t, FX_ARG_FLOAT);
+        a->u.f = f;
+        return a;
+    }
+    fx_arg *a = mk_arg(t, FX_ARG_OPAQUE);
+    a->u.s = arena_strdup(&t->a, s);
+    return a;
+}
+
+bool tx_bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **out)
+{
+    const fx_arg *args = n->args, *kw = n->kwargs;
+    size_t na = args ? args->u.seq.len : 0;
+    if (na > s->nargs) {
+        tx_fail_node(t, n, arena_printf(&t->a, "%zu positional arguments, the schema %s takes %zu", na, s->text, s->nargs));
+        return false;
+    }
+    for (size_t i = 0; i < s->nargs; i++) out[i] = NULL;
+    for (size_t i = 0; i < na; i++) out[i] = args->u.seq.items[i];
+    for (size_t i = 0; kw && i < kw->u.seq.len; i++) {
+        int k = aten_schema_find(s, kw->u.seq.keys[i]);
+        if (k < 0) {
+            tx_fail_node(t, n, arena_printf(&t->a, "unexpected keyword argument '%s' for %s", kw->u.seq.keys[i], s->text));
+            return false;
+        }
+        out[k] = kw->u.seq.items[i];
+    }
+    for (size_t i = 0; i < s->nargs; i++) {
+        if (out[i]) continue;
+        if (!s->args[i].has_default) {
+            tx_fail_node(t, n, arena_printf(&t->a, "missing argument '%s' of %s", s->args[i].name, s->text));
+            return false;
+        }
+        out[i] = parse_default(t, s->args[i].default_text);
+    }
+    return true;
+}
+
+static const char *dtype_short(const fx_node *n)
+{
+    const fx_value *v = tx_node_val(n);
+    if (!v) return NULL;
+    if (v->kind == FX_VAL_SYM) return "int64";
+    if (v->kind != FX_VAL_TENSOR || v->dtype == FX_DT_UNKNOWN) return NULL;
+    const char *s = fx_dtype_get(v->dtype)->torch_name;
+    return s && !strncmp(s, "torch.", 6) ? s + 6 : s;
+}
+
+arg_info tx_info_of(const fx_arg *a)
+{
+    arg_info r = {.kind = ARGK_OTHER, .rank = -1};
+    switch (a->kind) {
+    case FX_ARG_NONE: r.kind = ARGK_NONE; break;
+    case FX_ARG_NODE: r.kind = ARGK_TENSOR; r.rank = tx_rank_of_node(a->u.node); r.dtype = dtype_short(a->u.node); break;
+    case FX_ARG_INT: r.kind = ARGK_INT; r.ival = a->u.i; break;
+    case FX_ARG_BOOL: r.kind = ARGK_BOOL; r.ival = a->u.b; break;
+    case FX_ARG_FLOAT: r.kind = ARGK_FLOAT; r.fval = a->u.f; break;
+    case FX_ARG_STR: r.kind = ARGK_STR; r.sval = a->u.s; break;
+    case FX_ARG_LIST: case FX_ARG_TUPLE: r.kind = ARGK_LIST; r.len = a->u.seq.len; break;
+    case FX_ARG_DTYPE: {
+        const char *s = fx_dtype_get(a->u.dtype)->torch_name;
+        r.kind = ARGK_DTYPE;
+        r.dtype = s && !strncmp(s, "torch.", 6) ? s + 6 : s;
+        break;
+    }
+    default: break;
+    }
+    return r;
+}
+
+/* ---- turning arguments into ONNX inputs ---- */
+
+/* list length declared in a schema type like "int[2]" (0 if none). */
+static size_t fixed_len(const aten_arg *sa)
+{
+    const char *b = strchr(sa->type_text, '[');
+    return b ? (size_t)strtoul(b + 1, NULL, 10) : 0;
+}
+
+static int scalar_dtype(const aten_arg *sa, const fx_arg *a, int ref_dtype)
+{
+    if (sa && (sa->base == ATY_TENSOR || sa->base == ATY_SCALAR) && ref_dtype) return ref_dtype;
+    if (a->kind == FX_ARG_FLOAT) return OT_FLOAT;
+    if (a->kind == FX_ARG_BOOL) return sa && sa->base == ATY_BOOL ? OT_BOOL : OT_INT64;
+    return OT_INT64;
+}
+
+const char *tx_scalar_input(tx *t, const aten_arg *sa, const fx_arg *a, int ref_dtype)
+{
+    int dt = scalar_dtype(sa, a, ref_dtype);
+    if (a->kind == FX_ARG_FLOAT) return tx_const_scalar(t, dt, a->u.f, 0, true);
+    if (a->kind == FX_ARG_BOOL) return tx_const_scalar(t, dt, 0, a->u.b, false);
+    return tx_const_scalar(t, dt, 0, a->u.i, false);
+}
+
+/* A list of ints / SymInt nodes as one INT64 1-D tensor (Concat when any element is a value). */
+const char *tx_int_list_input(tx *t, const fx_node *user, const fx_arg *a)
+{
+    size_t n = a->u.seq.len;
+    bool all_const = true, all_num = true, any_float = false;
+    for (size_t i = 0; i < n; i++) {
+        fx_arg_kind k = a->u.seq.items[i]->kind;
+        if (k == FX_ARG_NODE) all_const = false;
+        else if (k == FX_ARG_FLOAT) any_float = true;
+        else if (k != FX_ARG_INT && k != FX_ARG_BOOL) all_num = false;
+    }
+    if (!all_num) { tx_fail_node(t, user, "list argument with unsupported elements"); return NULL; }
+    if (all_const && any_float) {
+        float *v = arena_alloc(&t->a, (n + 1) * sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            const fx_arg *x = a->u.seq.items[i];
+            v[i] = x->kind == FX_ARG_FLOAT ? (float)x->u.f : (float)x->u.i;
+        }
+        return tx_const_floats(t, v, n);
+    }
+    if (all_const) {
+        int64_t *v = arena_alloc(&t->a, (n + 1) * sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            const fx_arg *x = a->u.seq.items[i];
+            v[i] = x->kind == FX_ARG_BOOL ? x->u.b : x->u.i;
+        }
+        return tx_const_ints(t, v, n);
+    }
+    Onnx__NodeProto *cat = NULL;
+    const char **parts = arena_alloc(&t->a, (n + 1) * sizeof *parts);
+    int64_t m1 = -1;
+    for (size_t i = 0; i < n; i++) {
+        const fx_arg *x = a->u.seq.items[i];
+        if (x->kind == FX_ARG_NODE) {
+            const char *v = tx_single(t, user, x->u.node);
+            if (!v) return NULL;
+            parts[i] = tx_emit2(t, "Reshape", v, tx_const_ints(t, &m1, 1), NULL, NULL);
+        } else {
+            int64_t iv = x->u.i;
+            parts[i] = tx_const_ints(t, &iv, 1);
+        }
+    }
+    cat = tx_emit(t, "Concat", "", NULL);
+    ox_attr_int(t->m, cat, "axis", 0);
+    for (size_t i = 0; i < n; i++) ox_node_add_input(t->m, cat, parts[i]);
+    const char *out = tx_fresh_val(t);
+    ox_node_add_output(t->m, cat, out);
+    return out;
+}
+
+/* Values for one lowering input: usually one name; Tensor[] arguments expand to several. */
+
+bool tx_arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int ref_dtype, namevec *out)
+{
+    switch (a->kind) {
+    case FX_ARG_NONE: vec_push(out, ""); return true;
+    case FX_ARG_NODE: {
+        const char *v = tx_single(t, user, a->u.node);
+        if (!v) return false;
+        vec_push(out, v);
+        return true;
+    }
+    case FX_ARG_INT: case FX_ARG_FLOAT: case FX_ARG_BOOL:
+        vec_push(out, tx_scalar_input(t, sa, a, ref_dtype));
+        return true;
+    case FX_ARG_LIST: case FX_ARG_TUPLE:
+        if (sa && sa->base == ATY_TENSOR) {
+            for (size_t i = 0; i < a->u.seq.len; i++)
+                if (!tx_arg_inputs(t, user, NULL, a->u.seq.items[i], ref_dtype, out)) return false;
+            return true;
+        } else {
+            const char *v = tx_int_list_input(t, user, a);
+            if (!v) return false;
+            vec_push(out, v);
+            return true;
+        }
+    default:
+        tx_fail_node(t, user, arena_printf(&t->a, "argument '%s' cannot be an ONNX input", sa ? sa->name : "?"));
+        return false;
+    }
+}
+
+/* ---- attributes from @refs ---- */
+
+bool tx_list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int64_t **v, size_t *n)
+{
+    size_t fl = fixed_len(sa);
+    if (a->kind == FX_ARG_INT || a->kind == FX_ARG_BOOL) {
+        *n = fl ? fl : 1;
+        *v = arena_alloc(&t->a, *n * sizeof **v);
+        for (size_t i = 0; i < *n; i++) (*v)[i] = a->kind == FX_ARG_INT ? a->u.i : a->u.b;
+        return true;
+    }
+    if (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) {
+        tx_fail_node(t, user, arena_printf(&t->a, "argument '%s' must be a list of ints", sa->name));
+        return false;
+    }
+    *n = a->u.seq.len;
+    *v = arena_alloc(&t->a, (*n + 1) * sizeof **v);
+    for (size_t i = 0; i < *n; i++) {
+        const fx_arg *x = a->u.seq.items[i];
+        if (x->kind != FX_ARG_INT) {
+            tx_fail_node(t, user, arena_printf(&t->a, "argument '%s' must hold constant ints for an attribute", sa->name));
+            return false;
+        }
+        (*v)[i] = x->u.i;
+    }
+    if (*n == 1 && fl > 1) {               /* [k] → [k, k] as torch broadcasts int[2] args */
+        int64_t k = (*v)[0];
+        *v = arena_alloc(&t->a, fl * sizeof **v);
+        for (size_t i = 0; i < fl; i++) (*v)[i] = k;
+        *n = fl;
+    }
+    return true;
+}
+
+static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
+                     const fx_arg **bound)
+{
+    if (at->ref_fn && !strcmp(at->ref_fn, "out_dtype")) {
+        /* the result's type, for ops whose output dtype torch infers (arange, true division) */
+        int dt = tx_result_dtype(user);
+        if (!dt) {
+            tx_fail_node(t, user, arena_printf(&t->a, "attribute '%s' needs the dtype of the node's result (tensor meta)",
+                                            at->name));
+            return false;
+        }
+        ox_attr_int(t->m, nd, at->name, dt);
+        return true;
+    }
+    const aten_arg *sa = &s->args[at->ref_arg];
+    const fx_arg *a = bound[at->ref_arg];
+    if (a->kind == FX_ARG_NONE) return true;   /* None drops the attribute, as torch does */
+    if (at->ref_fn) {
+        int64_t *v;
+        size_t n;
+        if (!tx_list_ints(t, user, sa, a, &v, &n)) return false;
+        if (!strcmp(at->ref_fn, "len")) ox_attr_int(t->m, nd, at->name, (int64_t)n);
+        else if (!strcmp(at->ref_fn, "neg_len")) ox_attr_int(t->m, nd, at->name, -(int64_t)n);
+        else if (!strcmp(at->ref_fn, "nonneg")) {
+            for (size_t i = 0; i < n; i++)
+                if (v[i] < 0) v[i] += (int64_t)n;
+            ox_attr_ints(t->m, nd, at->name, v, n);
+        } else {
+            int64_t *p = arena_alloc(&t->a, (2 * n + 1) * sizeof *p);
+            memcpy(p, v, n * sizeof *v);
+            memcpy(p + n, v, n * sizeof *v);
+            ox_attr_ints(t->m, nd, at->name, p, 2 * n);
+        }
+        return true;
+    }
+    low_attr_type ty = at->type;
+    if (ty == LAT_INFER) {
+        switch (a->kind) {
+        case FX_ARG_FLOAT: ty = LAT_FLOAT; break;
+        case FX_ARG_STR: ty = LAT_STRING; break;
+        case FX_ARG_LIST: case FX_ARG_TUPLE: ty = LAT_INTS; break;
+        default: ty = LAT_INT; break;
+        }
+    }
+    switch (ty) {
+    case LAT_INT:
+        if (a->kind == FX_ARG_INT) ox_attr_int(t->m, nd, at->name, a->u.i);
+        else if (a->kind == FX_ARG_BOOL) ox_attr_int(t->m, nd, at->name, a->u.b);
+        else if (a->kind == FX_ARG_DTYPE) ox_attr_int(t->m, nd, at->name, fx_dtype_get(a->u.dtype)->onnx_type);
+        else break;
+        return true;
+    case LAT_FLOAT:
+        if (a->kind == FX_ARG_FLOAT) ox_attr_float(t->m, nd, at->name, (float)a->u.f);
+        else if (a->kind == FX_ARG_INT) ox_attr_float(t->m, nd, at->name, (float)a->u.i);
+        else break;
+        return true;
+    case LAT_STRING:
+        if (a->kind == FX_ARG_STR || a->kind == FX_ARG_MEMFMT || a->kind == FX_ARG_LAYOUT || a->kind == FX_ARG_DEVICE)
+            ox_attr_string(t->m, nd, at->name, a->u.s);
+        else break;
+        return true;
+    case LAT_INTS: {
+        int64_t *v;
+        size_t n;
+        if (!tx_list_ints(t, user, sa, a, &v, &n)) return false;
+        ox_attr_ints(t->m, nd, at->name, v, n);
+        return true;
+    }
+    case LAT_FLOATS: {
+        if (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) break;
+        float *v = arena_alloc(&t->a, (a->u.seq.len + 1) * sizeof *v);
+        for (size_t i = 0; i < a->u.seq.len; i++) {
+            const fx_arg *x = a->u.seq.items[i];
+            v[i] = x->kind == FX_ARG_FLOAT ? (float)x->u.f : (float)x->u.i;
+        }
+        ox_attr_floats(t->m, nd, at->name, v, a->u.seq.len);
+        return true;
+    }
+    default: break;
+    }
+    tx_fail_node(t, user, arena_printf(&t->a, "argument '%s' does not fit attribute '%s'", sa->name, at->name));
+    return false;
+}
+
+static void literal_attr(tx *t, Onnx__NodeProto *nd, const low_attr *at)
+{
+    switch (at->type) {
+    case LAT_INT: ox_attr_int(t->m, nd, at->name, at->i); break;
+    case LAT_FLOAT: ox_attr_float(t->m, nd, at->name, (float)at->f); break;
+    case LAT_STRING: ox_attr_string(t->m, nd, at->name, at->s); break;
+    case LAT_INTS: ox_attr_ints(t->m, nd, at->name, (const int64_t *)at->ints, at->count); break;
+    case LAT_FLOATS: {
+        float *v = arena_alloc(&t->a, (at->count + 1) * sizeof *v);
+        for (size_t i = 0; i < at->count; i++) v[i] = (float)at->floats[i];
+        ox_attr_floats(t->m, nd, at->name, v, at->count);
+        break;
+    }
+    case LAT_STRINGS: ox_attr_strings(t->m, nd, at->name, at->strings, at->count); break;
+    default: break;
+    }
+}
+
+/* ---- output naming ---- */
+
+/* Names for the k outputs of FX node n: one output → n's name; several → the name of the
+ * getitem user taking each index (torch renames them so), else "<n>__<i>". */
+const char **tx_output_names_ex(tx *t, const fx_node *n, size_t k, bool by_getitem)
+{
+    const char **names = arena_alloc(&t->a, (k + 1) * sizeof *names);
+    if (!by_getitem) {
+        names[0] = tx_unique_name(t, n->name);
+        return names;
+    }
+    for (size_t u = 0; u < n->n_users; u++) {
+        const fx_node *g = n->users[u];
+        if (g->op != FX_OP_CALL_FUNCTION || !g->target || strcmp(g->target, "operator.getitem")) continue;
+        if (g->args->u.seq.len != 2 || g->args->u.seq.items[1]->kind != FX_ARG_INT) continue;
+        int64_t i = g->args->u.seq.items[1]->u.i;
+        if (i >= 0 && (size_t)i < k && !names[i]) names[i] = tx_unique_name(t, g->name);
+    }
+    if (k == 1 && !names[0]) names[0] = tx_unique_name(t, n->name);
+    for (size_t i = 0; i < k; i++)
+        if (!names[i]) names[i] = tx_unique_name(t, arena_printf(&t->a, "%s__%zu", n->name, i));
+    return names;
+}
+
+const char **tx_output_names(tx *t, const fx_node *n, size_t k)
+{
+    return tx_output_names_ex(t, n, k, k > 1);
+}
+
+void tx_add_value_info(tx *t, const char *name, const fx_value *v)
+{
+    if (!t->value_info || !v) return;
+    Onnx__TypeProto *ty = tx_type_of_value(t, v);
+    if (ty) ox_graph_add_value_info(t->m, t->sc->g, name, ty);
+}
+
+/* ---- instantiate a table lowering ---- */
+
+bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
+{
+    const aten_schema *s = &rule->schema;
+    hashmap local;
+    hm_init(&local);
+    /* Reference dtype for Python scalars, as torchlib binds a scalar to the type of the tensor it
+     * combines with: the first non-bool tensor input (a bool condition or mask does not type the
+     * values), else the node's own result (creation ops, where.Scalar), else a bool input. */
+    int ref_dtype = 0, bool_dtype = 0;
+    for (size_t i = 0; i < lw->nparams && !ref_dtype; i++) {
+        const fx_arg *a = bound[lw->param_args[i]];
+        int dt = a->kind == FX_ARG_NODE ? tx_onnx_dtype_of_node(a->u.node) : 0;
+        if (dt == OT_BOOL) bool_dtype = dt;
+        else ref_dtype = dt;
+    }
+    if (!ref_dtype) ref_dtype = tx_result_dtype(n);
+    if (!ref_dtype) ref_dtype = bool_dtype;
+    /* a Python float next to an integer or bool tensor that torch promoted (x_int / 2.5: the
+     * result is floating) takes the result's type rather than being truncated to the tensor's;
+     * where the result keeps the integer type (masked_fill) torch casts the value, and so do we */
+    int float_ref = tx_result_dtype(n);
+    if (!tx_is_float_type(float_ref)) float_ref = ref_dtype;
+    namevec *pvals = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *pvals);
+    bool ok = true;
+    for (size_t i = 0; i < lw->nparams && ok; i++) {
+        int ai = lw->param_args[i];
+        int dt = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
+        ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dt, &pvals[i]);
+        hm_put(&local, lw->params[i], &pvals[i]);
+    }
+    size_t nres = lw->nresults;
+    bool seq_result = s->nrets == 1 && s->rets[0].is_list;
+    const char **res = nres ? tx_output_names_ex(t, n, nres, !seq_result) : NULL;
+    hashmap resmap, tmp;
+    hm_init(&resmap);
+    hm_init(&tmp);
+    for (size_t i = 0; i < nres; i++) hm_put(&resmap, lw->results[i], (void *)res[i]);
+    bool named = false;
+    for (size_t k = 0; k < lw->nnodes && ok; k++) {
+        const low_node *ln = &lw->nodes[k];
+        bool produces_result = false;
+        for (size_t o = 0; o < ln->nouts; o++) produces_result |= hm_has(&resmap, ln->outs[o]);
+        const char *node_name = NULL;
+        if (produces_result) {
+            node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
+            named = true;
+        }
+        Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
+        for (size_t a = 0; a < ln->nattrs && ok; a++) {
+            const low_attr *at = &ln->attrs[a];
+            if (at->ref) ok = ref_attr(t, n, nd, at, s, bound);
+            else literal_attr(t, nd, at);
+        }
+        for (size_t i = 0; i < ln->nins; i++) {
+            if (!*ln->ins[i]) { ox_node_add_input(t->m, nd, ""); continue; }
+            namevec *pv = hm_get(&local, ln->ins[i]);
+            const char *v;
+            if (pv) for (size_t j = 0; j < pv->len; j++) ox_node_add_input(t->m, nd, pv->items[j]);
+            else if ((v = hm_get(&tmp, ln->ins[i])) || (v = hm_get(&resmap, ln->ins[i])))
+                ox_node_add_input(t->m, nd, v);
+            else ox_node_add_input(t->m, nd, "");
+        }
+        /* an omitted optional input at the end is left out, as torch.onnx writes it (ONNX
+         * Runtime's LayerNormalization kernel crashes on a trailing "") */
+        while (nd->n_input && !*nd->input[nd->n_input - 1]) nd->n_input--;
+        for (size_t o = 0; o < ln->nouts; o++) {
+            if (!*ln->outs[o]) { ox_node_add_output(t->m, nd, ""); continue; }
+            const char *r = hm_get(&resmap, ln->outs[o]);
+            if (!r) {
+                r = tx_fresh_val(t);
+                hm_put(&tmp, ln->outs[o], (void *)r);
+            }
+            ox_node_add_output(t->m, nd, r);
+        }
+    }
+    /* results that are plain inputs (e.g. an identity lowering with no node) */
+    for (size_t i = 0; i < nres && ok; i++) {
+        namevec *pv = hm_get(&local, lw->results[i]);
+        bool produced = false;
+        for (size_t k = 0; k < lw->nnodes; k++)
+            for (size_t o = 0; o < lw->nodes[k].nouts; o++)
+                produced |= !strcmp(lw->nodes[k].outs[o], lw->results[i]);
+        if (!produced && pv && pv->len == 1) tx_emit1(t, "Identity", pv->items[0], res[i], arena_printf(&t->a, "node_%s", n->name));
+    }
+    for (size_t i = 0; i < lw->nparams; i++) vec_free(&pvals[i]);
+    hm_free(&local);
+    hm_free(&resmap);
+    hm_free(&tmp);
+    if (!ok) return false;
+    if (nres) {
+        bool seq = s->nrets == 1 && s->rets[0].is_list;
+        tx_set_val(t, n, res, nres)->seq = seq;
+        const fx_value *v = tx_node_val(n);
+        if (seq && v && v->kind == FX_VAL_TUPLE && v->n_items && v->items[0]->kind == FX_VAL_TENSOR) {
+            /* one ONNX sequence holds the list: its elements' dtype, their shapes may differ */
+            int et = fx_dtype_get(v->items[0]->dtype)->onnx_type;
+            if (t->value_info && et)
+                ox_graph_add_value_info(t->m, t->sc->g, res[0], ox_type_sequence(t->m, ox_type_tensor(t->m, et, NULL, 0, false)));
+        } else if (v && v->kind == FX_VAL_TUPLE)
+            for (size_t i = 0; i < nres && i < v->n_items; i++) tx_add_value_info(t, res[i], v->items[i]);
+        else if (nres == 1)
+            tx_add_value_info(t, res[0], v);
+    } else {
+        tx_set_val(t, n, NULL, 0);
+    }
+    return true;
+}
