@@ -1,0 +1,107 @@
+/* decompose_internal.h — what the decompose pass's files share: its tables, the state of one run
+ * (dctx), template bindings, and the helpers that emit nodes (not a public API: see decompose.h). */
+#ifndef FXSH_DECOMPOSE_INTERNAL_H
+#define FXSH_DECOMPOSE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hashmap.h"
+#include "decompose/decompose.h"
+#include "decompose/functionalize.h"
+#include "meta/meta_layout.h"
+#include "meta/meta_rules.h"
+#include "fx/fx_build.h"
+#include "tables/pass_tables.h"
+
+/* The decomposition tables (share/fxsh/decompose/core.yaml documents the template syntax). */
+enum { T_DEFAULT = 1, T_ONNX = 2 };
+
+typedef struct decomp_rule {
+    unsigned tables;
+    const char *target;     /* "aten.linear.default" */
+    const char *schema;
+    const char *when;
+    const char *body;       /* a template, or NULL for a dc_builtin */
+    const char *builtin;    /* "matmul" */
+    int next;               /* next rule with the same target, -1 at the end */
+} decomp_rule;
+
+/* A view op (share/fxsh/decompose/views.yaml): how to write a mutated view back into its base. */
+typedef struct view_rule {
+    const char *schema;
+    const char *inverse;    /* template over the view's arguments, `base` and `mutated`; NULL: unknown */
+    bool multi;             /* returns a list of views (split, unbind) */
+} view_rule;
+
+#define MAX_DEPTH 64
+
+typedef struct dctx {
+    const fx_program *src;
+    fx_program *dst;
+    fx_program *scratch;      /* literals parsed for comparisons */
+    decomp_table which;
+    diag_sink *d;
+    fx_graph *g;
+    fx_namer nm;
+    bool root;
+    bool failed;              /* an error was reported: stop */
+    int depth;                /* nesting of rule expansions */
+    const char *expanding[MAX_DEPTH];   /* the targets being expanded, outermost first */
+    const fx_node *cur;       /* the source node being rebuilt: emitted nodes take its location */
+    const char *unknown;      /* the @dc_operand a template could not compute, for the diagnostic */
+    hashmap vals;             /* source node name -> fx_arg* for values that are not tensors */
+    hashmap tens;             /* source node name -> fz_tensor* */
+    hashmap by_node;          /* emitted node name -> fz_tensor* whose value it is (finds a view's base) */
+    hashmap lists;            /* emitted multi-output view node name -> fz_tensor* of its input */
+    hashmap items;            /* emitted multi-output node name -> fx_node** of its getitems */
+    fz_state fz;
+    const meta_rules *meta;   /* the meta of what is emitted (share/fxsh/meta; shared, read-only) */
+    const pass_table *tbl, *vtbl;   /* share/fxsh/decompose, parsed once per process */
+    decomp_rule *rules;
+    size_t n_rules;
+    hashmap rule_by_target;   /* target -> (void *)(intptr_t)(first index + 1) */
+    hashmap views;            /* target -> view_rule* */
+    view_rule *view_recs;
+} dctx;
+
+
+typedef struct binding {
+    char names[12][32];
+    const fx_arg *src[12];    /* bound value (in the new graph), NULL if not given */
+    const char *def[12];
+    size_t def_len[12];
+    size_t n;
+    const fx_arg *args;       /* the dc_call's positional arguments, for "*" */
+    const fx_value *out;      /* the dc_call's output meta (@shape, static_shape) */
+    int64_t out_index;        /* view inverses: the output of a multi-output view */
+} binding;
+
+
+
+bool dc_load_rules(dctx *c);
+void dc_free_rules(dctx *c);
+const char *dc_table_key(const char *target);
+fx_arg *dc_dup(dctx *c, const fx_arg *a);
+void dc_fail(dctx *c);
+void dc_track(dctx *c, fz_tensor *t);
+fz_tensor *dc_tensor_of(dctx *c, fx_node *n);
+fx_arg *dc_value_of(dctx *c, const fx_node *n);
+fx_arg *dc_conv(dctx *c, const fx_arg *a);
+const fx_value *dc_meta_of(const fx_arg *a);
+bool dc_is_none(const fx_arg *a);
+fx_node *dc_emit(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv,
+                     size_t nk, const char *name);
+fx_value *dc_merge_meta(dctx *c, const fx_value *want, const fx_value *inferred);
+void dc_register_view(dctx *c, fx_node *m);
+void dc_take_items(dctx *c, fx_node *m);
+fx_node *dc_call_node(dctx *c, const char *target, fx_arg **args, size_t na, const fx_value *want);
+void dc_bind(binding *b, const char *schema, const fx_arg *args, const fx_arg *kwargs, const fx_value *out);
+fx_arg *dc_operand(dctx *c, const binding *b, hashmap *locals, const char *s, const char *e, bool *absent);
+bool dc_holds(dctx *c, const binding *b, const char *when);
+fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals);
+fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const fx_value *want);
+fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
+
+#endif

@@ -1,0 +1,628 @@
+/* decompose_template.c — decomposition templates (share/fxsh/decompose/core.yaml): binding a call to a
+ * rule's schema, its `when:` conditions, the special functions, and expanding the body into nodes. */
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hashmap.h"
+#include "capture/export.h"
+#include "decompose/decomp_matmul.h"
+#include "decompose/decompose.h"
+#include "decompose/decompose_internal.h"
+#include "decompose/functionalize.h"
+#include "fx/fx_build.h"
+#include "meta/meta_infer.h"
+#include "meta/meta_layout.h"
+#include "tables/pass_tables.h"
+#include "tables/tables.h"
+
+void dc_bind(binding *b, const char *schema, const fx_arg *args, const fx_arg *kwargs, const fx_value *out)
+{
+    memset(b, 0, sizeof *b);
+    b->out_index = -1;
+    const char *s = schema;
+    while (*s && b->n < 12) {
+        const char *e = s;
+        int depth = 0;
+        for (; *e && !(*e == ',' && depth == 0); e++)
+            depth += (*e == '[') - (*e == ']');
+        const char *eq = memchr(s, '=', (size_t)(e - s));
+        const char *ne = eq ? eq : e;
+        snprintf(b->names[b->n], sizeof b->names[0], "%.*s", (int)(ne - s), s);
+        if (eq) {
+            b->def[b->n] = eq + 1;
+            b->def_len[b->n] = (size_t)(e - eq - 1);
+        }
+        b->n++;
+        s = *e ? e + 1 : e;
+    }
+    for (size_t i = 0; i < args->u.seq.len && i < b->n; i++)
+        b->src[i] = args->u.seq.items[i];
+    b->args = args;
+    b->out = out;
+    for (size_t k = 0; kwargs && k < kwargs->u.seq.len; k++)
+        for (size_t i = 0; i < b->n; i++)
+            if (!strcmp(b->names[i], kwargs->u.seq.keys[k]))
+                b->src[i] = kwargs->u.seq.items[k];
+}
+
+static int bound_index(const binding *b, const char *name, size_t len)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (strlen(b->names[i]) == len && !memcmp(b->names[i], name, len))
+            return (int)i;
+    return -1;
+}
+
+/* The value of bound argument i: as given, else its schema default (in c->scratch), else NULL. */
+static const fx_arg *bound_value(dctx *c, const binding *b, int i)
+{
+    if (i < 0)
+        return NULL;
+    if (b->src[i])
+        return b->src[i];
+    if (b->def[i])
+        return fx_parse_literal(c->scratch, b->def[i], b->def[i] + b->def_len[i]);
+    return NULL;
+}
+
+/* Structural equality of constant argument trees (nodes never compare equal). */
+static bool arg_equal(const fx_arg *a, const fx_arg *b)
+{
+    bool seq_a = a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE;
+    bool seq_b = b->kind == FX_ARG_LIST || b->kind == FX_ARG_TUPLE;
+    if (seq_a && seq_b) {
+        if (a->u.seq.len != b->u.seq.len)
+            return false;
+        for (size_t i = 0; i < a->u.seq.len; i++)
+            if (!arg_equal(a->u.seq.items[i], b->u.seq.items[i]))
+                return false;
+        return true;
+    }
+    if (a->kind == FX_ARG_INT && b->kind == FX_ARG_FLOAT)
+        return (double)a->u.i == b->u.f;
+    if (a->kind == FX_ARG_FLOAT && b->kind == FX_ARG_INT)
+        return a->u.f == (double)b->u.i;
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case FX_ARG_NONE: return true;
+    case FX_ARG_INT: return a->u.i == b->u.i;
+    case FX_ARG_FLOAT: return a->u.f == b->u.f;
+    case FX_ARG_BOOL: return a->u.b == b->u.b;
+    case FX_ARG_STR: return !strcmp(a->u.s, b->u.s);
+    default: return false;
+    }
+}
+
+/* Splits [s, e) at top-level commas (outside [] and ()); returns the number of pieces. */
+static size_t split_top(const char *s, const char *e, const char **ps, const char **pe, size_t max)
+{
+    size_t n = 0;
+    while (s < e && n < max) {
+        int depth = 0;
+        const char *q = s;
+        for (; q < e; q++) {
+            if (*q == '[' || *q == '(')
+                depth++;
+            else if (*q == ']' || *q == ')')
+                depth--;
+            else if (*q == ',' && depth == 0)
+                break;
+        }
+        while (s < q && isspace((unsigned char)*s))
+            s++;
+        const char *t = q;
+        while (t > s && isspace((unsigned char)t[-1]))
+            t--;
+        ps[n] = s;
+        pe[n++] = t;
+        s = q < e ? q + 1 : e;
+    }
+    return n;
+}
+
+static bool name_is(const char *s, const char *e, const char *name)
+{
+    return (size_t)(e - s) == strlen(name) && !memcmp(s, name, (size_t)(e - s));
+}
+
+/* The argument a name refers to: a template local, else a bound argument (as given or its
+ * default); NULL if neither. */
+static const fx_arg *lookup(dctx *c, const binding *b, hashmap *locals, const char *s, const char *e)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    const fx_arg *loc = locals ? hm_get(locals, name) : NULL;
+    return loc ? loc : bound_value(c, b, bound_index(b, s, (size_t)(e - s)));
+}
+
+bool static_tensor(const fx_arg *a, dl_tensor *t) { return dl_static(dc_meta_of(a), t); }
+
+/* An int argument's value; false for anything else (NULL included). */
+static bool int_arg(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+
+/* Python-style dimension wrapping (-1 = last) into [0, rank); a 0-d tensor accepts 0 and -1. */
+static bool wrap_dim(int64_t *d, size_t rank)
+{
+    int64_t r = rank ? (int64_t)rank : 1;
+    if (*d < 0)
+        *d += r;
+    return *d >= 0 && *d < r;
+}
+
+static fx_arg *int_list(dctx *c, const int64_t *v, size_t n)
+{
+    fx_arg *items[DL_MAX_RANK + 2];
+    for (size_t i = 0; i < n && i < DL_MAX_RANK + 2; i++)
+        items[i] = fx_arg_int(c->dst, v[i]);
+    return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+}
+
+/* Reduction dims of (self, dim): normalized, into red[] flags; false if not static. */
+static bool reduced_dims(const dl_tensor *t, const fx_arg *dim, bool *red)
+{
+    memset(red, 0, DL_MAX_RANK * sizeof *red);
+    if (dc_is_none(dim) || ((dim->kind == FX_ARG_LIST || dim->kind == FX_ARG_TUPLE) && !dim->u.seq.len)) {
+        for (size_t i = 0; i < t->rank; i++)
+            red[i] = true;
+        return true;
+    }
+    size_t n = dim->kind == FX_ARG_INT ? 1 : dim->u.seq.len;
+    for (size_t i = 0; i < n; i++) {
+        int64_t d;
+        if (!int_arg(dim->kind == FX_ARG_INT ? dim : dim->u.seq.items[i], &d) || !wrap_dim(&d, t->rank))
+            return false;
+        red[d] = true;
+    }
+    return true;
+}
+
+/* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
+static fx_arg *special(dctx *c, const binding *b, hashmap *locals, const char *fn, size_t fl, const char **ps,
+                       const char **pe, size_t np)
+{
+#define FN(name) (fl == sizeof(name) - 1 && !memcmp(fn, name, fl))
+    const fx_arg *a0 = np > 0 ? lookup(c, b, locals, ps[0], pe[0]) : NULL;
+    const fx_arg *a1 = np > 1 ? lookup(c, b, locals, ps[1], pe[1]) : NULL;
+    const fx_arg *a2 = np > 2 ? lookup(c, b, locals, ps[2], pe[2]) : NULL;
+    dl_tensor t;
+    int64_t v[DL_MAX_RANK + 2], k;
+    bool red[DL_MAX_RANK];
+    if (np == 1 && (FN("dtype") || FN("device"))) {
+        const fx_value *m = dc_meta_of(a0);
+        if (!m || (FN("dtype") ? m->dtype == FX_DT_UNKNOWN : !m->device))
+            return NULL;
+        return FN("dtype") ? fx_arg_dtype(c->dst, m->dtype) : fx_arg_str(c->dst, FX_ARG_DEVICE, m->device);
+    }
+    if (np == 0 && FN("shape")) {
+        if (!dl_static(b->out, &t))
+            return NULL;
+        return int_list(c, t.size, t.rank);
+    }
+    if (np == 0 && FN("out_index"))
+        return b->out_index >= 0 ? fx_arg_int(c->dst, b->out_index) : NULL;
+    if (np == 0 && FN("transpose_perm")) {
+        /* transpose(self, dim0, dim1) as a permutation of rank(self) dims */
+        int64_t d0, d1;
+        if (!static_tensor(lookup(c, b, locals, "self", "self" + 4), &t) ||
+            !int_arg(lookup(c, b, locals, "dim0", "dim0" + 4), &d0) ||
+            !int_arg(lookup(c, b, locals, "dim1", "dim1" + 4), &d1) || !wrap_dim(&d0, t.rank) ||
+            !wrap_dim(&d1, t.rank))
+            return NULL;
+        for (size_t i = 0; i < t.rank; i++)
+            v[i] = (int64_t)i == d0 ? d1 : (int64_t)i == d1 ? d0 : (int64_t)i;
+        return int_list(c, v, t.rank);
+    }
+    if (np == 1 && FN("sizes"))
+        return static_tensor(a0, &t) ? int_list(c, t.size, t.rank) : NULL;
+    if (np == 1 && FN("numel_lead")) {
+        /* product of every size but the last */
+        if (!static_tensor(a0, &t) || !t.rank)
+            return NULL;
+        int64_t p = 1;
+        for (size_t i = 0; i + 1 < t.rank; i++)
+            p *= t.size[i];
+        return fx_arg_int(c->dst, p);
+    }
+    if (np == 2 && (FN("dim") || FN("numel_from") || FN("wrap_dim"))) {
+        /* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @wrap_dim(x,k) = k >= 0 */
+        if (!static_tensor(a0, &t))
+            return NULL;
+        fx_arg *lit = NULL;
+        if (!a1)
+            lit = fx_parse_literal(c->scratch, ps[1], pe[1]);
+        if (!int_arg(a1 ? a1 : lit, &k) || !wrap_dim(&k, t.rank))
+            return NULL;
+        if (FN("wrap_dim"))
+            return fx_arg_int(c->dst, k);
+        if (FN("dim"))
+            return t.rank ? fx_arg_int(c->dst, t.size[k]) : NULL;
+        int64_t p = 1;
+        for (size_t j = (size_t)k; j < t.rank; j++)
+            p *= t.size[j];
+        return fx_arg_int(c->dst, p);
+    }
+    if (np == 1 && FN("inverse_perm")) {
+        size_t n = a0 && (a0->kind == FX_ARG_LIST || a0->kind == FX_ARG_TUPLE) ? a0->u.seq.len : 0;
+        if (!n || n > DL_MAX_RANK)
+            return NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (!int_arg(a0->u.seq.items[i], &k) || !wrap_dim(&k, n))
+                return NULL;
+            v[k] = (int64_t)i;
+        }
+        return int_list(c, v, n);
+    }
+    if (np == 2 && FN("sdpa_scale")) {
+        /* sdpa math scales q and k by sqrt(scale), scale defaulting to 1/sqrt(E) */
+        if (!static_tensor(a0, &t) || !t.rank)
+            return NULL;
+        double s = !dc_is_none(a1) ? (a1->kind == FX_ARG_FLOAT ? a1->u.f : a1->kind == FX_ARG_INT ? (double)a1->u.i : NAN)
+                                : 1.0 / sqrt((double)t.size[t.rank - 1]);
+        return isnan(s) ? NULL : fx_arg_float(c->dst, sqrt(fabs(s)));
+    }
+    if (np == 2 && FN("getitems")) {
+        /* getitem(a0, i) for each item of list a1 */
+        size_t n = a1 && (a1->kind == FX_ARG_LIST || a1->kind == FX_ARG_TUPLE) ? a1->u.seq.len : 0;
+        if (!a0 || a0->kind != FX_ARG_NODE || !n)
+            return NULL;
+        fx_arg **items = fx_alloc(c->dst, n * sizeof *items);
+        for (size_t i = 0; i < n; i++) {
+            fx_arg *ga[2] = { fx_arg_node(c->dst, a0->u.node), fx_arg_int(c->dst, (int64_t)i) };
+            fx_node *g = dc_call_node(c, "operator.getitem", ga, 2, NULL);
+            if (!g)
+                return NULL;
+            items[i] = fx_arg_node(c->dst, g);
+        }
+        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+    }
+    if (np == 2 && FN("mask_shape")) {
+        /* [1, ..., -1 (at dim), ..., 1] */
+        if (!static_tensor(a0, &t) || !int_arg(a1, &k) || !wrap_dim(&k, t.rank))
+            return NULL;
+        for (size_t i = 0; i < t.rank; i++)
+            v[i] = (int64_t)i == k ? -1 : 1;
+        return int_list(c, v, t.rank);
+    }
+    if (np == 3 && FN("wrap_index")) {
+        /* index counted from the end becomes non-negative */
+        int64_t i;
+        if (!static_tensor(a0, &t) || !int_arg(a1, &k) || !wrap_dim(&k, t.rank) || !int_arg(a2, &i))
+            return NULL;
+        return fx_arg_int(c->dst, i < 0 ? i + t.size[k] : i);
+    }
+    if (np == 3 && FN("split_sizes")) {
+        /* split(self, split_size, dim): the sizes of its chunks */
+        int64_t sz;
+        k = 0;
+        if (!static_tensor(a0, &t) || !int_arg(a1, &sz) || sz <= 0 || (a2 && !int_arg(a2, &k)) ||
+            !wrap_dim(&k, t.rank))
+            return NULL;
+        size_t n = 0;
+        fx_arg *items[64];
+        for (int64_t at = 0; at < t.size[k] && n < 64; at += sz)
+            items[n++] = fx_arg_int(c->dst, t.size[k] - at < sz ? t.size[k] - at : sz);
+        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+    }
+    if (np == 2 && (FN("reduction_dims") || FN("kept_dims") || FN("keepdim_shape") || FN("reduced_numel"))) {
+        /* of a reduction of a0 over dims a1: the dims (normalized), the others, the sizes with
+         * reduced dims set to 1, and the number of reduced elements (a float) */
+        if (!static_tensor(a0, &t) || !reduced_dims(&t, a1, red))
+            return NULL;
+        size_t n = 0;
+        double numel = 1;
+        for (size_t i = 0; i < t.rank; i++) {
+            if (FN("keepdim_shape"))
+                v[n++] = red[i] ? 1 : t.size[i];
+            else if (red[i] == FN("reduction_dims"))
+                v[n++] = (int64_t)i;
+            if (red[i])
+                numel *= (double)t.size[i];
+        }
+        return FN("reduced_numel") ? fx_arg_float(c->dst, numel) : int_list(c, v, n);
+    }
+    if (np == 3 && (FN("split_start") || FN("split_end")) && b->out_index >= 0) {
+        /* where output out_index of split(base, split, dim) starts / ends along dim; split is a
+         * chunk size (split.Tensor) or the list of sizes (split_with_sizes) */
+        k = 0;
+        if (!static_tensor(a0, &t) || (a2 && !int_arg(a2, &k)) || !wrap_dim(&k, t.rank) || !t.rank || !a1)
+            return NULL;
+        int64_t start = 0, len, sz;
+        if (int_arg(a1, &sz)) {
+            start = sz * b->out_index;
+            len = sz;
+        } else if ((a1->kind == FX_ARG_LIST || a1->kind == FX_ARG_TUPLE) && (size_t)b->out_index < a1->u.seq.len) {
+            for (int64_t i = 0; i < b->out_index; i++) {
+                if (!int_arg(a1->u.seq.items[i], &sz))
+                    return NULL;
+                start += sz;
+            }
+            if (!int_arg(a1->u.seq.items[b->out_index], &len))
+                return NULL;
+        } else {
+            return NULL;
+        }
+        int64_t end = start + len > t.size[k] ? t.size[k] : start + len;
+        return fx_arg_int(c->dst, FN("split_start") ? start : end);
+    }
+    if (np == 1 && FN("correction")) {
+        /* var's unbiased flag as the correction prims.var takes */
+        return a0 && a0->kind == FX_ARG_BOOL ? fx_arg_float(c->dst, a0->u.b ? 1.0 : 0.0) : NULL;
+    }
+    return NULL;
+#undef FN
+}
+
+/* Resolves one template dc_operand. *absent is set for a schema argument that was not given and
+ * has no default (or, with a trailing '?', that was not given at all). NULL otherwise means
+ * the template does not apply to these arguments. */
+fx_arg *dc_operand(dctx *c, const binding *b, hashmap *locals, const char *s, const char *e, bool *absent)
+{
+    while (s < e && isspace((unsigned char)*s))
+        s++;
+    while (e > s && isspace((unsigned char)e[-1]))
+        e--;
+    *absent = false;
+    if (s < e && *s == '@') {
+        const char *open = memchr(s, '(', (size_t)(e - s));
+        const char *ps[4], *pe[4];
+        size_t np = 0;
+        if (open && e[-1] == ')')
+            np = split_top(open + 1, e - 1, ps, pe, 4);
+        fx_arg *r = special(c, b, locals, s + 1, (size_t)((open ? open : e) - s - 1), ps, pe, np);
+        if (!r)
+            c->unknown = fx_strndup(c->dst, s, (size_t)(e - s));
+        return r;
+    }
+    if (s < e && *s == '[' && e[-1] == ']') {
+        const char *ps[DL_MAX_RANK + 2], *pe[DL_MAX_RANK + 2];
+        size_t np = split_top(s + 1, e - 1, ps, pe, DL_MAX_RANK + 2);
+        fx_arg *items[DL_MAX_RANK + 2];
+        for (size_t i = 0; i < np; i++) {
+            bool ab;
+            if (!(items[i] = dc_operand(c, b, locals, ps[i], pe[i], &ab)))
+                return NULL;
+        }
+        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, np);
+    }
+    bool optional = s < e && e[-1] == '?';
+    if (optional)
+        e--;
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    const fx_arg *loc = locals ? hm_get(locals, name) : NULL;
+    if (loc)
+        return dc_dup(c, loc);
+    int i = bound_index(b, s, (size_t)(e - s));
+    if (i >= 0) {
+        if (b->src[i])
+            return dc_dup(c, b->src[i]);
+        if (!optional && b->def[i] && strncmp(b->def[i], "None", 4) != 0)
+            return fx_parse_literal(c->dst, b->def[i], b->def[i] + b->def_len[i]);
+        *absent = true;
+        return NULL;
+    }
+    return fx_parse_literal(c->dst, s, e);
+}
+
+bool dc_holds(dctx *c, const binding *b, const char *when)
+{
+    if (!when)
+        return true;
+    const char *cs[16], *ce[16];
+    size_t nc = split_top(when, when + strlen(when), cs, ce, 16);
+    for (size_t k = 0; k < nc; k++) {
+        const char *s = cs[k], *e = ce[k];
+        bool neg = *s == '!';
+        s += neg;
+        const char *open = memchr(s, '(', (size_t)(e - s));
+        const char *close = open ? memchr(open, ')', (size_t)(e - open)) : NULL;
+        bool ok;
+        if (name_is(s, e, "static_shape")) {
+            dl_tensor t;
+            ok = dl_static(b->out, &t);
+        } else if (open && close && close + 1 == e) {
+            /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1 */
+            const char *ps[3], *pe[3];
+            size_t np = split_top(open + 1, close, ps, pe, 3);
+            const fx_arg *a0 = np ? lookup(c, b, NULL, ps[0], pe[0]) : NULL;
+            if (name_is(s, open, "has_rank")) {
+                ok = dc_meta_of(a0) != NULL;
+            } else if (name_is(s, open, "contiguous")) {
+                ok = dl_contiguous(dc_meta_of(a0));
+            } else if (name_is(s, open, "last_stride_1")) {
+                ok = true;
+                for (size_t i = 0; i < np && ok; i++)
+                    ok = dl_last_stride_1(dc_meta_of(lookup(c, b, NULL, ps[i], pe[i])));
+            } else if (name_is(s, open, "viewable") && np == 2) {
+                /* reshape(x, shape) is a view; unknown layouts are taken as contiguous */
+                ok = dl_viewable(dc_meta_of(a0), lookup(c, b, NULL, ps[1], pe[1]));
+            } else {
+                return false;
+            }
+        } else if (open && close && (!strncmp(s, "rank(", 5) || !strncmp(s, "len(", 4))) {
+            /* rank(x) of a tensor (of a list's first item), len(x) of a list */
+            const fx_arg *x = lookup(c, b, NULL, open + 1, close);
+            const fx_value *m = dc_meta_of(x);
+            const char *op = close + 1;
+            long want = strtol(op + 2, NULL, 10);
+            long r;
+            if (s[0] == 'l' && x && (x->kind == FX_ARG_LIST || x->kind == FX_ARG_TUPLE))
+                r = (long)x->u.seq.len;
+            else if (s[0] == 'r' && m)
+                r = (long)m->rank;
+            else
+                return false;
+            ok = !strncmp(op, "==", 2) ? r == want : !strncmp(op, ">=", 2) ? r >= want
+                 : !strncmp(op, "!=", 2) ? r != want : false;
+        } else {
+            const char *op = NULL;
+            for (const char *q = s; q + 1 < e && !op; q++)
+                if ((q[0] == '=' || q[0] == '!') && q[1] == '=')
+                    op = q;
+            if (!op)
+                return false;
+            int i = bound_index(b, s, (size_t)(op - s));
+            if (i < 0)
+                return false;
+            const fx_arg *a = bound_value(c, b, i);
+            fx_arg *want = fx_parse_literal(c->scratch, op + 2, e);
+            bool same = want && (want->kind == FX_ARG_NONE ? dc_is_none(a) : a && arg_equal(a, want));
+            ok = same == (op[0] == '=');
+        }
+        if (ok == neg)
+            return false;
+    }
+    return true;
+}
+
+/* Expands a template; returns the value that replaces the dc_call, NULL if it does not apply or
+ * after an error (c->failed). locals may be preset (view inverses: base, mutated). */
+fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals)
+{
+    fx_arg *result = NULL;
+    const char *s = body;
+    bool ok = true;
+    while (*s && ok && !c->failed) {
+        const char *semi = strchr(s, ';');
+        const char *end = semi ? semi : s + strlen(s);
+        while (s < end && isspace((unsigned char)*s))
+            s++;
+        const char *te = end;
+        while (te > s && isspace((unsigned char)te[-1]))
+            te--;
+        if (s < te && *s == '~')   /* traced, then dead: an unused dc_call (DCE removes it) */
+            s++;
+        const char *eq = NULL, *open = NULL;
+        for (const char *q = s; q < te && !open; q++) {
+            if (*q == '=' && !eq)
+                eq = q;
+            else if (*q == '(' || *q == '[')
+                open = q;
+        }
+        if (!open || *open == '[' || open == s || (eq && eq > open)) {
+            eq = NULL;
+            open = NULL;
+        }
+        if (!open || te[-1] != ')') {
+            /* a bare dc_operand or a tuple "(a, b)" is the result */
+            if (*s == '(' && te[-1] == ')') {
+                const char *ps[12], *pe[12];
+                size_t np = split_top(s + 1, te - 1, ps, pe, 12);
+                fx_arg *items[12];
+                for (size_t i = 0; i < np && ok; i++) {
+                    bool absent;
+                    ok = (items[i] = dc_operand(c, b, locals, ps[i], pe[i], &absent)) != NULL;
+                }
+                result = ok ? fx_arg_seq(c->dst, FX_ARG_TUPLE, items, NULL, np) : NULL;
+            } else {
+                bool absent;
+                ok = (result = dc_operand(c, b, locals, s, te, &absent)) != NULL;
+            }
+            s = semi ? semi + 1 : end;
+            continue;
+        }
+        char local[64] = "", tgt[128];
+        const char *ts = s;
+        if (eq) {
+            const char *le = eq;
+            while (le > s && isspace((unsigned char)le[-1]))
+                le--;
+            snprintf(local, sizeof local, "%.*s", (int)(le - s), s);
+            ts = eq + 1;
+            while (isspace((unsigned char)*ts))
+                ts++;
+        }
+        bool plain = !strncmp(ts, "operator.", 9);
+        snprintf(tgt, sizeof tgt, "%s%.*s", plain ? "" : "torch.ops.", (int)(open - ts), ts);
+        const char *close = te - 1;
+        const char *bar = NULL;
+        int depth = 0;
+        for (const char *q = open + 1; q < close && !bar; q++) {
+            depth += (*q == '[' || *q == '(') - (*q == ']' || *q == ')');
+            if (*q == '|' && depth == 0)
+                bar = q;
+        }
+        fx_arg *args[16], *kv[12];
+        const char *kn[12];
+        size_t na = 0, nk = 0;
+        const char *ps[16], *pe[16];
+        size_t np = split_top(open + 1, bar ? bar : close, ps, pe, 16);
+        bool dropped = false;
+        for (size_t i = 0; i < np && ok && !dropped; i++) {
+            if (name_is(ps[i], pe[i], "*") || name_is(ps[i], pe[i], "*1")) {
+                /* the dc_call's positional arguments as given (from the second with *1) */
+                for (size_t j = pe[i][-1] == '1'; b->args && j < b->args->u.seq.len && na < 16; j++)
+                    args[na++] = dc_dup(c, b->args->u.seq.items[j]);
+                continue;
+            }
+            bool absent;
+            fx_arg *a = dc_operand(c, b, locals, ps[i], pe[i], &absent);
+            if (!a && absent && pe[i][-1] == '?')
+                dropped = true;   /* a trailing optional dc_operand not given: omitted, with what follows */
+            else if (!a && !absent)
+                ok = false;
+            else if (na < 16)
+                args[na++] = a ? a : fx_arg_none(c->dst);
+        }
+        size_t nkp = bar ? split_top(bar + 1, close, ps, pe, 12) : 0;
+        for (size_t i = 0; i < nkp && ok; i++) {
+            const char *keq = memchr(ps[i], '=', (size_t)(pe[i] - ps[i]));
+            if (!keq) {
+                ok = false;
+                break;
+            }
+            bool absent;
+            fx_arg *a = dc_operand(c, b, locals, keq + 1, pe[i], &absent);
+            if (!a && !absent) {
+                ok = false;
+                break;
+            }
+            const char *vs = keq + 1;
+            while (isspace((unsigned char)*vs))
+                vs++;
+            bool from_arg = bound_index(b, vs, (size_t)(pe[i] - vs)) >= 0;
+            /* a source argument that is absent or None is dropped from the kwargs */
+            if (a && !(from_arg && a->kind == FX_ARG_NONE)) {
+                const char *ke = keq;
+                while (ke > ps[i] && isspace((unsigned char)ke[-1]))
+                    ke--;
+                kn[nk] = fx_strndup(c->dst, ps[i], (size_t)(ke - ps[i]));
+                kv[nk++] = a;
+            }
+        }
+        if (!ok)
+            break;
+        result = dc_call(c, tgt, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+                      fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
+        if (!result)
+            break;
+        if (local[0])
+            hm_put(locals, fx_strdup(c->dst, local), result);
+        s = semi ? semi + 1 : end;
+    }
+    if (c->failed)
+        return NULL;
+    if (!ok || !result) {
+        int line = c->cur ? c->cur->src_line : 0;
+        if (c->unknown)
+            diag_error(c->d, (diag_loc){ c->src->file, line, 0 },
+                       "decompose: %s (node %%%s): cannot compute %s (it needs static sizes or arguments "
+                       "that are not known here)", target, c->cur ? c->cur->name : "?", c->unknown);
+        else
+            diag_error(c->d, (diag_loc){ c->src->file, line, 0 }, "decompose: bad template for %s", target);
+        dc_fail(c);
+        return NULL;
+    }
+    return result;
+}
