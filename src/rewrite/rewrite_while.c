@@ -30,6 +30,22 @@ typedef struct while_ctx {
     hashmap inv;             /* unbounded: outer values the test reads that are not carried */
     fx_node **inv_nodes;
     size_t n_inv, cap_inv;
+    /* what the rewrite builds, step by step (rewrite_loop_to_while) */
+    diag_loc loc;            /* the loop node, for every error */
+    bool clone_aliased;      /* --clone: clone a result that aliases an input instead of refusing */
+    hashmap body_cap;        /* outer captured value name → its body placeholder */
+    fx_node *test0;          /* unbounded: the test before the first iteration */
+    size_t nc, ncap;         /* carried values, captured values of the loop */
+    size_t off;              /* 1 when the body's outputs start with the next test (a while) */
+    size_t ncarry;           /* carried by the while_loop: counter and flag (bounded), then nc */
+    fx_node **adds;          /* additional inputs of cond_fn and body_fn, dynamo's order */
+    size_t nadd;
+    fx_module *cm;           /* cond_fn's module and graph */
+    fx_graph *cg;
+    fx_node **corder;        /* cond_fn's placeholders */
+    fx_node **outs, **border;/* body_fn's results and placeholders */
+    size_t nb;
+    fx_node **gi;            /* the getitems of the while_loop's results */
 } while_ctx;
 
 /* ---- the loop's test -------------------------------------------------------------------------- */
@@ -286,327 +302,369 @@ static void set_output(fx_graph *sg, fx_node **outs, size_t n, bool one)
     fx_graph_recompute_users(sg);
 }
 
-fx_program *rewrite_loop_to_while(const fx_program *p, const char *node, bool clone_aliased, diag_sink *d)
+/* ---- the rewrite, step by step ------------------------------------------------------------------ */
+
+/* The loop must be one torch.while_loop can express: a known trip count (or a tensor test), no
+ * Python control flow left in its body, carried values of fixed meta, no write into an input. */
+static bool check_loop(while_ctx *c)
 {
-    while_ctx c = {.d = d};
-    c.q = rw_begin(p, node, FX_CTRL_WHILE, FX_CTRL_FOR, "while_loop", &c.n, &c.v, d);
-    if (!c.q)
-        return NULL;
-    hm_init(&c.slice);
-    hm_init(&c.carried_of);
-    hm_init(&c.inv);
-    match_ctx m = {.c = &c};
-    hm_init(&m.memo);
-    hm_init(&m.cap_of);
-    fx_program *q = c.q, *result = NULL;
-    fx_node **adds = NULL, **outs = NULL, **corder = NULL, **border = NULL, **gi = NULL;
-    c.g = c.n->graph;
-    diag_loc loc = rw_loc(q, c.n);
-    if (!rw_loop_open(q, c.n, &c.v, &c.L, d))
-        goto out;
-    /* bounded: a for, or a while TorchScript made from a for with a break */
+    diag_sink *d = c->d;
     int64_t trip = 0;
-    bool unbounded = c.v.kind == FX_CTRL_WHILE &&
-                     (c.v.trip->kind == FX_ARG_NONE || (c.v.trip->kind == FX_ARG_INT && c.v.trip->u.i == INT64_MAX));
+    /* bounded: a for, or a while TorchScript made from a for with a break */
+    bool unbounded = c->v.kind == FX_CTRL_WHILE &&
+                     (c->v.trip->kind == FX_ARG_NONE || (c->v.trip->kind == FX_ARG_INT && c->v.trip->u.i == INT64_MAX));
     if (!unbounded) {
-        if (!control_flow_eval_int(c.v.trip, &trip) || trip < 0) {
-            diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s into while_loop: its trip count is not known "
-                                                "(the counter's bound must be a number)", c.n->name);
+        if (!control_flow_eval_int(c->v.trip, &trip) || trip < 0) {
+            diagnostic *dg = diag_error(d, c->loc, "cannot rewrite %%%s into while_loop: its trip count is not known "
+                                                   "(the counter's bound must be a number)", c->n->name);
             diag_set_hint(dg, "declare the input shapes (load --input) so that x.shape[k] is known");
-            goto out;
+            return false;
         }
-        c.bounded = true;
-        c.trip = trip;
-        if (!find_exit(&c))
-            goto out;
+        c->bounded = true;
+        c->trip = trip;
+        if (!find_exit(c))
+            return false;
     }
-    const fx_node *inner = rw_find_python_control(c.L.body);
-    if (inner && inner != c.exit_if) {
-        diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s into while_loop: its body still has Python control "
-                                            "flow (%%%s)", c.n->name, inner->name);
+    const fx_node *inner = rw_find_python_control(c->L.body);
+    if (inner && inner != c->exit_if) {
+        diagnostic *dg = diag_error(d, c->loc, "cannot rewrite %%%s into while_loop: its body still has Python control "
+                                               "flow (%%%s)", c->n->name, inner->name);
         diag_set_hint(dg, "rewrite the inner one first: rewrite %%%s.%s %s", inner->graph->owner->name, inner->name,
                       fx_control_kind_of(inner) == FX_CTRL_IF ? "cond" : "while_loop");
-        goto out;
+        return false;
     }
-    if (!check_carries(&c))
-        goto out;
-    const fx_node *mut = rw_input_mutation(c.L.bg, NULL);
+    if (!check_carries(c))
+        return false;
+    const fx_node *mut = rw_input_mutation(c->L.bg, NULL);
     if (mut) {
-        diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s into while_loop: body_fn might be modifying the "
-                                            "input! (%%%s, %s, writes into an input of the body)",
-                                    c.n->name, mut->name, mut->target);
+        diagnostic *dg = diag_error(d, c->loc, "cannot rewrite %%%s into while_loop: body_fn might be modifying the "
+                                               "input! (%%%s, %s, writes into an input of the body)",
+                                    c->n->name, mut->name, mut->target);
         diag_set_hint(dg, "compute the new carried value out of place (h = h + 1, not h += 1)");
-        goto out;
+        return false;
     }
-    size_t nc = c.L.nc, ncap = c.L.ncap;
-    size_t off = c.v.kind == FX_CTRL_WHILE;   /* the body's outputs start with the next test */
-    fx_graph *bg = c.L.bg;
-    /* additional inputs: what cond_fn and body_fn read besides the carried values, grouped as
-     * dynamo groups them (both, cond only, body only), each group sorted by name */
-    hashmap body_cap;
-    hm_init(&body_cap);
-    for (size_t k = 0; k < ncap; k++)
-        if (c.v.captured->u.seq.items[k]->kind == FX_ARG_NODE) {
-            hm_put(&body_cap, c.v.captured->u.seq.items[k]->u.node->name, c.L.cap_ph[k]);
-            hm_put(&m.cap_of, c.v.captured->u.seq.items[k]->u.node->name, c.L.cap_ph[k]);
-        }
-    fx_node *test0 = NULL;
-    if (!c.bounded) {
-        const fx_arg *c0 = c.v.cond, *nx = c.L.outs->u.seq.items[0];
-        if (c0->kind != FX_ARG_NODE || nx->kind != FX_ARG_NODE ||
-            (c0->u.node->meta.val && c0->u.node->meta.val->kind != FX_VAL_TENSOR)) {
-            diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s into while_loop: its test is not a tensor (%s): "
-                                                "torch.export runs a loop on Python values as it is",
-                                        c.n->name, c0->kind == FX_ARG_NODE ? c0->u.node->name : "a constant");
-            diag_set_hint(dg, "`while True:` with a break needs a bound: for i in range(N)");
-            hm_free(&body_cap);
-            goto out;
-        }
-        test0 = c0->u.node;
-        for (size_t k = 0; k < nc; k++) {
-            const fx_arg *init = c.v.operands->u.seq.items[k];
-            if (!hm_has(&c.carried_of, init->u.node->name))
-                hm_put(&c.carried_of, init->u.node->name, (void *)(uintptr_t)(k + 1));
-        }
-        collect_slice(&c, test0);
-        for (size_t i = 0; i < c.n_inv; i++)
-            if (c.inv_nodes[i]->graph != c.g) {
-                diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s into while_loop: its test reads %%%s from an "
-                                                    "enclosing graph", c.n->name, c.inv_nodes[i]->name);
-                diag_set_hint(dg, "rewrite the enclosing control flow first");
-                hm_free(&body_cap);
-                goto out;
-            }
-        if (!match_node(&m, test0, nx->u.node)) {
-            diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s into while_loop: the loop tests %%%s before its "
-                                                "first iteration, but the body computes its next test %%%s "
-                                                "differently; torch.while_loop has one cond_fn for both",
-                                        c.n->name, test0->name, nx->u.node->name);
-            diag_set_hint(dg, "write the loop as `while test(state):` so that the same test runs every time");
-            hm_free(&body_cap);
-            goto out;
-        }
+    return true;
+}
+
+/* Unbounded loops: the test before the first iteration must be a tensor, computed in this graph,
+ * and the body's re-test must compute the same thing (torch.while_loop has one cond_fn). */
+static bool check_test(while_ctx *c, match_ctx *m)
+{
+    diag_sink *d = c->d;
+    const fx_arg *c0 = c->v.cond, *nx = c->L.outs->u.seq.items[0];
+    if (c0->kind != FX_ARG_NODE || nx->kind != FX_ARG_NODE ||
+        (c0->u.node->meta.val && c0->u.node->meta.val->kind != FX_VAL_TENSOR)) {
+        diagnostic *dg = diag_error(d, c->loc, "cannot rewrite %%%s into while_loop: its test is not a tensor (%s): "
+                                               "torch.export runs a loop on Python values as it is",
+                                    c->n->name, c0->kind == FX_ARG_NODE ? c0->u.node->name : "a constant");
+        diag_set_hint(dg, "`while True:` with a break needs a bound: for i in range(N)");
+        return false;
     }
-    size_t nadd = 0, ngroup[3] = {0, 0, 0};
-    adds = xmalloc((c.n_inv + ncap + 1) * sizeof *adds);
+    c->test0 = c0->u.node;
+    for (size_t k = 0; k < c->nc; k++) {
+        const fx_arg *init = c->v.operands->u.seq.items[k];
+        if (!hm_has(&c->carried_of, init->u.node->name))
+            hm_put(&c->carried_of, init->u.node->name, (void *)(uintptr_t)(k + 1));
+    }
+    collect_slice(c, c->test0);
+    for (size_t i = 0; i < c->n_inv; i++)
+        if (c->inv_nodes[i]->graph != c->g) {
+            diagnostic *dg = diag_error(d, c->loc, "cannot rewrite %%%s into while_loop: its test reads %%%s from an "
+                                                   "enclosing graph", c->n->name, c->inv_nodes[i]->name);
+            diag_set_hint(dg, "rewrite the enclosing control flow first");
+            return false;
+        }
+    if (!match_node(m, c->test0, nx->u.node)) {
+        diagnostic *dg = diag_error(d, c->loc, "cannot rewrite %%%s into while_loop: the loop tests %%%s before its "
+                                               "first iteration, but the body computes its next test %%%s "
+                                               "differently; torch.while_loop has one cond_fn for both",
+                                    c->n->name, c->test0->name, nx->u.node->name);
+        diag_set_hint(dg, "write the loop as `while test(state):` so that the same test runs every time");
+        return false;
+    }
+    return true;
+}
+
+/* Additional inputs: what cond_fn and body_fn read besides the carried values, grouped as
+ * dynamo groups them (both, cond only, body only), each group sorted by name. */
+static void collect_additional(while_ctx *c)
+{
+    c->adds = xmalloc((c->n_inv + c->ncap + 1) * sizeof *c->adds);
     for (int grp = 0; grp < 3; grp++) {
-        size_t start = nadd;
+        size_t start = c->nadd;
         if (grp < 2)
-            for (size_t i = 0; i < c.n_inv; i++) {
-                bool shared = hm_has(&body_cap, c.inv_nodes[i]->name);
+            for (size_t i = 0; i < c->n_inv; i++) {
+                bool shared = hm_has(&c->body_cap, c->inv_nodes[i]->name);
                 if ((grp == 0) == shared)
-                    adds[nadd++] = c.inv_nodes[i];
+                    c->adds[c->nadd++] = c->inv_nodes[i];
             }
         else
-            for (size_t k = 0; k < ncap; k++) {
-                const fx_arg *o = c.v.captured->u.seq.items[k];
-                if (o->kind == FX_ARG_NODE && !hm_has(&c.inv, o->u.node->name) && c.L.cap_ph[k]->n_users)
-                    adds[nadd++] = o->u.node;
+            for (size_t k = 0; k < c->ncap; k++) {
+                const fx_arg *o = c->v.captured->u.seq.items[k];
+                if (o->kind == FX_ARG_NODE && !hm_has(&c->inv, o->u.node->name) && c->L.cap_ph[k]->n_users)
+                    c->adds[c->nadd++] = o->u.node;
             }
-        ngroup[grp] = nadd - start;
-        qsort(adds + start, ngroup[grp], sizeof *adds, by_name);
+        qsort(c->adds + start, c->nadd - start, sizeof *c->adds, by_name);
     }
-    /* cond_fn */
-    fx_module *cm = fx_control_new_subgraph(c.g->owner, "while_loop_cond_graph");
-    fx_graph *cg = cm->graph;
-    size_t ncarry = nc + (c.bounded ? 1 : 0) + (c.exit_test ? 1 : 0);
-    corder = xmalloc((ncarry + nadd + 1) * sizeof *corder);
+}
+
+/* cond_fn(counter, flag, carried..., additional...): the counter below the trip count (and the
+ * flag), or a copy of the outer nodes that computed the first test. */
+static bool build_cond_fn(while_ctx *c)
+{
+    fx_program *q = c->q;
+    size_t nc = c->nc, ncarry = c->ncarry, nadd = c->nadd;
+    c->cm = fx_control_new_subgraph(c->g->owner, "while_loop_cond_graph");
+    fx_graph *cg = c->cg = c->cm->graph;
+    c->corder = xmalloc((ncarry + nadd + 1) * sizeof *c->corder);
     fx_node *after = NULL;
     for (size_t k = 0; k < ncarry + nadd; k++) {
         const fx_value *val = NULL;
-        if (c.bounded && k == 0)
+        if (c->bounded && k == 0)
             val = scalar_val(q, FX_DT_I64);
-        else if (c.exit_test && k == 1)
+        else if (c->exit_test && k == 1)
             val = scalar_val(q, FX_DT_BOOL);
         else if (k < ncarry)
-            val = rw_tensor_val(c.v.operands->u.seq.items[k - (ncarry - nc)]);
+            val = rw_tensor_val(c->v.operands->u.seq.items[k - (ncarry - nc)]);
         else
-            val = adds[k - ncarry]->meta.val;
-        corder[k] = after = rw_placeholder_after(cg, after, "arg", (fx_value *)val);
+            val = c->adds[k - ncarry]->meta.val;
+        c->corder[k] = after = rw_placeholder_after(cg, after, "arg", (fx_value *)val);
     }
     fx_node *co = fx_node_new(cg, "output", FX_OP_OUTPUT, "output");
     fx_graph_append(cg, co);
     fx_node *cres = NULL;
-    if (c.bounded) {
-        fx_arg *la[2] = {fx_arg_node(q, corder[0]), fx_arg_int(q, c.trip)};
-        cres = at_loop(&c, rw_call_before(cg, co, "lt", "torch.ops.aten.lt.Scalar", la, 2, scalar_val(q, FX_DT_BOOL)));
-        if (c.exit_test) {
-            fx_arg *aa[2] = {fx_arg_node(q, cres), fx_arg_node(q, corder[1])};
-            cres = at_loop(&c, rw_call_before(cg, co, "and", "torch.ops.aten.__and__.Tensor", aa, 2,
-                                              scalar_val(q, FX_DT_BOOL)));
+    if (c->bounded) {
+        fx_arg *la[2] = {fx_arg_node(q, c->corder[0]), fx_arg_int(q, c->trip)};
+        cres = at_loop(c, rw_call_before(cg, co, "lt", "torch.ops.aten.lt.Scalar", la, 2, scalar_val(q, FX_DT_BOOL)));
+        if (c->exit_test) {
+            fx_arg *aa[2] = {fx_arg_node(q, cres), fx_arg_node(q, c->corder[1])};
+            cres = at_loop(c, rw_call_before(cg, co, "and", "torch.ops.aten.__and__.Tensor", aa, 2,
+                                             scalar_val(q, FX_DT_BOOL)));
         }
     } else {
         /* the outer nodes of the first test, copied in graph order */
         hashmap map;
         hm_init(&map);
         for (size_t k = 0; k < nc; k++) {
-            const fx_node *init = c.v.operands->u.seq.items[k]->u.node;
+            const fx_node *init = c->v.operands->u.seq.items[k]->u.node;
             if (!hm_has(&map, init->name))
-                hm_put(&map, init->name, fx_arg_node(q, corder[k]));
+                hm_put(&map, init->name, fx_arg_node(q, c->corder[k]));
         }
         for (size_t i = 0; i < nadd; i++)
-            hm_put(&map, adds[i]->name, fx_arg_node(q, corder[ncarry + i]));
-        for (fx_node *x = c.g->first; x; x = x->next) {
-            if (hm_get(&c.slice, x->name) != x)
+            hm_put(&map, c->adds[i]->name, fx_arg_node(q, c->corder[ncarry + i]));
+        for (fx_node *x = c->g->first; x; x = x->next) {
+            if (hm_get(&c->slice, x->name) != x)
                 continue;
             fx_control_copy_node(cg, co, x, &map);
         }
-        fx_arg *r = hm_get(&map, test0->name);
+        fx_arg *r = hm_get(&map, c->test0->name);
         cres = r->u.node;
         hm_free(&map);
     }
     set_output(cg, &cres, 1, true);
     hashmap seen;
     hm_init(&seen);
-    bool ok = unalias(&c, cg, "cond_fn", &cres, &seen, clone_aliased, "its test");
+    bool ok = unalias(c, cg, "cond_fn", &cres, &seen, c->clone_aliased, "its test");
     hm_free(&seen);
-    if (!ok) {
-        hm_free(&body_cap);
-        goto out;
-    }
-    set_output(cg, &cres, 1, true);
-    /* body_fn: (counter, flag, carried..., additional...) -> (counter + 1, next flag, carried'...) */
-    outs = xmalloc((ncarry + 1) * sizeof *outs);
-    border = xmalloc((ncarry + nadd + 1) * sizeof *border);
-    size_t no = 0, nb = 0;
-    fx_node *last_ph = c.L.idx;
-    if (c.bounded) {
+    if (ok)
+        set_output(cg, &cres, 1, true);
+    return ok;
+}
+
+/* body_fn: (counter, flag, carried..., additional...) -> (counter + 1, next flag, carried'...). */
+static bool build_body_fn(while_ctx *c)
+{
+    fx_program *q = c->q;
+    fx_graph *bg = c->L.bg;
+    size_t nc = c->nc, ncarry = c->ncarry;
+    c->outs = xmalloc((ncarry + 1) * sizeof *c->outs);
+    c->border = xmalloc((ncarry + c->nadd + 1) * sizeof *c->border);
+    size_t no = 0;
+    fx_node *last_ph = c->L.idx;
+    if (c->bounded) {
         fx_node *it = rw_placeholder_after(bg, last_ph, "it", scalar_val(q, FX_DT_I64));
-        border[nb++] = last_ph = it;
+        c->border[c->nb++] = last_ph = it;
         fx_arg *aa[2] = {fx_arg_node(q, it), fx_arg_int(q, 1)};
-        outs[no++] = at_loop(&c, rw_call_before(bg, bg->last, "add", "torch.ops.aten.add.Tensor", aa, 2,
-                                                scalar_val(q, FX_DT_I64)));
-        if (c.exit_test) {
-            border[nb++] = last_ph = rw_placeholder_after(bg, last_ph, "flag", scalar_val(q, FX_DT_BOOL));
-            fx_node *t = rw_truthiness(bg, bg->last, c.exit_test);
-            if (c.exit_negated) {
+        c->outs[no++] = at_loop(c, rw_call_before(bg, bg->last, "add", "torch.ops.aten.add.Tensor", aa, 2,
+                                                  scalar_val(q, FX_DT_I64)));
+        if (c->exit_test) {
+            c->border[c->nb++] = last_ph = rw_placeholder_after(bg, last_ph, "flag", scalar_val(q, FX_DT_BOOL));
+            fx_node *t = rw_truthiness(bg, bg->last, c->exit_test);
+            if (c->exit_negated) {
                 fx_arg *na[1] = {fx_arg_node(q, t)};
-                t = at_loop(&c, rw_call_before(bg, bg->last, "logical_not", "torch.ops.aten.logical_not.default", na,
-                                               1, t->meta.val));
+                t = at_loop(c, rw_call_before(bg, bg->last, "logical_not", "torch.ops.aten.logical_not.default", na,
+                                              1, t->meta.val));
             }
-            outs[no++] = t;
+            c->outs[no++] = t;
         }
     }
     for (size_t k = 0; k < nc; k++) {
-        border[nb++] = c.L.carry_ph[k];
-        outs[no++] = c.L.outs->u.seq.items[k + off]->u.node;
+        c->border[c->nb++] = c->L.carry_ph[k];
+        c->outs[no++] = c->L.outs->u.seq.items[k + c->off]->u.node;
     }
-    for (size_t i = 0; i < nadd; i++) {
-        fx_node *ph = hm_get(&body_cap, adds[i]->name);
+    for (size_t i = 0; i < c->nadd; i++) {
+        fx_node *ph = hm_get(&c->body_cap, c->adds[i]->name);
         if (!ph)
-            ph = rw_placeholder_after(bg, last_ph, adds[i]->name, adds[i]->meta.val);
-        border[nb++] = ph;
+            ph = rw_placeholder_after(bg, last_ph, c->adds[i]->name, c->adds[i]->meta.val);
+        c->border[c->nb++] = ph;
     }
-    hm_free(&body_cap);
+    hashmap seen;
     hm_init(&seen);
-    ok = true;
+    bool ok = true;
     for (size_t k = 0; k < ncarry && ok; k++) {
         char what[64];
         snprintf(what, sizeof what, "carried value %zu", k);
-        ok = unalias(&c, bg, "body_fn", &outs[k], &seen, clone_aliased, arena_printf(&q->arena, "%s", what));
+        ok = unalias(c, bg, "body_fn", &c->outs[k], &seen, c->clone_aliased, arena_printf(&q->arena, "%s", what));
     }
     hm_free(&seen);
-    if (!ok)
-        goto out;
-    fx_node *old_test = off && c.L.outs->u.seq.items[0]->kind == FX_ARG_NODE ? c.L.outs->u.seq.items[0]->u.node : NULL;
-    set_output(bg, outs, ncarry, false);
-    /* the re-test (or the exit if) is gone from the body; so are the index and unused inputs */
-    if (c.exit_if) {
+    return ok;
+}
+
+/* The re-test (or the exit if) is gone from the body; so are the index and unused inputs. */
+static void strip_body(while_ctx *c)
+{
+    fx_graph *bg = c->L.bg;
+    fx_node *old_test = c->off && c->L.outs->u.seq.items[0]->kind == FX_ARG_NODE ? c->L.outs->u.seq.items[0]->u.node
+                                                                                 : NULL;
+    set_output(bg, c->outs, c->ncarry, false);
+    if (c->exit_if) {
         fx_control_view iv;
-        fx_control_inspect(c.exit_if, &iv);
+        fx_control_inspect(c->exit_if, &iv);
         hashmap dead;
         hm_init(&dead);
         hm_put(&dead, old_test->name, old_test);
-        hm_put(&dead, c.exit_if->name, c.exit_if);
+        hm_put(&dead, c->exit_if->name, c->exit_if);
         for (int b = 0; b < 2; b++) {
             hm_put(&dead, iv.graph_attr[b]->name, iv.graph_attr[b]);
-            fx_control_drop_subgraph(c.L.body, iv.sub[b]);
+            fx_control_drop_subgraph(c->L.body, iv.sub[b]);
         }
         rw_remove_nodes(bg, &dead);
         hm_free(&dead);
     } else if (old_test) {
         rw_remove_dead(bg, &old_test, 1);
     }
-    {
-        hashmap dead;
-        hm_init(&dead);
-        hm_put(&dead, c.L.idx->name, c.L.idx);
-        for (size_t k = 0; k < ncap; k++)
-            if (!c.L.cap_ph[k]->n_users && !hm_has(&c.inv, c.v.captured->u.seq.items[k]->kind == FX_ARG_NODE
-                                                               ? c.v.captured->u.seq.items[k]->u.node->name : ""))
-                hm_put(&dead, c.L.cap_ph[k]->name, c.L.cap_ph[k]);
-        rw_remove_nodes(bg, &dead);
-        hm_free(&dead);
-    }
-    rw_order_placeholders(bg, border, nb);
+    hashmap dead;
+    hm_init(&dead);
+    hm_put(&dead, c->L.idx->name, c->L.idx);
+    for (size_t k = 0; k < c->ncap; k++)
+        if (!c->L.cap_ph[k]->n_users && !hm_has(&c->inv, c->v.captured->u.seq.items[k]->kind == FX_ARG_NODE
+                                                            ? c->v.captured->u.seq.items[k]->u.node->name : ""))
+            hm_put(&dead, c->L.cap_ph[k]->name, c->L.cap_ph[k]);
+    rw_remove_nodes(bg, &dead);
+    hm_free(&dead);
+    rw_order_placeholders(bg, c->border, c->nb);
     rw_number_placeholders(bg);
-    rw_number_placeholders(cg);
-    /* the enclosing graph: while_loop(cond, body, (carried...), (additional...)) */
-    fx_node *battr = c.v.graph_attr[0];
-    fx_node *cattr = fx_node_new(c.g, cm->name, FX_OP_GET_ATTR, cm->name);
-    cattr->meta.stack_trace = c.n->meta.stack_trace;
-    cattr->meta.source = c.n->meta.source;
-    cattr->meta.trace_group = c.n->meta.trace_group;
-    fx_graph_insert_before(c.g, battr, cattr);
-    fx_control_rename_subgraph(c.g->owner, c.L.body, battr, "while_loop_body_graph");
-    fx_control_move_subgraph_before(c.g->owner, cm, c.L.body);
+    rw_number_placeholders(c->cg);
+}
+
+/* The enclosing graph: the loop node becomes while_loop(cond, body, (carried...), (additional...))
+ * and its results, after the counter and flag, keep their getitems. */
+static void rewire_call(while_ctx *c)
+{
+    fx_program *q = c->q;
+    size_t nc = c->nc, ncarry = c->ncarry;
+    fx_node *battr = c->v.graph_attr[0];
+    fx_node *cattr = fx_node_new(c->g, c->cm->name, FX_OP_GET_ATTR, c->cm->name);
+    cattr->meta.stack_trace = c->n->meta.stack_trace;
+    cattr->meta.source = c->n->meta.source;
+    cattr->meta.trace_group = c->n->meta.trace_group;
+    fx_graph_insert_before(c->g, battr, cattr);
+    fx_control_rename_subgraph(c->g->owner, c->L.body, battr, "while_loop_body_graph");
+    fx_control_move_subgraph_before(c->g->owner, c->cm, c->L.body);
     fx_arg **carried = xmalloc((ncarry + 1) * sizeof *carried);
     size_t ni = 0;
-    if (c.bounded) {
+    if (c->bounded) {
         fx_node *first = cattr;
-        fx_node *it0 = at_loop(&c, scalar_factory(c.g, first, "zeros", FX_DT_I64));
+        fx_node *it0 = at_loop(c, scalar_factory(c->g, first, "zeros", FX_DT_I64));
         carried[ni++] = fx_arg_node(q, it0);
-        if (c.exit_test)
-            carried[ni++] = fx_arg_node(q, at_loop(&c, scalar_factory(c.g, first, "ones", FX_DT_BOOL)));
+        if (c->exit_test)
+            carried[ni++] = fx_arg_node(q, at_loop(c, scalar_factory(c->g, first, "ones", FX_DT_BOOL)));
     }
     for (size_t k = 0; k < nc; k++)
-        carried[ni++] = c.v.operands->u.seq.items[k];
-    fx_arg **av = xmalloc((nadd + 1) * sizeof *av);
-    for (size_t i = 0; i < nadd; i++)
-        av[i] = fx_arg_node(q, adds[i]);
+        carried[ni++] = c->v.operands->u.seq.items[k];
+    fx_arg **av = xmalloc((c->nadd + 1) * sizeof *av);
+    for (size_t i = 0; i < c->nadd; i++)
+        av[i] = fx_arg_node(q, c->adds[i]);
     fx_arg *a[4] = {fx_arg_node(q, cattr), fx_arg_node(q, battr), fx_arg_seq(q, FX_ARG_TUPLE, carried, NULL, ni),
-                    fx_arg_seq(q, FX_ARG_TUPLE, av, NULL, nadd)};
+                    fx_arg_seq(q, FX_ARG_TUPLE, av, NULL, c->nadd)};
     free(carried);
     free(av);
-    fx_node_set_args(c.n, fx_arg_seq(q, FX_ARG_TUPLE, a, NULL, 4), fx_arg_seq(q, FX_ARG_DICT, NULL, NULL, 0));
-    c.n->target = fx_strdup(q, "torch.ops.higher_order.while_loop");
-    c.n->meta.val = NULL;   /* the counter and flag carried first change the results: inferred anew */
-    fx_control_rename_node(c.n, fx_control_node_name(c.g, "while_loop"));
+    fx_node_set_args(c->n, fx_arg_seq(q, FX_ARG_TUPLE, a, NULL, 4), fx_arg_seq(q, FX_ARG_DICT, NULL, NULL, 0));
+    c->n->target = fx_strdup(q, "torch.ops.higher_order.while_loop");
+    c->n->meta.val = NULL;   /* the counter and flag carried first change the results: inferred anew */
+    fx_control_rename_node(c->n, fx_control_node_name(c->g, "while_loop"));
     /* results: the counter and flag come first, the loop's own results after them */
     size_t shift = ncarry - nc;
-    fx_graph_recompute_users(c.g);
-    for (size_t j = 0; shift && j < c.n->n_users; j++) {
-        fx_node *u = c.n->users[j];
+    fx_graph_recompute_users(c->g);
+    for (size_t j = 0; shift && j < c->n->n_users; j++) {
+        fx_node *u = c->n->users[j];
         if (!strcmp(u->target, "operator.getitem") && u->args->u.seq.items[1]->kind == FX_ARG_INT)
             u->args->u.seq.items[1] = fx_arg_int(q, u->args->u.seq.items[1]->u.i + (int64_t)shift);
     }
-    gi = xcalloc(ncarry + 1, sizeof *gi);
-    rw_result_getitems(c.g, c.n, ncarry, gi);
+    c->gi = xcalloc(ncarry + 1, sizeof *c->gi);
+    rw_result_getitems(c->g, c->n, ncarry, c->gi);
     for (size_t k = 0; k < ncarry; k++)
-        if (!gi[k]->meta.val)
-            gi[k]->meta.val = k < shift ? scalar_val(q, k == 0 && c.bounded ? FX_DT_I64 : FX_DT_BOOL)
-                                        : (fx_value *)rw_tensor_val(c.v.operands->u.seq.items[k - shift]);
+        if (!c->gi[k]->meta.val)
+            c->gi[k]->meta.val = k < shift ? scalar_val(q, k == 0 && c->bounded ? FX_DT_I64 : FX_DT_BOOL)
+                                           : (fx_value *)rw_tensor_val(c->v.operands->u.seq.items[k - shift]);
     /* the first test and the trip count only fed the loop: drop them as torch.export's dead-code
      * pass does, then name the results */
-    fx_node *seeds[2] = {test0, c.v.trip->kind == FX_ARG_NODE ? c.v.trip->u.node : NULL};
-    fx_graph_recompute_users(c.g);
-    rw_remove_dead(c.g, seeds, 2);
-    rw_name_result_getitems(c.g, gi, ncarry);
-    fx_program_refresh(q);
-    result = q;
+    fx_node *seeds[2] = {c->test0, c->v.trip->kind == FX_ARG_NODE ? c->v.trip->u.node : NULL};
+    fx_graph_recompute_users(c->g);
+    rw_remove_dead(c->g, seeds, 2);
+    rw_name_result_getitems(c->g, c->gi, ncarry);
+}
+
+fx_program *rewrite_loop_to_while(const fx_program *p, const char *node, bool clone_aliased, diag_sink *d)
+{
+    while_ctx c = {.d = d, .clone_aliased = clone_aliased};
+    c.q = rw_begin(p, node, FX_CTRL_WHILE, FX_CTRL_FOR, "while_loop", &c.n, &c.v, d);
+    if (!c.q)
+        return NULL;
+    hm_init(&c.slice);
+    hm_init(&c.carried_of);
+    hm_init(&c.inv);
+    hm_init(&c.body_cap);
+    match_ctx m = {.c = &c};
+    hm_init(&m.memo);
+    hm_init(&m.cap_of);
+    fx_program *result = NULL;
+    c.g = c.n->graph;
+    c.loc = rw_loc(c.q, c.n);
+    if (!rw_loop_open(c.q, c.n, &c.v, &c.L, d) || !check_loop(&c))
+        goto out;
+    c.nc = c.L.nc;
+    c.ncap = c.L.ncap;
+    c.off = c.v.kind == FX_CTRL_WHILE;
+    for (size_t k = 0; k < c.ncap; k++)
+        if (c.v.captured->u.seq.items[k]->kind == FX_ARG_NODE) {
+            hm_put(&c.body_cap, c.v.captured->u.seq.items[k]->u.node->name, c.L.cap_ph[k]);
+            hm_put(&m.cap_of, c.v.captured->u.seq.items[k]->u.node->name, c.L.cap_ph[k]);
+        }
+    if (!c.bounded && !check_test(&c, &m))
+        goto out;
+    collect_additional(&c);
+    c.ncarry = c.nc + (c.bounded ? 1 : 0) + (c.exit_test ? 1 : 0);
+    if (!build_cond_fn(&c) || !build_body_fn(&c))
+        goto out;
+    strip_body(&c);
+    rewire_call(&c);
+    fx_program_refresh(c.q);
+    result = c.q;
 out:
-    free(adds);
-    free(outs);
-    free(corder);
-    free(border);
-    free(gi);
+    free(c.adds);
+    free(c.outs);
+    free(c.corder);
+    free(c.border);
+    free(c.gi);
     free(c.inv_nodes);
     hm_free(&c.slice);
     hm_free(&c.carried_of);
     hm_free(&c.inv);
+    hm_free(&c.body_cap);
     hm_free(&m.memo);
     hm_free(&m.cap_of);
     if (!result)
-        fx_program_free(q);
+        fx_program_free(c.q);
     return result;
 }
