@@ -187,180 +187,279 @@ static bool reduced_dims(const dl_tensor *t, const fx_arg *dim, bool *red)
     return true;
 }
 
+/* ---- @function operands (see core.yaml) ------------------------------------------------------ */
+
+/* One call of an @function: its arguments looked up, and what the handlers share. Each handler
+ * returns NULL when the function does not apply to these arguments (the template is skipped). */
+typedef struct sp_call {
+    dctx *c;
+    const binding *b;
+    hashmap *locals;
+    const char *fn;           /* the name, not terminated */
+    size_t fl;
+    const char **ps, **pe;    /* the argument texts */
+    size_t np;
+    const fx_arg *a0, *a1, *a2;
+} sp_call;
+
+static bool sp_is(const sp_call *s, const char *name) { return s->fl == strlen(name) && !memcmp(s->fn, name, s->fl); }
+
+/* @dtype(x), @device(x): of x's meta */
+static fx_arg *sp_dtype_device(sp_call *s)
+{
+    const fx_value *m = dc_meta_of(s->a0);
+    bool dtype = sp_is(s, "dtype");
+    if (!m || (dtype ? m->dtype == FX_DT_UNKNOWN : !m->device))
+        return NULL;
+    return dtype ? fx_arg_dtype(s->c->dst, m->dtype) : fx_arg_str(s->c->dst, FX_ARG_DEVICE, m->device);
+}
+
+/* @shape: the call's output sizes */
+static fx_arg *sp_shape(sp_call *s)
+{
+    dl_tensor t;
+    return dl_static(s->b->out, &t) ? int_list(s->c, t.size, t.rank) : NULL;
+}
+
+/* @out_index: which output of a multi-output view the inverse is for */
+static fx_arg *sp_out_index(sp_call *s)
+{
+    return s->b->out_index >= 0 ? fx_arg_int(s->c->dst, s->b->out_index) : NULL;
+}
+
+/* @transpose_perm: transpose(self, dim0, dim1) as a permutation of rank(self) dims */
+static fx_arg *sp_transpose_perm(sp_call *s)
+{
+    dl_tensor t;
+    int64_t d0, d1, v[DL_MAX_RANK];
+    dctx *c = s->c;
+    if (!static_tensor(lookup(c, s->b, s->locals, "self", "self" + 4), &t) ||
+        !int_arg(lookup(c, s->b, s->locals, "dim0", "dim0" + 4), &d0) ||
+        !int_arg(lookup(c, s->b, s->locals, "dim1", "dim1" + 4), &d1) || !wrap_dim(&d0, t.rank) ||
+        !wrap_dim(&d1, t.rank))
+        return NULL;
+    for (size_t i = 0; i < t.rank; i++)
+        v[i] = (int64_t)i == d0 ? d1 : (int64_t)i == d1 ? d0 : (int64_t)i;
+    return int_list(c, v, t.rank);
+}
+
+/* @sizes(x): x's static sizes */
+static fx_arg *sp_sizes(sp_call *s)
+{
+    dl_tensor t;
+    return static_tensor(s->a0, &t) ? int_list(s->c, t.size, t.rank) : NULL;
+}
+
+/* @numel_lead(x): the product of every size but the last */
+static fx_arg *sp_numel_lead(sp_call *s)
+{
+    dl_tensor t;
+    if (!static_tensor(s->a0, &t) || !t.rank)
+        return NULL;
+    int64_t p = 1;
+    for (size_t i = 0; i + 1 < t.rank; i++)
+        p *= t.size[i];
+    return fx_arg_int(s->c->dst, p);
+}
+
+/* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @wrap_dim(x,k) = k >= 0 */
+static fx_arg *sp_dim(sp_call *s)
+{
+    dl_tensor t;
+    int64_t k;
+    if (!static_tensor(s->a0, &t))
+        return NULL;
+    fx_arg *lit = NULL;
+    if (!s->a1)
+        lit = fx_parse_literal(s->c->scratch, s->ps[1], s->pe[1]);
+    if (!int_arg(s->a1 ? s->a1 : lit, &k) || !wrap_dim(&k, t.rank))
+        return NULL;
+    if (sp_is(s, "wrap_dim"))
+        return fx_arg_int(s->c->dst, k);
+    if (sp_is(s, "dim"))
+        return t.rank ? fx_arg_int(s->c->dst, t.size[k]) : NULL;
+    int64_t p = 1;
+    for (size_t j = (size_t)k; j < t.rank; j++)
+        p *= t.size[j];
+    return fx_arg_int(s->c->dst, p);
+}
+
+/* @inverse_perm(perm): the permutation that undoes perm */
+static fx_arg *sp_inverse_perm(sp_call *s)
+{
+    const fx_arg *a0 = s->a0;
+    int64_t k, v[DL_MAX_RANK];
+    size_t n = a0 && (a0->kind == FX_ARG_LIST || a0->kind == FX_ARG_TUPLE) ? a0->u.seq.len : 0;
+    if (!n || n > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!int_arg(a0->u.seq.items[i], &k) || !wrap_dim(&k, n))
+            return NULL;
+        v[k] = (int64_t)i;
+    }
+    return int_list(s->c, v, n);
+}
+
+/* @sdpa_scale(q, scale): sdpa math scales q and k by sqrt(scale), scale defaulting to 1/sqrt(E) */
+static fx_arg *sp_sdpa_scale(sp_call *s)
+{
+    dl_tensor t;
+    const fx_arg *a1 = s->a1;
+    if (!static_tensor(s->a0, &t) || !t.rank)
+        return NULL;
+    double sc = !dc_is_none(a1) ? (a1->kind == FX_ARG_FLOAT ? a1->u.f : a1->kind == FX_ARG_INT ? (double)a1->u.i : NAN)
+                                : 1.0 / sqrt((double)t.size[t.rank - 1]);
+    return isnan(sc) ? NULL : fx_arg_float(s->c->dst, sqrt(fabs(sc)));
+}
+
+/* @getitems(x, list): getitem(x, i) for each item of list */
+static fx_arg *sp_getitems(sp_call *s)
+{
+    const fx_arg *a0 = s->a0, *a1 = s->a1;
+    dctx *c = s->c;
+    size_t n = a1 && (a1->kind == FX_ARG_LIST || a1->kind == FX_ARG_TUPLE) ? a1->u.seq.len : 0;
+    if (!a0 || a0->kind != FX_ARG_NODE || !n)
+        return NULL;
+    fx_arg **items = fx_alloc(c->dst, n * sizeof *items);
+    for (size_t i = 0; i < n; i++) {
+        fx_arg *ga[2] = { fx_arg_node(c->dst, a0->u.node), fx_arg_int(c->dst, (int64_t)i) };
+        fx_node *g = dc_call_node(c, "operator.getitem", ga, 2, NULL);
+        if (!g)
+            return NULL;
+        items[i] = fx_arg_node(c->dst, g);
+    }
+    return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+}
+
+/* @mask_shape(x, dim): [1, ..., -1 (at dim), ..., 1] */
+static fx_arg *sp_mask_shape(sp_call *s)
+{
+    dl_tensor t;
+    int64_t k, v[DL_MAX_RANK];
+    if (!static_tensor(s->a0, &t) || !int_arg(s->a1, &k) || !wrap_dim(&k, t.rank))
+        return NULL;
+    for (size_t i = 0; i < t.rank; i++)
+        v[i] = (int64_t)i == k ? -1 : 1;
+    return int_list(s->c, v, t.rank);
+}
+
+/* @wrap_index(x, dim, i): an index counted from the end becomes non-negative */
+static fx_arg *sp_wrap_index(sp_call *s)
+{
+    dl_tensor t;
+    int64_t k, i;
+    if (!static_tensor(s->a0, &t) || !int_arg(s->a1, &k) || !wrap_dim(&k, t.rank) || !int_arg(s->a2, &i))
+        return NULL;
+    return fx_arg_int(s->c->dst, i < 0 ? i + t.size[k] : i);
+}
+
+/* @split_sizes(x, split_size, dim): split(self, split_size, dim)'s chunk sizes, every chunk */
+static fx_arg *sp_split_sizes(sp_call *s)
+{
+    dl_tensor t;
+    int64_t sz, k = 0;
+    if (!static_tensor(s->a0, &t) || !int_arg(s->a1, &sz) || sz <= 0 || (s->a2 && !int_arg(s->a2, &k)) ||
+        !wrap_dim(&k, t.rank))
+        return NULL;
+    size_t n = t.size[k] > 0 ? (size_t)((t.size[k] + sz - 1) / sz) : 0;
+    fx_arg **items = fx_alloc(s->c->dst, (n ? n : 1) * sizeof *items);
+    size_t i = 0;
+    for (int64_t at = 0; at < t.size[k]; at += sz)
+        items[i++] = fx_arg_int(s->c->dst, t.size[k] - at < sz ? t.size[k] - at : sz);
+    return fx_arg_seq(s->c->dst, FX_ARG_LIST, items, NULL, n);
+}
+
+/* Of a reduction of x over dims: @reduction_dims (normalized), @kept_dims (the others),
+ * @keepdim_shape (sizes with reduced dims set to 1), @reduced_numel (a float) */
+static fx_arg *sp_reduction(sp_call *s)
+{
+    dl_tensor t;
+    bool red[DL_MAX_RANK];
+    int64_t v[DL_MAX_RANK];
+    if (!static_tensor(s->a0, &t) || !reduced_dims(&t, s->a1, red))
+        return NULL;
+    size_t n = 0;
+    double numel = 1;
+    for (size_t i = 0; i < t.rank; i++) {
+        if (sp_is(s, "keepdim_shape"))
+            v[n++] = red[i] ? 1 : t.size[i];
+        else if (red[i] == sp_is(s, "reduction_dims"))
+            v[n++] = (int64_t)i;
+        if (red[i])
+            numel *= (double)t.size[i];
+    }
+    return sp_is(s, "reduced_numel") ? fx_arg_float(s->c->dst, numel) : int_list(s->c, v, n);
+}
+
+/* @split_start / @split_end(base, split, dim): where output out_index of split(base, split, dim)
+ * starts / ends along dim; split is a chunk size (split.Tensor) or the list of sizes
+ * (split_with_sizes) */
+static fx_arg *sp_split_bounds(sp_call *s)
+{
+    dl_tensor t;
+    const fx_arg *a1 = s->a1;
+    int64_t k = 0, out_index = s->b->out_index;
+    if (out_index < 0 || !static_tensor(s->a0, &t) || (s->a2 && !int_arg(s->a2, &k)) || !wrap_dim(&k, t.rank) ||
+        !t.rank || !a1)
+        return NULL;
+    int64_t start = 0, len, sz;
+    if (int_arg(a1, &sz)) {
+        start = sz * out_index;
+        len = sz;
+    } else if ((a1->kind == FX_ARG_LIST || a1->kind == FX_ARG_TUPLE) && (size_t)out_index < a1->u.seq.len) {
+        for (int64_t i = 0; i < out_index; i++) {
+            if (!int_arg(a1->u.seq.items[i], &sz))
+                return NULL;
+            start += sz;
+        }
+        if (!int_arg(a1->u.seq.items[out_index], &len))
+            return NULL;
+    } else {
+        return NULL;
+    }
+    int64_t end = start + len > t.size[k] ? t.size[k] : start + len;
+    return fx_arg_int(s->c->dst, sp_is(s, "split_start") ? start : end);
+}
+
+/* @correction(unbiased): var's unbiased flag as the correction prims.var takes */
+static fx_arg *sp_correction(sp_call *s)
+{
+    const fx_arg *a0 = s->a0;
+    return a0 && a0->kind == FX_ARG_BOOL ? fx_arg_float(s->c->dst, a0->u.b ? 1.0 : 0.0) : NULL;
+}
+
+/* name, number of arguments, handler: core.yaml's @functions */
+static const struct {
+    const char *name;
+    size_t np;
+    fx_arg *(*fn)(sp_call *s);
+} specials[] = {
+    {"dtype", 1, sp_dtype_device},          {"device", 1, sp_dtype_device},
+    {"shape", 0, sp_shape},                 {"out_index", 0, sp_out_index},
+    {"transpose_perm", 0, sp_transpose_perm}, {"sizes", 1, sp_sizes},
+    {"numel_lead", 1, sp_numel_lead},       {"dim", 2, sp_dim},
+    {"numel_from", 2, sp_dim},              {"wrap_dim", 2, sp_dim},
+    {"inverse_perm", 1, sp_inverse_perm},   {"sdpa_scale", 2, sp_sdpa_scale},
+    {"getitems", 2, sp_getitems},           {"mask_shape", 2, sp_mask_shape},
+    {"wrap_index", 3, sp_wrap_index},       {"split_sizes", 3, sp_split_sizes},
+    {"reduction_dims", 2, sp_reduction},    {"kept_dims", 2, sp_reduction},
+    {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
+    {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
+    {"correction", 1, sp_correction},
+};
+
 /* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
 static fx_arg *special(dctx *c, const binding *b, hashmap *locals, const char *fn, size_t fl, const char **ps,
                        const char **pe, size_t np)
 {
-#define FN(name) (fl == sizeof(name) - 1 && !memcmp(fn, name, fl))
-    const fx_arg *a0 = np > 0 ? lookup(c, b, locals, ps[0], pe[0]) : NULL;
-    const fx_arg *a1 = np > 1 ? lookup(c, b, locals, ps[1], pe[1]) : NULL;
-    const fx_arg *a2 = np > 2 ? lookup(c, b, locals, ps[2], pe[2]) : NULL;
-    dl_tensor t;
-    int64_t v[DL_MAX_RANK + 2], k;
-    bool red[DL_MAX_RANK];
-    if (np == 1 && (FN("dtype") || FN("device"))) {
-        const fx_value *m = dc_meta_of(a0);
-        if (!m || (FN("dtype") ? m->dtype == FX_DT_UNKNOWN : !m->device))
-            return NULL;
-        return FN("dtype") ? fx_arg_dtype(c->dst, m->dtype) : fx_arg_str(c->dst, FX_ARG_DEVICE, m->device);
-    }
-    if (np == 0 && FN("shape")) {
-        if (!dl_static(b->out, &t))
-            return NULL;
-        return int_list(c, t.size, t.rank);
-    }
-    if (np == 0 && FN("out_index"))
-        return b->out_index >= 0 ? fx_arg_int(c->dst, b->out_index) : NULL;
-    if (np == 0 && FN("transpose_perm")) {
-        /* transpose(self, dim0, dim1) as a permutation of rank(self) dims */
-        int64_t d0, d1;
-        if (!static_tensor(lookup(c, b, locals, "self", "self" + 4), &t) ||
-            !int_arg(lookup(c, b, locals, "dim0", "dim0" + 4), &d0) ||
-            !int_arg(lookup(c, b, locals, "dim1", "dim1" + 4), &d1) || !wrap_dim(&d0, t.rank) ||
-            !wrap_dim(&d1, t.rank))
-            return NULL;
-        for (size_t i = 0; i < t.rank; i++)
-            v[i] = (int64_t)i == d0 ? d1 : (int64_t)i == d1 ? d0 : (int64_t)i;
-        return int_list(c, v, t.rank);
-    }
-    if (np == 1 && FN("sizes"))
-        return static_tensor(a0, &t) ? int_list(c, t.size, t.rank) : NULL;
-    if (np == 1 && FN("numel_lead")) {
-        /* product of every size but the last */
-        if (!static_tensor(a0, &t) || !t.rank)
-            return NULL;
-        int64_t p = 1;
-        for (size_t i = 0; i + 1 < t.rank; i++)
-            p *= t.size[i];
-        return fx_arg_int(c->dst, p);
-    }
-    if (np == 2 && (FN("dim") || FN("numel_from") || FN("wrap_dim"))) {
-        /* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @wrap_dim(x,k) = k >= 0 */
-        if (!static_tensor(a0, &t))
-            return NULL;
-        fx_arg *lit = NULL;
-        if (!a1)
-            lit = fx_parse_literal(c->scratch, ps[1], pe[1]);
-        if (!int_arg(a1 ? a1 : lit, &k) || !wrap_dim(&k, t.rank))
-            return NULL;
-        if (FN("wrap_dim"))
-            return fx_arg_int(c->dst, k);
-        if (FN("dim"))
-            return t.rank ? fx_arg_int(c->dst, t.size[k]) : NULL;
-        int64_t p = 1;
-        for (size_t j = (size_t)k; j < t.rank; j++)
-            p *= t.size[j];
-        return fx_arg_int(c->dst, p);
-    }
-    if (np == 1 && FN("inverse_perm")) {
-        size_t n = a0 && (a0->kind == FX_ARG_LIST || a0->kind == FX_ARG_TUPLE) ? a0->u.seq.len : 0;
-        if (!n || n > DL_MAX_RANK)
-            return NULL;
-        for (size_t i = 0; i < n; i++) {
-            if (!int_arg(a0->u.seq.items[i], &k) || !wrap_dim(&k, n))
-                return NULL;
-            v[k] = (int64_t)i;
-        }
-        return int_list(c, v, n);
-    }
-    if (np == 2 && FN("sdpa_scale")) {
-        /* sdpa math scales q and k by sqrt(scale), scale defaulting to 1/sqrt(E) */
-        if (!static_tensor(a0, &t) || !t.rank)
-            return NULL;
-        double s = !dc_is_none(a1) ? (a1->kind == FX_ARG_FLOAT ? a1->u.f : a1->kind == FX_ARG_INT ? (double)a1->u.i : NAN)
-                                : 1.0 / sqrt((double)t.size[t.rank - 1]);
-        return isnan(s) ? NULL : fx_arg_float(c->dst, sqrt(fabs(s)));
-    }
-    if (np == 2 && FN("getitems")) {
-        /* getitem(a0, i) for each item of list a1 */
-        size_t n = a1 && (a1->kind == FX_ARG_LIST || a1->kind == FX_ARG_TUPLE) ? a1->u.seq.len : 0;
-        if (!a0 || a0->kind != FX_ARG_NODE || !n)
-            return NULL;
-        fx_arg **items = fx_alloc(c->dst, n * sizeof *items);
-        for (size_t i = 0; i < n; i++) {
-            fx_arg *ga[2] = { fx_arg_node(c->dst, a0->u.node), fx_arg_int(c->dst, (int64_t)i) };
-            fx_node *g = dc_call_node(c, "operator.getitem", ga, 2, NULL);
-            if (!g)
-                return NULL;
-            items[i] = fx_arg_node(c->dst, g);
-        }
-        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
-    }
-    if (np == 2 && FN("mask_shape")) {
-        /* [1, ..., -1 (at dim), ..., 1] */
-        if (!static_tensor(a0, &t) || !int_arg(a1, &k) || !wrap_dim(&k, t.rank))
-            return NULL;
-        for (size_t i = 0; i < t.rank; i++)
-            v[i] = (int64_t)i == k ? -1 : 1;
-        return int_list(c, v, t.rank);
-    }
-    if (np == 3 && FN("wrap_index")) {
-        /* index counted from the end becomes non-negative */
-        int64_t i;
-        if (!static_tensor(a0, &t) || !int_arg(a1, &k) || !wrap_dim(&k, t.rank) || !int_arg(a2, &i))
-            return NULL;
-        return fx_arg_int(c->dst, i < 0 ? i + t.size[k] : i);
-    }
-    if (np == 3 && FN("split_sizes")) {
-        /* split(self, split_size, dim): the sizes of its chunks */
-        int64_t sz;
-        k = 0;
-        if (!static_tensor(a0, &t) || !int_arg(a1, &sz) || sz <= 0 || (a2 && !int_arg(a2, &k)) ||
-            !wrap_dim(&k, t.rank))
-            return NULL;
-        size_t n = 0;
-        fx_arg *items[64];
-        for (int64_t at = 0; at < t.size[k] && n < 64; at += sz)
-            items[n++] = fx_arg_int(c->dst, t.size[k] - at < sz ? t.size[k] - at : sz);
-        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
-    }
-    if (np == 2 && (FN("reduction_dims") || FN("kept_dims") || FN("keepdim_shape") || FN("reduced_numel"))) {
-        /* of a reduction of a0 over dims a1: the dims (normalized), the others, the sizes with
-         * reduced dims set to 1, and the number of reduced elements (a float) */
-        if (!static_tensor(a0, &t) || !reduced_dims(&t, a1, red))
-            return NULL;
-        size_t n = 0;
-        double numel = 1;
-        for (size_t i = 0; i < t.rank; i++) {
-            if (FN("keepdim_shape"))
-                v[n++] = red[i] ? 1 : t.size[i];
-            else if (red[i] == FN("reduction_dims"))
-                v[n++] = (int64_t)i;
-            if (red[i])
-                numel *= (double)t.size[i];
-        }
-        return FN("reduced_numel") ? fx_arg_float(c->dst, numel) : int_list(c, v, n);
-    }
-    if (np == 3 && (FN("split_start") || FN("split_end")) && b->out_index >= 0) {
-        /* where output out_index of split(base, split, dim) starts / ends along dim; split is a
-         * chunk size (split.Tensor) or the list of sizes (split_with_sizes) */
-        k = 0;
-        if (!static_tensor(a0, &t) || (a2 && !int_arg(a2, &k)) || !wrap_dim(&k, t.rank) || !t.rank || !a1)
-            return NULL;
-        int64_t start = 0, len, sz;
-        if (int_arg(a1, &sz)) {
-            start = sz * b->out_index;
-            len = sz;
-        } else if ((a1->kind == FX_ARG_LIST || a1->kind == FX_ARG_TUPLE) && (size_t)b->out_index < a1->u.seq.len) {
-            for (int64_t i = 0; i < b->out_index; i++) {
-                if (!int_arg(a1->u.seq.items[i], &sz))
-                    return NULL;
-                start += sz;
-            }
-            if (!int_arg(a1->u.seq.items[b->out_index], &len))
-                return NULL;
-        } else {
-            return NULL;
-        }
-        int64_t end = start + len > t.size[k] ? t.size[k] : start + len;
-        return fx_arg_int(c->dst, FN("split_start") ? start : end);
-    }
-    if (np == 1 && FN("correction")) {
-        /* var's unbiased flag as the correction prims.var takes */
-        return a0 && a0->kind == FX_ARG_BOOL ? fx_arg_float(c->dst, a0->u.b ? 1.0 : 0.0) : NULL;
-    }
+    sp_call s = {c, b, locals, fn, fl, ps, pe, np, NULL, NULL, NULL};
+    s.a0 = np > 0 ? lookup(c, b, locals, ps[0], pe[0]) : NULL;
+    s.a1 = np > 1 ? lookup(c, b, locals, ps[1], pe[1]) : NULL;
+    s.a2 = np > 2 ? lookup(c, b, locals, ps[2], pe[2]) : NULL;
+    for (size_t i = 0; i < sizeof specials / sizeof *specials; i++)
+        if (specials[i].np == np && sp_is(&s, specials[i].name))
+            return specials[i].fn(&s);
     return NULL;
-#undef FN
 }
 
 /* Resolves one template dc_operand. *absent is set for a schema argument that was not given and

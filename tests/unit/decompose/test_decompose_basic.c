@@ -296,6 +296,38 @@ static void test_symbolic_reshape(void **state)
     diag_free(&d);
 }
 
+/* split.Tensor into more chunks than any fixed buffer holds: every chunk size is listed (torch's
+ * decomposition gives split_with_sizes the sizes of all 100 chunks, the last one short). */
+static void test_split_many_chunks(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new(NULL);
+    fx_graph *g = fx_program_graph(p);
+    fx_node *x = add(g, "x", FX_OP_PLACEHOLDER, "x", NULL, 0);
+    x->meta.val = tensor(p, 2, (const char *const[]){ "2", "199" }, (const char *const[]){ "199", "1" });
+    fx_arg *sa[3] = { fx_arg_node(p, x), fx_arg_int(p, 2), fx_arg_int(p, 1) };
+    fx_node *sp = add(g, "split", FX_OP_CALL_FUNCTION, "torch.ops.aten.split.Tensor", sa, 3);
+    fx_arg *ga[2] = { fx_arg_node(p, sp), fx_arg_int(p, 99) };
+    finish(p, add(g, "getitem", FX_OP_CALL_FUNCTION, "operator.getitem", ga, 2));
+    diag_sink d;
+    diag_init(&d);
+    fx_program *r = decompose_program(p, DECOMP_DEFAULT, &d);
+    assert_non_null(r);
+    char *text = print_graph(r);
+    const char *call = strstr(text, "torch.ops.aten.split_with_sizes.default](args = (%x, [");
+    assert_non_null(call);
+    const char *list = strchr(call, '[') + 1;   /* the sizes */
+    size_t twos = 0;
+    for (const char *q = list; *q && *q != ']'; q++)
+        twos += q[0] == '2' && (q[1] == ',' || q[1] == ']');
+    assert_int_equal(twos, 99);
+    assert_non_null(strstr(list, "2, 1], 1)"));
+    free(text);
+    fx_program_free(r);
+    fx_program_free(p);
+    diag_free(&d);
+}
+
 /* The layout predicates on metas they cannot decide keep the contiguous assumption. */
 static void test_layout_predicates(void **state)
 {
@@ -390,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_default_functionalizes),
         cmocka_unit_test(test_onnx_keeps_linear_and_promotes),
         cmocka_unit_test(test_no_meta_keeps_op),
+        cmocka_unit_test(test_split_many_chunks),
         cmocka_unit_test(test_rejects_torch_level),
         cmocka_unit_test(test_view_mutation_functionalized),
         cmocka_unit_test(test_fixtures),
