@@ -80,92 +80,88 @@ static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
 
 static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth);
 
-static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
+/* A Constant node: its value is known to the scope; value_ints / value_float ... become the
+ * `value` tensor form, which every later pass reads (the lifted initializer is the same either way). */
+static void fold_constant_node(fold_ctx *c, Onnx__NodeProto *n, scope *s)
 {
-    if (ox_node_has_subgraph(n)) {
-        bool saved = s->no_infer;
-        s->no_infer |= opt_is_op(n, "SequenceMap");
-        FOR_SUBGRAPHS(n, sg, fold_graph(c, sg, s, depth + 1));
-        s->no_infer = saved;
-        return;
-    }
-    if (!opt_is_default_domain(n->domain) || !n->op_type || n->n_output != 1 || !*opt_str(n->output[0]))
-        return;
     const char *out = n->output[0];
-    if (!strcmp(n->op_type, "Constant")) {
-        if (n->n_attribute == 1 && n->attribute[0]->t && !strcmp(opt_str(n->attribute[0]->name), "value")) {
-            cval *v = arena_alloc(&c->tmp, sizeof *v);
-            v->proto = n->attribute[0]->t;
-            hm_put(&s->vals, out, v);
-            return;
-        }
-        oe_tensor r;
-        if (oe_eval_node(n, c->opset, NULL, 0, &r, 1, NULL) == OE_OK) {
-            /* value_ints / value_float ... become the `value` tensor form, which every later
-             * pass reads (the lifted initializer is the same either way). */
-            cval *v = arena_alloc(&c->tmp, sizeof *v);
-            v->t = new_owned(c);
-            *v->t = r;
-            make_constant(c, n, v->t);
-            v->proto = n->attribute[0]->t;
-            hm_put(&s->vals, out, v);
-        }
+    if (n->n_attribute == 1 && n->attribute[0]->t && !strcmp(opt_str(n->attribute[0]->name), "value")) {
+        cval *v = arena_alloc(&c->tmp, sizeof *v);
+        v->proto = n->attribute[0]->t;
+        hm_put(&s->vals, out, v);
         return;
     }
-    if (!oe_op_supported(n->op_type)) return;
-    /* Like onnxscript: ConstantOfShape stays (folding it only grows the model). */
-    if (!strcmp(n->op_type, "ConstantOfShape") && !c->o->fold_constant_of_shape) return;
-    oe_tensor shape_src, *inputs[16] = {0};
-    if (n->n_input > 16) return;
-    if ((!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1) {
-        /* Only the shape is needed: from a constant's dims (whatever its size or storage) or
-         * from a fully static type. The kernels never read shape_src's data. */
-        int64_t dims[OE_MAX_RANK];
-        int rank = -1;
-        cval *v = opt_scope_val(s, opt_str(n->input[0]));
-        if (v && !v->not_const && v->t) {
-            rank = v->t->rank;
-            memcpy(dims, v->t->dims, sizeof dims);
-        } else if (v && !v->not_const && v->proto && v->proto->n_dims <= OE_MAX_RANK) {
-            rank = (int)v->proto->n_dims;
-            for (int i = 0; i < rank; i++) dims[i] = v->proto->dims[i];
-        } else {
-            rank = opt_static_shape(opt_scope_type(s, opt_str(n->input[0])), dims, NULL);
-            if (rank < 0 && !strcmp(n->op_type, "Shape")) {
-                /* Shape <start, end> needs only the dims it slices to be static. */
-                const Onnx__TypeProto *tp = opt_scope_type(s, opt_str(n->input[0]));
-                const Onnx__TensorShapeProto *sh =
-                    tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type
-                        ? tp->tensor_type->shape : NULL;
-                if (!sh || sh->n_dim > OE_MAX_RANK) return;
-                int r = (int)sh->n_dim;
-                Onnx__AttributeProto *st = ox_node_attr(n, "start"), *en = ox_node_attr(n, "end");
-                int64_t a = st ? st->i : 0, b = en ? en->i : r;
-                if (a < 0) a += r;
-                if (b < 0) b += r;
-                a = a < 0 ? 0 : a > r ? r : a;
-                b = b < 0 ? 0 : b > r ? r : b;
-                for (int i = 0; i < r; i++) {
-                    const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
-                    bool known = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-                                 dm->dim_value >= 0;
-                    if (!known && i >= a && i < b) return;
-                    dims[i] = known ? dm->dim_value : 1;   /* outside the slice: never read */
-                }
-                rank = r;
-            }
-        }
-        if (rank < 0) return;
-        memset(&shape_src, 0, sizeof shape_src);
-        shape_src.dtype = 9;
-        shape_src.rank = rank;
-        for (int i = 0; i < rank; i++) {
-            if (dims[i] < 0) return;
-            shape_src.dims[i] = dims[i];
-        }
-        inputs[0] = &shape_src;
-        goto evaluate;
+    oe_tensor r;
+    if (oe_eval_node(n, c->opset, NULL, 0, &r, 1, NULL) == OE_OK) {
+        cval *v = arena_alloc(&c->tmp, sizeof *v);
+        v->t = new_owned(c);
+        *v->t = r;
+        make_constant(c, n, v->t);
+        v->proto = n->attribute[0]->t;
+        hm_put(&s->vals, out, v);
     }
+}
+
+/* Shape <start, end> of a value whose type has the dims it slices static (the others are never
+ * read): its rank, dims filled; -1 when a dim in the slice is unknown. */
+static int sliced_static_dims(const Onnx__NodeProto *n, const Onnx__TypeProto *tp, int64_t *dims)
+{
+    const Onnx__TensorShapeProto *sh =
+        tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type ? tp->tensor_type->shape : NULL;
+    if (!sh || sh->n_dim > OE_MAX_RANK)
+        return -1;
+    int r = (int)sh->n_dim;
+    Onnx__AttributeProto *st = ox_node_attr(n, "start"), *en = ox_node_attr(n, "end");
+    int64_t a = st ? st->i : 0, b = en ? en->i : r;
+    if (a < 0) a += r;
+    if (b < 0) b += r;
+    a = a < 0 ? 0 : a > r ? r : a;
+    b = b < 0 ? 0 : b > r ? r : b;
+    for (int i = 0; i < r; i++) {
+        const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
+        bool known = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0;
+        if (!known && i >= a && i < b)
+            return -1;
+        dims[i] = known ? dm->dim_value : 1;   /* outside the slice: never read */
+    }
+    return r;
+}
+
+/* Shape and Size need only their input's shape: from a constant's dims (whatever its size or
+ * storage) or from a static type. Fills *shape_src (no data: the kernels never read it). */
+static bool shape_only_input(Onnx__NodeProto *n, scope *s, oe_tensor *shape_src)
+{
+    int64_t dims[OE_MAX_RANK];
+    int rank = -1;
+    cval *v = opt_scope_val(s, opt_str(n->input[0]));
+    if (v && !v->not_const && v->t) {
+        rank = v->t->rank;
+        memcpy(dims, v->t->dims, sizeof dims);
+    } else if (v && !v->not_const && v->proto && v->proto->n_dims <= OE_MAX_RANK) {
+        rank = (int)v->proto->n_dims;
+        for (int i = 0; i < rank; i++) dims[i] = v->proto->dims[i];
+    } else {
+        rank = opt_static_shape(opt_scope_type(s, opt_str(n->input[0])), dims, NULL);
+        if (rank < 0 && !strcmp(n->op_type, "Shape"))
+            rank = sliced_static_dims(n, opt_scope_type(s, opt_str(n->input[0])), dims);
+    }
+    if (rank < 0)
+        return false;
+    memset(shape_src, 0, sizeof *shape_src);
+    shape_src->dtype = 9;
+    shape_src->rank = rank;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0)
+            return false;
+        shape_src->dims[i] = dims[i];
+    }
+    return true;
+}
+
+/* The node's inputs as constants, within the size limits; false when one is not constant (or too
+ * large to be worth reading). CastLike needs only its second input's element type. */
+static bool constant_inputs(fold_ctx *c, Onnx__NodeProto *n, scope *s, oe_tensor **inputs, oe_tensor *shape_src)
+{
     bool all = true;
     for (size_t i = 0; i < n->n_input; i++) {
         if (!*opt_str(n->input[i])) continue;
@@ -178,21 +174,26 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
          * transposed copy replaces the original). */
         if (numel > c->o->fold_input_limit &&
             !(!strcmp(n->op_type, "Transpose") && uses_of(c, n->input[i]) == 1))
-            return;
+            return false;
         inputs[i] = const_of(c, s, n->input[i]);
         if (!inputs[i]) all = false;
     }
     if (!all && !strcmp(n->op_type, "CastLike") && n->n_input == 2 && inputs[0] && !inputs[1]) {
-        /* CastLike only needs the element type of its second input. */
         int et = opt_scope_elem(s, n->input[1]);
-        if (!oe_dtype_supported(et)) return;
-        memset(&shape_src, 0, sizeof shape_src);
-        shape_src.dtype = et;
-        inputs[1] = &shape_src;
+        if (!oe_dtype_supported(et)) return false;
+        memset(shape_src, 0, sizeof *shape_src);
+        shape_src->dtype = et;
+        inputs[1] = shape_src;
         all = true;
     }
-    if (!all) return;
-evaluate:;
+    return all;
+}
+
+/* Runs the node on its constant inputs and, when the result is worth keeping, turns the node
+ * into a Constant holding it. */
+static void evaluate_and_replace(fold_ctx *c, Onnx__NodeProto *n, scope *s, oe_tensor **inputs,
+                                 const oe_tensor *shape_src)
+{
     oe_tensor r;
     diag_sink ed;
     diag_init(&ed);
@@ -208,7 +209,7 @@ evaluate:;
         /* Still worth it when the inputs it replaces (used only here) are as large. */
         int64_t freed = 0;
         for (size_t i = 0; i < n->n_input; i++)
-            if (inputs[i] && inputs[i] != &shape_src && uses_of(c, n->input[i]) == 1) freed += inputs[i]->numel;
+            if (inputs[i] && inputs[i] != shape_src && uses_of(c, n->input[i]) == 1) freed += inputs[i]->numel;
         if (r.numel > freed) {
             oe_tensor_free(&r);
             return;
@@ -220,8 +221,38 @@ evaluate:;
     cval *v = arena_alloc(&c->tmp, sizeof *v);
     v->t = t;
     v->proto = n->attribute[0]->t;
-    hm_put(&s->vals, out, v);
+    hm_put(&s->vals, n->output[0], v);
     c->st->folded++;
+}
+
+static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
+{
+    if (ox_node_has_subgraph(n)) {
+        bool saved = s->no_infer;
+        s->no_infer |= opt_is_op(n, "SequenceMap");
+        FOR_SUBGRAPHS(n, sg, fold_graph(c, sg, s, depth + 1));
+        s->no_infer = saved;
+        return;
+    }
+    if (!opt_is_default_domain(n->domain) || !n->op_type || n->n_output != 1 || !*opt_str(n->output[0]))
+        return;
+    if (!strcmp(n->op_type, "Constant")) {
+        fold_constant_node(c, n, s);
+        return;
+    }
+    if (!oe_op_supported(n->op_type)) return;
+    /* Like onnxscript: ConstantOfShape stays (folding it only grows the model). */
+    if (!strcmp(n->op_type, "ConstantOfShape") && !c->o->fold_constant_of_shape) return;
+    oe_tensor shape_src, *inputs[16] = {0};
+    if (n->n_input > 16) return;
+    if ((!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1) {
+        if (!shape_only_input(n, s, &shape_src))
+            return;
+        inputs[0] = &shape_src;
+    } else if (!constant_inputs(c, n, s, inputs, &shape_src)) {
+        return;
+    }
+    evaluate_and_replace(c, n, s, inputs, &shape_src);
 }
 
 static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
