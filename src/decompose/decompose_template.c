@@ -587,11 +587,123 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
 
 /* Expands a template; returns the value that replaces the dc_call, NULL if it does not apply or
  * after an error (c->failed). locals may be preset (view inverses: base, mutated). */
+/* A statement that is not a call: a bare operand, or a tuple "(a, b)", is the result. */
+static bool expand_value(dctx *c, const binding *b, hashmap *locals, const char *s, const char *te, fx_arg **result)
+{
+    bool ok = true, absent;
+    if (*s == '(' && te[-1] == ')') {
+        const char *ps[12], *pe[12];
+        size_t np = split_top(s + 1, te - 1, ps, pe, 12);
+        fx_arg *items[12];
+        for (size_t i = 0; i < np && ok; i++)
+            ok = (items[i] = dc_operand(c, b, locals, ps[i], pe[i], &absent)) != NULL;
+        *result = ok ? fx_arg_seq(c->dst, FX_ARG_TUPLE, items, NULL, np) : NULL;
+        return ok;
+    }
+    return (*result = dc_operand(c, b, locals, s, te, &absent)) != NULL;
+}
+
+/* A call's positional operands [ps, pe) into args; "*" / "*1" stand for the call's own
+ * positional arguments (from the second with *1), and a trailing optional operand ("x?") that
+ * was not given is omitted with what follows. False when an operand cannot be computed. */
+static bool call_positional(dctx *c, const binding *b, hashmap *locals, const char **ps, const char **pe, size_t np,
+                            fx_arg **args, size_t *na)
+{
+    for (size_t i = 0; i < np; i++) {
+        if (name_is(ps[i], pe[i], "*") || name_is(ps[i], pe[i], "*1")) {
+            for (size_t j = pe[i][-1] == '1'; b->args && j < b->args->u.seq.len && *na < 16; j++)
+                args[(*na)++] = dc_dup(c, b->args->u.seq.items[j]);
+            continue;
+        }
+        bool absent;
+        fx_arg *a = dc_operand(c, b, locals, ps[i], pe[i], &absent);
+        if (!a && absent && pe[i][-1] == '?')
+            return true;
+        if (!a && !absent)
+            return false;
+        if (*na < 16)
+            args[(*na)++] = a ? a : fx_arg_none(c->dst);
+    }
+    return true;
+}
+
+/* A call's keyword operands "k=operand" into kn/kv; a source argument that is absent or None
+ * is dropped from the kwargs. False when one is malformed or cannot be computed. */
+static bool call_keywords(dctx *c, const binding *b, hashmap *locals, const char **ps, const char **pe, size_t np,
+                          const char **kn, fx_arg **kv, size_t *nk)
+{
+    for (size_t i = 0; i < np; i++) {
+        const char *keq = memchr(ps[i], '=', (size_t)(pe[i] - ps[i]));
+        if (!keq)
+            return false;
+        bool absent;
+        fx_arg *a = dc_operand(c, b, locals, keq + 1, pe[i], &absent);
+        if (!a && !absent)
+            return false;
+        const char *vs = keq + 1;
+        while (isspace((unsigned char)*vs))
+            vs++;
+        bool from_arg = bound_index(b, vs, (size_t)(pe[i] - vs)) >= 0;
+        if (a && !(from_arg && a->kind == FX_ARG_NONE)) {
+            const char *ke = keq;
+            while (ke > ps[i] && isspace((unsigned char)ke[-1]))
+                ke--;
+            kn[*nk] = fx_strndup(c->dst, ps[i], (size_t)(ke - ps[i]));
+            kv[(*nk)++] = a;
+        }
+    }
+    return true;
+}
+
+/* A call statement "[local =] target(positional... | key=value...)": emits the call and binds
+ * local to its result. NULL when it cannot be made. */
+static fx_arg *expand_call(dctx *c, const binding *b, hashmap *locals, const char *s, const char *te, const char *eq,
+                           const char *open)
+{
+    char local[64] = "", tgt[128];
+    const char *ts = s;
+    if (eq) {
+        const char *le = eq;
+        while (le > s && isspace((unsigned char)le[-1]))
+            le--;
+        snprintf(local, sizeof local, "%.*s", (int)(le - s), s);
+        ts = eq + 1;
+        while (isspace((unsigned char)*ts))
+            ts++;
+    }
+    bool plain = !strncmp(ts, "operator.", 9);
+    snprintf(tgt, sizeof tgt, "%s%.*s", plain ? "" : "torch.ops.", (int)(open - ts), ts);
+    const char *close = te - 1;
+    const char *bar = NULL;
+    int depth = 0;
+    for (const char *q = open + 1; q < close && !bar; q++) {
+        depth += (*q == '[' || *q == '(') - (*q == ']' || *q == ')');
+        if (*q == '|' && depth == 0)
+            bar = q;
+    }
+    fx_arg *args[16], *kv[12];
+    const char *kn[12];
+    size_t na = 0, nk = 0;
+    const char *ps[16], *pe[16];
+    size_t np = split_top(open + 1, bar ? bar : close, ps, pe, 16);
+    if (!call_positional(c, b, locals, ps, pe, np, args, &na))
+        return NULL;
+    size_t nkp = bar ? split_top(bar + 1, close, ps, pe, 12) : 0;
+    if (!call_keywords(c, b, locals, ps, pe, nkp, kn, kv, &nk))
+        return NULL;
+    fx_arg *result = dc_call(c, tgt, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+                             fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
+    if (result && local[0])
+        hm_put(locals, fx_strdup(c->dst, local), result);
+    return result;
+}
+
 fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals)
 {
     fx_arg *result = NULL;
     const char *s = body;
     bool ok = true;
+    /* statements separated by ';': calls bind locals, the last statement is the result */
     while (*s && ok && !c->failed) {
         const char *semi = strchr(s, ';');
         const char *end = semi ? semi : s + strlen(s);
@@ -600,7 +712,7 @@ fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *
         const char *te = end;
         while (te > s && isspace((unsigned char)te[-1]))
             te--;
-        if (s < te && *s == '~')   /* traced, then dead: an unused dc_call (DCE removes it) */
+        if (s < te && *s == '~')   /* traced, then dead: an unused call (DCE removes it) */
             s++;
         const char *eq = NULL, *open = NULL;
         for (const char *q = s; q < te && !open; q++) {
@@ -613,101 +725,10 @@ fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *
             eq = NULL;
             open = NULL;
         }
-        if (!open || te[-1] != ')') {
-            /* a bare dc_operand or a tuple "(a, b)" is the result */
-            if (*s == '(' && te[-1] == ')') {
-                const char *ps[12], *pe[12];
-                size_t np = split_top(s + 1, te - 1, ps, pe, 12);
-                fx_arg *items[12];
-                for (size_t i = 0; i < np && ok; i++) {
-                    bool absent;
-                    ok = (items[i] = dc_operand(c, b, locals, ps[i], pe[i], &absent)) != NULL;
-                }
-                result = ok ? fx_arg_seq(c->dst, FX_ARG_TUPLE, items, NULL, np) : NULL;
-            } else {
-                bool absent;
-                ok = (result = dc_operand(c, b, locals, s, te, &absent)) != NULL;
-            }
-            s = semi ? semi + 1 : end;
-            continue;
-        }
-        char local[64] = "", tgt[128];
-        const char *ts = s;
-        if (eq) {
-            const char *le = eq;
-            while (le > s && isspace((unsigned char)le[-1]))
-                le--;
-            snprintf(local, sizeof local, "%.*s", (int)(le - s), s);
-            ts = eq + 1;
-            while (isspace((unsigned char)*ts))
-                ts++;
-        }
-        bool plain = !strncmp(ts, "operator.", 9);
-        snprintf(tgt, sizeof tgt, "%s%.*s", plain ? "" : "torch.ops.", (int)(open - ts), ts);
-        const char *close = te - 1;
-        const char *bar = NULL;
-        int depth = 0;
-        for (const char *q = open + 1; q < close && !bar; q++) {
-            depth += (*q == '[' || *q == '(') - (*q == ']' || *q == ')');
-            if (*q == '|' && depth == 0)
-                bar = q;
-        }
-        fx_arg *args[16], *kv[12];
-        const char *kn[12];
-        size_t na = 0, nk = 0;
-        const char *ps[16], *pe[16];
-        size_t np = split_top(open + 1, bar ? bar : close, ps, pe, 16);
-        bool dropped = false;
-        for (size_t i = 0; i < np && ok && !dropped; i++) {
-            if (name_is(ps[i], pe[i], "*") || name_is(ps[i], pe[i], "*1")) {
-                /* the dc_call's positional arguments as given (from the second with *1) */
-                for (size_t j = pe[i][-1] == '1'; b->args && j < b->args->u.seq.len && na < 16; j++)
-                    args[na++] = dc_dup(c, b->args->u.seq.items[j]);
-                continue;
-            }
-            bool absent;
-            fx_arg *a = dc_operand(c, b, locals, ps[i], pe[i], &absent);
-            if (!a && absent && pe[i][-1] == '?')
-                dropped = true;   /* a trailing optional dc_operand not given: omitted, with what follows */
-            else if (!a && !absent)
-                ok = false;
-            else if (na < 16)
-                args[na++] = a ? a : fx_arg_none(c->dst);
-        }
-        size_t nkp = bar ? split_top(bar + 1, close, ps, pe, 12) : 0;
-        for (size_t i = 0; i < nkp && ok; i++) {
-            const char *keq = memchr(ps[i], '=', (size_t)(pe[i] - ps[i]));
-            if (!keq) {
-                ok = false;
-                break;
-            }
-            bool absent;
-            fx_arg *a = dc_operand(c, b, locals, keq + 1, pe[i], &absent);
-            if (!a && !absent) {
-                ok = false;
-                break;
-            }
-            const char *vs = keq + 1;
-            while (isspace((unsigned char)*vs))
-                vs++;
-            bool from_arg = bound_index(b, vs, (size_t)(pe[i] - vs)) >= 0;
-            /* a source argument that is absent or None is dropped from the kwargs */
-            if (a && !(from_arg && a->kind == FX_ARG_NONE)) {
-                const char *ke = keq;
-                while (ke > ps[i] && isspace((unsigned char)ke[-1]))
-                    ke--;
-                kn[nk] = fx_strndup(c->dst, ps[i], (size_t)(ke - ps[i]));
-                kv[nk++] = a;
-            }
-        }
-        if (!ok)
-            break;
-        result = dc_call(c, tgt, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
-                      fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
-        if (!result)
-            break;
-        if (local[0])
-            hm_put(locals, fx_strdup(c->dst, local), result);
+        if (!open || te[-1] != ')')
+            ok = expand_value(c, b, locals, s, te, &result);
+        else
+            ok = (result = expand_call(c, b, locals, s, te, eq, open)) != NULL;
         s = semi ? semi + 1 : end;
     }
     if (c->failed)
