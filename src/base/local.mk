@@ -6,4 +6,5 @@ libfxsh_a_SOURCES += \
 	src/base/hashmap.c src/base/hashmap.h \
 	src/base/diag.c src/base/diag.h \
 	src/base/file.c src/base/file.h \
-	src/base/json.c src/base/json.h
+	src/base/json.c src/base/json.h \
+	src/base/numfmt.c src/base/numfmt.h

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Flush to the FILE once this much text is buffered. */
-#define FLUSH_AT (64 * 1024)
+#include "base/numfmt.h"
+
+/* Flush to the FILE once this much text is buffered: few, large writes. */
+#define FLUSH_AT (1024 * 1024)
 
 typedef struct printer {
     strbuf *sb;
@@ -23,18 +25,23 @@ static void maybe_flush(printer *p)
 
 const char *ox_format_float(char *buf, double v)
 {
-    /* glibc spells NaN with its sign bit as "-nan", which is what the C++ stream writes too. */
-    snprintf(buf, 32, "%g", v);
+    /* exactly "%g" (glibc spells NaN with its sign bit as "-nan", which is what the C++ stream
+     * writes too), without a printf per element: weights are most of a model's text */
+    fmt_g(buf, v);
     return buf;
 }
 
 static void put_float(printer *p, double v)
 {
-    char buf[32];
-    sb_puts(p->sb, ox_format_float(buf, v));
+    char buf[FMT_NUM_MAX];
+    sb_putn(p->sb, buf, fmt_g(buf, v));
 }
 
-static void put_i64(printer *p, int64_t v) { sb_printf(p->sb, "%" PRId64, v); }
+static void put_i64(printer *p, int64_t v)
+{
+    char buf[FMT_NUM_MAX];
+    sb_putn(p->sb, buf, fmt_i64(buf, v));
+}
 
 static void spaces(printer *p, int n)
 {
@@ -235,7 +242,7 @@ static void print_raw(printer *p, const Onnx__TensorProto *t)
         case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: {
             int32_t v;
             memcpy(&v, d + i, 4);
-            sb_printf(p->sb, "%" PRId32, v);
+            put_i64(p, v);
             break;
         }
         default: {
@@ -282,7 +289,7 @@ static void print_tensor(printer *p, const Onnx__TensorProto *t, int is_initiali
         sb_puts(p->sb, " {");
         for (i = 0; i < t->n_int32_data; i++) {
             if (i) sb_putc(p->sb, ',');
-            sb_printf(p->sb, "%" PRId32, t->int32_data[i]);
+            put_i64(p, t->int32_data[i]);
             maybe_flush(p);
         }
         sb_putc(p->sb, '}');
@@ -300,7 +307,10 @@ static void print_tensor(printer *p, const Onnx__TensorProto *t, int is_initiali
         sb_puts(p->sb, " {");
         for (i = 0; i < t->n_uint64_data; i++) {
             if (i) sb_putc(p->sb, ',');
-            sb_printf(p->sb, "%" PRIu64, t->uint64_data[i]);
+            {
+                char buf[FMT_NUM_MAX];
+                sb_putn(p->sb, buf, fmt_u64(buf, t->uint64_data[i]));
+            }
             maybe_flush(p);
         }
         sb_putc(p->sb, '}');
