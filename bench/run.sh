@@ -41,3 +41,17 @@ if [ -f "$corpus/fx/transformer_stack/program.json" ]; then
     "$FXSH" -c "load $j" -c "export verbose=False" >/dev/null 2>&1 || true; t3=$(now_ms)
     printf '%-28s %8s %10d %12d %14d\n' "transformer_stack (json)" "708" $((t1 - t0)) $((t2 - t1)) $((t3 - t2))
 fi
+
+# Printing weights: `show` of a model with 100 MB of float weights (bench/gen_model), in MB of
+# ONNX text per second; the text is byte for byte onnx.printer.to_text's.
+gen=$(dirname "$FXSH")/bench/gen_model
+if [ -x "$gen" ]; then
+    "$gen" "$tmp/w100.onnx" 100
+    t0=$(now_ms); "$FXSH" -c "load $tmp/w100.onnx" >/dev/null; t1=$(now_ms)
+    bytes=$("$FXSH" -c "load $tmp/w100.onnx" -c show | wc -c); t2=$(now_ms)
+    show_ms=$(( (t2 - t1) - (t1 - t0) ))
+    [ "$show_ms" -gt 0 ] || show_ms=1
+    printf '\n%-28s %10s %10s %12s %10s\n' "model" "weights" "load ms" "show ms" "MB/s"
+    printf '%-28s %10s %10d %12d %10d\n' "MatMul chain (gen_model)" "100 MB" $((t1 - t0)) "$show_ms" \
+        $(( bytes / 1000 / show_ms ))
+fi
