@@ -10,7 +10,7 @@ corpus=${FXSH_CORPUS:-../shared/corpus}
 check=${ONNX_CHECK:-$corpus/../tools/onnx-check}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-FXSH_OPS_DUMP=$tmp ./tests/unit/test_ops_lowerings >/dev/null 2>&1
+FXSH_OPS_DUMP=$tmp ./tests/unit/translate/test_ops_lowerings >/dev/null 2>&1
 n=0 ok=0
 for m in "$tmp"/*.onnx; do
     c=$(basename "$m" .onnx)
