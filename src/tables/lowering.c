@@ -454,10 +454,34 @@ static bool clause(arena *a, const char *b, const char *e, const aten_schema *sc
         while (ve > vb && ve[-1] == ' ') ve--;
         if (ve == vb) { *err_at = p; *err = "expected a value"; return false; }
         c->sval = arena_strndup(a, vb, (size_t)(ve - vb));
-        if (c->kind == COND_RANK || c->kind == COND_LEN) {
+        c->arg2 = -1;
+        if (c->kind == COND_RANK && !strncmp(vb, "rank(", 5)) {
+            /* rank(x) OP rank(y) [+ n | - n]: unbatched inputs have one dim less than weights */
+            const char *q = vb + 5;
+            const char *bn = cond_arg(&q, ve);
+            if (!bn) { *err_at = q; *err = "expected an argument name"; return false; }
+            char *name2 = arena_strndup(a, bn, (size_t)(q - bn));
+            c->arg2 = schema ? aten_schema_find(schema, name2) : 0;
+            if (c->arg2 < 0) { *err_at = bn; *err = "not an argument of the schema"; return false; }
+            while (*q == ' ') q++;
+            if (*q != ')') { *err_at = q; *err = "expected ')'"; return false; }
+            q++;
+            while (*q == ' ') q++;
+            c->ival = 0;
+            if (q < ve) {
+                if (*q != '+' && *q != '-') { *err_at = q; *err = "expected + or - and an integer"; return false; }
+                bool minus = *q == '-';
+                q++;
+                while (*q == ' ') q++;
+                char *end;
+                c->ival = strtoll(q, &end, 10);
+                if (end == q || end != ve) { *err_at = q; *err = "expected an integer"; return false; }
+                if (minus) c->ival = -c->ival;
+            }
+        } else if (c->kind == COND_RANK || c->kind == COND_LEN) {
             char *end;
             c->ival = strtoll(c->sval, &end, 10);
-            if (*end) { *err_at = vb; *err = "rank and len compare with an integer"; return false; }
+            if (*end) { *err_at = vb; *err = "rank and len compare with an integer (or rank(x) +/- n)"; return false; }
         }
         if (c->kind == COND_DTYPE && c->op != COP_EQ && c->op != COP_NE) {
             *err_at = vb; *err = "dtypes compare with == or != only"; return false;
@@ -484,7 +508,7 @@ bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering 
             if (l.col > 0) l.col += (int)(err_at - text);
             diagnostic *dg = diag_error(d, l, "bad condition: %s", err);
             diag_set_source(dg, text, strlen(text));
-            diag_set_hint(dg, "conditions: rank(x) == 2, x is None, is_scalar(x), is_list(x), len(x) == 0, "
+            diag_set_hint(dg, "conditions: rank(x) == 2, rank(x) == rank(w) - 1, x is None, is_scalar(x), is_list(x), len(x) == 0, "
                               "dtype(x) == float32, x == 1, dtype == torch.int64, joined with 'and'");
             vec_free(&cl);
             return false;

@@ -55,7 +55,7 @@ int aten_schema_find(const aten_schema *s, const char *name);
 /* ---- `when:` conditions ---- */
 
 typedef enum cond_kind {
-    COND_RANK,        /* rank(arg) OP n */
+    COND_RANK,        /* rank(arg) OP n, or rank(arg) OP rank(arg2) [+ n | - n] */
     COND_IS_NONE,     /* arg is None */
     COND_IS_SCALAR,   /* is_scalar(arg): a Python number/bool, not a tensor */
     COND_IS_LIST,     /* is_list(arg) */
@@ -71,6 +71,7 @@ typedef struct cond_clause {
     cond_kind kind;
     bool negate;
     int arg;                 /* index into the schema's args */
+    int arg2;                /* COND_RANK against another argument's rank (+ ival), else -1 */
     cond_op op;
     long long ival;
     const char *sval;        /* dtype name or literal text */

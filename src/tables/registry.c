@@ -474,10 +474,18 @@ static bool dtype_matches(const char *have, const char *want)
     return !strcmp(have, want);
 }
 
-static bool clause_holds(const cond_clause *c, const arg_info *a)
+static bool clause_holds(const cond_clause *c, const arg_info *args)
 {
+    const arg_info *a = &args[c->arg];
     switch (c->kind) {
-    case COND_RANK: return a->kind == ARGK_TENSOR && a->rank >= 0 && cmp_holds(c->op, a->rank, (double)c->ival);
+    case COND_RANK: {
+        if (a->kind != ARGK_TENSOR || a->rank < 0)
+            return false;
+        if (c->arg2 < 0)
+            return cmp_holds(c->op, a->rank, (double)c->ival);
+        const arg_info *b = &args[c->arg2];
+        return b->kind == ARGK_TENSOR && b->rank >= 0 && cmp_holds(c->op, a->rank, (double)b->rank + (double)c->ival);
+    }
     case COND_LEN: return a->kind == ARGK_LIST && cmp_holds(c->op, (double)a->len, (double)c->ival);
     case COND_IS_NONE: return a->kind == ARGK_NONE;
     case COND_IS_SCALAR: return a->kind == ARGK_INT || a->kind == ARGK_FLOAT || a->kind == ARGK_BOOL;
@@ -517,7 +525,7 @@ const lowering *ops_select(const op_rule *rule, const arg_info *args)
         bool ok = true;
         for (size_t k = 0; k < lw->nwhen && ok; k++) {
             const cond_clause *c = &lw->when[k];
-            bool h = clause_holds(c, &args[c->arg]);
+            bool h = clause_holds(c, args);
             ok = c->negate ? !h : h;
         }
         if (ok) return lw;

@@ -214,6 +214,24 @@ static void test_errors(void **state)
     assert_null(ops_lookup(&r, "aten.exp.default", 20));
     assert_int_equal(r.ntargets, 0);
 
+    /* rank against another argument's rank: only + or - and an integer may follow */
+    diag_clear(&d);
+    assert_true(load(&r, "rules:\n  - target: aten.add.Tensor\n    schema: add.Tensor(Tensor self, Tensor other) -> Tensor\n"
+                         "    when: rank(self) >= rank(other) + 1\n"
+                         "    lowering: 'add (self, other) => (r) { r = Add (self, other) }'\n", &d));
+    assert_int_equal(d.errors, 0);
+    diag_clear(&d);
+    assert_false(load(&r, "rules:\n  - target: aten.add.Tensor\n    schema: add.Tensor(Tensor self, Tensor other) -> Tensor\n"
+                          "    when: rank(self) == rank(other) * 2\n"
+                          "    lowering: 'add (self, other) => (r) { r = Add (self, other) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "expected + or -"));
+    diag_clear(&d);
+    assert_false(load(&r, "rules:\n  - target: aten.add.Tensor\n    schema: add.Tensor(Tensor self, Tensor other) -> Tensor\n"
+                          "    when: rank(self) == rank(weight)\n"
+                          "    lowering: 'add (self, other) => (r) { r = Add (self, other) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "not an argument"));
+    diag_clear(&d);
+
     /* garbage does not crash */
     const char *junk[] = {"", "rules: 3", "- - -", "rules:\n  - {target: x, builtin: [1]}", "opset: -2\nrules: []",
                           "rules:\n  - target: aten.a.default\n    schema: a(Tensor x) -> Tensor\n    lowering: 'a (x) => (y) {'\n"};
@@ -266,6 +284,16 @@ static void test_select(void **state)
     ma[2].len = 2;
     assert_string_equal(ops_select(mp, ma)->nodes[0].attrs[1].ref, "stride");
     assert_string_equal(ops_select(mp, ma)->nodes[0].attrs[2].ref_fn, "pads");
+
+    /* rank(input) == rank(weight) - 1: an unbatched convolution */
+    const op_rule *cv = ops_lookup(&r, "aten.conv2d.default", 18);
+    arg_info ca[7] = {{.kind = ARGK_TENSOR, .rank = 3}, {.kind = ARGK_TENSOR, .rank = 4}, {.kind = ARGK_NONE}};
+    assert_string_equal(ops_select(cv, ca)->nodes[1].op_type, "Unsqueeze");
+    ca[0].rank = 4;
+    assert_string_equal(ops_select(cv, ca)->nodes[0].op_type, "Conv");
+    ca[1].rank = -1;                    /* an unknown rank on either side never satisfies it */
+    ca[0].rank = 3;
+    assert_string_equal(ops_select(cv, ca)->nodes[0].op_type, "Conv");
 
     /* builtins are registered like table rules */
     const op_rule *tr = ops_lookup(&r, "aten.transpose.int", 20);
