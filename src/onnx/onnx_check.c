@@ -275,6 +275,9 @@ static void check_nodes(checker *c, const char *where, Onnx__NodeProto **nodes, 
         for (size_t k = 0; k < nodes[i]->n_output; k++)
             if (nodes[i]->output[k] && nodes[i]->output[k][0] && !hm_has(&later, nodes[i]->output[k]))
                 hm_put(&later, nodes[i]->output[k], nodes[i]);
+    /* node names: ONNX Runtime refuses a graph where two nodes share one (onnx's checker does not) */
+    hashmap node_names;
+    hm_init(&node_names);
     strbuf nd;
     sb_init(&nd);
     for (size_t i = 0; i < n_nodes; i++) {
@@ -283,6 +286,13 @@ static void check_nodes(checker *c, const char *where, Onnx__NodeProto **nodes, 
         node_desc(&nd, where, i, n);
         if (!n->op_type || !n->op_type[0])
             problem(c, "%s: empty op_type", nd.s);
+        if (n->name && n->name[0]) {
+            if (hm_has(&node_names, n->name))
+                problem(c, "%s: another node of this graph has the name '%s' (ONNX Runtime refuses the model)",
+                        nd.s, n->name);
+            else
+                hm_put(&node_names, n->name, (void *)n);
+        }
         for (size_t k = 0; k < n->n_input; k++) {
             const char *in = n->input[k];
             if (!in || !in[0] || scope_has(sc, in))
@@ -325,6 +335,7 @@ static void check_nodes(checker *c, const char *where, Onnx__NodeProto **nodes, 
     }
     sb_free(&nd);
     hm_free(&later);
+    hm_free(&node_names);
 }
 
 static void check_function(checker *c, const Onnx__FunctionProto *f)

@@ -128,10 +128,23 @@ bool tx_translate_graph(tx *t, const fx_graph *g)
             t->cur_main = NULL;
             bool ok = translate_call(t, n);
             /* The exporter names a multi-output op's values <n>__<i> and its node after the last
-             * of them (node_cond__0, node_scan__1) before getitem renames the values. */
+             * of them it produces (node_cond__1 for both of cond's; node_..__0 for a MaxPool
+             * whose indices a later node adjusts into result 1) before getitem renames them. */
             const tx_val *tv = ok ? tx_lookup_val(t, n) : NULL;
-            if (ok && t->cur_main && is_multi_output(n) && !(tv && tv->seq) && t->cur_main->n_output)
-                t->cur_main->name = ox_strdup(t->m, arena_printf(&t->a, "node_%s__%zu", n->name, t->cur_main->n_output - 1));
+            if (ok && t->cur_main && is_multi_output(n) && !(tv && tv->seq) && t->cur_main->n_output) {
+                size_t last = t->cur_main->n_output - 1;
+                if (tv) {
+                    /* the highest result index among the node's outputs, when it has any */
+                    bool found = false;
+                    for (size_t k = tv->n; k-- > 0 && !found;)
+                        for (size_t j = 0; j < t->cur_main->n_output && !found; j++)
+                            if (tv->names[k] && !strcmp(tv->names[k], t->cur_main->output[j])) {
+                                last = k;
+                                found = true;
+                            }
+                }
+                t->cur_main->name = ox_strdup(t->m, arena_printf(&t->a, "node_%s__%zu", n->name, last));
+            }
             t->cur = outer;
             t->cur_pv = outer_pv;
             t->cur_pv_ready = outer_ready;

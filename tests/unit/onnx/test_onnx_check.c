@@ -78,6 +78,14 @@ static void test_ssa(void **state)
     assert_int_equal(check_text(HDR "g (float x) => (float x2) {\n  x = Relu (x)\n  x2 = Neg (x)\n}",
                                 "output 'x' is assigned more than once"), 1);
     assert_int_equal(check_text(HDR "g (float x, float x) => (float x) {}", "declared more than once"), 1);
+    /* two nodes of one graph with one name: ONNX Runtime refuses the model */
+    assert_int_equal(check_text(HDR "g (float x) => (float z) {\n  [n] y = Relu (x)\n  [n] z = Neg (y)\n}",
+                                "node 1 (\"n\", Neg): another node of this graph has the name 'n'"), 1);
+    /* the same name in a subgraph and in its graph is allowed */
+    assert_int_equal(check_text(HDR "g (bool c, float x) => (float y) {\n"
+                                    "  [n] y = If (c) <then_branch: graph = t () => (float o) { [n] o = Identity (x) },\n"
+                                    "              else_branch: graph = e () => (float o2) { [n] o2 = Neg (x) }>\n}",
+                                NULL), 0);
 }
 
 static void test_opsets_and_functions(void **state)
