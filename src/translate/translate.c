@@ -81,8 +81,16 @@ static bool translate_call(tx *t, const fx_node *n)
         lw = ops_select(rule, info);
     }
     if (!lw) {
-        tx_fail_node(t, n, arena_printf(&t->a, "no alternative of the rule at %s:%d applies to these arguments",
-                                           rule->file, rule->line));
+        /* name what the alternatives need, so that the user sees which argument rules it out */
+        strbuf need;
+        sb_init(&need);
+        for (size_t i = 0; i < rule->nalts; i++)
+            if (rule->alts[i].when_text)
+                sb_printf(&need, "%s`%s`", need.len ? ", " : "", rule->alts[i].when_text);
+        tx_fail_node(t, n, arena_printf(&t->a, "no alternative of the rule at %s:%d applies to these arguments%s%s",
+                                           rule->file, rule->line, need.len ? "; the alternatives need " : "",
+                                           need.len ? need.s : ""));
+        sb_free(&need);
         return false;
     }
     if (lw->builtin) {
