@@ -247,6 +247,62 @@ static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, co
     return true;
 }
 
+/* circular padding as Slice + Concat per padded dim (the end of the dim, the tensor, its start):
+ * Pad's 'wrap' mode needs opset 19 and ONNX Runtime does not implement it */
+static bool pad_circular(tx *t, const fx_node *n, const char *x, const int64_t *pads, size_t r)
+{
+    size_t last = r;
+    for (size_t d = 0; d < r; d++)
+        if (pads[d] || pads[r + d]) last = d;
+    if (last == r) {
+        Onnx__NodeProto *id = tx_emit(t, "Identity", "", tx_node_name_of(t, n));
+        ox_node_add_input(t->m, id, x);
+        ox_node_add_output(t->m, id, tx_one_output(t, n));
+        return true;
+    }
+    const char *cur = x;
+    for (size_t d = 0; d <= last; d++) {
+        int64_t lo = pads[d], hi = pads[r + d], axis = (int64_t)d;
+        if (!lo && !hi)
+            continue;
+        const char *axes = tx_const_ints(t, &axis, 1);
+        const char *parts[3];
+        size_t np = 0;
+        if (lo) {
+            int64_t st = -lo, en = INT64_MAX;
+            /* constants first: they are nodes too, and must come before their user */
+            const char *sv = tx_const_ints(t, &st, 1), *ev = tx_const_ints(t, &en, 1);
+            Onnx__NodeProto *sl = tx_emit(t, "Slice", "", NULL);
+            ox_node_add_input(t->m, sl, cur);
+            ox_node_add_input(t->m, sl, sv);
+            ox_node_add_input(t->m, sl, ev);
+            ox_node_add_input(t->m, sl, axes);
+            parts[np++] = tx_fresh_val(t);
+            ox_node_add_output(t->m, sl, parts[np - 1]);
+        }
+        parts[np++] = cur;
+        if (hi) {
+            int64_t st = 0, en = hi;
+            const char *sv = tx_const_ints(t, &st, 1), *ev = tx_const_ints(t, &en, 1);
+            Onnx__NodeProto *sl = tx_emit(t, "Slice", "", NULL);
+            ox_node_add_input(t->m, sl, cur);
+            ox_node_add_input(t->m, sl, sv);
+            ox_node_add_input(t->m, sl, ev);
+            ox_node_add_input(t->m, sl, axes);
+            parts[np++] = tx_fresh_val(t);
+            ox_node_add_output(t->m, sl, parts[np - 1]);
+        }
+        bool final = d == last;
+        Onnx__NodeProto *cc = tx_emit(t, "Concat", "", final ? tx_node_name_of(t, n) : NULL);
+        ox_attr_int(t->m, cc, "axis", axis);
+        for (size_t i = 0; i < np; i++)
+            ox_node_add_input(t->m, cc, parts[i]);
+        cur = final ? tx_one_output(t, n) : tx_fresh_val(t);
+        ox_node_add_output(t->m, cc, cur);
+    }
+    return true;
+}
+
 static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     int64_t *pd;
@@ -267,6 +323,18 @@ static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b
     }
     const char *mode = b[2]->kind == FX_ARG_STR ? b[2]->u.s : "constant";
     const char *omode = !strcmp(mode, "replicate") ? "edge" : !strcmp(mode, "circular") ? "wrap" : mode;
+    /* a negative pad crops; ONNX Pad does that in constant mode only (ONNX Runtime's edge and
+     * reflect kernels read outside the tensor), so the other modes refuse rather than give a
+     * model that disagrees with torch */
+    if (strcmp(omode, "constant"))
+        for (size_t i = 0; i < 2 * (size_t)r; i++)
+            if (pads[i] < 0) {
+                tx_fail_node(t, n, arena_printf(&t->a, "pad: a negative pad (cropping) in '%s' mode has no ONNX form "
+                                                       "(only constant mode crops)", mode));
+                return false;
+            }
+    if (!strcmp(omode, "wrap"))
+        return pad_circular(t, n, x, pads, (size_t)r);
     const char *pv = tx_const_ints(t, pads, 2 * (size_t)r);
     const char *val = "";
     if (b[3]->kind == FX_ARG_FLOAT || b[3]->kind == FX_ARG_INT)
