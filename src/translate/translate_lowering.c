@@ -283,6 +283,20 @@ bool tx_list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *
     return true;
 }
 
+/* A dtype attribute fxsh can write: ONNX defines complex64/complex128 tensors, but Cast and the
+ * arithmetic operators do not take them, so a complex dtype is an error at the node, not a model
+ * the checker rejects. */
+static bool dtype_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const char *name, int onnx_type)
+{
+    if (onnx_type == 14 || onnx_type == 15) {
+        tx_fail_node(t, user, arena_printf(&t->a, "%s to %s: ONNX operators do not take complex types",
+                                           nd->op_type, onnx_type == 14 ? "complex64" : "complex128"));
+        return false;
+    }
+    ox_attr_int(t->m, nd, name, onnx_type);
+    return true;
+}
+
 static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
                      const fx_arg **bound)
 {
@@ -294,8 +308,7 @@ static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_
                                             at->name));
             return false;
         }
-        ox_attr_int(t->m, nd, at->name, dt);
-        return true;
+        return dtype_attr(t, user, nd, at->name, dt);
     }
     const aten_arg *sa = &s->args[at->ref_arg];
     const fx_arg *a = bound[at->ref_arg];
@@ -331,7 +344,7 @@ static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_
     case LAT_INT:
         if (a->kind == FX_ARG_INT) ox_attr_int(t->m, nd, at->name, a->u.i);
         else if (a->kind == FX_ARG_BOOL) ox_attr_int(t->m, nd, at->name, a->u.b);
-        else if (a->kind == FX_ARG_DTYPE) ox_attr_int(t->m, nd, at->name, fx_dtype_get(a->u.dtype)->onnx_type);
+        else if (a->kind == FX_ARG_DTYPE) return dtype_attr(t, user, nd, at->name, fx_dtype_get(a->u.dtype)->onnx_type);
         else break;
         return true;
     case LAT_FLOAT:
