@@ -13,6 +13,7 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
+#include "load/load.h"
 #include "load/pt2_load.h"
 #include "meta/meta_layout.h"
 #include "decompose/decompose.h"
@@ -328,6 +329,49 @@ static void test_split_many_chunks(void **state)
     diag_free(&d);
 }
 
+/* CompositeImplicitAutograd ops become the ops they are written in, in both tables. */
+static void test_composite_implicit(void **state)
+{
+    (void)state;
+    static const char prog[] =
+        "class GraphModule(torch.nn.Module):\n"
+        "    def forward(self, x: \"f32[2, 3]\", y: \"f32[3, 2]\"):\n"
+        "        ravel: \"f32[6]\" = torch.ops.aten.ravel.default(x)\n"
+        "        reshape_as: \"f32[3, 2]\" = torch.ops.aten.reshape_as.default(x, y)\n"
+        "        true_divide: \"f32[3, 2]\" = torch.ops.aten.true_divide.Tensor(reshape_as, y)\n"
+        "        fliplr: \"f32[2, 3]\" = torch.ops.aten.fliplr.default(x)\n"
+        "        flipud: \"f32[2, 3]\" = torch.ops.aten.flipud.default(x)\n"
+        "        m_t: \"f32[2, 3]\" = torch.ops.aten.mT.default(y);  x = y = None\n"
+        "        return (ravel, true_divide, fliplr, flipud, m_t)\n";
+    for (int k = 0; k < 2; k++) {
+        diag_sink d;
+        diag_init(&d);
+        fx_program *p = fx_parse_code_text(prog, strlen(prog), "cia.py", &d);
+        assert_non_null(p);
+        fx_program *r = decompose_program(p, k ? DECOMP_ONNX : DECOMP_DEFAULT, &d);
+        if (!r)
+            diag_render_all(&d, stderr, NULL, false);
+        assert_non_null(r);
+        char *text = print_graph(r);
+        static const char *const gone[] = {"ravel", "reshape_as", "true_divide", "fliplr", "flipud", "aten.mT"};
+        for (size_t i = 0; i < sizeof gone / sizeof *gone; i++)
+            if (strstr(text, gone[i]) && strstr(text, gone[i])[-1] == '.')
+                fail_msg("%s left in:\n%s", gone[i], text);
+        assert_non_null(strstr(text, "torch.ops.aten.view.default](args = (%x, [-1])"));
+        assert_non_null(strstr(text, "torch.ops.aten.view.default](args = (%x, [3, 2])"));
+        assert_non_null(strstr(text, "torch.ops.aten.div.Tensor](args = (%view_1, %y)"));
+        assert_non_null(strstr(text, "torch.ops.aten.flip.default](args = (%x, [1])"));
+        assert_non_null(strstr(text, "torch.ops.aten.flip.default](args = (%x, [0])"));
+        /* the default table goes on to core ATen's permute */
+        assert_non_null(strstr(text, k ? "torch.ops.aten.transpose.int](args = (%y, -2, -1)"
+                                       : "torch.ops.aten.permute.default](args = (%y, [1, 0])"));
+        free(text);
+        fx_program_free(r);
+        fx_program_free(p);
+        diag_free(&d);
+    }
+}
+
 /* The layout predicates on metas they cannot decide keep the contiguous assumption. */
 static void test_layout_predicates(void **state)
 {
@@ -423,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_onnx_keeps_linear_and_promotes),
         cmocka_unit_test(test_no_meta_keeps_op),
         cmocka_unit_test(test_split_many_chunks),
+        cmocka_unit_test(test_composite_implicit),
         cmocka_unit_test(test_rejects_torch_level),
         cmocka_unit_test(test_view_mutation_functionalized),
         cmocka_unit_test(test_fixtures),
