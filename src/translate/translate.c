@@ -8,6 +8,7 @@
 
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "onnx/onnx_edit.h"
 #include "translate/translate.h"
 #include "translate/translate_internal.h"
 #include "translate/translate_meta.h"
@@ -191,6 +192,14 @@ static void drop_output_value_info(Onnx__GraphProto *g)
         }
 }
 
+static bool is_graph_input(const Onnx__GraphProto *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_input; i++)
+        if (g->input[i]->name && !strcmp(g->input[i]->name, name))
+            return true;
+    return false;
+}
+
 void translate_options_init(translate_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -294,8 +303,15 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
             }
             const char *v = tx_single(&t, outn, it->u.node);
             if (!v) break;
-            if (hm_has(&inputs, v) || hm_has(&seen, v))   /* an output must be produced by a node */
+            if (hm_has(&inputs, v) && !hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {
+                /* a graph input returned as it is: torch.onnx renames the input <name>_orig and
+                 * gives the output the name through an Identity */
+                const char *orig = tx_unique_name(&t, arena_printf(&t.a, "%s_orig", v));
+                ox_rename_value(m, v, orig);
+                tx_emit1(&t, "Identity", orig, v, NULL);
+            } else if (hm_has(&inputs, v) || hm_has(&seen, v)) {   /* an output must be produced by a node */
                 v = tx_emit1(&t, "Identity", v, tx_unique_name(&t, arena_printf(&t.a, "%s_out", it->u.node->name)), NULL);
+            }
             hm_put(&seen, v, (void *)1);
             Onnx__TypeProto *ty = tx_type_of_value(&t, tx_node_val(it->u.node));
             translate_output_metadata(m, ox_graph_add_output(m, m->proto->graph, v, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false)),

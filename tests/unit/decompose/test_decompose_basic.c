@@ -341,8 +341,10 @@ static void test_composite_implicit(void **state)
         "        true_divide: \"f32[3, 2]\" = torch.ops.aten.true_divide.Tensor(reshape_as, y)\n"
         "        fliplr: \"f32[2, 3]\" = torch.ops.aten.fliplr.default(x)\n"
         "        flipud: \"f32[2, 3]\" = torch.ops.aten.flipud.default(x)\n"
-        "        m_t: \"f32[2, 3]\" = torch.ops.aten.mT.default(y);  x = y = None\n"
-        "        return (ravel, true_divide, fliplr, flipud, m_t)\n";
+        "        m_t: \"f32[2, 3]\" = torch.ops.aten.mT.default(y)\n"
+        "        atleast_2d: \"f32[2, 3]\" = torch.ops.aten.atleast_2d.default(x)\n"
+        "        atleast_3d: \"f32[2, 3, 1]\" = torch.ops.aten.atleast_3d.default(x);  x = y = None\n"
+        "        return (ravel, true_divide, fliplr, flipud, m_t, atleast_2d, atleast_3d)\n";
     for (int k = 0; k < 2; k++) {
         diag_sink d;
         diag_init(&d);
@@ -353,7 +355,7 @@ static void test_composite_implicit(void **state)
             diag_render_all(&d, stderr, NULL, false);
         assert_non_null(r);
         char *text = print_graph(r);
-        static const char *const gone[] = {"ravel", "reshape_as", "true_divide", "fliplr", "flipud", "aten.mT"};
+        static const char *const gone[] = {"ravel", "reshape_as", "true_divide", "fliplr", "flipud", "aten.mT", "atleast_2d"};
         for (size_t i = 0; i < sizeof gone / sizeof *gone; i++)
             if (strstr(text, gone[i]) && strstr(text, gone[i])[-1] == '.')
                 fail_msg("%s left in:\n%s", gone[i], text);
@@ -362,6 +364,10 @@ static void test_composite_implicit(void **state)
         assert_non_null(strstr(text, "torch.ops.aten.div.Tensor](args = (%view_1, %y)"));
         assert_non_null(strstr(text, "torch.ops.aten.flip.default](args = (%x, [1])"));
         assert_non_null(strstr(text, "torch.ops.aten.flip.default](args = (%x, [0])"));
+        /* atleast_2d of a 2-d tensor is the tensor; atleast_3d unsqueezes the last dim */
+        assert_null(strstr(text, "atleast"));
+        assert_non_null(strstr(text, "return (view, div, flip, flip_1, "));
+        assert_non_null(strstr(text, "torch.ops.aten.unsqueeze.default](args = (%x, -1)"));
         /* the default table goes on to core ATen's permute */
         assert_non_null(strstr(text, k ? "torch.ops.aten.transpose.int](args = (%y, -2, -1)"
                                        : "torch.ops.aten.permute.default](args = (%y, [1, 0])"));

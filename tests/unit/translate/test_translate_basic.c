@@ -609,10 +609,46 @@ static void test_cond_to_if(void **state)
     fx_program_free(p);
 }
 
+/* A graph input returned as it is: torch.onnx renames the input <name>_orig and gives the output
+ * the input's name through an Identity; every other use reads the renamed input. A second
+ * output of the same value gets an Identity of its own. */
+static void test_input_returned(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new(NULL);
+    fx_node *x = placeholder(p, "x");
+    static const char *const d2[] = {"2"};
+    set_tensor_meta(p, x, FX_DT_F32, d2, 1);
+    fx_arg *a = fx_arg_node(p, x);
+    fx_node *r = call(p, "relu", "torch.ops.aten.relu.default", &a, 1);
+    set_tensor_meta(p, r, FX_DT_F32, d2, 1);
+    fx_node *outs[3] = {x, r, x};
+    output(p, outs, 3);
+    diag_sink d;
+    diag_init(&d);
+    ox_model *m = run(p, &d, 0);
+    assert_non_null(m);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(g->n_input, 1);
+    assert_string_equal(g->input[0]->name, "x_orig");
+    assert_int_equal(g->n_output, 3);
+    assert_string_equal(g->output[0]->name, "x");
+    assert_string_equal(g->output[1]->name, "relu");
+    assert_string_not_equal(g->output[2]->name, "x");
+    Onnx__NodeProto *relu = find_node(g, "node_relu");
+    assert_non_null(relu);
+    assert_string_equal(relu->input[0], "x_orig");
+    assert_int_equal(count_op(g, "Identity"), 2);
+    ox_model_free(m);
+    fx_program_free(p);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_linear_gemm_and_naming),
+        cmocka_unit_test(test_input_returned),
         cmocka_unit_test(test_unused_weights_dropped),
         cmocka_unit_test(test_provenance_metadata),
         cmocka_unit_test(test_scalars_and_constant_farm),
