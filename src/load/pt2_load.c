@@ -297,6 +297,22 @@ static fx_node *ref(gctx *x, const json_value *at, const char *name)
     return n;
 }
 
+/* A serialized float: a JSON number, or the strings torch's serde writes for the values JSON
+ * cannot hold ("Infinity", "-Infinity", "NaN"). */
+static bool serde_float(const json_value *v, double *f)
+{
+    if (json_num(v, f))
+        return true;
+    const char *s = json_str(v);
+    if (!s)
+        return false;
+    if (!strcmp(s, "Infinity")) *f = INFINITY;
+    else if (!strcmp(s, "-Infinity")) *f = -INFINITY;
+    else if (!strcmp(s, "NaN")) *f = NAN;
+    else return false;
+    return true;
+}
+
 static fx_arg *symlike(gctx *x, const json_value *v, const char *const_key)
 {
     const char *nm = json_str(json_get(v, "as_name"));
@@ -309,7 +325,7 @@ static fx_arg *symlike(gctx *x, const json_value *v, const char *const_key)
     double f;
     if (strcmp(const_key, "as_bool") == 0 && k && k->kind == JSON_BOOL) return fx_arg_bool(x->c->p, k->u.boolean);
     if (strcmp(const_key, "as_int") == 0 && json_int(k, &i)) return fx_arg_int(x->c->p, i);
-    if (strcmp(const_key, "as_float") == 0 && json_num(k, &f)) return fx_arg_float(x->c->p, f);
+    if (strcmp(const_key, "as_float") == 0 && serde_float(k, &f)) return fx_arg_float(x->c->p, f);
     derr(x->c, v, "unsupported symbolic value encoding");
     return fx_arg_none(x->c->p);
 }
@@ -333,7 +349,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         return n ? fx_arg_node(p, n) : fx_arg_none(p);
     }
     if (!strcmp(k, "as_int") && json_int(v, &i)) return fx_arg_int(p, i);
-    if (!strcmp(k, "as_float") && json_num(v, &f)) return fx_arg_float(p, f);
+    if (!strcmp(k, "as_float") && serde_float(v, &f)) return fx_arg_float(p, f);
     if (!strcmp(k, "as_bool") && v->kind == JSON_BOOL) return fx_arg_bool(p, v->u.boolean);
     if (!strcmp(k, "as_string") && json_str(v)) return fx_arg_str(p, FX_ARG_STR, json_str(v));
     if (!strcmp(k, "as_scalar_type") && json_int(v, &i)) return fx_arg_dtype(p, scalar_type(i));
@@ -387,7 +403,7 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
                 fx_node *nd = ref(x, e, json_str(json_get(e, "name")));
                 items[j] = nd ? fx_arg_node(p, nd) : fx_arg_none(p);
             } else if (!strcmp(k, "as_ints") && json_int(e, &i)) items[j] = fx_arg_int(p, i);
-            else if (!strcmp(k, "as_floats") && json_num(e, &f)) items[j] = fx_arg_float(p, f);
+            else if (!strcmp(k, "as_floats") && serde_float(e, &f)) items[j] = fx_arg_float(p, f);
             else if (!strcmp(k, "as_bools") && e->kind == JSON_BOOL) items[j] = fx_arg_bool(p, e->u.boolean);
             else if (!strcmp(k, "as_strings") && json_str(e)) items[j] = fx_arg_str(p, FX_ARG_STR, json_str(e));
             else if (!strcmp(k, "as_sym_ints")) items[j] = symlike(x, e, "as_int");

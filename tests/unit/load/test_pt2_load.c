@@ -370,7 +370,7 @@ static void test_synthetic_argument_unions(void **state)
     assert_non_null(strstr(sb.s, "call_function[target=operator.mul](args = (%sym_size_int, 2)"));
     assert_non_null(strstr(sb.s, "(args = (%x, [None, %b_buf]), kwargs = {})"));
     assert_non_null(strstr(sb.s, "kwargs = {dtype: torch.bfloat16, layout: torch.strided, device: cuda:1, memory_format: torch.channels_last}"));
-    assert_non_null(strstr(sb.s, "(args = (%to, [[0, 1], [2]]), kwargs = {correction: (1.5-2j), keepdim: True, eps: inf})"));
+    assert_non_null(strstr(sb.s, "(args = (%to, [[0, 1], [2]]), kwargs = {correction: (1.5-2j), keepdim: True, eps: inf, low: -inf, nan: [1.5, nan]})"));
     /* The unused first output gets no getitem node; the used one keeps its index. */
     assert_null(strstr(sb.s, "var_mean_unused_0"));
     assert_non_null(strstr(sb.s, "%getitem_1 : [num_users=1] = call_function[target=operator.getitem](args = (%var_mean, 1)"));
