@@ -208,6 +208,91 @@ void translate_options_init(translate_options *o)
     o->export_params = true;
 }
 
+/* The graph inputs: user inputs first, then parameters/buffers/constants, as torch orders them;
+ * weights with data become initializers. Records every name in *inputs. */
+static void translate_inputs(tx *t, const translate_options *opts, hashmap *inputs)
+{
+    const fx_program *p = t->p;
+    ox_model *m = t->m;
+    const fx_graph *g = fx_program_graph(p);
+    /* the signature's inputs are O(n) to scan per placeholder; index them first */
+    hashmap specs;
+    hm_init(&specs);
+    for (size_t i = 0; i < p->sig.n_inputs; i++) hm_put(&specs, p->sig.inputs[i].name, &p->sig.inputs[i]);
+    for (int pass = 0; pass < 2; pass++)
+    for (const fx_node *n = g ? g->first : NULL; n && !t->failed; n = n->next) {
+        if (n->op != FX_OP_PLACEHOLDER) continue;
+        const fx_input_spec *sp = hm_get(&specs, n->name);
+        bool user = !sp || sp->kind == FX_IN_USER_INPUT;
+        if (user != (pass == 0)) continue;
+        if (!user && n->n_users == 0) continue;   /* torch drops unused weights (num_batches_tracked) */
+        const char *name = user || !sp->target ? n->name : sp->target;
+        const char *vn = tx_unique_name(t, name);
+        const fx_weight *w = !user && sp->target ? fx_program_weight(p, sp->target) : NULL;
+        Onnx__TypeProto *ty = tx_type_of_value(t, tx_node_val(n));
+        Onnx__ValueInfoProto *vi = NULL;
+        if (w && w->data && opts->export_params) {
+            int et = fx_dtype_get(w->dtype)->onnx_type;
+            Onnx__TensorProto *tp = ox_tensor_new(m, vn, et, w->shape, w->rank);
+            ox_tensor_set_raw(m, tp, w->data, w->nbytes);
+            ox_graph_add_initializer(m, m->proto->graph, tp);
+            if (opts->keep_initializers_as_inputs)
+                vi = ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
+            else if (ty && t->value_info)
+                vi = ox_graph_add_value_info(m, m->proto->graph, vn, ty);
+        } else {
+            if (sp && sp->kind == FX_IN_TOKEN) continue;
+            vi = ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
+        }
+        if (vi) translate_input_metadata(m, vi, sp, n->name);
+        hm_put(inputs, vn, (void *)1);
+        tx_set_val(t, n, &vn, 1);
+    }
+    hm_free(&specs);
+}
+
+/* The graph outputs: the user outputs of the output node; a value that no node produces here (an
+ * input, or an output given twice) goes through an Identity, as torch.onnx does. */
+static void translate_outputs(tx *t, const hashmap *inputs)
+{
+    const fx_program *p = t->p;
+    ox_model *m = t->m;
+    const fx_graph *g = fx_program_graph(p);
+    const fx_node *outn = g ? g->last : NULL;
+    while (outn && outn->op != FX_OP_OUTPUT) outn = outn->prev;
+    if (t->failed || !outn || !outn->args->u.seq.len)
+        return;
+    const fx_arg *items = outn->args->u.seq.items[0];
+    size_t k = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.len : 1;
+    hashmap seen;
+    hm_init(&seen);
+    for (size_t i = 0; i < k && !t->failed; i++) {
+        const fx_arg *it = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.items[i] : items;
+        if (p->sig.present && i < p->sig.n_outputs && p->sig.outputs[i].kind != FX_OUT_USER_OUTPUT) continue;
+        if (it->kind != FX_ARG_NODE) {
+            tx_fail_node(t, outn, "only tensor outputs can be exported");
+            break;
+        }
+        const char *v = tx_single(t, outn, it->u.node);
+        if (!v) break;
+        if (hm_has(inputs, v) && !hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {
+            /* a graph input returned as it is: torch.onnx renames the input <name>_orig and
+             * gives the output the name through an Identity */
+            const char *orig = tx_unique_name(t, arena_printf(&t->a, "%s_orig", v));
+            ox_rename_value(m, v, orig);
+            tx_emit1(t, "Identity", orig, v, NULL);
+        } else if (hm_has(inputs, v) || hm_has(&seen, v)) {   /* an output must be produced by a node */
+            v = tx_emit1(t, "Identity", v, tx_unique_name(t, arena_printf(&t->a, "%s_out", it->u.node->name)), NULL);
+        }
+        hm_put(&seen, v, (void *)1);
+        Onnx__TypeProto *ty = tx_type_of_value(t, tx_node_val(it->u.node));
+        translate_output_metadata(m, ox_graph_add_output(m, m->proto->graph, v, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false)),
+                                  FX_OUT_USER_OUTPUT);
+    }
+    hm_free(&seen);
+    drop_output_value_info(m->proto->graph);
+}
+
 ox_model *translate_program(const fx_program *p, const translate_options *opts, diag_sink *d)
 {
     translate_options def;
@@ -250,77 +335,9 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hashmap inputs;          /* graph inputs and initializers: outputs naming them need an Identity */
     hm_init(&inputs);
 
-    /* the signature's inputs are O(n) to scan per placeholder; index them first */
-    hashmap specs;
-    hm_init(&specs);
-    for (size_t i = 0; i < p->sig.n_inputs; i++) hm_put(&specs, p->sig.inputs[i].name, &p->sig.inputs[i]);
-
-    /* user inputs first, then parameters/buffers/constants, as torch orders graph inputs */
-    for (int pass = 0; pass < 2; pass++)
-    for (const fx_node *n = g ? g->first : NULL; n && !t.failed; n = n->next) {
-        if (n->op != FX_OP_PLACEHOLDER) continue;
-        const fx_input_spec *sp = hm_get(&specs, n->name);
-        bool user = !sp || sp->kind == FX_IN_USER_INPUT;
-        if (user != (pass == 0)) continue;
-        if (!user && n->n_users == 0) continue;   /* torch drops unused weights (num_batches_tracked) */
-        const char *name = user || !sp->target ? n->name : sp->target;
-        const char *vn = tx_unique_name(&t, name);
-        const fx_weight *w = !user && sp->target ? fx_program_weight(p, sp->target) : NULL;
-        Onnx__TypeProto *ty = tx_type_of_value(&t, tx_node_val(n));
-        Onnx__ValueInfoProto *vi = NULL;
-        if (w && w->data && opts->export_params) {
-            int et = fx_dtype_get(w->dtype)->onnx_type;
-            Onnx__TensorProto *tp = ox_tensor_new(m, vn, et, w->shape, w->rank);
-            ox_tensor_set_raw(m, tp, w->data, w->nbytes);
-            ox_graph_add_initializer(m, m->proto->graph, tp);
-            if (opts->keep_initializers_as_inputs)
-                vi = ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
-            else if (ty && t.value_info)
-                vi = ox_graph_add_value_info(m, m->proto->graph, vn, ty);
-        } else {
-            if (sp && sp->kind == FX_IN_TOKEN) continue;
-            vi = ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));
-        }
-        if (vi) translate_input_metadata(m, vi, sp, n->name);
-        hm_put(&inputs, vn, (void *)1);
-        tx_set_val(&t, n, &vn, 1);
-    }
+    translate_inputs(&t, opts, &inputs);
     if (!t.failed) tx_translate_graph(&t, g);
-    /* outputs */
-    const fx_node *outn = g ? g->last : NULL;
-    while (outn && outn->op != FX_OP_OUTPUT) outn = outn->prev;
-    if (!t.failed && outn && outn->args->u.seq.len) {
-        const fx_arg *items = outn->args->u.seq.items[0];
-        size_t k = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.len : 1;
-        hashmap seen;
-        hm_init(&seen);
-        for (size_t i = 0; i < k && !t.failed; i++) {
-            const fx_arg *it = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.items[i] : items;
-            if (p->sig.present && i < p->sig.n_outputs && p->sig.outputs[i].kind != FX_OUT_USER_OUTPUT) continue;
-            if (it->kind != FX_ARG_NODE) {
-                tx_fail_node(&t, outn, "only tensor outputs can be exported");
-                break;
-            }
-            const char *v = tx_single(&t, outn, it->u.node);
-            if (!v) break;
-            if (hm_has(&inputs, v) && !hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {
-                /* a graph input returned as it is: torch.onnx renames the input <name>_orig and
-                 * gives the output the name through an Identity */
-                const char *orig = tx_unique_name(&t, arena_printf(&t.a, "%s_orig", v));
-                ox_rename_value(m, v, orig);
-                tx_emit1(&t, "Identity", orig, v, NULL);
-            } else if (hm_has(&inputs, v) || hm_has(&seen, v)) {   /* an output must be produced by a node */
-                v = tx_emit1(&t, "Identity", v, tx_unique_name(&t, arena_printf(&t.a, "%s_out", it->u.node->name)), NULL);
-            }
-            hm_put(&seen, v, (void *)1);
-            Onnx__TypeProto *ty = tx_type_of_value(&t, tx_node_val(it->u.node));
-            translate_output_metadata(m, ox_graph_add_output(m, m->proto->graph, v, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false)),
-                                      FX_OUT_USER_OUTPUT);
-        }
-        hm_free(&seen);
-        drop_output_value_info(m->proto->graph);
-    }
-    hm_free(&specs);
+    translate_outputs(&t, &inputs);
     hm_free(&inputs);
     hm_free(&root.vals);
     hm_free(&root.consts);
