@@ -1,4 +1,4 @@
-# src/base/local.mk — allocation, strings, containers, diagnostics, files, JSON.
+# src/base/local.mk — allocation, strings, containers, diagnostics, files, JSON, interrupts.
 libfxsh_a_SOURCES += \
 	src/base/alloc.c src/base/alloc.h \
 	src/base/strbuf.c src/base/strbuf.h \
@@ -7,4 +7,5 @@ libfxsh_a_SOURCES += \
 	src/base/diag.c src/base/diag.h \
 	src/base/file.c src/base/file.h \
 	src/base/json.c src/base/json.h \
-	src/base/numfmt.c src/base/numfmt.h
+	src/base/numfmt.c src/base/numfmt.h \
+	src/base/interrupt.c src/base/interrupt.h

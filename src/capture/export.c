@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "capture/export_internal.h"
 #include "tables/tables.h"
@@ -1196,6 +1197,10 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
          * torch.export would have recorded */
         fx_program *c = fx_program_copy(src);
         meta_infer_program_with(c, rules, d);
+        if (interrupt_pending()) {
+            fx_program_free(c);
+            return NULL;
+        }
         return c;
     }
     const fx_graph *sg = src->root->graph;
@@ -1242,6 +1247,10 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     size_t n_outs = 0;
 
     for (const fx_node *n = sg->first; n && ok; n = n->next) {
+        if (interrupt_pending()) {
+            ok = false;
+            break;
+        }
         x.cur = n;
         fx_node *before = x.g->last;
         switch (n->op) {
@@ -1343,6 +1352,8 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         fx_program_refresh(x.dst);
     }
     meta_inferer_finish(x.mi, ok);   /* subgraphs and what could not be inferred on the way */
+    if (interrupt_pending())
+        ok = false;
     free(outs);
     hm_free(&x.vals);
     hm_free(&x.weights);

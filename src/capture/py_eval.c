@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "fx/fx_build.h"
 #include "fx/fx.h"
@@ -1189,6 +1190,8 @@ static pv *run_graph(pe *E, frame *f)
     for (const fx_node *n = f->src->first; n && !E->failed; n = n->next) {
         if (++E->steps > MAX_STEPS)
             return fail(E, n, "the Python code runs too long (%d steps) on the example inputs", MAX_STEPS);
+        if (interrupt_pending())
+            return fail(E, n, "interrupted");
         pv *v = NULL;
         switch (n->op) {
         case FX_OP_PLACEHOLDER: v = placeholder(E, f, n, k++); break;

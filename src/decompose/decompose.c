@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "capture/export.h"
 #include "decompose/decomp_matmul.h"
 #include "decompose/decompose.h"
@@ -340,6 +341,8 @@ static bool rebuild(dctx *c, const fx_graph *sg, mutated_input **muts, size_t *n
 {
     const fx_node *out = NULL;
     for (const fx_node *n = sg->first; n && !c->failed; n = n->next) {
+        if (interrupt_pending())
+            return false;
         c->cur = n;
         if (n->op == FX_OP_OUTPUT) {
             out = n;
@@ -556,7 +559,7 @@ fx_program *decompose_program(const fx_program *src, decomp_table which, diag_si
     dc_free_rules(&c);
     fx_program_free(c.scratch);
     if (!ok) {
-        if (!d->errors)
+        if (!d->errors && !interrupt_pending())
             diag_error(d, (diag_loc){ src->file, 0, 0 }, "decompose: failed");
         fx_program_free(c.dst);
         return NULL;

@@ -2,6 +2,7 @@
  * print(gm) loader shares. */
 #include <string.h>
 
+#include "base/interrupt.h"
 #include "fx/fx.h"
 #include "load/fx_parse_internal.h"
 
@@ -389,6 +390,10 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
         if (fx_line_blank(l))
             continue;
         set_line(c, l);
+        if (interrupt_pending()) {
+            fxp_error(c, c->s, "interrupted");
+            return false;
+        }
         size_t ind = fx_indent_of(l);
         if (ind != body) {
             fxp_error(c, l->s + ind, ind < body ? "truncated forward(): missing 'return' line"

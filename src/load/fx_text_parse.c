@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/interrupt.h"
 #include "fx/fx.h"
 #include "load/fx_parse_internal.h"
 
@@ -232,6 +233,10 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
         if (fx_line_blank(l))
             continue;
         set_line(&c, l);
+        if (interrupt_pending()) {
+            fxp_error(&c, c.s, "interrupted");
+            break;
+        }
         fxp_skip_ws(&c);
         if (returned) {
             fxp_error(&c, c.s, "unexpected text after the return line");

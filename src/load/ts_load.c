@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "fx/fx_control.h"
 #include "load/fx_weight_source.h"
@@ -1236,6 +1237,10 @@ static bool parse_block_body(loader *L, scope *s, size_t indent, const ts_line *
 {
     while (L->pos < L->n_lines) {
         const ts_line *ln = &L->lines[L->pos];
+        if (interrupt_pending()) {
+            err(L, ln, "interrupted");
+            return false;
+        }
         if (ln->indent <= indent && indent > 0) {
             err(L, ln, "block ends without '-> (...)'");
             return false;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/interrupt.h"
 #include "base/vec.h"
 #include "fx/fx_build.h"
 #include "fx/fx_control.h"
@@ -758,7 +759,7 @@ static void infer_graph(inferer *I, fx_graph *g)
     arena scratch, *outer = I->scratch;
     arena_init(&scratch);
     I->scratch = &scratch;
-    for (fx_node *n = g->first; n; n = n->next) {
+    for (fx_node *n = g->first; n && !interrupt_pending(); n = n->next) {
         if (!n->meta.val)
             infer_node(I, n, g, root);
         else if (n->op == FX_OP_PLACEHOLDER && n->meta.val->kind == FX_VAL_TENSOR &&

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 
 /* Deep nesting (graphs in attributes, seq(seq(...))) recurses; cap it so hostile input cannot
@@ -997,6 +998,8 @@ static void parse_node_list(parser *p, size_t *n, Onnx__NodeProto ***items)
     while (!match(p, '}')) {
         if (peekc(p) < 0)
             fail_expected(p, "a node or '}'");
+        if (interrupt_pending())
+            fail_msg(p, "interrupted");
         APUSH(p, &l, Onnx__NodeProto *, parse_node(p));
     }
     *n = l.len;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/interrupt.h"
 #include "optimize/optimize_internal.h"
 
 void optimize_options_default(optimize_options *o)
@@ -24,20 +25,23 @@ int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats
     o = opt_opts_or_default(o, &ob);
     if (!stats) stats = &sb;
     int rc = 0;
-    if (o->inline_functions) rc |= opt_inline_functions(m, o, stats, d);
+    /* each pass is linear; Ctrl-C is looked at between them */
+#define RUN(on, pass) if ((on) && !interrupt_pending()) rc |= pass(m, o, stats, d)
+    RUN(o->inline_functions, opt_inline_functions);
     /* Like onnxscript's optimize_ir: fold / simplify / clean up twice, then finish. */
     for (int round = 0; round < 2; round++) {
         optimize_stats before = *stats;
-        if (o->fold) rc |= opt_fold_constants(m, o, stats, d);
-        if (o->remove_noops) rc |= opt_remove_noops(m, o, stats, d);
-        if (o->rewrite) rc |= opt_rewrite_split_to_sequence(m, o, stats, d);
-        if (o->rewrite) rc |= opt_fuse_conv_batchnorm(m, o, stats, d);
-        if (o->dce) rc |= opt_remove_dead(m, o, stats, d);
+        RUN(o->fold, opt_fold_constants);
+        RUN(o->remove_noops, opt_remove_noops);
+        RUN(o->rewrite, opt_rewrite_split_to_sequence);
+        RUN(o->rewrite, opt_fuse_conv_batchnorm);
+        RUN(o->dce, opt_remove_dead);
         if (!memcmp(&before, stats, sizeof before)) break;
     }
-    if (o->lift) rc |= opt_lift_constants(m, o, stats, d);
-    if (o->dedup) rc |= opt_dedup_initializers(m, o, stats, d);
-    if (o->cse) rc |= opt_cse(m, o, stats, d);
-    if (o->dce) rc |= opt_remove_dead(m, o, stats, d);
-    return rc ? -1 : 0;
+    RUN(o->lift, opt_lift_constants);
+    RUN(o->dedup, opt_dedup_initializers);
+    RUN(o->cse, opt_cse);
+    RUN(o->dce, opt_remove_dead);
+#undef RUN
+    return rc || interrupt_pending() ? -1 : 0;
 }

@@ -38,7 +38,7 @@ static stage *need_stage(session *s, const char *cmd)
  * that torch / onnx return (so `show` output equals the corpus file plus "\n"). */
 static void emit(session *s, strbuf *sb)
 {
-    fwrite(sb->s, 1, sb->len, s->out);
+    session_write(s, sb->s, sb->len);
     fputc('\n', s->out);
 }
 
@@ -132,7 +132,7 @@ int cmd_nodes(session *s, int argc, char **argv)
     sb_init(&sb);
     if (st->kind == STAGE_FX) fx_print_nodes(st->fx, &sb);
     else ox_show_nodes(st->onnx, &sb);
-    fwrite(sb.s, 1, sb.len, s->out);
+    session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
 }
@@ -149,7 +149,7 @@ int cmd_node(session *s, int argc, char **argv)
                                     argv[1], st->name);
         diag_set_hint(dg, "`nodes` lists them; `find TEXT` searches names and targets");
     } else {
-        fwrite(sb.s, 1, sb.len, s->out);
+        session_write(s, sb.s, sb.len);
     }
     sb_free(&sb);
     return rc < 0;
@@ -162,7 +162,7 @@ int cmd_find(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     size_t n = st->kind == STAGE_FX ? fx_find(st->fx, argv[1], &sb) : ox_find(st->onnx, argv[1], &sb);
-    fwrite(sb.s, 1, sb.len, s->out);
+    session_write(s, sb.s, sb.len);
     sb_free(&sb);
     if (!n) {
         session_error(s, "find: nothing matches '%s'", argv[1]);
@@ -179,7 +179,7 @@ int cmd_stats(session *s, int argc, char **argv)
     sb_init(&sb);
     if (st->kind == STAGE_FX) fx_print_stats(st->fx, &sb);
     else ox_show_stats(st->onnx, &sb);
-    fwrite(sb.s, 1, sb.len, s->out);
+    session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
 }

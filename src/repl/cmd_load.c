@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/interrupt.h"
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
@@ -200,6 +201,10 @@ static int load_stdin_block(session *s)
         sb_putc(&text, '\n');
         free(line);
         if (onnx ? ox_text_complete(text.s, text.len) : fx_text_complete(text.s, text.len)) break;
+    }
+    if (interrupt_pending()) {   /* Ctrl-C: the block is dropped */
+        sb_free(&text);
+        return 1;
     }
     if (!started) {
         sb_free(&text);

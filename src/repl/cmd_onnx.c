@@ -35,7 +35,7 @@ int cmd_summary(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     ox_summary(st->onnx, &sb);
-    fwrite(sb.s, 1, sb.len, s->out);
+    session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
 }
@@ -70,7 +70,7 @@ int cmd_dot(session *s, int argc, char **argv)
             rc = file_commit(&af, &s->diag) ? 0 : 1;
         }
     } else {
-        fwrite(sb.s, 1, sb.len, s->out);
+        session_write(s, sb.s, sb.len);
     }
     sb_free(&sb);
     return rc;

@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "fx/fx.h"
@@ -286,7 +287,7 @@ static int run_stage(session *s, int to, const export_settings *cfg, bool legacy
         free(dyn_text);
         if (failed) {
             if (scripted) fx_program_free(scripted);
-            fwrite(report.s, 1, report.len, s->out);
+            session_write(s, report.s, report.len);
             sb_free(&report);
             rc = 1;
             break;
@@ -351,6 +352,10 @@ static int run_stage(session *s, int to, const export_settings *cfg, bool legacy
         }
         break;
     }
+    }
+    if (rc && interrupt_pending()) {   /* cancelled: no verdict, the REPL says "interrupted" */
+        sb_free(&title);
+        return rc;
     }
     if (!quiet || rc) progress(s, cfg, title.s, rc ? "❌" : "✅");
     if (rc && to == STAGE_EXPORTED) {
@@ -445,15 +450,19 @@ int cmd_export(session *s, int argc, char **argv)
               "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
               "export is unsuccessful.\n",
               s->out);
-    /* Re-running replaces every later stage; keep the loaded program. */
-    for (int i = first + 1; i < SESSION_MAX_STAGES; i++) {
-        if (s->stages[i].kind == STAGE_FX) session_set_fx(s, i, NULL, NULL);
-        else if (s->stages[i].kind == STAGE_ONNX) session_set_onnx(s, i, NULL, NULL);
-        s->stages[i].kind = STAGE_EMPTY;
-    }
+    /* Re-running replaces every later stage; keep the loaded program. The stages of the last
+     * run are put aside, and come back if Ctrl-C cancels this one. */
+    stage_stash stash;
+    session_stash_stages(s, first + 1, &stash);
     int last = cfg.optimize ? STAGE_OPTIMIZED : STAGE_ONNX_INDEX;
     int rc = 0;
     for (int to = first + 1; to <= last && !rc; to++) rc = run_stage(s, to, &cfg, legacy_script);
+    if (interrupt_pending()) {
+        session_restore_stages(s, &stash);
+        rc = 1;
+    } else {
+        session_drop_stash(&stash);
+    }
     settings_free(&cfg);
     return rc;
 }
@@ -486,7 +495,7 @@ int cmd_set(session *s, int argc, char **argv)
         strbuf sb;
         sb_init(&sb);
         settings_print(&s->settings, &sb);
-        fwrite(sb.s, 1, sb.len, s->out);
+        session_write(s, sb.s, sb.len);
         sb_free(&sb);
         return 0;
     }
@@ -528,7 +537,7 @@ int cmd_ops(session *s, int argc, char **argv)
         session_error(s, "ops: usage: ops | ops show TARGET | ops load FILE");
         rc = 1;
     }
-    fwrite(sb.s, 1, sb.len, s->out);
+    session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return rc;
 }

@@ -34,7 +34,7 @@ int cmd_signature(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     bool ok = fx_program_signature(st->fx, &sb, &s->diag);
-    if (ok) fwrite(sb.s, 1, sb.len, s->out);
+    if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return ok ? 0 : 1;
 }
@@ -46,7 +46,7 @@ int cmd_params(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     bool ok = fx_program_params(st->fx, &sb, &s->diag);
-    if (ok) fwrite(sb.s, 1, sb.len, s->out);
+    if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return ok ? 0 : 1;
 }
@@ -63,7 +63,7 @@ int cmd_weights(session *s, int argc, char **argv)
     diag_sink *d = &s->diag;
     int rc = st->kind == STAGE_FX ? (fx_program_weight_summary(st->fx, argv[1], &sb, d) ? 0 : -1)
                                   : ox_show_initializer(st->onnx, argv[1], &sb, d);
-    if (rc == 0) fwrite(sb.s, 1, sb.len, s->out);
+    if (rc == 0) session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return rc ? 1 : 0;
 }

@@ -3,10 +3,12 @@
 
 #include "repl/lineedit.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/interrupt.h"
 
 #if defined(HAVE_LIBEDIT)
 #include <editline/readline.h>
@@ -19,6 +21,7 @@
 
 static bool le_interactive;
 static le_completer le_complete_fn;
+static bool cancelled_empty;
 
 #ifdef LE_HAVE_EDITING
 /* readline asks for one candidate at a time; we compute the whole list once per word. */
@@ -50,6 +53,21 @@ static char **attempt(const char *word, int start, int end)
 }
 #endif
 
+#if defined(HAVE_READLINE) && !defined(HAVE_LIBEDIT)
+/* Ctrl-C at the prompt: readline's own handler echoes ^C, restores the terminal and passes the
+ * signal on to ours (which sets the flag); readline then polls this hook while it waits for
+ * input, which drops the line being edited and makes readline return it at once, empty. */
+static int cancel_hook(void)
+{
+    if (interrupt_pending() && !rl_done) {
+        cancelled_empty = rl_end == 0;
+        rl_replace_line("", 1);
+        rl_done = 1;
+    }
+    return 0;
+}
+#endif
+
 void le_init(bool interactive, le_completer completer)
 {
     le_interactive = interactive;
@@ -59,16 +77,31 @@ void le_init(bool interactive, le_completer completer)
         rl_readline_name = "fxsh";
         rl_attempted_completion_function = attempt;
         rl_basic_word_break_characters = " \t\n\"'=(),";
+#if defined(HAVE_READLINE) && !defined(HAVE_LIBEDIT)
+        rl_catch_signals = 1;
+        rl_event_hook = cancel_hook;
+#endif
     }
 #endif
+}
+
+bool le_cancelled_empty_line(void)
+{
+    return cancelled_empty;
 }
 
 static char *read_plain(FILE *in)
 {
     char *line = NULL;
     size_t cap = 0;
+    errno = 0;
     ssize_t n = getline(&line, &cap, in);
     if (n < 0) {
+        /* a signal during the read (EINTR): what was typed is dropped, as at a shell prompt */
+        if (errno == EINTR || interrupt_pending()) {
+            cancelled_empty = true;
+            clearerr(in);
+        }
         free(line);
         return NULL;
     }
@@ -78,8 +111,16 @@ static char *read_plain(FILE *in)
 
 char *le_read(const char *prompt, FILE *in)
 {
+    cancelled_empty = false;
 #ifdef LE_HAVE_EDITING
-    if (le_interactive && in == stdin) return readline(prompt);
+    if (le_interactive && in == stdin) {
+        char *line = readline(prompt);
+        if (line && interrupt_pending()) {   /* cancelled by cancel_hook: the empty line is not input */
+            free(line);
+            return NULL;
+        }
+        return line;
+    }
 #endif
     if (le_interactive && prompt) {
         fputs(prompt, stdout);

@@ -4,12 +4,15 @@
 #include "repl/repl.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "repl/cmd_handlers.h"
@@ -21,10 +24,15 @@
 #define PROMPT "fxsh> "
 #define PROMPT_MORE "...> "
 
+/* One -c CMD or -f FILE, run in the order given (as sqlite3 and psql run theirs). */
+typedef struct action {
+    bool script;                 /* -f FILE; else -c CMD */
+    const char *text;
+} action;
+
 typedef struct options {
-    VEC(const char *) commands;  /* -c */
+    VEC(action) actions;         /* -c and -f, in order */
     VEC(const char *) files;     /* FILE... to load first */
-    const char *script;          /* -f */
     bool echo, bail, force_batch, force_interactive;
     int color;                   /* -1 auto, 0 never, 1 always */
 } options;
@@ -33,6 +41,9 @@ typedef struct options {
 static session *active_session;
 static options opts;
 static int failures;
+static bool output_failed;       /* stdout or stderr could not be written at some point */
+static bool interrupt_reported;  /* "interrupted" said once for the command being unwound */
+static bool read_cancelled;      /* Ctrl-C came while a command read more input (load -) */
 
 static char **completer(const char *line, int start, const char *word)
 {
@@ -47,8 +58,8 @@ static void usage(FILE *out)
           ".onnx or ONNX text), then reads commands from the terminal, a pipe or a script.\n"
           "\n"
           "options:\n"
-          "  -c CMD          run CMD (repeatable) and exit; no prompt\n"
-          "  -f FILE         read commands from FILE\n"
+          "  -c CMD          run CMD and exit; no prompt (repeatable; -c and -f run in order)\n"
+          "  -f FILE         run the commands in FILE and exit (repeatable)\n"
           "  -echo           print each command before running it\n"
           "  -bail           stop at the first failing command\n"
           "  -batch          force non-interactive mode (no banner, prompt or history)\n"
@@ -59,6 +70,48 @@ static void usage(FILE *out)
           "\n"
           "Type `help` inside fxsh for its commands; see fxsh(1).\n",
           out);
+}
+
+/* After a command: an interrupt replaces what the command reported with "interrupted" (its
+ * partial results were discarded); output that could not be written is an error. Returns rc, or
+ * 1 when either happened. */
+static int finish_command(session *s, int rc)
+{
+    if (interrupt_pending()) {
+        if (!interrupt_reported) {
+            diag_clear(&s->diag);
+            clearerr(s->out);   /* a write cut short by the signal */
+            /* the terminal echoed ^C where the output was (readline ends its own line) */
+            if (s->interactive && !read_cancelled) fputc('\n', s->out);
+            session_error(s, "interrupted");
+            interrupt_reported = true;
+        }
+        rc = 1;
+    }
+    errno = 0;
+    int bad = fflush(s->out);
+    int err = errno;
+    if (bad || ferror(s->out)) {
+        session_error(s, "cannot write the output: %s", bad && err ? strerror(err) : "write error");
+        clearerr(s->out);
+        output_failed = true;
+        rc = 1;
+    }
+    session_flush_diag(s);
+    if (ferror(s->err)) {
+        clearerr(s->err);
+        output_failed = true;
+        rc = 1;
+    }
+    /* At the prompt the shell goes on; a script or pipe stops (and exits 130). A sourced
+     * script run from the prompt stops too: the flag stays set until the prompt clears it. */
+    if (interrupt_pending() && s->interactive && !interrupt_exit_signal()) {
+        interrupt_clear();
+        interrupt_reported = false;
+    }
+    read_cancelled = false;
+    if (rc) failures++;
+    return rc;
 }
 
 /* Runs one line: echo, tokenize, dispatch, render diagnostics, count failure. Returns 1 if the
@@ -85,10 +138,7 @@ static int run_line(session *s, const char *line)
         rc = command_dispatch(s, argc, argv);
     }
     tokens_free(argv);
-    fflush(s->out);
-    session_flush_diag(s);
-    if (rc) failures++;
-    return rc;
+    return finish_command(s, rc);
 }
 
 typedef struct stream_ctx {
@@ -101,7 +151,30 @@ static char *read_more_stream(void *ctx, const char *prompt)
     stream_ctx *sc = ctx;
     char *line = le_read(sc->s->interactive && sc->in == stdin ? prompt : NULL, sc->in);
     if (line) sc->s->input_line++;
+    else if (interrupt_pending()) read_cancelled = true;
     return line;
+}
+
+/* Ctrl-C at the prompt: the line (or the `load -` block) is gone; twice within a second on an
+ * empty line leaves the shell, as node and sqlite3 allow. */
+static void prompt_interrupt(session *s)
+{
+    static struct timespec last;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    bool empty = le_cancelled_empty_line();
+    double since = (double)(now.tv_sec - last.tv_sec) + (now.tv_nsec - last.tv_nsec) / 1e9;
+    /* two presses may arrive before the first is handled: both count */
+    if (empty && ((last.tv_sec && since < 1.0) || interrupt_count > 1)) {
+        s->quit = true;
+    } else if (empty) {
+        fputs("(Ctrl-C again to quit)\n", s->out);
+    }
+    last = empty ? now : (struct timespec){0};
+    if (!s->quit && le_backend()[0] == 'n') fputc('\n', s->out);   /* no readline: the terminal echoed ^C */
+    fflush(s->out);
+    interrupt_clear();
+    interrupt_reported = false;
 }
 
 int repl_run_stream(session *s, FILE *in, const char *name)
@@ -115,13 +188,22 @@ int repl_run_stream(session *s, FILE *in, const char *name)
     s->input_line = 0;
     s->read_more = read_more_stream;
     s->read_ctx = &sc;
+    bool prompt = s->interactive && in == stdin;
     int errors = 0;
-    char *line;
-    while (!s->quit && (line = le_read(s->interactive && in == stdin ? PROMPT : NULL, in))) {
+    while (!s->quit) {
+        char *line = le_read(prompt ? PROMPT : NULL, in);
+        if (!line) {
+            if (prompt && interrupt_pending() && !interrupt_exit_signal()) {
+                prompt_interrupt(s);
+                continue;
+            }
+            break;   /* end of input; or a script or pipe interrupted while reading */
+        }
         s->input_line++;
-        if (s->interactive && in == stdin) le_add_history(line);
+        if (prompt) le_add_history(line);
         errors += run_line(s, line);
         free(line);
+        if (interrupt_pending()) break;   /* a script stops at Ctrl-C */
         if (errors && opts.bail && !s->interactive) break;
     }
     s->input_name = saved_name;
@@ -153,8 +235,8 @@ static int parse_options(int argc, char **argv)
                 fprintf(stderr, "fxsh: option %s needs an argument\n", a);
                 return FXSH_EXIT_USAGE;
             }
-            if (a[1] == 'c') vec_push(&opts.commands, argv[++i]);
-            else opts.script = argv[++i];
+            action act = {a[1] == 'f', argv[++i]};
+            vec_push(&opts.actions, act);
         } else if (strcmp(a, "-echo") == 0 || strcmp(a, "--echo") == 0) {
             opts.echo = true;
         } else if (strcmp(a, "-bail") == 0 || strcmp(a, "--bail") == 0) {
@@ -193,52 +275,66 @@ static int parse_options(int argc, char **argv)
     return 0;
 }
 
+/* -c and -f in the order given; stops at quit, at an interrupt, and with -bail at a failure. */
+static void run_actions(session *s)
+{
+    stream_ctx sc = {s, stdin};
+    int n_commands = 0;
+    for (size_t i = 0; i < opts.actions.len && !s->quit && !interrupt_pending(); i++) {
+        const action *a = &opts.actions.items[i];
+        int before = failures;
+        if (a->script) {
+            FILE *f = fopen(a->text, "r");
+            if (!f) {
+                fprintf(stderr, "fxsh: cannot open %s: %s\n", a->text, strerror(errno));
+                failures++;
+            } else {
+                repl_run_stream(s, f, a->text);
+                fclose(f);
+            }
+        } else {
+            s->read_more = read_more_stream;   /* `load -` reads standard input */
+            s->read_ctx = &sc;
+            s->input_name = "-c";
+            s->input_line = ++n_commands;
+            run_line(s, a->text);
+        }
+        if (failures > before && opts.bail) break;
+    }
+}
+
 int repl_main(int argc, char **argv)
 {
     int rc = parse_options(argc, argv);
     if (rc) {
-        vec_free(&opts.commands);
+        vec_free(&opts.actions);
         vec_free(&opts.files);
+        if (rc < 0 && (fflush(stdout) != 0 || ferror(stdout))) {   /* --help > /dev/full */
+            fprintf(stderr, "fxsh: cannot write the output: %s\n", strerror(errno));
+            return FXSH_EXIT_FAILED;
+        }
         return rc < 0 ? FXSH_EXIT_OK : rc;
     }
+    interrupt_install();
     session s;
     session_init(&s);
     active_session = &s;
     bool tty_in = isatty(STDIN_FILENO);
-    s.interactive = opts.force_interactive ||
-                    (!opts.force_batch && tty_in && !opts.commands.len && !opts.script);
+    s.interactive = opts.force_interactive || (!opts.force_batch && tty_in && !opts.actions.len);
     const char *no_color = getenv("NO_COLOR");
     s.color = opts.color == 1 || (opts.color == -1 && isatty(STDERR_FILENO) && !(no_color && no_color[0]));
 
-    for (size_t i = 0; i < opts.files.len; i++) {
+    for (size_t i = 0; i < opts.files.len && !interrupt_pending(); i++) {
         char *args[] = {"load", (char *)opts.files.items[i], NULL};
         s.input_name = "<command line>";
         s.input_line = 0;
         s.read_more = NULL;
-        if (command_dispatch(&s, 2, args)) failures++;
-        fflush(s.out);
-        session_flush_diag(&s);
+        finish_command(&s, command_dispatch(&s, 2, args));
     }
 
-    if (!(failures && opts.bail)) {
-        if (opts.commands.len) {
-            stream_ctx sc = {&s, stdin};
-            s.read_more = read_more_stream;
-            s.read_ctx = &sc;
-            for (size_t i = 0; i < opts.commands.len && !s.quit; i++) {
-                s.input_name = "-c";
-                s.input_line = (int)i + 1;
-                if (run_line(&s, opts.commands.items[i]) && opts.bail) break;
-            }
-        } else if (opts.script) {
-            FILE *f = fopen(opts.script, "r");
-            if (!f) {
-                fprintf(stderr, "fxsh: cannot open %s: %s\n", opts.script, strerror(errno));
-                failures++;
-            } else {
-                repl_run_stream(&s, f, opts.script);
-                fclose(f);
-            }
+    if (!(failures && opts.bail) && !(interrupt_pending() && !s.interactive)) {
+        if (opts.actions.len) {
+            run_actions(&s);
         } else {
             char *hist = NULL;
             le_init(s.interactive, completer);
@@ -249,17 +345,29 @@ int repl_main(int argc, char **argv)
                 le_load_history(hist);
             }
             repl_run_stream(&s, stdin, "<stdin>");
-            if (s.interactive) {
+            if (s.interactive) {   /* every way out of the prompt: quit, EOF, Ctrl-C twice, SIGTERM, SIGHUP */
                 if (!s.quit) putchar('\n');
                 le_save_history(hist);
             }
             free(hist);
         }
     }
-    fflush(stdout);
     bool interactive = s.interactive;
+    bool interrupted = interrupt_pending();
     session_free(&s);
-    vec_free(&opts.commands);
+    vec_free(&opts.actions);
     vec_free(&opts.files);
-    return failures && !interactive ? FXSH_EXIT_FAILED : FXSH_EXIT_OK;
+    /* Output that could not be written fails the run, whatever the mode (as close_stdout does). */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout) || output_failed) {
+        if (!output_failed) fprintf(stderr, "fxsh: cannot write the output: %s\n", errno ? strerror(errno) : "write error");
+        output_failed = true;
+    }
+    int sig = interrupt_exit_signal();
+    if (sig) {   /* SIGTERM / SIGHUP: the history is saved; now die of the signal, as expected */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    if (interrupted && !interactive) return FXSH_EXIT_INTERRUPTED;
+    return output_failed || (failures && !interactive) ? FXSH_EXIT_FAILED : FXSH_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
@@ -73,6 +74,39 @@ void session_reset(session *s)
     s->current = -1;
 }
 
+void session_stash_stages(session *s, int from, stage_stash *st)
+{
+    memset(st, 0, sizeof *st);
+    st->from = from;
+    st->current = s->current;
+    for (int i = from; i < SESSION_MAX_STAGES; i++) {
+        st->stages[i] = s->stages[i];
+        memset(&s->stages[i], 0, sizeof s->stages[i]);
+        s->stages[i].name = stage_names[i];
+    }
+    if (s->current >= from) {   /* the last stage left holding something is current */
+        s->current = -1;
+        for (int i = from - 1; i >= 0 && s->current < 0; i--)
+            if (s->stages[i].kind != STAGE_EMPTY) s->current = i;
+    }
+}
+
+void session_restore_stages(session *s, stage_stash *st)
+{
+    for (int i = st->from; i < SESSION_MAX_STAGES; i++) {
+        stage_clear(&s->stages[i]);
+        s->stages[i] = st->stages[i];
+    }
+    s->current = st->current;
+    memset(st, 0, sizeof *st);
+}
+
+void session_drop_stash(stage_stash *st)
+{
+    for (int i = st->from; i < SESSION_MAX_STAGES; i++) stage_clear(&st->stages[i]);
+    memset(st, 0, sizeof *st);
+}
+
 int session_stage_index(const char *name)
 {
     for (int i = 0; i < SESSION_MAX_STAGES; i++)
@@ -133,4 +167,16 @@ void session_error(session *s, const char *fmt, ...)
     va_end(ap);
     diag_error(&s->diag, (diag_loc){0}, "%s", sb.s);
     sb_free(&sb);
+}
+
+bool session_write(session *s, const char *buf, size_t len)
+{
+    while (len) {
+        if (interrupt_pending()) return false;
+        size_t n = len < 65536 ? len : 65536;
+        if (fwrite(buf, 1, n, s->out) != n) return false;
+        buf += n;
+        len -= n;
+    }
+    return true;
 }

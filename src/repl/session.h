@@ -72,10 +72,23 @@ void session_reset(session *s);
 void session_set_fx(session *s, int index, struct fx_program *p, const char *source);
 void session_set_onnx(session *s, int index, struct ox_model *m, const char *source);
 stage *session_current(session *s);  /* NULL if nothing is loaded */
+/* Stages from..last taken out of the session (left empty there) by a command that may be
+ * cancelled: session_restore_stages puts them back as they were (freeing what replaced them,
+ * and making the same stage current), session_drop_stash frees them. */
+typedef struct stage_stash {
+    stage stages[SESSION_MAX_STAGES];
+    int from, current;
+} stage_stash;
+void session_stash_stages(session *s, int from, stage_stash *st);
+void session_restore_stages(session *s, stage_stash *st);
+void session_drop_stash(stage_stash *st);
 /* Forgets every edit (a new program was loaded). */
 void session_clear_edits(session *s);
 /* Renders and clears pending diagnostics, prefixed with "input:line: " when not interactive. */
 void session_flush_diag(session *s);
+/* Writes command output to s->out in chunks, stopping early when an interrupt is pending (a
+ * big `show` cut short by Ctrl-C). Returns false when it stopped or the stream failed. */
+bool session_write(session *s, const char *buf, size_t len);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

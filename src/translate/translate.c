@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "onnx/onnx_edit.h"
@@ -125,6 +126,10 @@ static bool is_multi_output(const fx_node *n)
 bool tx_translate_graph(tx *t, const fx_graph *g)
 {
     for (const fx_node *n = g->first; n && !t->failed; n = n->next) {
+        if (interrupt_pending()) {
+            t->failed = true;
+            return false;
+        }
         switch (n->op) {
         case FX_OP_CALL_FUNCTION: {
             /* subgraphs (cond branches, loop bodies) are translated inside their node's call */
