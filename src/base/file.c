@@ -1,13 +1,16 @@
-/* file.c — whole-file reading and atomic writing (see file.h). */
+/* file.c — whole-file reading and safe writing (see file.h). */
 #include "base/file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 
 char *file_read(const char *path, size_t *len, diag_sink *d)
@@ -41,56 +44,193 @@ char *file_slurp(const char *path, size_t *len)
     return sb_detach(&sb);
 }
 
+/*==== safe writing ====*/
+
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: a descriptor already open. */
+static int descriptor_of(const char *p)
+{
+    if (!strcmp(p, "/dev/stdout")) return STDOUT_FILENO;
+    if (!strcmp(p, "/dev/stderr")) return STDERR_FILENO;
+    const char *num = !strncmp(p, "/dev/fd/", 8) ? p + 8 : !strncmp(p, "/proc/self/fd/", 14) ? p + 14 : NULL;
+    if (!num || !*num) return -1;
+    char *end;
+    long fd = strtol(num, &end, 10);
+    return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
+}
+
+/* Follows the symbolic links of the last component of path: the name the data must go to
+ * (malloc'd). *fd is set when the chain reaches an open descriptor. NULL, errno set, on a loop. */
+static char *resolve_target(const char *path, int *fd)
+{
+    char *cur = xstrdup(path);
+    *fd = -1;
+    for (int hops = 0; hops < 40; hops++) {
+        if ((*fd = descriptor_of(cur)) >= 0) return cur;
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char buf[PATH_MAX];
+        ssize_t n = readlink(cur, buf, sizeof buf - 1);
+        if (n < 0) return cur;
+        buf[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        strbuf next;
+        sb_init(&next);
+        if (buf[0] != '/' && slash) sb_putn(&next, cur, (size_t)(slash - cur) + 1);
+        sb_puts(&next, buf);
+        free(cur);
+        cur = sb_detach(&next);
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
+static const char *kind_name(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISBLK(m)) return "a block device";
+    return "not a regular file";
+}
+
+static void af_free(atomic_file *af)
+{
+    free(af->path);
+    free(af->tmp);
+    free(af->shown);
+    af->path = af->tmp = af->shown = NULL;
+    af->f = NULL;
+}
+
+static bool af_fail(atomic_file *af, diag_sink *d, const char *what, int err)
+{
+    diag_error(d, (diag_loc){af->shown, 0, 0}, "%s: %s", what, strerror(err));
+    af_free(af);
+    return false;
+}
+
+/* Opens the file or device directly (no temporary). */
+static bool open_direct(atomic_file *af, int fd, diag_sink *d)
+{
+    af->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!af->f) {
+        int err = errno;
+        if (fd >= 0) close(fd);
+        return af_fail(af, d, "cannot write", err);
+    }
+    return true;
+}
+
 bool file_create(atomic_file *af, const char *path, diag_sink *d)
 {
-    strbuf sb;
-    sb_init(&sb);
-    sb_printf(&sb, "%s.tmp.XXXXXX", path);
-    af->tmp = sb_detach(&sb);
-    af->path = xstrdup(path);
-    int fd = mkstemp(af->tmp);
-    if (fd < 0) {
-        diag_error(d, (diag_loc){path, 0, 0}, "cannot create: %s", strerror(errno));
-        free(af->tmp);
-        free(af->path);
-        af->tmp = af->path = NULL;
-        af->f = NULL;
+    memset(af, 0, sizeof *af);
+    af->shown = xstrdup(path);
+    int fdnum;
+    af->path = resolve_target(path, &fdnum);
+    if (!af->path) return af_fail(af, d, "cannot write", errno);
+    if (fdnum >= 0) {   /* the stream itself: what was printed before goes first */
+        fflush(stdout);
+        fflush(stderr);
+        return open_direct(af, dup(fdnum), d);
+    }
+    struct stat st;
+    bool exists = stat(af->path, &st) == 0;
+    if (!exists && errno != ENOENT) return af_fail(af, d, "cannot write", errno);
+    if (exists && S_ISCHR(st.st_mode)) return open_direct(af, open(af->path, O_WRONLY | O_NOCTTY | O_CLOEXEC), d);
+    if (exists && !S_ISREG(st.st_mode)) {
+        diagnostic *dg = diag_error(d, (diag_loc){af->shown, 0, 0}, "is %s: not replaced", kind_name(st.st_mode));
+        diag_set_hint(dg, "fxsh writes regular files (a new name, or an existing file) and character devices such as /dev/stdout");
+        af_free(af);
         return false;
     }
-    fchmod(fd, 0644 & ~umask(umask(0)));
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = exists ? st.st_mode & 07777 : 0666 & ~mask;
+    strbuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s.tmp.XXXXXX", af->path);
+    af->tmp = sb_detach(&sb);
+    int fd = mkstemp(af->tmp);
+    if (fd < 0 && errno == ENAMETOOLONG) {   /* a name at the limit: a short hidden one beside it */
+        const char *slash = strrchr(af->path, '/');
+        sb_init(&sb);
+        if (slash) sb_putn(&sb, af->path, (size_t)(slash - af->path) + 1);
+        sb_puts(&sb, ".fxsh.tmp.XXXXXX");
+        free(af->tmp);
+        af->tmp = sb_detach(&sb);
+        fd = mkstemp(af->tmp);
+    }
+    if (fd < 0) return af_fail(af, d, "cannot create", errno);
+    interrupt_add_temp(af->tmp);
+    fchmod(fd, mode);
+    if (exists && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0)) (void)!fchown(fd, st.st_uid, st.st_gid);
     af->f = fdopen(fd, "wb");
+    if (!af->f) {
+        int err = errno;
+        close(fd);
+        unlink(af->tmp);
+        interrupt_remove_temp(af->tmp);
+        return af_fail(af, d, "cannot create", err);
+    }
     return true;
+}
+
+bool file_write(atomic_file *af, const void *buf, size_t len, diag_sink *d)
+{
+    const char *p = buf;
+    while (len) {
+        if (interrupt_pending()) {
+            diag_error(d, (diag_loc){af->shown, 0, 0}, "not written: interrupted");
+            return false;
+        }
+        size_t n = len < (1u << 20) ? len : (1u << 20);
+        if (fwrite(p, 1, n, af->f) != n) {
+            diag_error(d, (diag_loc){af->shown, 0, 0}, "cannot write: %s", strerror(errno));
+            return false;
+        }
+        p += n;
+        len -= n;
+    }
+    return true;
+}
+
+bool file_sync(atomic_file *af, diag_sink *d)
+{
+    int err = 0;
+    if (fflush(af->f) != 0 || ferror(af->f)) err = errno ? errno : EIO;
+    else if (af->tmp && fsync(fileno(af->f)) != 0) err = errno;
+    if (!err) return true;
+    diag_error(d, (diag_loc){af->shown, 0, 0}, "cannot write: %s", strerror(err));
+    return false;
 }
 
 bool file_commit(atomic_file *af, diag_sink *d)
 {
-    bool ok = fflush(af->f) == 0 && !ferror(af->f);
-    int err = errno;
-    if (fclose(af->f) != 0 && ok) {
-        ok = false;
-        err = errno;
+    int err = 0;
+    bool interrupted = interrupt_pending();
+    errno = 0;
+    if (!interrupted) {
+        if (fflush(af->f) != 0 || ferror(af->f)) err = errno ? errno : EIO;
+        else if (af->tmp && fsync(fileno(af->f)) != 0) err = errno;
     }
+    if (fclose(af->f) != 0 && !err && !interrupted) err = errno;
     af->f = NULL;
-    if (ok && rename(af->tmp, af->path) != 0) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
-        diag_error(d, (diag_loc){af->path, 0, 0}, "cannot write: %s", strerror(err));
-        unlink(af->tmp);
-    }
-    free(af->tmp);
-    free(af->path);
-    af->tmp = af->path = NULL;
-    return ok;
+    if (!err && !interrupted && af->tmp && rename(af->tmp, af->path) != 0) err = errno;
+    if (af->tmp && (err || interrupted)) unlink(af->tmp);
+    if (af->tmp) interrupt_remove_temp(af->tmp);
+    if (interrupted) diag_error(d, (diag_loc){af->shown, 0, 0}, "not written: interrupted");
+    else if (err) diag_error(d, (diag_loc){af->shown, 0, 0}, "cannot write: %s", strerror(err));
+    af_free(af);
+    return !err && !interrupted;
 }
 
 void file_abort(atomic_file *af)
 {
     if (af->f) fclose(af->f);
-    if (af->tmp) unlink(af->tmp);
-    free(af->tmp);
-    free(af->path);
-    af->f = NULL;
-    af->tmp = af->path = NULL;
+    if (af->tmp) {
+        unlink(af->tmp);
+        interrupt_remove_temp(af->tmp);
+    }
+    af_free(af);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 
@@ -474,52 +475,24 @@ static void restore_moved(save_ctx *c)
     vec_free(&c->moved);
 }
 
-/* Opens a temporary file next to final; *tmp_out is malloc'd. */
-static FILE *open_temp(const char *final, char **tmp_out)
-{
-    size_t n = strlen(final) + 16;
-    char *tmp = xmalloc(n);
-    snprintf(tmp, n, "%s.tmpXXXXXX", final);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return NULL;
-    }
-    fchmod(fd, 0644);
-    FILE *fp = fdopen(fd, "wb");
-    if (!fp) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return fp;
-}
-
-static int finish_temp(FILE *fp, const char *tmp, const char *final)
-{
-    int bad = fflush(fp) != 0 || ferror(fp);
-    bad |= fsync(fileno(fp)) != 0 && errno != EINVAL;
-    bad |= fclose(fp) != 0;
-    if (bad || rename(tmp, final) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_sink *d)
 {
     diag_loc loc = {path, 0, 0};
+    /* the model's file first: the side file goes beside the file really written (a symbolic
+     * link's target), where the model's relative location finds it */
+    atomic_file mf, df = {0};
+    if (!file_create(&mf, path, d)) return -1;
     save_ctx c = {0};
-    char *data_tmp = NULL, *data_final = NULL, *model_tmp = NULL;
-    FILE *data_fp = NULL;
-    if (opts && opts->external_data) {
+    bool external = opts && opts->external_data;
+    if (external) {
+        if (!mf.tmp) {
+            diag_error(d, loc, "external data needs a regular file beside the model, not a device");
+            file_abort(&mf);
+            return -1;
+        }
         const char *base = strrchr(path, '/');
         base = base ? base + 1 : path;
-        char *loc_name = opts->external_file ? xstrdup(opts->external_file)
-                                             : NULL;
+        char *loc_name = opts->external_file ? xstrdup(opts->external_file) : NULL;
         if (!loc_name) {
             size_t n = strlen(base) + 6;
             loc_name = xmalloc(n);
@@ -528,31 +501,31 @@ int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_s
         if (loc_name[0] == '/' || strstr(loc_name, "..") || !*loc_name) {
             diag_error(d, loc, "external data file '%s' must be a plain name next to the model", loc_name);
             free(loc_name);
+            file_abort(&mf);
             return -1;
         }
-        size_t dlen = (size_t)(base - path);
-        data_final = xmalloc(dlen + strlen(loc_name) + 1);
-        memcpy(data_final, path, dlen);
+        const char *slash = strrchr(mf.path, '/');
+        size_t dlen = slash ? (size_t)(slash - mf.path) + 1 : 0;
+        char *data_final = xmalloc(dlen + strlen(loc_name) + 1);
+        memcpy(data_final, mf.path, dlen);
         strcpy(data_final + dlen, loc_name);
         c.m = m;
         c.threshold = opts->threshold ? opts->threshold : 1024;
         c.location = ox_strdup(m, loc_name);
         free(loc_name);
-        data_fp = open_temp(data_final, &data_tmp);
-        if (!data_fp) {
-            diag_error(d, loc, "cannot create external data file next to '%s': %s", data_final, strerror(errno));
-            free(data_final);
+        bool opened = file_create(&df, data_final, d);
+        free(data_final);
+        if (!opened) {
+            file_abort(&mf);
             return -1;
         }
-        c.data = data_fp;
+        c.data = df.f;
         visit_tensors(m, true, move_out, &c);
         if (c.failed) {
-            diag_error(d, loc, "cannot write external data file '%s': %s", data_final, strerror(errno));
+            diag_error(d, loc, "cannot write external data file '%s': %s", df.shown, strerror(errno));
             restore_moved(&c);
-            fclose(data_fp);
-            unlink(data_tmp);
-            free(data_tmp);
-            free(data_final);
+            file_abort(&df);
+            file_abort(&mf);
             return -1;
         }
     }
@@ -560,45 +533,16 @@ int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_s
     uint8_t *buf = ox_pack(m, &len);
     size_t n_moved = c.moved.len;
     restore_moved(&c);
-    if (data_fp && n_moved == 0) {   /* nothing was large enough: no side file, like onnx */
-        fclose(data_fp);
-        unlink(data_tmp);
-        data_fp = NULL;
-    }
-    int rc = 0;
-    FILE *fp = open_temp(path, &model_tmp);
-    if (!fp) {
-        diag_error(d, loc, "cannot create '%s': %s", path, strerror(errno));
-        rc = -1;
-    } else {
-        size_t w = fwrite(buf, 1, len, fp);
-        if (w != len) {
-            fclose(fp);
-            unlink(model_tmp);
-            diag_error(d, loc, "cannot write '%s': %s", path, strerror(errno));
-            rc = -1;
-        } else if (data_fp && finish_temp(data_fp, data_tmp, data_final)) {
-            data_fp = NULL;
-            fclose(fp);
-            unlink(model_tmp);
-            diag_error(d, loc, "cannot write external data file '%s': %s", data_final, strerror(errno));
-            rc = -1;
-        } else {
-            data_fp = NULL;
-            if (finish_temp(fp, model_tmp, path)) {
-                diag_error(d, loc, "cannot write '%s': %s", path, strerror(errno));
-                rc = -1;
-            }
-        }
-    }
-    if (data_fp) {
-        fclose(data_fp);
-        unlink(data_tmp);
-    }
-    if (rc == 0) m->path = ox_strdup(m, path);
+    if (external && n_moved == 0) file_abort(&df);   /* nothing was large enough: no side file, like onnx */
+    bool ok = buf && file_write(&mf, buf, len, d);
+    /* both synced before either is renamed: a failure leaves the old pair as it was */
+    if (ok && df.f) ok = file_sync(&df, d) && file_sync(&mf, d);
+    if (ok && df.f) ok = file_commit(&df, d);
+    else if (df.f) file_abort(&df);
+    if (ok) ok = file_commit(&mf, d);
+    else file_abort(&mf);
+    if (!buf) diag_error(d, loc, "the model is too large to serialize");
+    if (ok) m->path = ox_strdup(m, path);
     free(buf);
-    free(model_tmp);
-    free(data_tmp);
-    free(data_final);
-    return rc;
+    return ok ? 0 : -1;
 }

@@ -47,7 +47,8 @@ int ox_pb_validate(const void *buf, size_t len, const ProtobufCMessageDescriptor
 
 /* Serializes the model; NULL only if the model is too large to address. */
 uint8_t *ox_pack(const ox_model *m, size_t *len);
-/* Writes the model to path through a temporary file and rename(); returns 0 or -1 (+ diag). */
+/* Writes the model to path as base/file.h writes files (temporary, fsync, rename; a link's
+ * target; a device directly); returns 0 or -1 (+ diag). */
 int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_sink *d);
 
 #endif

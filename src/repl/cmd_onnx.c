@@ -66,8 +66,11 @@ int cmd_dot(session *s, int argc, char **argv)
         if (!file_create(&af, argv[1], &s->diag)) {
             rc = 1;
         } else {
-            fwrite(sb.s, 1, sb.len, af.f);
-            rc = file_commit(&af, &s->diag) ? 0 : 1;
+            if (file_write(&af, sb.s, sb.len, &s->diag)) rc = file_commit(&af, &s->diag) ? 0 : 1;
+            else {
+                file_abort(&af);
+                rc = 1;
+            }
         }
     } else {
         session_write(s, sb.s, sb.len);
@@ -116,8 +119,8 @@ int cmd_save(session *s, int argc, char **argv)
         atomic_file af;
         int rc = 1;
         if (file_create(&af, path, &s->diag)) {
-            fwrite(sb.s, 1, sb.len, af.f);
-            rc = file_commit(&af, &s->diag) ? 0 : 1;
+            if (file_write(&af, sb.s, sb.len, &s->diag)) rc = file_commit(&af, &s->diag) ? 0 : 1;
+            else file_abort(&af);
         }
         sb_free(&sb);
         return rc;

@@ -56,7 +56,8 @@ stable
 
 ## A failed save (the target is a directory) leaves no temporary file behind.
 $ mkdir $FXSH_SCRATCH/out; fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "save $FXSH_SCRATCH/out" 2>&1 | sed "s|$FXSH_SCRATCH|SCRATCH|g"; ls $FXSH_SCRATCH
--c:2: SCRATCH/out: error: cannot write 'SCRATCH/out': Is a directory
+-c:2: SCRATCH/out: error: is a directory: not replaced
+  hint: fxsh writes regular files (a new name, or an existing file) and character devices such as /dev/stdout
 out
 
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "dot $FXSH_SCRATCH/g.dot" && head -1 $FXSH_SCRATCH/g.dot && grep -c cluster_ $FXSH_SCRATCH/g.dot

@@ -1,4 +1,4 @@
-/* test_base.c — unit tests for the base library: arenas, strbuf, hashmap, diagnostics. */
+/* test_base.c — unit tests for the base library: arenas, strbuf, hashmap, diagnostics, safe writes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "base/alloc.h"
 #include "base/diag.h"
+#include "base/file.h"
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/strbuf.h"
 
 static void test_arena_alignment_and_strings(void **state)
@@ -99,6 +103,149 @@ static void test_diag_render(void **state)
     diag_free(&d);
 }
 
+/*==== safe writes (file.h) ====*/
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+    snprintf(dir, sizeof dir, "/tmp/fxsh-test-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *in_dir(const char *name)
+{
+    static char path[4][128];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
+    return path[k];
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *get(const char *path)
+{
+    size_t len;
+    char *s = file_slurp(path, &len);
+    assert_non_null(s);
+    return s;
+}
+
+/* Nothing but the expected names in the directory: no temporary left behind. */
+static size_t entries(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    assert_int_equal(fscanf(p, "%zu", &n), 1);
+    pclose(p);
+    return n;
+}
+
+static bool write_text(const char *path, const char *text, diag_sink *d)
+{
+    atomic_file af;
+    if (!file_create(&af, path, d)) return false;
+    if (!file_write(&af, text, strlen(text), d)) {
+        file_abort(&af);
+        return false;
+    }
+    return file_commit(&af, d);
+}
+
+static void test_file_write_symlink_and_mode(void **state)
+{
+    diag_sink d;
+    diag_init(&d);
+    /* a link is followed: its target gets the data, the link stays a link */
+    put(in_dir("target.txt"), "old\n");
+    chmod(in_dir("target.txt"), 0640);
+    assert_int_equal(symlink("target.txt", in_dir("link.txt")), 0);
+    assert_true(write_text(in_dir("link.txt"), "new\n", &d));
+    char *s = get(in_dir("target.txt"));
+    assert_string_equal(s, "new\n");
+    free(s);
+    struct stat st;
+    assert_int_equal(lstat(in_dir("link.txt"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(in_dir("target.txt"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);   /* the existing file's mode is kept */
+    /* a dangling link gets its target created */
+    assert_int_equal(symlink("made.txt", in_dir("dangling.txt")), 0);
+    assert_true(write_text(in_dir("dangling.txt"), "made\n", &d));
+    s = get(in_dir("made.txt"));
+    assert_string_equal(s, "made\n");
+    free(s);
+    assert_int_equal(d.len, 0);
+    assert_int_equal(entries(), 4);
+    diag_free(&d);
+}
+
+static void test_file_write_refuses_and_devices(void **state)
+{
+    diag_sink d;
+    diag_init(&d);
+    assert_int_equal(mkdir(in_dir("sub"), 0755), 0);
+    assert_false(write_text(in_dir("sub"), "x", &d));
+    assert_string_equal(d.items[0].message, "is a directory: not replaced");
+    assert_int_equal(mkfifo(in_dir("fifo"), 0644), 0);
+    assert_false(write_text(in_dir("fifo"), "x", &d));
+    assert_string_equal(d.items[1].message, "is a FIFO: not replaced");
+    /* a character device is written directly, and its errors are reported */
+    assert_true(write_text("/dev/null", "x", &d));
+    assert_int_equal(d.len, 2);
+    if (access("/dev/full", W_OK) == 0) {
+        assert_false(write_text("/dev/full", "x", &d));
+        assert_string_equal(d.items[2].message, "cannot write: No space left on device");
+    }
+    struct stat st;
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(entries(), 2);   /* sub and fifo: no temporary */
+    diag_free(&d);
+}
+
+static void test_file_write_interrupted(void **state)
+{
+    diag_sink d;
+    diag_init(&d);
+    put(in_dir("keep.txt"), "old\n");
+    atomic_file af;
+    assert_true(file_create(&af, in_dir("keep.txt"), &d));
+    assert_true(file_write(&af, "new\n", 4, &d));
+    interrupt_request();   /* Ctrl-C before the rename: the old file stays, the temporary goes */
+    assert_false(file_commit(&af, &d));
+    interrupt_clear();
+    assert_string_equal(d.items[0].message, "not written: interrupted");
+    char *s = get(in_dir("keep.txt"));
+    assert_string_equal(s, "old\n");
+    free(s);
+    assert_int_equal(entries(), 1);
+    /* the same when the write itself sees the interrupt */
+    assert_true(file_create(&af, in_dir("keep.txt"), &d));
+    interrupt_request();
+    assert_false(file_write(&af, "new\n", 4, &d));
+    interrupt_clear();
+    file_abort(&af);
+    assert_int_equal(entries(), 1);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +253,9 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_hashmap_put_get_remove),
         cmocka_unit_test(test_diag_render),
+        cmocka_unit_test_setup_teardown(test_file_write_symlink_and_mode, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_file_write_refuses_and_devices, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_file_write_interrupted, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
