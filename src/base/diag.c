@@ -26,6 +26,23 @@ void diag_clear(diag_sink *d)
     d->errors = 0;
 }
 
+void diag_drop_notes(diag_sink *d, size_t from)
+{
+    size_t k = from;
+    for (size_t i = from; i < d->len; i++) {
+        diagnostic *dg = &d->items[i];
+        if (dg->severity == DIAG_NOTE) {
+            free(dg->file);
+            free(dg->message);
+            free(dg->hint);
+            free(dg->source_line);
+        } else {
+            d->items[k++] = *dg;
+        }
+    }
+    if (k < d->len) d->len = k;
+}
+
 void diag_free(diag_sink *d)
 {
     diag_clear(d);

@@ -35,6 +35,9 @@ typedef struct diag_sink {
 void diag_init(diag_sink *d);
 void diag_free(diag_sink *d);
 void diag_clear(diag_sink *d);
+/* Removes the notes among the diagnostics from index `from` on (what a step that then failed
+ * noted about a result nobody will see). */
+void diag_drop_notes(diag_sink *d, size_t from);
 /* Adds a diagnostic; returns it so callers can attach a hint or source line. */
 diagnostic *diag_report(diag_sink *d, diag_severity sev, diag_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

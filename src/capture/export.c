@@ -571,6 +571,11 @@ static void lift_one(const char *name, void *ctx)
             *c = '_';
     if (hm_has(&l->x->weights, fqn))
         return;
+    if (l->x->names_only) {
+        hm_put(&l->x->weights, fx_strdup(p, fqn), NULL);
+        l->x->names_only(fqn, l->x->names_ctx);
+        return;
+    }
     fx_node *n = fx_node_new(l->x->g, fx_namer_name(&l->x->nm, pname), FX_OP_PLACEHOLDER, NULL);
     n->target = n->name;
     fx_graph_append(l->x->g, n);
@@ -1196,8 +1201,8 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         /* already ATen (a TorchScript load, graph text): what it lacks is the value meta
          * torch.export would have recorded */
         fx_program *c = fx_program_copy(src);
-        meta_infer_program_with(c, rules, d);
-        if (interrupt_pending()) {
+        bool fits = meta_infer_program_strict(c, rules, d);   /* shapes the ops reject fail export */
+        if (!fits || interrupt_pending()) {
             fx_program_free(c);
             return NULL;
         }
@@ -1237,6 +1242,7 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
     /* Each new node gets its value meta as soon as it is emitted, as torch.export's fake
      * tensors have it: later size queries (`B, T, C = x.shape`) specialize on it. */
     x.mi = meta_inferer_new(x.dst, rules, d);
+    meta_inferer_set_strict(x.mi, true);   /* torch.export fails where its fake tensors raise */
     size_t n_user = 0;
     for (const fx_node *n = sg->first; n; n = n->next)
         if (n->op == FX_OP_PLACEHOLDER)
@@ -1306,6 +1312,8 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         for (fx_node *m = before ? before->next : x.g->first; ok && m; m = m->next)
             if (m->op != FX_OP_PLACEHOLDER)
                 meta_inferer_node(x.mi, m);
+        if (meta_inferer_errors(x.mi))
+            ok = false;   /* the error names the node */
     }
     if (ok) {
         fx_node *o = fx_node_new(x.g, "output", FX_OP_OUTPUT, "output");
@@ -1351,7 +1359,11 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         s->n_outputs = n_outs;
         fx_program_refresh(x.dst);
     }
-    meta_inferer_finish(x.mi, ok);   /* subgraphs and what could not be inferred on the way */
+    if (ok)
+        meta_inferer_walk(x.mi);   /* subgraphs and what could not be inferred on the way */
+    if (meta_inferer_errors(x.mi))
+        ok = false;                /* a shape rejected in a subgraph fails export as well */
+    meta_inferer_finish(x.mi, false);
     if (interrupt_pending())
         ok = false;
     free(outs);
@@ -1364,6 +1376,29 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
         return NULL;
     }
     return x.dst;
+}
+
+bool export_weight_names(const fx_program *src, void (*cb)(const char *fqn, void *ctx), void *ctx, diag_sink *d)
+{
+    if (!src || !src->root || !src->root->graph)
+        return true;
+    xctx x = { .src = src, .d = d, .names_only = cb, .names_ctx = ctx };
+    x.dst = fx_program_new("GraphModule");
+    hm_init(&x.weights);
+    bool ok = load_tables(&x);
+    if (ok) {
+        for (const fx_node *n = src->root->graph->first; n; n = n->next)
+            if (n->op == FX_OP_GET_ATTR && !strchr(n->target, '.') && !fx_module_child(src->root, n->target)) {
+                lift_ctx l = { &x, "", FX_TENSOR_PARAMETER, NULL, NULL };
+                lift_one(n->target, &l);
+            }
+        lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
+        lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
+    }
+    free_tables(&x);
+    hm_free(&x.weights);
+    fx_program_free(x.dst);
+    return ok;
 }
 
 /* ---- data-dependent control flow ------------------------------------------------------------ */

@@ -32,6 +32,13 @@ typedef struct export_options {
  * opt may be NULL. */
 fx_program *export_program(const fx_program *torch_level, const export_options *opt, diag_sink *d);
 
+/* The state-dict names export would lift from a torch-level program (root get_attr targets, then
+ * each module's parameters and buffers as its settings keep them, e.g. no fc.bias for
+ * Linear(bias=False)), in lifting order: what `load --weights` may give values to. False after
+ * reporting when the module tables cannot be loaded. */
+bool export_weight_names(const fx_program *torch_level, void (*cb)(const char *fqn, void *ctx), void *ctx,
+                         diag_sink *d);
+
 /* Where torch.export had to guard on a data-dependent value (a Python `if` on a tensor). The
  * control-flow node of the FX IR will supply these fields; export stops there the way torch does. */
 typedef struct export_guard_site {

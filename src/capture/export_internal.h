@@ -70,6 +70,8 @@ struct xctx {
     size_t n_ops;
     hashmap op_by_name;     /* name -> (void *)(intptr_t)(first index + 1) */
     struct meta_inferer *mi; /* fills each emitted node's value meta (meta/meta_infer.h) */
+    void (*names_only)(const char *fqn, void *ctx);   /* export_weight_names: list, do not lift */
+    void *names_ctx;
 };
 
 /* Where the source node being exported is (its line in the graph text). */

@@ -93,6 +93,7 @@ static void copy_graph(fx_program *dst, fx_graph *to, const fx_graph *from)
         fx_node *c = fx_node_new(to, n->name, n->op, n->target);
         c->type_text = dup_or_null(dst, n->type_text);
         c->declared_users = n->declared_users;
+        c->src_line = n->src_line;
         copy_meta(dst, &c->meta, &n->meta);
         fx_graph_append(to, c);
         fx_node_set_args(c, fx_copy_arg(dst, n->args, map_by_name, to),

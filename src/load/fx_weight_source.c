@@ -139,19 +139,38 @@ static bool from_safetensors(fx_program *p, const char *path, const unsigned cha
     return ok;
 }
 
+static fx_weight_format format_of(const char *buf, size_t len)
+{
+    size_t lead = 0;
+    while (lead < len && (buf[lead] == ' ' || buf[lead] == '\n' || buf[lead] == '\r' || buf[lead] == '\t')) lead++;
+    if (len >= 4 && !memcmp(buf, "PK\003\004", 4)) return FX_WEIGHTS_PT2;
+    if (len >= 9 && buf[8] == '{' && !buf[4] && !buf[5] && !buf[6] && !buf[7])   /* u64 header size < 4 GiB */
+        return FX_WEIGHTS_SAFETENSORS;
+    if (lead < len && buf[lead] == '{') return FX_WEIGHTS_PT2_JSON;
+    return FX_WEIGHTS_ONNX;
+}
+
+fx_weight_format fx_weight_file_format(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return FX_WEIGHTS_UNREADABLE;
+    char buf[256];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return format_of(buf, len);
+}
+
 bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d)
 {
     size_t n = 0, len = 0, shape_only = 0;
     char *buf = file_read(path, &len, d);
     if (!buf) return false;
     bool ok;
-    size_t lead = 0;
-    while (lead < len && (buf[lead] == ' ' || buf[lead] == '\n' || buf[lead] == '\r' || buf[lead] == '\t')) lead++;
-    if (len >= 4 && !memcmp(buf, "PK", 4)) ok = from_pt2(p, path, &n, &shape_only, d);
-    else if (len >= 9 && buf[8] == '{' && !buf[4] && !buf[5] && !buf[6] && !buf[7])   /* u64 header size < 4 GiB */
-        ok = from_safetensors(p, path, (const unsigned char *)buf, len, &n, d);
-    else if (lead < len && buf[lead] == '{') ok = from_pt2(p, path, &n, &shape_only, d);
-    else ok = from_onnx(p, path, &n, d);
+    switch (format_of(buf, len)) {
+    case FX_WEIGHTS_SAFETENSORS: ok = from_safetensors(p, path, (const unsigned char *)buf, len, &n, d); break;
+    case FX_WEIGHTS_PT2: case FX_WEIGHTS_PT2_JSON: ok = from_pt2(p, path, &n, &shape_only, d); break;
+    default: ok = from_onnx(p, path, &n, d); break;
+    }
     free(buf);
     if (ok && shape_only) {
         diagnostic *dg = diag_note(d, (diag_loc){path, 0, 0}, "%zu weight%s with dtype and shape only: the program stores no values",

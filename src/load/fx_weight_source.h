@@ -17,4 +17,10 @@
  * of tensors attached (may be NULL). */
 bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d);
 
+/* What a weights file holds, by its first bytes (as fx_attach_weights tells them apart). */
+typedef enum fx_weight_format {
+    FX_WEIGHTS_UNREADABLE, FX_WEIGHTS_PT2, FX_WEIGHTS_PT2_JSON, FX_WEIGHTS_SAFETENSORS, FX_WEIGHTS_ONNX,
+} fx_weight_format;
+fx_weight_format fx_weight_file_format(const char *path);
+
 #endif

@@ -37,6 +37,8 @@ typedef struct inferer {
     size_t dependents;           /* nodes skipped because an input has no meta */
     size_t unset;                /* value-producing nodes left without meta */
     bool quiet;                  /* meta_infer_call: what cannot be inferred is not reported */
+    bool strict;                 /* export: arguments a rule rejects are an error at the node */
+    size_t rejected;             /* errors reported in strict mode */
 } inferer;
 
 static void infer_graph(inferer *I, fx_graph *g);
@@ -64,9 +66,51 @@ static void miss(inferer *I, const fx_node *n, const char *what, const char *hin
     I->unset++;
 }
 
+/* Strict mode: the rule rejected the arguments of n although all of them are known — torch's
+ * fake tensors raise at this node, and so does export. */
+static void reject(inferer *I, const fx_node *n, const char *target, const char *why)
+{
+    strbuf ins;
+    sb_init(&ins);
+    const fx_graph *root = fx_program_graph(I->p);
+    for (const fx_node *q = root ? root->first : NULL; q && q->op == FX_OP_PLACEHOLDER; q = q->next) {
+        const fx_value *v = q->meta.val;
+        bool user = true;
+        for (size_t i = 0; i < I->p->sig.n_inputs; i++)
+            if (I->p->sig.inputs[i].name && !strcmp(I->p->sig.inputs[i].name, q->name))
+                user = I->p->sig.inputs[i].kind == FX_IN_USER_INPUT;
+        /* a torch-level export has no signature yet: its lifted weights are p_/b_/c_<fqn> */
+        for (const fx_weight *w = I->p->weights; user && w && !I->p->sig.present; w = w->next) {
+            size_t k = 0;
+            while (w->fqn[k] && q->name[2 + k] && (w->fqn[k] == '.' ? '_' : w->fqn[k]) == q->name[2 + k])
+                k++;
+            if (strlen(q->name) > 2 && q->name[1] == '_' && !w->fqn[k] && !q->name[2 + k])
+                user = false;
+        }
+        if (!user || !v || v->kind != FX_VAL_TENSOR)
+            continue;
+        sb_printf(&ins, "%s%s=%s[", ins.len ? " " : "", q->name, fx_dtype_get(v->dtype)->abbr);
+        for (size_t k = 0; k < v->rank; k++)
+            sb_printf(&ins, "%s%s", k ? "," : "", v->sizes[k]);
+        sb_putc(&ins, ']');
+    }
+    diagnostic *dg = diag_error(I->d, (diag_loc){ I->p->file, n->src_line, 0 }, "export failed at %%%s: %s: %s",
+                                n->name, target, why);
+    if (ins.len)
+        diag_set_hint(dg, "torch.export fails here too: the example inputs (--input %s) do not fit the model; declare shapes it accepts",
+                      ins.s);
+    sb_free(&ins);
+    I->rejected++;
+    I->unset++;
+}
+
 static void report(inferer *I)
 {
     for (size_t i = 0; i < I->order.len; i++) {
+        if (I->rejected) {   /* after an error, what it left uninferred is no news */
+            sb_free(&I->order.items[i]->names);
+            continue;
+        }
         miss_group *g = I->order.items[i];
         diagnostic *dg = diag_note(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
                                    "meta: %s: %s%s left without value meta", g->what, g->names.s,
@@ -77,7 +121,7 @@ static void report(inferer *I)
             diag_set_hint(dg, "%s", g->hint);
         sb_free(&g->names);
     }
-    if (I->dependents)
+    if (I->dependents && !I->rejected)
         diag_note(I->d, (diag_loc){ I->p->file, 0, 0 },
                   "meta: %zu more node%s left without value meta because an input has none", I->dependents,
                   I->dependents == 1 ? "" : "s");
@@ -240,6 +284,10 @@ static void apply_rule(inferer *I, fx_node *n, const mi_rule *rule)
     call_ctx(I, n, &rule->shape, bound, &c);
     if (!((mi_shape_fn)rule->shape.fn->fn)(&c, &o)) {
         snprintf(why, sizeof why, "%s", c.why);
+        if (I->strict && !I->quiet && !inputs_missing(n)) {
+            reject(I, n, rule->target, why);
+            return;
+        }
         goto fail;
     }
     if (o.none)
@@ -808,6 +856,25 @@ void meta_inferer_node(meta_inferer *mi, fx_node *n)
     mi->I.scratch = outer;
 }
 
+void meta_inferer_walk(meta_inferer *mi)
+{
+    if (!mi)
+        return;
+    infer_graph(&mi->I, fx_program_graph(mi->I.p));
+    infer_modules(&mi->I, mi->I.p->root);
+}
+
+void meta_inferer_set_strict(meta_inferer *mi, bool strict)
+{
+    if (mi)
+        mi->I.strict = strict;
+}
+
+size_t meta_inferer_errors(const meta_inferer *mi)
+{
+    return mi ? mi->I.rejected : 0;
+}
+
 bool meta_inferer_finish(meta_inferer *mi, bool whole_program)
 {
     if (!mi)
@@ -861,6 +928,16 @@ fx_value *meta_infer_call(fx_program *p, const meta_rules *rules, fx_graph *g, c
 bool meta_infer_program_with(fx_program *p, const meta_rules *rules, diag_sink *d)
 {
     return meta_inferer_finish(meta_inferer_new(p, rules, d), true);
+}
+
+bool meta_infer_program_strict(fx_program *p, const meta_rules *rules, diag_sink *d)
+{
+    meta_inferer *mi = meta_inferer_new(p, rules, d);
+    meta_inferer_set_strict(mi, true);
+    meta_inferer_walk(mi);
+    size_t errors = meta_inferer_errors(mi);
+    meta_inferer_finish(mi, false);
+    return errors == 0;
 }
 
 bool meta_infer_program(fx_program *p, diag_sink *d)

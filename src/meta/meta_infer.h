@@ -21,6 +21,7 @@
 #define FXSH_META_META_INFER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/diag.h"
 #include "fx/fx_ir.h"
@@ -47,6 +48,17 @@ typedef struct meta_inferer meta_inferer;
 meta_inferer *meta_inferer_new(fx_program *p, const meta_rules *rules, diag_sink *d);
 void meta_inferer_node(meta_inferer *mi, fx_node *n);
 bool meta_inferer_finish(meta_inferer *mi, bool whole_program);
+
+/* Strict inference, for export: a rule that rejects the arguments of a node whose inputs all
+ * have meta (shapes that cannot be multiplied, an index out of range) is an error at that node,
+ * as torch's fake tensors raise there, instead of a note; meta_inferer_errors counts them.
+ * What fxsh cannot infer (no rule, an input without meta) stays a note. */
+void meta_inferer_set_strict(meta_inferer *mi, bool strict);
+size_t meta_inferer_errors(const meta_inferer *mi);
+/* The whole-program walk of meta_inferer_finish(mi, true), without reporting or freeing. */
+void meta_inferer_walk(meta_inferer *mi);
+/* meta_infer_program_with in strict mode: false when an error was reported. */
+bool meta_infer_program_strict(fx_program *p, const meta_rules *rules, diag_sink *d);
 
 /* The value meta a call target(args | kwargs) in graph g of p would have, without adding the
  * call to g: for a pass that decides what to emit from a result's meta (decompose branches on

@@ -3,10 +3,12 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
+#include "fx/fx_build.h"
 #include "load/load.h"
 #include "fx/fx_ir.h"
 #include "load/fx_weight_source.h"
@@ -15,6 +17,7 @@
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_parse.h"
 #include "onnx/onnx_pb.h"
+#include "capture/export.h"
 #include "capture/ts_normalize.h"
 #include "repl/cmd_handlers.h"
 
@@ -64,6 +67,7 @@ static int fx_stage_for_text(const char *buf)
  * TorchScript, module attributes. */
 typedef struct load_request {
     const char *weights;
+    bool weights_by_loader;      /* TorchScript's loader attached them while reading the graph */
     ts_input_decl inputs[16];
     size_t n_inputs;
     ts_attr_decl attrs[16];
@@ -83,8 +87,9 @@ static bool declare_inputs(session *s, fx_program *p, const load_request *req)
             sb_init(&names);
             for (fx_node *q = g ? g->first : NULL; q; q = q->next)
                 if (q->op == FX_OP_PLACEHOLDER) sb_printf(&names, "%s%s", names.len ? ", " : "", q->name);
-            session_error(s, "load --input: the graph has no input '%s' (its inputs: %s)", dc->name,
-                          names.len ? names.s : "none");
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "load --input: the program has no input '%s' (its inputs: %s)",
+                                        dc->name, names.len ? names.s : "none");
+            diag_set_hint(dg, "declare each input by the name forward() gives it");
             sb_free(&names);
             return false;
         }
@@ -99,8 +104,22 @@ static bool declare_inputs(session *s, fx_program *p, const load_request *req)
     return true;
 }
 
+/* What a load made, not yet in the session: a failed or interrupted load leaves it untouched. */
+typedef struct loaded {
+    int stage;
+    fx_program *fx;
+    ox_model *onnx;
+} loaded;
+
+static void loaded_free(loaded *l)
+{
+    if (l->fx) fx_program_free(l->fx);
+    if (l->onnx) ox_model_free(l->onnx);
+    memset(l, 0, sizeof *l);
+}
+
 static int load_buffer(session *s, const char *buf, size_t len, const char *name, const char *path,
-                       load_request *req)
+                       load_request *req, loaded *out)
 {
     switch (sniff(buf, len)) {
     case FORMAT_TORCHSCRIPT: {
@@ -110,17 +129,18 @@ static int load_buffer(session *s, const char *buf, size_t len, const char *name
                               .attrs = req->attrs, .n_attrs = req->n_attrs};
         fx_program *p = ts_load_text(buf, len, name, &to, &s->diag);
         if (!p) return 1;
-        req->weights = NULL;   /* taken by the loader */
+        req->weights_by_loader = req->weights != NULL;
         /* TorchScript passes every argument and prints no shapes: the calls take torch.export's
          * argument form, and the shapes follow from the declared inputs and the weights, as
          * torch.export's fake tensors would have them (show code annotates them; export
-         * specializes the ifs on shapes). What stays unknown is noted, not an error. */
+         * specializes the ifs on shapes). What stays unknown is noted here; export refuses an
+         * input without dtype and shape. */
         if (!ts_prepare_program(p, &s->diag)) {
             fx_program_free(p);
             return 1;
         }
-        session_reset(s);
-        session_set_fx(s, session_stage_index("fx"), p, name);
+        out->fx = p;
+        out->stage = session_stage_index("fx");
         return 0;
     }
     case FORMAT_FX_TEXT: {
@@ -134,8 +154,8 @@ static int load_buffer(session *s, const char *buf, size_t len, const char *name
             fx_program_free(p);
             return 1;
         }
-        session_reset(s);
-        session_set_fx(s, fx_stage_for_text(buf), p, name);
+        out->fx = p;
+        out->stage = fx_stage_for_text(buf);
         return 0;
     }
     case FORMAT_PT2:
@@ -146,15 +166,15 @@ static int load_buffer(session *s, const char *buf, size_t len, const char *name
         }
         fx_program *p = pt2_load_file(path, &s->diag);
         if (!p) return 1;
-        session_reset(s);
-        session_set_fx(s, session_stage_index("exported"), p, name);
+        out->fx = p;
+        out->stage = session_stage_index("exported");
         return 0;
     }
     case FORMAT_ONNX_TEXT: {
         ox_model *m = ox_parse_model(buf, len, name, &s->diag);
         if (!m) return 1;
-        session_reset(s);
-        session_set_onnx(s, session_stage_index("onnx"), m, name);
+        out->onnx = m;
+        out->stage = session_stage_index("onnx");
         return 0;
     }
     case FORMAT_ONNX_BINARY: {
@@ -167,16 +187,17 @@ static int load_buffer(session *s, const char *buf, size_t len, const char *name
         ox_load_opts lo = {.missing_is_warning = true};
         ox_model *m = ox_load_file_opts(path, &lo, &s->diag);
         if (!m) return 1;
-        session_reset(s);
-        session_set_onnx(s, session_stage_index("onnx"), m, name);
+        out->onnx = m;
+        out->stage = session_stage_index("onnx");
         return 0;
     }
     }
     return 1;
 }
 
-/* `load -`: read lines from the current input until the pasted graph is complete. */
-static int load_stdin_block(session *s)
+/* `load -`: read lines from the current input until the pasted graph is complete. Ctrl-C (or the
+ * end of input) before that drops the block. */
+static int load_stdin_block(session *s, load_request *req, loaded *out)
 {
     if (!s->read_more) {
         session_error(s, "load -: no input to read the graph from");
@@ -202,7 +223,7 @@ static int load_stdin_block(session *s)
         free(line);
         if (onnx ? ox_text_complete(text.s, text.len) : fx_text_complete(text.s, text.len)) break;
     }
-    if (interrupt_pending()) {   /* Ctrl-C: the block is dropped */
+    if (interrupt_pending()) {
         sb_free(&text);
         return 1;
     }
@@ -211,10 +232,145 @@ static int load_stdin_block(session *s)
         session_error(s, "load -: no graph text before the end of input");
         return 1;
     }
-    load_request req = {0};
-    int rc = load_buffer(s, text.s, text.len, "<paste>", NULL, &req);
+    int rc = load_buffer(s, text.s, text.len, "<paste>", NULL, req, out);
     sb_free(&text);
     return rc;
+}
+
+/*==== what --weights and --input must name ====*/
+
+/* The names a weights file may give values to: the program's parameters, buffers and
+ * constants, by state-dict name (and, for graph text without a signature, the placeholders
+ * p_/b_/c_ that export lifted them to). */
+typedef struct weight_names {
+    hashmap fqns, mangled;
+    arena keys;
+    strbuf list;
+    size_t n;
+} weight_names;
+
+static void add_name(const char *fqn, void *ctx)
+{
+    weight_names *w = ctx;
+    if (hm_has(&w->fqns, fqn)) return;
+    hm_put(&w->fqns, arena_strdup(&w->keys, fqn), NULL);
+    if (w->n < 12) sb_printf(&w->list, "%s%s", w->n ? ", " : "", fqn);
+    w->n++;
+}
+
+static bool collect_weight_names(session *s, const fx_program *p, weight_names *w)
+{
+    hm_init(&w->fqns);
+    hm_init(&w->mangled);
+    arena_init(&w->keys);
+    sb_init(&w->list);
+    w->n = 0;
+    for (size_t i = 0; p->sig.present && i < p->sig.n_inputs; i++) {
+        const fx_input_spec *in = &p->sig.inputs[i];
+        if (in->kind != FX_IN_USER_INPUT && in->target) add_name(in->target, w);
+    }
+    const fx_graph *g = fx_program_graph((fx_program *)p);
+    for (const fx_node *n = g ? g->first : NULL; n; n = n->next) {
+        if (n->op == FX_OP_GET_ATTR && n->target && !fx_module_find(p->root, n->target)) add_name(n->target, w);
+        if (!p->sig.present && n->op == FX_OP_PLACEHOLDER && strlen(n->name) > 2 && n->name[1] == '_' &&
+            strchr("pbc", n->name[0])) {
+            hm_put(&w->mangled, n->name + 2, NULL);
+            if (w->n < 12) sb_printf(&w->list, "%s%s", w->n ? ", " : "", n->name);
+            w->n++;
+        }
+    }
+    if (!fx_program_is_aten(p) && !export_weight_names(p, add_name, w, &s->diag)) return false;
+    return true;
+}
+
+static void free_weight_names(weight_names *w)
+{
+    hm_free(&w->fqns);
+    hm_free(&w->mangled);
+    arena_free(&w->keys);
+    sb_free(&w->list);
+}
+
+static bool names_weight(const weight_names *w, const char *fqn)
+{
+    if (hm_has(&w->fqns, fqn)) return true;
+    char mangled[512];
+    snprintf(mangled, sizeof mangled, "%s", fqn);
+    for (char *c = mangled; *c; c++)
+        if (*c == '.') *c = '_';
+    return hm_has(&w->mangled, mangled);
+}
+
+/* --weights W must give values to the program: a tensor of a .pt2 or .safetensors file that
+ * names no parameter or buffer is a mistake (another model's file, a renamed
+ * module); an .onnx model also holds the exporter's constants, so there only a file of which
+ * no initializer names a parameter is. `before` holds the weights the program had already. */
+static bool check_weight_names(session *s, const fx_program *p, const char *path, const hashmap *before)
+{
+    weight_names w;
+    if (!collect_weight_names(s, p, &w)) {
+        free_weight_names(&w);
+        return false;
+    }
+    strbuf unmatched;
+    sb_init(&unmatched);
+    size_t n_unmatched = 0, n_file = 0;
+    for (const fx_weight *x = p->weights; x; x = x->next) {
+        if (before && hm_has(before, x->fqn)) continue;
+        /* torch.export lifts tensors the code makes (torch.tensor(...)) as constants
+         * lifted_tensor_N: a program read from other text holds them inline */
+        if (x->role == FX_TENSOR_CONSTANT) continue;
+        n_file++;
+        if (names_weight(&w, x->fqn)) continue;
+        if (n_unmatched < 8) sb_printf(&unmatched, "%s%s", n_unmatched ? ", " : "", x->fqn);
+        n_unmatched++;
+    }
+    bool onnx = fx_weight_file_format(path) == FX_WEIGHTS_ONNX;
+    bool ok = !n_unmatched || (onnx && n_unmatched < n_file);
+    if (!ok) {
+        diagnostic *dg;
+        if (onnx)
+            dg = diag_error(&s->diag, (diag_loc){path, 0, 0},
+                            "load --weights: no initializer names a parameter of the program (%s%s)", unmatched.s,
+                            n_unmatched > 8 ? ", ..." : "");
+        else
+            dg = diag_error(&s->diag, (diag_loc){path, 0, 0},
+                            "load --weights: %zu tensor%s name%s no parameter or buffer of the program: %s%s",
+                            n_unmatched, n_unmatched == 1 ? "" : "s", n_unmatched == 1 ? "s" : "", unmatched.s,
+                            n_unmatched > 8 ? ", ..." : "");
+        if (w.n)
+            diag_set_hint(dg, "the program's weights are %s%s; give the weights of this model", w.list.s,
+                          w.n > 12 ? ", ..." : "");
+        else
+            diag_set_hint(dg, "the program reads no parameters or buffers: leave out --weights");
+    }
+    sb_free(&unmatched);
+    free_weight_names(&w);
+    return ok;
+}
+
+/* --input NAME must be an input of the program (graph text reports it as it declares them). */
+static bool check_input_names(session *s, const fx_program *p, const load_request *req)
+{
+    for (size_t i = 0; i < req->n_inputs; i++) {
+        bool found = false;
+        strbuf names;
+        sb_init(&names);
+        for (size_t k = 0; k < p->sig.n_inputs; k++) {
+            const fx_input_spec *in = &p->sig.inputs[k];
+            if (in->kind != FX_IN_USER_INPUT || !in->name) continue;
+            if (!strcmp(in->name, req->inputs[i].name)) found = true;
+            sb_printf(&names, "%s%s", names.len ? ", " : "", in->name);
+        }
+        if (!found && p->sig.present) {
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "load --input: the program has no input '%s' (its inputs: %s)",
+                                        req->inputs[i].name, names.len ? names.s : "none");
+            diag_set_hint(dg, "declare each input by the name forward() gives it");
+        }
+        sb_free(&names);
+        if (!found && p->sig.present) return false;
+    }
+    return true;
 }
 
 /* load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]... [--attr NAME=VALUE]...: W supplies the
@@ -256,24 +412,44 @@ int cmd_load(session *s, int argc, char **argv)
         session_error(s, "load: no file (usage: load FILE|- [--weights W] [--input SPEC]... [--attr NAME=VALUE]...)");
         return 1;
     }
+    loaded out = {0};
+    size_t mark = s->diag.len;
     int rc;
     if (strcmp(file, "-") == 0) {
-        rc = load_stdin_block(s);
+        rc = load_stdin_block(s, &req, &out);
     } else {
         size_t len;
         char *buf = file_read(file, &len, &s->diag);
         if (!buf) return 1;
-        rc = load_buffer(s, buf, len, file, file, &req);
+        rc = load_buffer(s, buf, len, file, file, &req, &out);
         free(buf);
     }
-    if (rc || !req.weights) return rc;
-    stage *st = session_current(s);
-    if (st->kind != STAGE_FX) {
+    bool read = !rc;
+    if (!rc && req.weights && !out.fx) {
         session_error(s, "load --weights: an ONNX model carries its own initializers");
+        rc = 1;
+    }
+    if (!rc && out.fx && !check_input_names(s, out.fx, &req)) rc = 1;
+    if (!rc && req.weights) {
+        hashmap before;
+        hm_init(&before);
+        size_t n = 0;
+        if (!req.weights_by_loader) {   /* the loader attached them itself (TorchScript) */
+            for (const fx_weight *w = out.fx->weights; w; w = w->next) hm_put(&before, w->fqn, NULL);
+            if (!fx_attach_weights(out.fx, req.weights, &n, &s->diag)) rc = 1;
+        }
+        if (!rc && !check_weight_names(s, out.fx, req.weights, &before)) rc = 1;
+        if (!rc && !req.weights_by_loader)
+            fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", req.weights);
+        hm_free(&before);
+    }
+    if (rc || interrupt_pending()) {
+        if (read) diag_drop_notes(&s->diag, mark);   /* the notes were about a program not loaded */
+        loaded_free(&out);
         return 1;
     }
-    size_t n;
-    if (!fx_attach_weights(st->fx, req.weights, &n, &s->diag)) return 1;
-    fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", req.weights);
+    session_reset(s);
+    if (out.fx) session_set_fx(s, out.stage, out.fx, file[0] == '-' && !file[1] ? "<paste>" : file);
+    else session_set_onnx(s, out.stage, out.onnx, file[0] == '-' && !file[1] ? "<paste>" : file);
     return 0;
 }

@@ -91,11 +91,13 @@ int cmd_save(session *s, int argc, char **argv)
     if (!st) return 1;
     const char *path = NULL;
     bool text = false, external = s->settings.external_data;   /* `set external_data True` */
+    bool force = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--text") == 0) text = true;
         else if (strcmp(argv[i], "--external-data") == 0) external = true;
+        else if (strcmp(argv[i], "--force") == 0) force = true;
         else if (argv[i][0] == '-' && argv[i][1]) {
-            session_error(s, "save: unknown option '%s' (usage: save FILE [--text] [--external-data])", argv[i]);
+            session_error(s, "save: unknown option '%s' (usage: save FILE [--text] [--external-data] [--force])", argv[i]);
             return 1;
         } else if (path) {
             session_error(s, "save: more than one file name ('%s', '%s')", path, argv[i]);
@@ -105,8 +107,19 @@ int cmd_save(session *s, int argc, char **argv)
         }
     }
     if (!path) {
-        session_error(s, "save: no file name (usage: save FILE [--text] [--external-data])");
+        session_error(s, "save: no file name (usage: save FILE [--text] [--external-data] [--force])");
         return 1;
+    }
+    /* A model fxsh's own checker rejects is not written unless asked: onnx.checker and ONNX
+     * Runtime would reject it too. */
+    if (!force) {
+        int problems = ox_check(st->onnx, &s->diag);
+        if (problems) {
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){path, 0, 0}, "save: not written: the model fails `check` (%d problem%s)",
+                                        problems, problems == 1 ? "" : "s");
+            diag_set_hint(dg, "fix the model, or write it as it is with `save %s --force`", path);
+            return 1;
+        }
     }
     if (text || ends_with(path, ".txt")) {
         if (external && !s->settings.external_data) {

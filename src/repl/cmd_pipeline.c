@@ -12,6 +12,7 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "fx/fx.h"
+#include "fx/fx_build.h"
 #include "fx/fx_format.h"   /* fx_arg_print: the FX text of an argument tree */
 #include "fx/fx_control.h"
 #include "fx/fx_ir.h"
@@ -243,10 +244,66 @@ static fx_program *script_ifs_to_cond(session *s, const fx_program *p)
     return cur;
 }
 
+/* torch.export traces the model on example inputs: an input of the loaded program without dtype
+ * and shape (TorchScript or torch-level text loaded without --input, graph text without
+ * annotations) is refused before anything runs, naming the --input each one needs. For a
+ * torch-level graph `set inputs` (export inputs=...) declares them too. */
+static bool inputs_declared(session *s, const stage *st, const export_settings *cfg)
+{
+    const fx_program *p = st->fx;
+    const fx_graph *g = fx_program_graph(p);
+    bool aten = fx_program_is_aten(p);
+    diag_sink quiet;   /* a malformed `inputs` setting is reported where export reads it */
+    diag_init(&quiet);
+    decls d;
+    if (aten || !parse_inputs(cfg->inputs, &d, &quiet)) memset(&d, 0, sizeof d);
+    diag_free(&quiet);
+    strbuf missing, flags;
+    sb_init(&missing);
+    sb_init(&flags);
+    size_t n = 0;
+    const char *first = NULL;
+    for (const fx_node *q = g ? g->first : NULL; q; q = q->next) {
+        if (q->op != FX_OP_PLACEHOLDER) continue;
+        bool user = true;
+        if (p->sig.present) {
+            user = false;
+            for (size_t i = 0; i < p->sig.n_inputs; i++)
+                if (p->sig.inputs[i].name && !strcmp(p->sig.inputs[i].name, q->name))
+                    user = p->sig.inputs[i].kind == FX_IN_USER_INPUT;
+        } else if (aten && strlen(q->name) > 2 && q->name[1] == '_' && strchr("pbc", q->name[0])) {
+            user = false;   /* a lifted weight of graph text */
+        }
+        const fx_value *v = q->meta.val;
+        if (!user || (v && (v->kind != FX_VAL_TENSOR || v->dtype != FX_DT_UNKNOWN))) continue;
+        bool declared = false;
+        for (size_t i = 0; i < d.len; i++) declared |= !strcmp(d.items[i].name, q->name);
+        if (declared) continue;
+        if (!first) first = q->name;
+        sb_printf(&missing, "%s%s", n ? ", " : "", q->name);
+        sb_printf(&flags, " --input %s=DTYPE[SIZES]", q->name);
+        n++;
+    }
+    free_decls(&d);
+    if (n) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export: the input%s %s ha%s no dtype and shape (torch.export needs example inputs)",
+                                    n == 1 ? "" : "s", missing.s, n == 1 ? "s" : "ve");
+        diag_set_hint(dg, "declare %s: load %s%s (e.g. --input %s=f32[2,4])", n == 1 ? "it" : "them",
+                      st->source ? st->source : "FILE", flags.s, first);
+    }
+    sb_free(&missing);
+    sb_free(&flags);
+    return n == 0;
+}
+
 /* Runs the pass that makes stage `to` from stage `to - 1`. Returns 0 on success. */
 static int run_stage(session *s, int to, const export_settings *cfg, bool legacy_script)
 {
     stage *from = &s->stages[to - 1];
+    int loaded = 0;
+    while (loaded < SESSION_MAX_STAGES && s->stages[loaded].kind == STAGE_EMPTY) loaded++;
+    if (to - 1 == loaded && from->kind == STAGE_FX && to <= STAGE_DECOMPOSED && !inputs_declared(s, from, cfg))
+        return 1;
     strbuf title;
     sb_init(&title);
     if (to == STAGE_EXPORTED) capture_title(from, &title);

@@ -45,7 +45,13 @@ const command command_table[] = {
      "Python `if` becomes an ONNX If (through torch.cond, innermost first) and every loop an\n"
      "ONNX Loop(trip count, first test, carried...) as prim::Loop was translated (a for over a\n"
      "literal range is unrolled, as scripting did); --legacy trace is not available (tracing\n"
-     "runs the model)."},
+     "runs the model).\n"
+     "\n"
+     "Like torch.export, export needs example inputs: a program whose inputs have no dtype and\n"
+     "shape (TorchScript, torch-level text loaded without --input) is refused with the --input\n"
+     "each one needs, and an example shape a node rejects (a Linear given the wrong number of\n"
+     "features) fails the export at that node. Ctrl-C cancels the run and keeps the stages of the\n"
+     "run before."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
      "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"
@@ -78,7 +84,12 @@ const command command_table[] = {
      "shape from it, as torch.export's fake tensors do. --attr heads=4 gives a Python attribute\n"
      "the scripted code reads from its module (self.heads), whose value TorchScript's text does\n"
      "not hold (a bare name sets it in every module, an FQN like blocks.0.heads in one). A\n"
-     "TorchScript program's calls take the argument form torch.export records."},
+     "TorchScript program's calls take the argument form torch.export records.\n"
+     "\n"
+     "The load fails, and the stages stay as they were, when --input names an input the program\n"
+     "does not have, or when a tensor of the --weights file names no parameter or buffer of the\n"
+     "program (another model's weights); an .onnx file's other initializers (the exporter's\n"
+     "constants) are ignored as long as some name parameters. Each error lists the valid names."},
     {"node", 1, 1, cmd_node, COMPLETE_NODE, "node NAME",
      "show one node: args, kwargs, users, meta, source",
      "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"
@@ -141,12 +152,18 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
-    {"save", 1, 3, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data]",
+    {"save", 1, 4, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data] [--force]",
      "write the current ONNX model",
      "Writes the current ONNX model to FILE: binary protobuf by default, ONNX text when FILE\n"
      "ends in .txt or with --text. --external-data stores tensors of 1 KiB and more in\n"
-     "FILE.data beside it. The file is written to a temporary name and renamed, so a failed\n"
-     "save never leaves a half-written file."},
+     "FILE.data beside it. A model that `check` rejects is not written (the problems are\n"
+     "listed); --force writes it anyway.\n"
+     "\n"
+     "FILE is written to a temporary name beside it, synced and renamed, so a failed or\n"
+     "interrupted save leaves the old file as it was and no temporary behind; an existing file\n"
+     "keeps its permissions. A symbolic link is followed (its target is written, the link stays).\n"
+     "A character device is written directly (save /dev/stdout, /dev/null); a directory, FIFO\n"
+     "or socket is refused. `dot FILE` and `save-patch FILE` write files the same way."},
     {"save-patch", 1, 1, cmd_save_patch, COMPLETE_FILE, "save-patch FILE",
      "write the edits as a script that replays them",
      "Writes every applied edit, in order, as fxsh commands: run it on the original program\n"
@@ -156,7 +173,9 @@ const command command_table[] = {
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
      "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
      "keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose — with\n"
-     "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one.\n"
+     "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one; a\n"
+     "value out of range is an error naming the valid ones (opset_version 18..23, a lower one\n"
+     "being raised to 18 with torch's warning; True/False; dynamic_shapes as x:0=batch).\n"
      "`set NODE ARG=VALUE` instead edits the loaded FX program: argument ARG (a position or a\n"
      "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
     {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
@@ -171,7 +190,8 @@ const command command_table[] = {
      "mutations) of a torch.export program by kind."},
     {"source", 1, 1, cmd_source, COMPLETE_FILE, "source FILE",
      "run the commands in FILE",
-     "Reads FILE as a script of fxsh commands; errors are reported as FILE:LINE:."},
+     "Reads FILE as a script of fxsh commands; errors are reported as FILE:LINE:. Ctrl-C stops\n"
+     "the script."},
     {"stages", 0, 0, cmd_stages, COMPLETE_NOTHING, "stages",
      "list the pipeline stages and what each holds",
      "Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the\n"

@@ -79,6 +79,24 @@ static bool parse_bool(const char *v, bool *out)
     return false;
 }
 
+/* dynamic_shapes / dynamic_axes: "INPUT:AXIS=NAME" items separated by commas or spaces. */
+static bool valid_dims(const char *name, const char *value, diag_sink *d)
+{
+    char *copy = xstrdup(value);
+    bool ok = true;
+    for (char *save = NULL, *it = strtok_r(copy, ", ", &save); it && ok; it = strtok_r(NULL, ", ", &save)) {
+        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL, *end = NULL;
+        if (colon && eq) strtol(colon + 1, &end, 10);
+        if (!colon || !eq || colon == it || end != eq || eq == colon + 1 || !eq[1]) {
+            diagnostic *dg = diag_error(d, (diag_loc){0}, "set: %s: cannot read '%s'", name, it);
+            diag_set_hint(dg, "write INPUT:AXIS=NAME items, e.g. x:0=batch,y:1=seq");
+            ok = false;
+        }
+    }
+    free(copy);
+    return ok;
+}
+
 bool settings_set(export_settings *s, const char *name, const char *value, diag_sink *d)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -89,8 +107,10 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
         case S_INT: {
             char *end;
             long v = strtol(value, &end, 10);
-            if (!*value || *end || v < 1 || v > 100) {
-                diag_error(d, (diag_loc){0}, "set: %s takes an opset number, not '%s'", name, value);
+            if (!*value || *end || v < 1 || v > SETTINGS_MAX_OPSET) {
+                diagnostic *dg = diag_error(d, (diag_loc){0}, "set: %s %s is out of range: fxsh exports opsets 18..%d", name,
+                                            value, SETTINGS_MAX_OPSET);
+                diag_set_hint(dg, "a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does");
                 return false;
             }
             *(int *)field = (int)v;
@@ -98,11 +118,14 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
         }
         case S_BOOL:
             if (!parse_bool(value, (bool *)field)) {
-                diag_error(d, (diag_loc){0}, "set: %s takes True or False, not '%s'", name, value);
+                diag_error(d, (diag_loc){0}, "set: %s takes True or False (or 1/0, on/off, yes/no), not '%s'", name, value);
                 return false;
             }
             return true;
         case S_TEXT: {
+            if (*value && strcmp(value, "None") && (st->offset == FIELD(dynamic_shapes) || st->offset == FIELD(dynamic_axes)) &&
+                !valid_dims(name, value, d))
+                return false;
             char **p = (char **)field;
             free(*p);
             *p = !*value || !strcmp(value, "None") ? NULL : xstrdup(value);
@@ -110,8 +133,12 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
         }
         }
     }
+    strbuf names;
+    sb_init(&names);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) sb_printf(&names, "%s%s", i ? ", " : "", table[i].name);
     diagnostic *dg = diag_error(d, (diag_loc){0}, "set: no setting named '%s'", name);
-    diag_set_hint(dg, "`set` lists them");
+    diag_set_hint(dg, "settings: %s (`set` shows their values)", names.s);
+    sb_free(&names);
     return false;
 }
 

@@ -9,6 +9,9 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 
+/* The newest default-domain opset the op tables (share/fxsh/ops) have rules for. */
+enum { SETTINGS_MAX_OPSET = 23 };
+
 typedef struct export_settings {
     int opset_version;               /* default 20; below 18 is raised to 18 with torch's warning */
     char *input_names;               /* comma-separated, NULL = keep the FX names */

@@ -49,7 +49,7 @@ $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'delete linear' -c 'rewire linear
 -c:4: error: a node named 'sum_1' already exists
 -c:5: error: %x is a placeholder node; only call nodes have a target to replace
 -c:6: error: set: no setting named 'nosuch'
-  hint: `set` lists them
+  hint: settings: opset_version, input_names, output_names, dynamic_shapes, dynamic_axes, inputs, export_params, keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose (`set` shows their values)
 -c:7: error: nothing can be inserted after the output node
 -c:8: error: no node named 'nosuch'
   hint: `nodes` lists them

@@ -36,8 +36,8 @@ optimize                     True        # run the optimize stage
 external_data                False       # save weights of 1 KiB and more to FILE.data
 verbose                      True        # print the [torch.onnx] progress lines
 -c:3: error: set: no setting named 'nosuch'
-  hint: `set` lists them
--c:4: error: set: optimize takes True or False, not 'maybe'
+  hint: settings: opset_version, input_names, output_names, dynamic_shapes, dynamic_axes, inputs, export_params, keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose (`set` shows their values)
+-c:4: error: set: optimize takes True or False (or 1/0, on/off, yes/no), not 'maybe'
 ? 1
 
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export opset_version=17 optimize=False verbose=False' -c stages
@@ -49,7 +49,7 @@ Setting ONNX exporter to use operator set version 18 because the requested opset
   optimized   -
 
 ## An op without a lowering: the translate stage fails, names the node and says how to add one.
-$ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt' -c export -c stages
+$ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt --input x=f32[2,3]' -c export -c stages
 [torch.onnx] Run decompositions...
 [torch.onnx] Run decompositions... ✅
 [torch.onnx] Translate the graph into ONNX...
@@ -190,7 +190,8 @@ main_graph (float[2,8] x, float[16,8] "fc1.weight", float[16] "fc1.bias", float[
 check: ok
 
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --input y=f32[2,8]'
--c:1: error: load --input: the graph has no input 'y' (its inputs: x)
+-c:1: error: load --input: the program has no input 'y' (its inputs: x)
+  hint: declare each input by the name forward() gives it
 ? 1
 
 ## `export --legacy script` keeps a for over x.size(0) as an ONNX Loop(trip count, True, h) (the trip

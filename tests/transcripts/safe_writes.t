@@ -45,6 +45,16 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'save /dev/stdout --text' 
    opset_import: ["" : 20],
 }digraph "main_graph" {
 
+## A model that `check` rejects is not saved (the old file stays as it was) unless --force.
+$ echo old > $FXSH_SCRATCH/m.onnx && fxsh -c 'load tests/fixtures/repl/check_fails.onnx.txt' -c "save $FXSH_SCRATCH/m.onnx" 2>&1 | sed "s|$FXSH_SCRATCH|SCRATCH|g"; cat $FXSH_SCRATCH/m.onnx; fxsh -c 'load tests/fixtures/repl/check_fails.onnx.txt' -c "save $FXSH_SCRATCH/m.onnx --force" && fxsh -c "load $FXSH_SCRATCH/m.onnx" -c 'show text' | tail -3
+-c:2: tests/fixtures/repl/check_fails.onnx.txt: error: graph 'g': node 0 (Relu): input 'z' is not defined
+-c:2: SCRATCH/m.onnx: error: save: not written: the model fails `check` (1 problem)
+  hint: fix the model, or write it as it is with `save SCRATCH/m.onnx --force`
+old
+g (float[2] x) => (float[2] y) {
+   y = Relu (z)
+}
+
 ## Output that cannot be written is an error, and the run fails.
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c show > /dev/full
 -c:2: error: cannot write the output: No space left on device
