@@ -2,7 +2,8 @@
  * long loops poll it with interrupt_pending() and fail, and the REPL reports "interrupted".
  *
  * interrupt_install sets handlers for SIGINT (cancel), SIGTERM and SIGHUP (cancel, then leave
- * the shell through its normal exit path so that the history is saved). The handlers do not
+ * the shell through its normal exit path so that the history is saved); a signal ignored when
+ * fxsh starts (nohup, a script's background job) stays ignored. The handlers do not
  * restart interrupted system calls: a blocking read returns EINTR, which readers treat as the
  * end of their input when interrupt_pending() is true. Library code never installs handlers;
  * without them the flag is never set and every check is a load of one variable. */
