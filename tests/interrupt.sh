@@ -146,12 +146,14 @@ if env --default-signal=INT true 2>/dev/null; then
     [ "$status" -eq 130 ] || fail "pipe interrupted while reading: status $status, expected 130"
     grep -q '^  optimized' "$scratch/out" || fail "the command before SIGINT did not run: $(cat "$scratch/out")"
     # an ignored SIGINT stays ignored (nohup, background jobs): the script runs to its end
-    "$FXSH" -c 'help quit' -c 'stages' >"$scratch/out" 2>&1 &
+    sh -c 'trap "" INT; exec "$0" -c "load $1 --input x=f32[4,8]" -c stages' "$FXSH" "$big" >"$scratch/out" 2>&1 &
     pid=$!
+    sleep 0.3
     kill -INT "$pid" 2>/dev/null
     wait "$pid"
     status=$?
     [ "$status" -eq 0 ] || fail "fxsh with SIGINT ignored: status $status, expected 0"
+    grep -q '^\* exported' "$scratch/out" || fail "fxsh with SIGINT ignored: $(cat "$scratch/out")"
 else
     echo "interrupt.sh: env --default-signal missing, script cases skipped"
 fi
