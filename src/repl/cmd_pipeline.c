@@ -297,6 +297,122 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
 }
 
 /* Runs the pass that makes stage `to` from stage `to - 1`. Returns 0 on success. */
+/* The capture stage (torch.export): Python control flow first — a data-dependent `if` fails as
+ * torch.export fails (with the partial graph torch prints), a shape `if` is specialized, a
+ * constant `for` unrolled — then the export proper. Returns 0 or 1. */
+static int run_capture(session *s, const stage *from, const export_settings *cfg, bool legacy_script)
+{
+    fx_program *folded = legacy_script ? control_flow_fold_bool_ifs(from->fx, &s->diag) : NULL;
+    fx_program *scripted = legacy_script ? script_ifs_to_cond(s, folded) : NULL;
+    if (folded) fx_program_free(folded);
+    if (legacy_script && !scripted)
+        return 1;
+    const fx_program *src = scripted ? scripted : from->fx;
+    /* a loop over a dimension marked dynamic fails as torch fails: it specializes it */
+    cf_dynamic_dim dyn[16];
+    char *dyn_text = cfg->dynamic_shapes ? xstrdup(cfg->dynamic_shapes) : NULL;
+    control_flow_options cfo = {.dynamic = dyn, .keep_loops = legacy_script};
+    for (char *save = NULL, *it = dyn_text ? strtok_r(dyn_text, ", ", &save) : NULL; it && cfo.n_dynamic < 16;
+         it = strtok_r(NULL, ", ", &save)) {
+        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+        if (!colon || !eq) continue;   /* apply_io_settings reports the malformed entry */
+        *colon = *eq = '\0';
+        dyn[cfo.n_dynamic++] = (cf_dynamic_dim){it, atoi(colon + 1), eq + 1};
+    }
+    strbuf report;
+    sb_init(&report);
+    int failed = control_flow_export_check_ex(src, &cfo, &s->diag, &report);
+    fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, &s->diag);
+    free(dyn_text);
+    if (failed) {
+        if (scripted) fx_program_free(scripted);
+        session_write(s, report.s, report.len);
+        sb_free(&report);
+        return 1;
+    }
+    sb_free(&report);
+    if (scripted) fx_program_free(scripted);   /* spec is a copy; weights are borrowed from fx */
+    decls d;
+    if (!spec || !parse_inputs(cfg->inputs, &d, &s->diag)) {
+        if (spec) fx_program_free(spec);
+        return 1;
+    }
+    export_options eo = {.inputs = d.items, .n_inputs = d.len};
+    fx_program *p = export_program(spec, &eo, &s->diag);
+    free_decls(&d);
+    if (!p) {
+        fx_program_free(spec);
+        return 1;
+    }
+    session_set_fx(s, STAGE_EXPORTED, p, "export");
+    s->stages[STAGE_EXPORTED].keepalive = spec;   /* p may borrow weight data from it */
+    return 0;
+}
+
+/* The translate stage, with the session's op registry and export options. Returns 0 or 1. */
+static int run_translate(session *s, const stage *from, const export_settings *cfg)
+{
+    if (!ensure_ops(s))
+        return 1;
+    translate_options to_opts;
+    translate_options_init(&to_opts);
+    to_opts.opset = cfg->opset_version;
+    to_opts.registry = s->ops;
+    to_opts.export_params = cfg->export_params;
+    to_opts.keep_initializers_as_inputs = cfg->keep_initializers_as_inputs;
+    ox_model *m = translate_program(from->fx, &to_opts, &s->diag);
+    if (!m)
+        return 1;
+    if (!apply_io_settings(s, m, cfg)) {
+        ox_model_free(m);
+        return 1;
+    }
+    session_set_onnx(s, STAGE_ONNX_INDEX, m, "translate");
+    return 0;
+}
+
+/* The optimize stage, on a copy of the translated model. Returns 0 or 1. */
+static int run_optimize(session *s, const stage *from, const export_settings *cfg)
+{
+    ox_model *m = ox_model_copy(from->onnx, &s->diag);
+    optimize_options oo;
+    optimize_options_default(&oo);
+    oo.fold = cfg->do_constant_folding;
+    if (!m || optimize_model(m, &oo, NULL, &s->diag) != 0) {
+        if (m) ox_model_free(m);
+        return 1;
+    }
+    session_set_onnx(s, STAGE_OPTIMIZED, m, "optimize");
+    return 0;
+}
+
+/* torch.onnx's verdict lines for a stage that failed: the capture retried with strict=True (which
+ * fails the same way), then the step's failure sentence, with a hint at the stages kept. */
+static void report_stage_failure(session *s, int to, const export_settings *cfg, const char *title)
+{
+    if (to == STAGE_EXPORTED) {
+        char *strict = strstr(title, "strict=False");
+        if (strict) {
+            strbuf retry;
+            sb_init(&retry);
+            sb_printf(&retry, "%.*sstrict=True%s", (int)(strict - title), title, strict + 12);
+            progress(s, cfg, retry.s, NULL);
+            progress(s, cfg, retry.s, "❌");
+            sb_free(&retry);
+        }
+    }
+    static const char *const step_text[] = {
+        NULL,
+        "Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.",
+        "Failed to decompose the FX graph for ONNX compatibility. This is step 2/3 of exporting the model to ONNX.",
+        "Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.",
+        "Failed to optimize the ONNX model.",
+    };
+    diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s", step_text[to]);
+    diag_set_hint(dg, "the %s stage failed; earlier stages are kept: `stages`, `show %s`", session_stage_name(to),
+                  session_stage_name(to - 1));
+}
+
 static int run_stage(session *s, int to, const export_settings *cfg, bool legacy_script)
 {
     stage *from = &s->stages[to - 1];
@@ -304,141 +420,39 @@ static int run_stage(session *s, int to, const export_settings *cfg, bool legacy
     while (loaded < SESSION_MAX_STAGES && s->stages[loaded].kind == STAGE_EMPTY) loaded++;
     if (to - 1 == loaded && from->kind == STAGE_FX && to <= STAGE_DECOMPOSED && !inputs_declared(s, from, cfg))
         return 1;
+    /* The capture stage only runs on a program loaded at `fx` (torch-level FX text, TorchScript);
+     * a torch.export program loads straight into `exported`, and torch prints no capture line
+     * for it either. */
     strbuf title;
     sb_init(&title);
     if (to == STAGE_EXPORTED) capture_title(from, &title);
     else sb_puts(&title, stage_titles[to - 1]);
-    /* The capture stage only runs on a program loaded at `fx` (torch-level FX text, TorchScript);
-     * a torch.export program loads straight into `exported`, and torch prints no capture line
-     * for it either. */
-    bool quiet = false;
-    if (!quiet) progress(s, cfg, title.s, NULL);
+    progress(s, cfg, title.s, NULL);
     int rc = 0;
     switch (to) {
-    case STAGE_EXPORTED: {
-        /* Python control flow first: a data-dependent `if` fails as torch.export fails (with the
-         * partial graph torch prints), a shape `if` is specialized, a constant `for` unrolled. */
-        fx_program *folded = legacy_script ? control_flow_fold_bool_ifs(from->fx, &s->diag) : NULL;
-        fx_program *scripted = legacy_script ? script_ifs_to_cond(s, folded) : NULL;
-        if (folded) fx_program_free(folded);
-        if (legacy_script && !scripted) {
-            rc = 1;
-            break;
-        }
-        const fx_program *src = scripted ? scripted : from->fx;
-        /* a loop over a dimension marked dynamic fails as torch fails: it specializes it */
-        cf_dynamic_dim dyn[16];
-        char *dyn_text = cfg->dynamic_shapes ? xstrdup(cfg->dynamic_shapes) : NULL;
-        control_flow_options cfo = {.dynamic = dyn, .keep_loops = legacy_script};
-        for (char *save = NULL, *it = dyn_text ? strtok_r(dyn_text, ", ", &save) : NULL; it && cfo.n_dynamic < 16;
-             it = strtok_r(NULL, ", ", &save)) {
-            char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
-            if (!colon || !eq) continue;   /* apply_io_settings reports the malformed entry */
-            *colon = *eq = '\0';
-            dyn[cfo.n_dynamic++] = (cf_dynamic_dim){it, atoi(colon + 1), eq + 1};
-        }
-        strbuf report;
-        sb_init(&report);
-        int failed = control_flow_export_check_ex(src, &cfo, &s->diag, &report);
-        fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, &s->diag);
-        free(dyn_text);
-        if (failed) {
-            if (scripted) fx_program_free(scripted);
-            session_write(s, report.s, report.len);
-            sb_free(&report);
-            rc = 1;
-            break;
-        }
-        sb_free(&report);
-        if (scripted) fx_program_free(scripted);   /* spec is a copy; weights are borrowed from fx */
-        decls d;
-        if (!spec || !parse_inputs(cfg->inputs, &d, &s->diag)) {
-            if (spec) fx_program_free(spec);
-            rc = 1;
-            break;
-        }
-        export_options eo = {.inputs = d.items, .n_inputs = d.len};
-        fx_program *p = export_program(spec, &eo, &s->diag);
-        free_decls(&d);
-        if (!p) {
-            fx_program_free(spec);
-            rc = 1;
-        } else {
-            session_set_fx(s, to, p, "export");
-            s->stages[to].keepalive = spec;   /* p may borrow weight data from it */
-        }
+    case STAGE_EXPORTED:
+        rc = run_capture(s, from, cfg, legacy_script);
         break;
-    }
     case STAGE_DECOMPOSED: {
         fx_program *p = decompose_program(from->fx, DECOMP_ONNX, &s->diag);
         if (!p) rc = 1;
         else session_set_fx(s, to, p, "decompose (ONNX table)");
         break;
     }
-    case STAGE_ONNX_INDEX: {
-        if (!ensure_ops(s)) {
-            rc = 1;
-            break;
-        }
-        translate_options to_opts;
-        translate_options_init(&to_opts);
-        to_opts.opset = cfg->opset_version;
-        to_opts.registry = s->ops;
-        to_opts.export_params = cfg->export_params;
-        to_opts.keep_initializers_as_inputs = cfg->keep_initializers_as_inputs;
-        ox_model *m = translate_program(from->fx, &to_opts, &s->diag);
-        if (!m) rc = 1;
-        else if (!apply_io_settings(s, m, cfg)) {
-            ox_model_free(m);
-            rc = 1;
-        } else {
-            session_set_onnx(s, to, m, "translate");
-        }
+    case STAGE_ONNX_INDEX:
+        rc = run_translate(s, from, cfg);
         break;
-    }
-    case STAGE_OPTIMIZED: {
-        ox_model *m = ox_model_copy(from->onnx, &s->diag);
-        optimize_options oo;
-        optimize_options_default(&oo);
-        oo.fold = cfg->do_constant_folding;
-        if (!m || optimize_model(m, &oo, NULL, &s->diag) != 0) {
-            if (m) ox_model_free(m);
-            rc = 1;
-        } else {
-            session_set_onnx(s, to, m, "optimize");
-        }
+    case STAGE_OPTIMIZED:
+        rc = run_optimize(s, from, cfg);
         break;
-    }
     }
     if (rc && interrupt_pending()) {   /* cancelled: no verdict, the REPL says "interrupted" */
         sb_free(&title);
         return rc;
     }
-    if (!quiet || rc) progress(s, cfg, title.s, rc ? "❌" : "✅");
-    if (rc && to == STAGE_EXPORTED) {
-        /* torch.onnx retries the capture with strict=True, which fails the same way. */
-        char *strict = strstr(title.s, "strict=False");
-        if (strict) {
-            strbuf retry;
-            sb_init(&retry);
-            sb_printf(&retry, "%.*sstrict=True%s", (int)(strict - title.s), title.s, strict + 12);
-            progress(s, cfg, retry.s, NULL);
-            progress(s, cfg, retry.s, "❌");
-            sb_free(&retry);
-        }
-    }
-    if (rc) {
-        static const char *const step_text[] = {
-            NULL,
-            "Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.",
-            "Failed to decompose the FX graph for ONNX compatibility. This is step 2/3 of exporting the model to ONNX.",
-            "Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.",
-            "Failed to optimize the ONNX model.",
-        };
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s", step_text[to]);
-        diag_set_hint(dg, "the %s stage failed; earlier stages are kept: `stages`, `show %s`", session_stage_name(to),
-                      session_stage_name(to - 1));
-    }
+    progress(s, cfg, title.s, rc ? "❌" : "✅");
+    if (rc)
+        report_stage_failure(s, to, cfg, title.s);
     sb_free(&title);
     return rc;
 }
