@@ -19,7 +19,10 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_print.c src/onnx/onnx_print.h \
 	src/onnx/onnx_parse.c src/onnx/onnx_parse.h \
 	src/onnx/onnx_check.c src/onnx/onnx_check.h \
-	src/onnx/onnx_eval.c src/onnx/onnx_eval.h \
+	src/onnx/onnx_eval.c src/onnx/onnx_eval.h src/onnx/onnx_eval_internal.h \
+	src/onnx/onnx_eval_math.c src/onnx/onnx_eval_reduce.c src/onnx/onnx_eval_shape.c \
+	src/onnx/onnx_eval_index.c src/onnx/onnx_eval_nn.c src/onnx/onnx_eval_conv.c \
+	src/onnx/onnx_eval_resize.c src/onnx/onnx_eval_control.c src/onnx/onnx_eval_misc.c \
 	src/onnx/onnx_dot.c src/onnx/onnx_dot.h \
 	src/onnx/onnx_summary.c src/onnx/onnx_summary.h \
 	src/onnx/onnx_inspect.c src/onnx/onnx_inspect.h \

@@ -1,0 +1,467 @@
+/* onnx_eval_nn.c — linear algebra and normalization kernels: MatMul, Gemm, Einsum, Det,
+ * BatchNormalization, InstanceNormalization, LayerNormalization, GroupNormalization, LRN,
+ * Dropout. Arithmetic runs in double and is rounded once to the output type. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/onnx_eval_internal.h"
+
+/* c[m×n] += a[m×k] · b[k×n] (row-major, contiguous). */
+void oe_gemm_acc(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n)
+{
+    for (int64_t i = 0; i < m; i++) {
+        double *ci = c + i * n;
+        for (int64_t p = 0; p < k; p++) {
+            double av = a[i * k + p];
+            if (av == 0) continue;
+            const double *bp = b + p * n;
+            for (int64_t j = 0; j < n; j++) ci[j] += av * bp[j];
+        }
+    }
+}
+
+/* numpy.matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast. */
+static int k_matmul(ectx *c)
+{
+    const oe_tensor *a = oe_in_tensor(c, 0), *b = oe_in_tensor(c, 1);
+    if (!a || !b || a->dtype != b->dtype || a->rank < 1 || b->rank < 1 || a->dtype == T_BOOL)
+        return oe_fail(c, "expects two numeric tensors of one type, rank >= 1");
+    oe_tensor A = *a, B = *b;
+    if (a->rank == 1) {
+        A.rank = 2;
+        A.dims[0] = 1;
+        A.dims[1] = a->dims[0];
+    }
+    if (b->rank == 1) {
+        B.rank = 2;
+        B.dims[0] = b->dims[0];
+        B.dims[1] = 1;
+    }
+    int64_t M = A.dims[A.rank - 2], K = A.dims[A.rank - 1], N = B.dims[B.rank - 1];
+    if (B.dims[B.rank - 2] != K) return oe_fail(c, "inner dimensions differ (%lld and %lld)", (long long)K, (long long)B.dims[B.rank - 2]);
+    oe_tensor ba = {.rank = A.rank - 2}, bb = {.rank = B.rank - 2};
+    memcpy(ba.dims, A.dims, sizeof(int64_t) * (size_t)ba.rank);
+    memcpy(bb.dims, B.dims, sizeof(int64_t) * (size_t)bb.rank);
+    const oe_tensor *ts[2] = {&ba, &bb};
+    int64_t dims[OE_MAX_RANK];
+    int r;
+    if (oe_bcast_shape(ts, 2, dims, &r)) return oe_fail(c, "batch dimensions cannot be broadcast");
+    if (r + 2 > OE_MAX_RANK) return OE_UNSUPPORTED;
+    int64_t odims[OE_MAX_RANK];
+    int orank = 0;
+    for (int i = 0; i < r; i++) odims[orank++] = dims[i];
+    if (a->rank > 1) odims[orank++] = M;
+    if (b->rank > 1) odims[orank++] = N;
+    if (oe_out(c, 0, a->dtype, odims, orank)) return OE_ERROR;
+    double *x = oe_doubles(a), *y = oe_doubles(b), *z = xcalloc(oe_cnt(M * N), sizeof *z);
+    int64_t batches = oe_numel_of(dims, r);
+    oe_bit it;
+    oe_bit_init(&it, ts, 2, dims, r);
+    for (int64_t bi = 0; bi < batches; bi++, oe_bit_next(&it)) {
+        memset(z, 0, (size_t)(M * N) * sizeof *z);
+        if (M && N && K) oe_gemm_acc(x + it.off[0] * M * K, y + it.off[1] * K * N, z, M, K, N);
+        for (int64_t i = 0; i < M * N; i++) oe_set_f(&c->out[0], bi * M * N + i, z[i]);
+    }
+    free(x);
+    free(y);
+    free(z);
+    return OE_OK;
+}
+
+static double *transposed(const double *m, int64_t rows, int64_t cols)
+{
+    double *t = xmalloc(oe_cnt(rows * cols) * sizeof *t);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) t[j * rows + i] = m[i * cols + j];
+    return t;
+}
+
+static int k_gemm(ectx *c)
+{
+    const oe_tensor *a = oe_in_tensor(c, 0), *b = oe_in_tensor(c, 1), *cc = oe_in_tensor(c, 2);
+    if (!a || !b || a->rank != 2 || b->rank != 2) return oe_fail(c, "expects 2-D A and B");
+    bool ta = oe_attr_i(c, "transA", 0) != 0, tb = oe_attr_i(c, "transB", 0) != 0;
+    double alpha = oe_attr_f(c, "alpha", 1.0), beta = oe_attr_f(c, "beta", 1.0);
+    int64_t M = ta ? a->dims[1] : a->dims[0], K = ta ? a->dims[0] : a->dims[1];
+    int64_t K2 = tb ? b->dims[1] : b->dims[0], N = tb ? b->dims[0] : b->dims[1];
+    if (K != K2) return oe_fail(c, "inner dimensions differ (%lld and %lld)", (long long)K, (long long)K2);
+    int64_t dims[2] = {M, N};
+    oe_tensor shape = {.rank = 2, .dims = {M, N}};
+    if (cc) {
+        const oe_tensor *ts[2] = {cc, &shape};
+        int64_t bd[OE_MAX_RANK];
+        int r;
+        if (oe_bcast_shape(ts, 2, bd, &r) || r != 2 || bd[0] != M || bd[1] != N)
+            return oe_fail(c, "C cannot be broadcast to [%lld, %lld]", (long long)M, (long long)N);
+    }
+    if (oe_out(c, 0, a->dtype, dims, 2)) return OE_ERROR;
+    double *x = oe_doubles(a), *y = oe_doubles(b), *z = xcalloc(oe_cnt(M * N), sizeof *z);
+    if (ta) { double *t = transposed(x, a->dims[0], a->dims[1]); free(x); x = t; }
+    if (tb) { double *t = transposed(y, b->dims[0], b->dims[1]); free(y); y = t; }
+    if (M && N && K) oe_gemm_acc(x, y, z, M, K, N);
+    oe_bit it;
+    const oe_tensor *ts[1] = {cc};
+    if (cc) oe_bit_init(&it, ts, 1, dims, 2);
+    for (int64_t i = 0; i < M * N; i++) {
+        double v = alpha * z[i];
+        if (cc) {
+            v += beta * oe_get_f(cc, it.off[0]);
+            oe_bit_next(&it);
+        }
+        oe_set_f(&c->out[0], i, v);
+    }
+    free(x);
+    free(y);
+    free(z);
+    return OE_OK;
+}
+
+/* ---- Einsum ------------------------------------------------------------------------------------- */
+
+enum { EIN_MAX_OPS = 8, EIN_LETTERS = 52 };
+
+typedef struct einsum {
+    int nops;
+    char terms[EIN_MAX_OPS][OE_MAX_RANK + 1];
+    char out[OE_MAX_RANK + 1];
+    int64_t size[EIN_LETTERS];
+} einsum;
+
+static int letter(char ch)
+{
+    int l = islower((unsigned char)ch) ? ch - 'a' : isupper((unsigned char)ch) ? 26 + ch - 'A' : -1;
+    return l >= 0 && l < EIN_LETTERS ? l : -1;
+}
+
+/* Parses "ij,jk->ik" (spaces ignored; no ellipsis) and checks the operands' ranks. */
+static int einsum_parse(ectx *c, const char *eq, einsum *e)
+{
+    memset(e, 0, sizeof *e);
+    int term = 0, len = 0;
+    const char *arrow = strstr(eq, "->");
+    for (const char *p = eq; *p && p != arrow; p++) {
+        if (*p == ' ') continue;
+        if (*p == ',') {
+            e->terms[term][len] = 0;
+            if (++term >= EIN_MAX_OPS) return OE_UNSUPPORTED;
+            len = 0;
+        } else if (letter(*p) >= 0 && len < OE_MAX_RANK) {
+            e->terms[term][len++] = *p;
+        } else {
+            return OE_UNSUPPORTED;   /* ellipsis or too many indices */
+        }
+    }
+    e->nops = term + 1;
+    if ((size_t)e->nops != c->nin) return oe_fail(c, "equation names %d operands, node has %zu", e->nops, c->nin);
+    len = 0;
+    if (arrow) {
+        for (const char *p = arrow + 2; *p; p++)
+            if (letter(*p) >= 0 && len < OE_MAX_RANK) e->out[len++] = *p;
+    } else {
+        /* implicit output: letters appearing once, in alphabetical order */
+        int count[EIN_LETTERS] = {0};
+        for (int t = 0; t < e->nops; t++)
+            for (const char *p = e->terms[t]; *p; p++) count[letter(*p)]++;
+        for (int l = 0; l < EIN_LETTERS && len < OE_MAX_RANK; l++)
+            if (count[l] == 1) e->out[len++] = (char)(l < 26 ? 'a' + l : 'A' + l - 26);
+    }
+    for (int t = 0; t < e->nops; t++) {
+        const oe_tensor *x = oe_in_tensor(c, (size_t)t);
+        if (!x || (int)strlen(e->terms[t]) != x->rank) return oe_fail(c, "operand %d does not match the equation", t);
+        for (int i = 0; i < x->rank; i++) {
+            int l = letter(e->terms[t][i]);
+            if (e->size[l] && e->size[l] != x->dims[i]) return oe_fail(c, "index '%c' has two sizes", e->terms[t][i]);
+            e->size[l] = x->dims[i];
+        }
+    }
+    return OE_OK;
+}
+
+static int k_einsum(ectx *c)
+{
+    char eq[128];
+    oe_attr_s(c, "equation", "", eq, sizeof eq);
+    einsum e;
+    int rc = einsum_parse(c, eq, &e);
+    if (rc) return rc;
+    /* the loop order: output letters, then the summed ones */
+    int order[EIN_LETTERS], nl = 0, no = (int)strlen(e.out);
+    bool used[EIN_LETTERS] = {0};
+    int64_t dims[OE_MAX_RANK];
+    for (int i = 0; i < no; i++) {
+        int l = letter(e.out[i]);
+        if (l < 0 || used[l]) return oe_fail(c, "bad output indices");
+        order[nl++] = l;
+        used[l] = true;
+        dims[i] = e.size[l];
+    }
+    for (int t = 0; t < e.nops; t++)
+        for (const char *p = e.terms[t]; *p; p++) {
+            int l = letter(*p);
+            if (l >= 0 && !used[l]) {
+                used[l] = true;
+                order[nl++] = l;
+            }
+        }
+    const oe_tensor *x0 = oe_in_tensor(c, 0);
+    if (oe_out(c, 0, x0->dtype, dims, no)) return OE_ERROR;
+    /* strides of each operand per letter (repeated letters add up: a diagonal) */
+    int64_t st[EIN_MAX_OPS][EIN_LETTERS] = {{0}};
+    for (int t = 0; t < e.nops; t++) {
+        const oe_tensor *x = oe_in_tensor(c, (size_t)t);
+        int64_t s[OE_MAX_RANK];
+        oe_strides(x->dims, x->rank, s);
+        for (int i = 0; i < x->rank; i++) st[t][letter(e.terms[t][i])] += s[i];
+    }
+    /* one odometer over every letter, output letters outermost: element t of the walk adds to
+     * output element t / inner */
+    int64_t inner = 1, idx[EIN_LETTERS] = {0}, off[EIN_MAX_OPS] = {0};
+    for (int i = no; i < nl; i++) inner *= e.size[order[i]];
+    int64_t total = c->out[0].numel * inner;
+    double *acc = xcalloc(oe_cnt(c->out[0].numel), sizeof *acc);
+    for (int64_t t = 0; t < total; t++) {
+        double prod = 1;
+        for (int k = 0; k < e.nops; k++) prod *= oe_get_f(oe_in_tensor(c, (size_t)k), off[k]);
+        acc[t / inner] += prod;
+        for (int i = nl - 1; i >= 0; i--) {
+            int l = order[i];
+            for (int k = 0; k < e.nops; k++) off[k] += st[k][l];
+            if (++idx[i] < e.size[l]) break;
+            for (int k = 0; k < e.nops; k++) off[k] -= st[k][l] * idx[i];
+            idx[i] = 0;
+        }
+    }
+    oe_store_doubles(&c->out[0], acc);
+    free(acc);
+    return OE_OK;
+}
+
+static int k_det(ectx *c)
+{
+    const oe_tensor *a = oe_in_tensor(c, 0);
+    if (!a || a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2] || !oe_is_float(a->dtype))
+        return oe_fail(c, "expects square floating-point matrices");
+    int64_t n = a->dims[a->rank - 1], mats = oe_numel_of(a->dims, a->rank - 2);
+    if (oe_out(c, 0, a->dtype, a->dims, a->rank - 2)) return OE_ERROR;
+    double *m = xmalloc(oe_cnt(n * n) * sizeof *m);
+    for (int64_t k = 0; k < mats; k++) {
+        for (int64_t i = 0; i < n * n; i++) m[i] = oe_get_f(a, k * n * n + i);
+        double det = 1;
+        for (int64_t col = 0; col < n; col++) {
+            int64_t piv = col;
+            for (int64_t r = col + 1; r < n; r++)
+                if (fabs(m[r * n + col]) > fabs(m[piv * n + col])) piv = r;
+            if (m[piv * n + col] == 0) { det = 0; break; }
+            if (piv != col) {
+                for (int64_t j = 0; j < n; j++) {
+                    double t = m[col * n + j];
+                    m[col * n + j] = m[piv * n + j];
+                    m[piv * n + j] = t;
+                }
+                det = -det;
+            }
+            det *= m[col * n + col];
+            for (int64_t r = col + 1; r < n; r++) {
+                double f = m[r * n + col] / m[col * n + col];
+                for (int64_t j = col; j < n; j++) m[r * n + j] -= f * m[col * n + j];
+            }
+        }
+        oe_set_f(&c->out[0], k, det);
+    }
+    free(m);
+    return OE_OK;
+}
+
+/* ---- normalization ----------------------------------------------------------------------------- */
+
+/* BatchNormalization: inference mode uses the running statistics; training mode the batch's
+ * (population variance), and also returns the updated running mean and variance. */
+static int k_batch_norm(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *p[4] = {oe_in_tensor(c, 1), oe_in_tensor(c, 2), oe_in_tensor(c, 3), oe_in_tensor(c, 4)};
+    if (!x || !p[0] || !p[1] || !p[2] || !p[3]) return oe_fail(c, "missing input");
+    if (!oe_is_float(x->dtype) || x->rank < 2) return oe_fail(c, "expects a float input of rank 2 or more");
+    bool training = oe_attr_i(c, "training_mode", 0) != 0 && c->opset >= 14;
+    if (c->opset < 14 && c->nout > 1) return OE_UNSUPPORTED;
+    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2), per = x->dims[0] * inner;
+    for (int k = 0; k < 4; k++)
+        if (p[k]->numel != ch) return oe_fail(c, "scale, B, mean and var must have one value per channel");
+    double eps = oe_attr_f(c, "epsilon", 1e-5), mom = oe_attr_f(c, "momentum", 0.9);
+    double *mean = xcalloc(oe_cnt(ch), sizeof *mean), *var = xcalloc(oe_cnt(ch), sizeof *var);
+    for (int64_t k = 0; k < ch; k++) {
+        mean[k] = oe_get_f(p[2], k);
+        var[k] = oe_get_f(p[3], k);
+    }
+    if (training) {
+        for (int64_t k = 0; k < ch; k++) mean[k] = var[k] = 0;
+        for (int64_t i = 0; i < x->numel; i++) mean[(i / inner) % ch] += oe_get_f(x, i);
+        for (int64_t k = 0; k < ch; k++) mean[k] /= (double)(per ? per : 1);
+        for (int64_t i = 0; i < x->numel; i++) {
+            double d = oe_get_f(x, i) - mean[(i / inner) % ch];
+            var[(i / inner) % ch] += d * d;
+        }
+        for (int64_t k = 0; k < ch; k++) var[k] /= (double)(per ? per : 1);
+    }
+    int rc = oe_out(c, 0, x->dtype, x->dims, x->rank);
+    for (int64_t i = 0; rc == OE_OK && i < x->numel; i++) {
+        int64_t k = (i / inner) % ch;
+        double v = (oe_get_f(x, i) - mean[k]) / sqrt(var[k] + eps);
+        oe_set_f(&c->out[0], i, v * oe_get_f(p[0], k) + oe_get_f(p[1], k));
+    }
+    for (size_t o = 1; rc == OE_OK && training && o < 3 && o < c->nout; o++) {
+        rc = oe_out(c, o, p[o + 1]->dtype, &ch, 1);
+        for (int64_t k = 0; rc == OE_OK && k < ch; k++)
+            oe_set_f(&c->out[o], k, oe_get_f(p[o + 1], k) * mom + (o == 1 ? mean[k] : var[k]) * (1 - mom));
+    }
+    free(mean);
+    free(var);
+    return rc;
+}
+
+/* Normalizes groups of `size` consecutive elements: y = (x - mean) / sqrt(var + eps) * s + b,
+ * with scale/bias index = scale_of(element index). */
+static void normalize_groups(const double *x, double *y, int64_t groups, int64_t size, double eps,
+                             double *means, double *inv_std)
+{
+    for (int64_t g = 0; g < groups; g++) {
+        const double *xg = x + g * size;
+        double m = 0, v = 0;
+        for (int64_t i = 0; i < size; i++) m += xg[i];
+        m /= (double)(size ? size : 1);
+        for (int64_t i = 0; i < size; i++) v += (xg[i] - m) * (xg[i] - m);
+        v /= (double)(size ? size : 1);
+        double is = 1 / sqrt(v + eps);
+        for (int64_t i = 0; i < size; i++) y[g * size + i] = (xg[i] - m) * is;
+        if (means) means[g] = m;
+        if (inv_std) inv_std[g] = is;
+    }
+}
+
+static int k_instance_norm(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *s = oe_in_tensor(c, 1), *b = oe_in_tensor(c, 2);
+    if (!x || !s || !b || x->rank < 2 || !oe_is_float(x->dtype)) return oe_fail(c, "expects X, scale and B");
+    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2);
+    if (s->numel != ch || b->numel != ch) return oe_fail(c, "scale and B must have one value per channel");
+    if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
+    double *v = oe_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
+    normalize_groups(v, y, x->numel / (inner ? inner : 1), inner, oe_attr_f(c, "epsilon", 1e-5), NULL, NULL);
+    for (int64_t i = 0; i < x->numel; i++) {
+        int64_t k = (i / (inner ? inner : 1)) % ch;
+        y[i] = y[i] * oe_get_f(s, k) + oe_get_f(b, k);
+    }
+    oe_store_doubles(&c->out[0], y);
+    free(v);
+    free(y);
+    return OE_OK;
+}
+
+static int k_layer_norm(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *s = oe_in_tensor(c, 1), *b = oe_in_tensor(c, 2);
+    if (!x || !s || !oe_is_float(x->dtype)) return oe_fail(c, "expects X and Scale");
+    int64_t axis;
+    if (oe_norm_axis(oe_attr_i(c, "axis", -1), x->rank, &axis)) return oe_fail(c, "bad axis");
+    int64_t size = oe_numel_of(x->dims + axis, x->rank - (int)axis), groups = oe_numel_of(x->dims, (int)axis);
+    oe_tensor nshape = {.rank = x->rank - (int)axis};
+    memcpy(nshape.dims, x->dims + axis, sizeof(int64_t) * (size_t)nshape.rank);
+    const oe_tensor *ts[3] = {&nshape, s, b};
+    int64_t bd[OE_MAX_RANK];
+    int r;
+    if (oe_bcast_shape(ts, b ? 3 : 2, bd, &r) || r != nshape.rank || oe_numel_of(bd, r) != size)
+        return oe_fail(c, "Scale and B must broadcast to the normalized shape");
+    int64_t sdims[OE_MAX_RANK];
+    for (int i = 0; i < x->rank; i++) sdims[i] = i < axis ? x->dims[i] : 1;
+    int rc = oe_out(c, 0, x->dtype, x->dims, x->rank);
+    int stash = (int)oe_attr_i(c, "stash_type", T_FLOAT);
+    for (size_t o = 1; rc == OE_OK && o < 3 && o < c->nout; o++) rc = oe_out(c, o, stash, sdims, x->rank);
+    if (rc) return rc;
+    double *v = oe_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
+    double *means = xmalloc(oe_cnt(groups) * sizeof *means), *is = xmalloc(oe_cnt(groups) * sizeof *is);
+    normalize_groups(v, y, groups, size, oe_attr_f(c, "epsilon", 1e-5), means, is);
+    oe_bit it;
+    oe_bit_init(&it, ts + 1, b ? 2 : 1, nshape.dims, nshape.rank);
+    for (int64_t i = 0; i < size; i++, oe_bit_next(&it)) {
+        double sc = oe_get_f(s, it.off[0]), bi = b ? oe_get_f(b, it.off[1]) : 0;
+        for (int64_t g = 0; g < groups; g++) y[g * size + i] = y[g * size + i] * sc + bi;
+    }
+    oe_store_doubles(&c->out[0], y);
+    for (int64_t g = 0; g < groups; g++) {
+        if (c->nout > 1 && c->out[1].data) oe_set_f(&c->out[1], g, means[g]);
+        if (c->nout > 2 && c->out[2].data) oe_set_f(&c->out[2], g, is[g]);
+    }
+    free(v);
+    free(y);
+    free(means);
+    free(is);
+    return OE_OK;
+}
+
+static int k_group_norm(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *s = oe_in_tensor(c, 1), *b = oe_in_tensor(c, 2);
+    int64_t ng = oe_attr_i(c, "num_groups", 0);
+    if (!x || !s || !b || x->rank < 2 || ng <= 0 || x->dims[1] % ng) return oe_fail(c, "expects X, scale, B and num_groups dividing the channels");
+    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2), gsize = ch / ng * inner;
+    bool per_channel = s->numel == ch;
+    if ((!per_channel && s->numel != ng) || b->numel != s->numel) return oe_fail(c, "scale and B must have one value per group or channel");
+    if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
+    double *v = oe_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
+    normalize_groups(v, y, x->numel / (gsize ? gsize : 1), gsize, oe_attr_f(c, "epsilon", 1e-5), NULL, NULL);
+    for (int64_t i = 0; i < x->numel; i++) {
+        int64_t chan = (i / (inner ? inner : 1)) % ch, k = per_channel ? chan : chan / (ch / ng);
+        y[i] = y[i] * oe_get_f(s, k) + oe_get_f(b, k);
+    }
+    oe_store_doubles(&c->out[0], y);
+    free(v);
+    free(y);
+    return OE_OK;
+}
+
+static int k_lrn(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0);
+    int64_t size = oe_attr_i(c, "size", 0);
+    if (!x || x->rank < 3 || size <= 0) return oe_fail(c, "expects an N×C×... input and a positive size");
+    double alpha = oe_attr_f(c, "alpha", 1e-4), beta = oe_attr_f(c, "beta", 0.75), bias = oe_attr_f(c, "bias", 1.0);
+    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2);
+    int64_t lo = (size - 1) / 2, hi = (size - 1) - lo;
+    if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
+    for (int64_t i = 0; i < x->numel; i++) {
+        int64_t n = i / (ch * inner), k = (i / inner) % ch, s = i % inner;
+        double sq = 0;
+        for (int64_t j = k - lo; j <= k + hi; j++)
+            if (j >= 0 && j < ch) {
+                double v = oe_get_f(x, (n * ch + j) * inner + s);
+                sq += v * v;
+            }
+        oe_set_f(&c->out[0], i, oe_get_f(x, i) / pow(bias + alpha / (double)size * sq, beta));
+    }
+    return OE_OK;
+}
+
+static int k_dropout(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *ratio = oe_in_tensor(c, 1), *train = oe_in_tensor(c, 2);
+    if (!x) return oe_fail(c, "missing input");
+    bool training = train && train->numel == 1 && oe_get_i(train, 0) != 0;
+    double r = ratio && ratio->numel == 1 ? oe_get_f(ratio, 0) : oe_attr_f(c, "ratio", 0.5);
+    if (c->opset < 7 && oe_attr_i(c, "is_test", 0) == 0 && c->opset >= 6) training = true;
+    if (training && r != 0) return oe_fail(c, "dropout in training mode is random; the evaluator runs inference only");
+    oe_tensor_copy(&c->out[0], x);
+    if (c->nout > 1) {
+        if (oe_out(c, 1, T_BOOL, x->dims, x->rank)) return OE_ERROR;
+        if (x->numel) memset(c->out[1].data, 1, (size_t)x->numel);
+    }
+    return OE_OK;
+}
+
+const oe_op_def oe_ops_nn[] = {
+    {"MatMul", k_matmul, 0, false}, {"Gemm", k_gemm, 0, false}, {"Einsum", k_einsum, 0, false},
+    {"Det", k_det, 0, false}, {"BatchNormalization", k_batch_norm, 0, true},
+    {"InstanceNormalization", k_instance_norm, 0, false}, {"LayerNormalization", k_layer_norm, 0, false},
+    {"GroupNormalization", k_group_norm, 0, false}, {"LRN", k_lrn, 0, false}, {"Dropout", k_dropout, 0, false},
+    {NULL, NULL, 0, false},
+};
