@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 what=${1:-example}
 
 packages="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev
-          libyaml-dev libzip-dev libreadline-dev libcmocka-dev libonnx-dev tmux"
+          libyaml-dev libzip-dev libreadline-dev libcmocka-dev libonnx-dev tmux
+          libonnx-testdata"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
