@@ -37,6 +37,14 @@ int cmd_step(session *s, int argc, char **argv);
 int cmd_diff(session *s, int argc, char **argv);
 int cmd_set(session *s, int argc, char **argv);
 int cmd_ops(session *s, int argc, char **argv);
+/* The ONNX model of a stage: its own (ONNX stages; *owned false) or, for the exported and
+ * decomposed stages, a translation with the session's settings (*owned true). NULL after
+ * reporting (messages start with `cmd`). */
+struct ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *owned);
+
+/* cmd_run.c: evaluating stages */
+int cmd_run(session *s, int argc, char **argv);
+int cmd_verify(session *s, int argc, char **argv);
 
 /* cmd_edit.c: patching FX stages */
 int cmd_replace(session *s, int argc, char **argv);

@@ -457,6 +457,50 @@ static int run_stage(session *s, int to, const export_settings *cfg, bool legacy
     return rc;
 }
 
+/* The ONNX model of stage `index` without changing the session: an ONNX stage's own model
+ * (*owned false), or an FX stage decomposed (the exported one) and translated with the `set`
+ * defaults, as `export` would make the onnx stage (*owned true: the caller frees it). */
+ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *owned)
+{
+    stage *st = &s->stages[index];
+    *owned = false;
+    if (st->kind == STAGE_ONNX) return st->onnx;
+    if (st->kind == STAGE_EMPTY) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the %s stage is empty", cmd, st->name);
+        diag_set_hint(dg, "`stages` lists what each holds; `export` or `step` fills them");
+        return NULL;
+    }
+    if (index == STAGE_FX_INDEX) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the fx stage is a torch-level program, not yet exported", cmd);
+        diag_set_hint(dg, "`step` (or `export`) makes the exported stage; then `%s exported`", cmd);
+        return NULL;
+    }
+    fx_program *dec = NULL;
+    const fx_program *src = st->fx;
+    if (index == STAGE_EXPORTED) {
+        dec = decompose_program(st->fx, DECOMP_ONNX, &s->diag);
+        if (!dec) return NULL;
+        src = dec;
+    }
+    ox_model *m = NULL;
+    if (ensure_ops(s)) {
+        translate_options to_opts;
+        translate_options_init(&to_opts);
+        to_opts.opset = s->settings.opset_version;
+        to_opts.registry = s->ops;
+        to_opts.export_params = s->settings.export_params;
+        to_opts.keep_initializers_as_inputs = s->settings.keep_initializers_as_inputs;
+        m = translate_program(src, &to_opts, &s->diag);
+        if (m && !apply_io_settings(s, m, &s->settings)) {
+            ox_model_free(m);
+            m = NULL;
+        }
+    }
+    if (dec) fx_program_free(dec);
+    *owned = m != NULL;
+    return m;
+}
+
 /* The last stage holding something: where `step` continues from. */
 static int last_filled(const session *s)
 {

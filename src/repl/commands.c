@@ -152,6 +152,19 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
+    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE] [--inputs FILE] [--seed N] [--save FILE.npz]",
+     "evaluate a stage and print its outputs",
+     "Evaluates the current stage (or STAGE: onnx, optimized, a loaded model; exported and\n"
+     "decomposed are first translated to ONNX with the `set` defaults, as `export` would, and that\n"
+     "model runs) with fxsh's reference evaluator, which follows onnx.reference's numerics, and\n"
+     "prints each output as NAME: DTYPE[DIMS] and numpy's repr (array([...], dtype=float32);\n"
+     "arrays over 1000 elements are summarized as numpy does). --inputs FILE gives the inputs: an\n"
+     ".npz (arrays named after the inputs, or input_0, input_1 ...), an .npy or an ONNX TensorProto\n"
+     ".pb (one input), or JSON ({\"x\": [[1, 2], [3, 4]]}, or the corpus's io.json). Without it the\n"
+     "inputs are random and deterministic, as Polygraphy makes them: floats uniform in [0, 1),\n"
+     "integers in [0, 4), bools 50/50, a dynamic dimension 2, seeded by --seed N (default 0).\n"
+     "--save FILE.npz writes the outputs, uncompressed, named after the graph outputs. An op the\n"
+     "evaluator does not implement fails with the node's name."},
     {"save", 1, 4, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data] [--force]",
      "write the current ONNX model",
      "Writes the current ONNX model to FILE: binary protobuf by default, ONNX text when FILE\n"
@@ -211,6 +224,19 @@ const command command_table[] = {
     {"undo", 0, 0, cmd_undo, COMPLETE_NOTHING, "undo", "take back the last edit",
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
+    {"verify", 0, 12, cmd_verify, COMPLETE_STAGE_OR_FORM,
+     "verify [STAGE] [STAGE_B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
+     "compare a stage's outputs with expected values or another stage's",
+     "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
+     "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
+     "any output differs. An element passes when |actual - expected| <= atol + rtol * |expected|\n"
+     "(NaN equals NaN; defaults atol 1e-4, rtol 1e-3, the tolerances the corpus's ONNX Runtime check\n"
+     "used); shapes must match. --expected FILE holds the expected outputs (named after the graph\n"
+     "outputs, or output_0, output_1 ... as in the corpus's io.npz, or the corpus's io.json); its\n"
+     "inputs, when it has them, are the inputs unless --inputs is given. `verify STAGE_A STAGE_B`\n"
+     "instead runs both stages on the same inputs (given, or random with --seed N) and compares\n"
+     "the first with the second, e.g.\n"
+     "  verify exported optimized"},
     {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
      "summarise one parameter's values",
      "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"

@@ -1,0 +1,505 @@
+/* cmd_run.c — evaluating stages with the reference evaluator: `run` prints a stage's outputs
+ * (numpy's repr) on given or random inputs, `verify` compares them with expected values or with
+ * another stage's. */
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "onnx/onnx_eval.h"
+#include "onnx/onnx_ir.h"
+#include "onnx/onnx_npz.h"
+#include "onnx/onnx_repr.h"
+#include "onnx/onnx_values.h"
+#include "repl/cmd_handlers.h"
+
+/* ---- options ---------------------------------------------------------------------------------- */
+
+typedef struct run_opts {
+    const char *stages[2];       /* named stages, in order (NULL: the current one) */
+    int n_stages;
+    const char *inputs, *expected, *save;
+    uint64_t seed;
+    double atol, rtol;
+} run_opts;
+
+static bool parse_number(session *s, const char *cmd, const char *opt, const char *text, double *out)
+{
+    char *end;
+    double v = text ? strtod(text, &end) : 0;
+    if (!text || !*text || *end || !(v >= 0)) {
+        session_error(s, "%s: %s needs a non-negative number%s%s", cmd, opt, text ? ", not " : "", text ? text : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Parses `[STAGE...] [--inputs F] [--seed N] [--save F] [--expected F] [--atol A] [--rtol R]`;
+ * `allowed` lists the options the command takes. */
+static bool parse_opts(session *s, const char *cmd, int argc, char **argv, const char *allowed, int max_stages, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->atol = 1e-4;
+    o->rtol = 1e-3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1] == '-') {
+            if (!strstr(allowed, a) || i + 1 >= argc) {
+                session_error(s, "%s: %s '%s'", cmd, strstr(allowed, a) ? "missing value after" : "unknown option", a);
+                return false;
+            }
+            const char *v = argv[++i];
+            double num;
+            if (!strcmp(a, "--inputs")) o->inputs = v;
+            else if (!strcmp(a, "--expected")) o->expected = v;
+            else if (!strcmp(a, "--save")) o->save = v;
+            else if (!strcmp(a, "--seed")) {
+                if (!parse_number(s, cmd, a, v, &num) || num != floor(num)) return false;
+                o->seed = (uint64_t)num;
+            } else if (!strcmp(a, "--atol")) {
+                if (!parse_number(s, cmd, a, v, &o->atol)) return false;
+            } else if (!parse_number(s, cmd, a, v, &o->rtol)) {
+                return false;
+            }
+        } else if (o->n_stages < max_stages) {
+            if (session_stage_index(a) < 0) {
+                diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: unknown stage '%s'", cmd, a);
+                diag_set_hint(dg, "stages: fx, exported, decomposed, onnx, optimized");
+                return false;
+            }
+            o->stages[o->n_stages++] = a;
+        } else {
+            session_error(s, "%s: unexpected argument '%s'", cmd, a);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- inputs ----------------------------------------------------------------------------------- */
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *state)
+{
+    return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Random values of a declared tensor type, as Polygraphy makes them: floats uniform in [0, 1)
+ * (no NaN from a square root or log of a made-up weight), integers uniform in [0, 4) (valid
+ * indices of most small dimensions), bools 50/50; a dynamic dimension takes 2. */
+static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, uint64_t *rng, oe_tensor *out)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+        session_error(s, "%s: input %s is not a tensor; give its value with --inputs", cmd, vi->name);
+        return -1;
+    }
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    int64_t dims[OE_MAX_RANK];
+    int rank = tt->shape ? (int)tt->shape->n_dim : 0;
+    if (!tt->shape || rank > OE_MAX_RANK || !oe_dtype_supported(tt->elem_type)) {
+        session_error(s, "%s: input %s has %s; give its value with --inputs", cmd, vi->name,
+                      !tt->shape ? "no shape" : rank > OE_MAX_RANK ? "too many dimensions" : "an element type the evaluator does not hold");
+        return -1;
+    }
+    for (int i = 0; i < rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 ? d->dim_value : 2;
+    }
+    if (oe_tensor_init(out, tt->elem_type, dims, rank)) {
+        session_error(s, "%s: input %s is too large to make up", cmd, vi->name);
+        return -1;
+    }
+    bool fl = tt->elem_type == 1 || tt->elem_type == 10 || tt->elem_type == 11 || tt->elem_type == 16;
+    for (int64_t i = 0; i < out->numel; i++) {
+        if (fl) oe_set_f(out, i, uniform01(rng));
+        else if (tt->elem_type == 9) {
+            oe_set_i(out, i, (int64_t)(next_random(rng) >> 63));
+        } else {
+            oe_set_i(out, i, (int64_t)(next_random(rng) % 4));
+        }
+    }
+    return 0;
+}
+
+static void dims_text(const oe_tensor *t, strbuf *sb)
+{
+    sb_putc(sb, '[');
+    for (int i = 0; i < t->rank; i++) sb_printf(sb, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+    sb_putc(sb, ']');
+}
+
+/* Checks a given value against the input's declared type (JSON numbers are cast to it). */
+static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, const oe_value *given, oe_tensor *out)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    const Onnx__TypeProto__Tensor *tt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type : NULL;
+    oe_tensor_copy(out, &given->value);
+    if (!tt || given->value.kind != OE_KIND_TENSOR) return 0;
+    if (tt->elem_type && tt->elem_type != out->dtype) {
+        if (!given->untyped) {
+            session_error(s, "%s: input %s: the file holds %s values, the model takes %s", cmd, vi->name,
+                          oe_numpy_dtype_name(out->dtype), oe_numpy_dtype_name(tt->elem_type));
+            return -1;
+        }
+        oe_tensor cast;
+        if (oe_tensor_init(&cast, tt->elem_type, out->dims, out->rank)) return -1;
+        for (int64_t i = 0; i < out->numel; i++) oe_set_f(&cast, i, oe_get_f(out, i));
+        oe_tensor_free(out);
+        *out = cast;
+    }
+    bool bad = tt->shape && (int)tt->shape->n_dim != out->rank;
+    for (int i = 0; !bad && tt->shape && i < out->rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        bad = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value != out->dims[i];
+    }
+    if (bad) {
+        strbuf sb;
+        sb_init(&sb);
+        dims_text(out, &sb);
+        sb_puts(&sb, ", the model takes [");
+        for (size_t i = 0; i < tt->shape->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            if (i) sb_puts(&sb, ", ");
+            if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) sb_printf(&sb, "%lld", (long long)d->dim_value);
+            else sb_puts(&sb, d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? d->dim_param : "?");
+        }
+        sb_putc(&sb, ']');
+        session_error(s, "%s: input %s: shape %s", cmd, vi->name, sb.s);
+        sb_free(&sb);
+        return -1;
+    }
+    return 0;
+}
+
+/* The inputs of model m: from the file (by name, input_N or position), else random. */
+typedef struct input_set {
+    size_t n;
+    oe_tensor *values;
+    oe_named *named;
+} input_set;
+
+static void input_set_free(input_set *in)
+{
+    for (size_t i = 0; i < in->n; i++) oe_tensor_free(&in->values[i]);
+    free(in->values);
+    free(in->named);
+    memset(in, 0, sizeof *in);
+}
+
+static int make_inputs(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
+                       uint64_t seed, input_set *in)
+{
+    const Onnx__ValueInfoProto **vis;
+    in->n = oe_model_user_inputs(m, &vis);
+    in->values = xcalloc(in->n + 1, sizeof *in->values);
+    in->named = xcalloc(in->n + 1, sizeof *in->named);
+    const char **names = xcalloc(in->n + 1, sizeof *names);
+    for (size_t i = 0; i < in->n; i++) names[i] = vis[i]->name;
+    uint64_t rng = seed;
+    int rc = 0;
+    for (size_t i = 0; i < in->n && rc == 0; i++) {
+        const oe_value *g = file ? oe_values_pick(file, OE_ROLE_INPUT, vis[i]->name, i, names, in->n) : NULL;
+        if (g) rc = check_given(s, cmd, vis[i], g, &in->values[i]);
+        else if (file && file_name) {
+            session_error(s, "%s: %s has no value for the input %s", cmd, file_name, vis[i]->name);
+            rc = -1;
+        } else {
+            rc = random_input(s, cmd, vis[i], &rng, &in->values[i]);
+        }
+        in->named[i] = (oe_named){vis[i]->name, &in->values[i]};
+    }
+    free(names);
+    free(vis);
+    if (rc) input_set_free(in);
+    return rc;
+}
+
+/* ---- evaluation -------------------------------------------------------------------------------- */
+
+/* Runs model m; outputs[] (n_output of them) belong to the caller. Errors become `cmd: ...`. */
+static int evaluate(session *s, const char *cmd, const ox_model *m, const input_set *in, oe_tensor *outputs)
+{
+    diag_sink d;
+    diag_init(&d);
+    int rc = oe_eval_model(m, in->named, in->n, outputs, NULL, &d);
+    for (size_t i = 0; i < d.len; i++)
+        if (d.items[i].severity == DIAG_ERROR) session_error(s, "%s: %s", cmd, d.items[i].message);
+    diag_free(&d);
+    return rc == OE_OK ? 0 : -1;
+}
+
+/* A stage's model and its outputs on the given inputs (the file's, or random with seed). */
+typedef struct stage_run {
+    ox_model *m;
+    bool owned;
+    size_t nout;
+    oe_tensor *outputs;
+    input_set in;
+} stage_run;
+
+static void stage_run_free(stage_run *r)
+{
+    for (size_t i = 0; i < r->nout; i++) oe_tensor_free(&r->outputs[i]);
+    free(r->outputs);
+    input_set_free(&r->in);
+    if (r->owned) ox_model_free(r->m);
+    memset(r, 0, sizeof *r);
+}
+
+static int run_stage_named(session *s, const char *cmd, const char *name, const oe_values *file, const char *file_name,
+                           uint64_t seed, stage_run *r)
+{
+    memset(r, 0, sizeof *r);
+    int idx = name ? session_stage_index(name) : s->current;
+    if (idx < 0) {
+        session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
+        return -1;
+    }
+    r->m = pipeline_stage_model(s, idx, cmd, &r->owned);
+    if (!r->m) return -1;
+    if (!r->m->proto->graph) {
+        session_error(s, "%s: the %s stage's model has no graph", cmd, session_stage_name(idx));
+        stage_run_free(r);
+        return -1;
+    }
+    r->nout = r->m->proto->graph->n_output;
+    r->outputs = xcalloc(r->nout + 1, sizeof *r->outputs);
+    if (make_inputs(s, cmd, r->m, file, file_name, seed, &r->in) || evaluate(s, cmd, r->m, &r->in, r->outputs)) {
+        r->nout = 0;
+        stage_run_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_file_values(session *s, const char *cmd, const char *path, oe_values *v)
+{
+    diag_sink d;
+    diag_init(&d);
+    int rc = oe_values_read(path, v, &d);
+    for (size_t i = 0; i < d.len; i++) {
+        const diagnostic *dg = &d.items[i];
+        if (dg->file) session_error(s, "%s: %s: %s", cmd, dg->file, dg->message);
+        else session_error(s, "%s: %s", cmd, dg->message);
+    }
+    diag_free(&d);
+    return rc;
+}
+
+/* ---- run --------------------------------------------------------------------------------------- */
+
+static void print_output(session *s, const char *name, const oe_tensor *t)
+{
+    strbuf sb;
+    sb_init(&sb);
+    if (t->kind == OE_KIND_SEQUENCE) sb_printf(&sb, "%s: sequence of %lld\n", name, (long long)t->n_items);
+    else if (t->kind == OE_KIND_OPTIONAL) sb_printf(&sb, "%s: optional\n", name);
+    else {
+        sb_printf(&sb, "%s: %s", name, oe_numpy_dtype_name(t->dtype));
+        dims_text(t, &sb);
+        sb_putc(&sb, '\n');
+    }
+    oe_repr(t, &sb);
+    sb_putc(&sb, '\n');
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+}
+
+static int save_outputs(session *s, const stage_run *r, const char *path)
+{
+    const char **names = xcalloc(r->nout + 1, sizeof *names);
+    const oe_tensor **vals = xcalloc(r->nout + 1, sizeof *vals);
+    int rc = 0;
+    for (size_t i = 0; i < r->nout; i++) {
+        names[i] = r->m->proto->graph->output[i]->name;
+        vals[i] = &r->outputs[i];
+        if (r->outputs[i].kind != OE_KIND_TENSOR) {
+            session_error(s, "run: --save: output %s is a %s; an .npz holds tensors only", names[i],
+                          r->outputs[i].kind == OE_KIND_SEQUENCE ? "sequence" : "optional");
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        diag_sink d;
+        diag_init(&d);
+        rc = npz_write(path, names, vals, r->nout, &d);
+        for (size_t i = 0; i < d.len; i++) session_error(s, "run: --save: %s", d.items[i].message);
+        diag_free(&d);
+    }
+    free(names);
+    free(vals);
+    return rc;
+}
+
+int cmd_run(session *s, int argc, char **argv)
+{
+    run_opts o;
+    if (!parse_opts(s, "run", argc, argv, "--inputs --seed --save", 1, &o)) return 1;
+    oe_values file = {0};
+    if (o.inputs && read_file_values(s, "run", o.inputs, &file)) return 1;
+    stage_run r;
+    int rc = run_stage_named(s, "run", o.stages[0], o.inputs ? &file : NULL, o.inputs, o.seed, &r);
+    oe_values_free(&file);
+    if (rc) return 1;
+    for (size_t i = 0; i < r.nout; i++) print_output(s, r.m->proto->graph->output[i]->name, &r.outputs[i]);
+    if (o.save && save_outputs(s, &r, o.save)) rc = 1;
+    stage_run_free(&r);
+    return rc;
+}
+
+/* ---- verify ------------------------------------------------------------------------------------ */
+
+typedef struct diff {
+    double max_abs, max_rel;
+    int64_t bad, total, worst;
+    const char *problem;         /* a structural mismatch, or NULL */
+} diff;
+
+static void compare_tensors(const oe_tensor *got, const oe_tensor *want, double atol, double rtol, diff *df)
+{
+    if (got->kind != want->kind || got->n_items != want->n_items) {
+        df->problem = "a different kind of value or sequence length";
+        return;
+    }
+    for (int64_t i = 0; i < want->n_items; i++) compare_tensors(&got->items[i], &want->items[i], atol, rtol, df);
+    if (want->kind != OE_KIND_TENSOR) return;
+    if (got->rank != want->rank || memcmp(got->dims, want->dims, sizeof(int64_t) * (size_t)want->rank)) {
+        df->problem = "shape";
+        return;
+    }
+    for (int64_t i = 0; i < want->numel; i++) {
+        double a = oe_get_f(got, i), b = oe_get_f(want, i);
+        double ad = (isnan(a) && isnan(b)) || a == b ? 0 : isnan(a) || isnan(b) ? INFINITY : fabs(a - b);
+        double rd = ad == 0 ? 0 : b == 0 ? INFINITY : ad / fabs(b);
+        df->total++;
+        if (ad > atol + rtol * fabs(b) || isnan(ad)) {
+            if (df->bad == 0 || ad > df->max_abs) df->worst = df->total - 1;
+            df->bad++;
+        }
+        df->max_abs = fmax(df->max_abs, ad);
+        df->max_rel = fmax(df->max_rel, rd);
+    }
+}
+
+/* One PASS/FAIL line; returns true on PASS. */
+static bool report_output(session *s, const char *name, const oe_tensor *got, const oe_tensor *want, const run_opts *o)
+{
+    diff df = {0};
+    compare_tensors(got, want, o->atol, o->rtol, &df);
+    strbuf sb;
+    sb_init(&sb);
+    bool pass = !df.problem && df.bad == 0;
+    sb_printf(&sb, "%s %s: ", pass ? "PASS" : "FAIL", name);
+    if (df.problem && !strcmp(df.problem, "shape") && got->kind == OE_KIND_TENSOR) {
+        sb_puts(&sb, "shape ");
+        dims_text(got, &sb);
+        sb_puts(&sb, ", expected ");
+        dims_text(want, &sb);
+    } else if (df.problem) {
+        sb_printf(&sb, "%s", df.problem);
+    } else {
+        sb_printf(&sb, "max abs diff %.3g, max rel diff %.3g", df.max_abs, df.max_rel);
+        if (!pass) sb_printf(&sb, " (%lld of %lld elements beyond tolerance)", (long long)df.bad, (long long)df.total);
+    }
+    if (got->kind == OE_KIND_TENSOR && want->kind == OE_KIND_TENSOR && got->dtype != want->dtype)
+        sb_printf(&sb, " [dtype %s, expected %s]", oe_numpy_dtype_name(got->dtype), oe_numpy_dtype_name(want->dtype));
+    sb_putc(&sb, '\n');
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+    return pass;
+}
+
+/* The reference value of output i: from the expected file, or from the other stage's run. */
+static const oe_tensor *reference_output(const stage_run *a, size_t i, const oe_values *exp, const stage_run *b,
+                                         const char **names)
+{
+    const char *name = a->m->proto->graph->output[i]->name;
+    if (exp) {
+        const oe_value *v = oe_values_pick(exp, OE_ROLE_OUTPUT, name, i, names, a->nout);
+        return v ? &v->value : NULL;
+    }
+    for (size_t k = 0; k < b->nout; k++)
+        if (!strcmp(b->m->proto->graph->output[k]->name, name)) return &b->outputs[k];
+    return i < b->nout ? &b->outputs[i] : NULL;
+}
+
+static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, const stage_run *b, const run_opts *o)
+{
+    const char **names = xcalloc(a->nout + 1, sizeof *names);
+    for (size_t i = 0; i < a->nout; i++) names[i] = a->m->proto->graph->output[i]->name;
+    size_t failed = 0;
+    for (size_t i = 0; i < a->nout; i++) {
+        const oe_tensor *want = reference_output(a, i, exp, b, names);
+        if (!want) {
+            fprintf(s->out, "FAIL %s: no expected value\n", names[i]);
+            failed++;
+        } else if (!report_output(s, names[i], &a->outputs[i], want, o)) {
+            failed++;
+        }
+    }
+    free(names);
+    if (failed) {
+        session_error(s, "verify: %zu of %zu output%s differ%s (atol %g, rtol %g)", failed, a->nout, a->nout == 1 ? "" : "s",
+                      failed == 1 ? "s" : "", o->atol, o->rtol);
+        return 1;
+    }
+    fprintf(s->out, "verify: %zu output%s within atol %g, rtol %g\n", a->nout, a->nout == 1 ? "" : "s", o->atol, o->rtol);
+    return 0;
+}
+
+int cmd_verify(session *s, int argc, char **argv)
+{
+    run_opts o;
+    if (!parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol", 2, &o)) return 1;
+    if (!o.expected && o.n_stages < 2) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "verify: nothing to compare with");
+        diag_set_hint(dg, "verify [STAGE] --expected FILE, or verify STAGE_A STAGE_B");
+        return 1;
+    }
+    if (o.expected && o.n_stages > 1) {
+        session_error(s, "verify: give --expected FILE or a second stage, not both");
+        return 1;
+    }
+    oe_values inputs = {0}, expected = {0};
+    int rc = 0;
+    if (o.inputs && read_file_values(s, "verify", o.inputs, &inputs)) rc = 1;
+    if (!rc && o.expected && read_file_values(s, "verify", o.expected, &expected)) rc = 1;
+    /* inputs: --inputs, else those the expected file holds (io.json, io.npz), else random */
+    bool exp_has_inputs = false;
+    for (size_t i = 0; i < expected.len; i++) exp_has_inputs |= expected.items[i].role == OE_ROLE_INPUT;
+    const oe_values *in = o.inputs ? &inputs : exp_has_inputs ? &expected : NULL;
+    const char *in_name = o.inputs ? o.inputs : exp_has_inputs ? o.expected : NULL;
+    stage_run a = {0}, b = {0};
+    if (!rc && run_stage_named(s, "verify", o.stages[0], in, in_name, o.seed, &a)) rc = 1;
+    if (!rc && o.n_stages > 1) {
+        /* the second stage gets exactly the first one's inputs, random ones included */
+        oe_values same = {0};
+        for (size_t i = 0; i < a.in.n; i++) {
+            oe_tensor copy;
+            oe_tensor_copy(&copy, &a.in.values[i]);
+            oe_values_add(&same, a.in.named[i].name, &copy, OE_ROLE_INPUT);
+        }
+        char label[64];
+        snprintf(label, sizeof label, "the inputs of the %s stage", o.stages[0]);
+        if (run_stage_named(s, "verify", o.stages[1], &same, label, o.seed, &b)) rc = 1;
+        oe_values_free(&same);
+    }
+    if (!rc) rc = verify_outputs(s, &a, o.expected ? &expected : NULL, &b, &o);
+    if (a.m) stage_run_free(&a);
+    if (b.m) stage_run_free(&b);
+    oe_values_free(&inputs);
+    oe_values_free(&expected);
+    return rc;
+}
