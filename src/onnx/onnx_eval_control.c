@@ -183,29 +183,42 @@ static int k_loop(ectx *c)
 
 /* ---- Scan --------------------------------------------------------------------------------------- */
 
+enum { SCAN_MAX = 16 };
+
 typedef struct scan_spec {
     size_t nstate, nin, nout;
-    int64_t in_axes[16], in_dirs[16], out_axes[16], out_dirs[16];
+    int64_t in_axes[SCAN_MAX], in_dirs[SCAN_MAX], out_axes[SCAN_MAX], out_dirs[SCAN_MAX];
     int64_t len;
+    const oe_tensor *vals[2 * SCAN_MAX];   /* initial states, then scan inputs */
 } scan_spec;
 
-static int scan_spec_read(ectx *c, const Onnx__GraphProto *body, scan_spec *sp)
+/* Reads the attributes and checks the values (vals[0..nvals): states then scan inputs). Opset 8
+ * names the directions `directions` and scans axis 0 of each (batch-free) value. */
+static int scan_spec_read(ectx *c, const Onnx__GraphProto *body, const oe_tensor *const *vals, size_t nvals, scan_spec *sp)
 {
     memset(sp, 0, sizeof *sp);
     int64_t m = oe_attr_i(c, "num_scan_inputs", -1);
-    if (m < 0 || (size_t)m > c->nin || m > 16) return oe_fail(c, "bad num_scan_inputs");
+    if (m < 0 || (size_t)m > nvals || m > SCAN_MAX || nvals - (size_t)m > SCAN_MAX) return oe_fail(c, "bad num_scan_inputs");
     sp->nin = (size_t)m;
-    sp->nstate = c->nin - sp->nin;
-    if (body->n_input != c->nin || body->n_output < sp->nstate || body->n_output - sp->nstate > 16 || body->n_output != c->nout)
+    sp->nstate = nvals - sp->nin;
+    if (body->n_input != nvals || body->n_output < sp->nstate || body->n_output - sp->nstate > SCAN_MAX)
         return oe_fail(c, "the body's inputs and outputs do not match the node");
     sp->nout = body->n_output - sp->nstate;
-    if (oe_attr_ints(c, "scan_input_axes", sp->in_axes, 16) == -2 || oe_attr_ints(c, "scan_input_directions", sp->in_dirs, 16) == -2 ||
-        oe_attr_ints(c, "scan_output_axes", sp->out_axes, 16) == -2 || oe_attr_ints(c, "scan_output_directions", sp->out_dirs, 16) == -2)
+    bool v8 = c->opset < 9;
+    if (oe_attr_ints(c, v8 ? "directions" : "scan_input_directions", sp->in_dirs, SCAN_MAX) == -2 ||
+        (!v8 && (oe_attr_ints(c, "scan_input_axes", sp->in_axes, SCAN_MAX) == -2 ||
+                 oe_attr_ints(c, "scan_output_axes", sp->out_axes, SCAN_MAX) == -2 ||
+                 oe_attr_ints(c, "scan_output_directions", sp->out_dirs, SCAN_MAX) == -2)))
         return oe_fail(c, "bad scan axes or directions");
     sp->len = -1;
+    for (size_t j = 0; j < nvals; j++) {
+        sp->vals[j] = vals[j];
+        if (!vals[j]) return oe_fail(c, "input %zu is missing", j);
+    }
     for (size_t j = 0; j < sp->nin; j++) {
-        const oe_tensor *x = oe_in_tensor(c, sp->nstate + j);
-        if (!x || oe_norm_axis(sp->in_axes[j], x->rank, &sp->in_axes[j])) return oe_fail(c, "bad scan input %zu", j);
+        const oe_tensor *x = vals[sp->nstate + j];
+        if (x->kind != OE_KIND_TENSOR || oe_norm_axis(sp->in_axes[j], x->rank, &sp->in_axes[j]))
+            return oe_fail(c, "bad scan input %zu", j);
         int64_t d = x->dims[sp->in_axes[j]];
         if (sp->len >= 0 && d != sp->len) return oe_fail(c, "scan inputs differ in length");
         sp->len = d;
@@ -217,16 +230,17 @@ static int scan_spec_read(ectx *c, const Onnx__GraphProto *body, scan_spec *sp)
 static int scan_iteration(ectx *c, const Onnx__GraphProto *body, const scan_spec *sp, int64_t t, oe_tensor *state,
                           oe_tensor **outs)
 {
-    const oe_tensor **args = xcalloc(c->nin + 1, sizeof *args);
+    size_t nb = sp->nstate + sp->nin;
+    const oe_tensor **args = xcalloc(nb + 1, sizeof *args);
     oe_tensor *slices = xcalloc(sp->nin + 1, sizeof *slices), *res = xcalloc(body->n_output + 1, sizeof *res);
     int rc = OE_OK;
     for (size_t k = 0; k < sp->nstate; k++) args[k] = &state[k];
     for (size_t j = 0; j < sp->nin && rc == OE_OK; j++) {
         int64_t at = sp->in_dirs[j] ? sp->len - 1 - t : t;
-        rc = slice_of(c, oe_in_tensor(c, sp->nstate + j), sp->in_axes[j], at, &slices[j]);
+        rc = slice_of(c, sp->vals[sp->nstate + j], sp->in_axes[j], at, &slices[j]);
         args[sp->nstate + j] = &slices[j];
     }
-    if (rc == OE_OK) rc = oe_run_subgraph(c, body, args, c->nin, res);
+    if (rc == OE_OK) rc = oe_run_subgraph(c, body, args, nb, res);
     if (rc == OE_OK) {
         for (size_t k = 0; k < sp->nstate; k++) {
             oe_tensor_free(&state[k]);
@@ -246,33 +260,81 @@ static int scan_iteration(ectx *c, const Onnx__GraphProto *body, const scan_spec
     return rc;
 }
 
-static int k_scan(ectx *c)
+/* Runs the scan; out[0..nstate) final states, out[nstate..) the stacked scan outputs. */
+static int scan_run(ectx *c, const Onnx__GraphProto *body, const scan_spec *sp, oe_tensor *out)
 {
-    if (!c->run) return OE_UNSUPPORTED;
-    if (c->opset < 9) return OE_UNSUPPORTED;   /* opset 8's batch axis and sequence_lens */
-    const Onnx__GraphProto *body = oe_attr_graph(c, "body");
-    scan_spec sp;
-    if (!body) return oe_fail(c, "missing body");
-    if (scan_spec_read(c, body, &sp)) return OE_ERROR;
-    oe_tensor *state = xcalloc(sp.nstate + 1, sizeof *state), **outs = xcalloc(sp.nout + 1, sizeof *outs);
-    for (size_t k = 0; k < sp.nstate; k++) oe_tensor_copy(&state[k], IN(c, k));
-    for (size_t k = 0; k < sp.nout; k++) outs[k] = xcalloc(oe_cnt(sp.len), sizeof **outs);
+    oe_tensor *state = xcalloc(sp->nstate + 1, sizeof *state), **outs = xcalloc(sp->nout + 1, sizeof *outs);
+    for (size_t k = 0; k < sp->nstate; k++) oe_tensor_copy(&state[k], sp->vals[k]);
+    for (size_t k = 0; k < sp->nout; k++) outs[k] = xcalloc(oe_cnt(sp->len), sizeof **outs);
     int rc = OE_OK;
-    for (int64_t t = 0; t < sp.len && rc == OE_OK; t++) rc = scan_iteration(c, body, &sp, t, state, outs);
-    for (size_t k = 0; k < sp.nstate; k++) {
-        if (rc == OE_OK) c->out[k] = state[k];
+    for (int64_t t = 0; t < sp->len && rc == OE_OK; t++) rc = scan_iteration(c, body, sp, t, state, outs);
+    for (size_t k = 0; k < sp->nstate; k++) {
+        if (rc == OE_OK) out[k] = state[k];
         else oe_tensor_free(&state[k]);
     }
-    for (size_t k = 0; k < sp.nout; k++) {
+    for (size_t k = 0; k < sp->nout; k++) {
         if (rc == OE_OK)
-            rc = stack_into(c, outs[k], sp.len, sp.out_axes[k], declared_elem_type(body->output[sp.nstate + k]->type),
-                            &c->out[sp.nstate + k]);
-        free_all(outs[k], (size_t)sp.len);
+            rc = stack_into(c, outs[k], sp->len, sp->out_axes[k], declared_elem_type(body->output[sp->nstate + k]->type),
+                            &out[sp->nstate + k]);
+        free_all(outs[k], (size_t)sp->len);
         free(outs[k]);
     }
     free(state);
     free(outs);
     return rc;
+}
+
+/* Opset 8: every value has a batch axis 0; each batch element is scanned on its own and the
+ * results stacked again (sequence_lens, when given, must be the full length). */
+static int scan8(ectx *c, const Onnx__GraphProto *body)
+{
+    const oe_tensor *lens = oe_in_tensor(c, 0);
+    size_t nv = c->nin - 1;
+    const oe_tensor *first = nv ? oe_in_tensor(c, 1) : NULL;
+    if (!first || first->rank < 1 || nv > 2 * SCAN_MAX) return oe_fail(c, "expects batched states and scan inputs");
+    int64_t batch = first->dims[0];
+    oe_tensor *slices = xcalloc(nv + 1, sizeof *slices), **res = xcalloc((size_t)oe_cnt(batch), sizeof *res);
+    const oe_tensor **vals = xcalloc(nv + 1, sizeof *vals);
+    int rc = OE_OK;
+    for (int64_t b = 0; b < batch && rc == OE_OK; b++) {
+        scan_spec sp;
+        for (size_t j = 0; j < nv && rc == OE_OK; j++) {
+            const oe_tensor *x = oe_in_tensor(c, 1 + j);
+            rc = !x || x->rank < 1 || x->dims[0] != batch ? oe_fail(c, "input %zu has no batch axis", j) : slice_of(c, x, 0, b, &slices[j]);
+            vals[j] = &slices[j];
+        }
+        if (rc == OE_OK) rc = scan_spec_read(c, body, vals, nv, &sp);
+        if (rc == OE_OK && lens && oe_get_i(lens, b) != sp.len) rc = OE_UNSUPPORTED;
+        res[b] = xcalloc(body->n_output + 1, sizeof **res);
+        if (rc == OE_OK) rc = scan_run(c, body, &sp, res[b]);
+        free_all(slices, nv);
+    }
+    for (size_t k = 0; k < c->nout && rc == OE_OK; k++) {
+        oe_tensor *items = xcalloc((size_t)oe_cnt(batch), sizeof *items);
+        for (int64_t b = 0; b < batch; b++) items[b] = res[b][k];
+        rc = stack_into(c, items, batch, 0, declared_elem_type(body->output[k]->type), &c->out[k]);
+        free(items);
+    }
+    for (int64_t b = 0; b < batch; b++) {
+        if (res[b]) free_all(res[b], body->n_output);
+        free(res[b]);
+    }
+    free(res);
+    free(slices);
+    free(vals);
+    return rc;
+}
+
+static int k_scan(ectx *c)
+{
+    if (!c->run) return OE_UNSUPPORTED;
+    const Onnx__GraphProto *body = oe_attr_graph(c, "body");
+    if (!body) return oe_fail(c, "missing body");
+    if (body->n_output != c->nout) return oe_fail(c, "the body has %zu outputs, the node %zu", body->n_output, c->nout);
+    if (c->opset < 9) return scan8(c, body);
+    scan_spec sp;
+    if (scan_spec_read(c, body, (const oe_tensor *const *)c->in, c->nin, &sp)) return OE_ERROR;
+    return scan_run(c, body, &sp, c->out);
 }
 
 /* ---- sequences ---------------------------------------------------------------------------------- */

@@ -304,20 +304,32 @@ static int k_global_pool(ectx *c)
     return OE_OK;
 }
 
+/* MaxUnpool: the indices address the inferred output (pooling's input shape); an explicit
+ * output_shape pads that at the end of each axis, as onnx's reference does. */
 static int k_max_unpool(ectx *c)
 {
     const oe_tensor *x = oe_in_tensor(c, 0), *ix = oe_in_tensor(c, 1), *os = oe_in_tensor(c, 2);
     if (!x || !ix || ix->numel != x->numel) return oe_fail(c, "expects X and indices of one shape");
     geom g;
     if (geom_read(c, x, NULL, &g)) return OE_ERROR;
-    int64_t dims[OE_MAX_RANK] = {x->dims[0], x->dims[1]}, n;
-    for (int i = 0; i < g.nd; i++) dims[2 + i] = (g.in[i] - 1) * g.stride[i] + g.k[i] - g.pb[i] - g.pe[i];
+    int64_t inferred[OE_MAX_RANK] = {x->dims[0], x->dims[1]}, dims[OE_MAX_RANK], n = x->rank;
+    for (int i = 0; i < g.nd; i++) inferred[2 + i] = (g.in[i] - 1) * g.stride[i] + g.k[i] - g.pb[i] - g.pe[i];
+    memcpy(dims, inferred, sizeof dims);
     if (os && (oe_read_ints(os, dims, OE_MAX_RANK, &n) || n != x->rank)) return oe_fail(c, "bad output_shape");
     if (oe_out(c, 0, x->dtype, dims, x->rank)) return OE_ERROR;
+    int64_t total = oe_numel_of(inferred, x->rank);
     for (int64_t i = 0; i < x->numel; i++) {
-        int64_t t = oe_get_i(ix, i);
-        if (t < 0 || t >= c->out[0].numel) return oe_fail(c, "index %lld is out of range", (long long)t);
-        oe_copy_elem(&c->out[0], t, x, i);
+        int64_t t = oe_get_i(ix, i), o = 0, rest = t, mul = 1;
+        if (t < 0 || t >= total) return oe_fail(c, "index %lld is out of range", (long long)t);
+        bool inside = true;
+        for (int k = x->rank - 1; k >= 0; k--) {
+            int64_t coord = rest % inferred[k];
+            rest /= inferred[k];
+            inside &= coord < dims[k];
+            o += coord * mul;
+            mul *= dims[k];
+        }
+        if (inside) oe_copy_elem(&c->out[0], o, x, i);
     }
     return OE_OK;
 }

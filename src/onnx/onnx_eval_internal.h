@@ -55,6 +55,7 @@ extern const oe_op_def oe_ops_index[];
 extern const oe_op_def oe_ops_nn[];
 extern const oe_op_def oe_ops_conv[];
 extern const oe_op_def oe_ops_resize[];
+extern const oe_op_def oe_ops_fft[];
 extern const oe_op_def oe_ops_control[];
 extern const oe_op_def oe_ops_misc[];
 
@@ -172,6 +173,8 @@ int oe_concat_into(ectx *c, const oe_tensor *const *ts, size_t k, int64_t axis_a
 void oe_take_range(const oe_tensor *a, int64_t axis, int64_t start, int64_t len, oe_tensor *out);
 int oe_transpose_into(ectx *c, const oe_tensor *a, const int64_t *perm, oe_tensor *out);
 void oe_gemm_acc(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);
+int oe_matmul_doubles(ectx *c, const oe_tensor *a, const oe_tensor *b, double az, double bz, double **out, int64_t *dims,
+                      int *rank);
 
 /* Kernel lookup by op type (default domain). */
 const oe_op_def *oe_find_op(const char *op_type);

@@ -1,11 +1,214 @@
 /* onnx_eval_misc.c — kernels outside the other families: quantization (QuantizeLinear,
- * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger), window functions. */
+ * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul) and the losses
+ * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "onnx/onnx_eval_internal.h"
 
+/* ---- quantization ------------------------------------------------------------------------------- */
+
+static double saturate(int dtype, double v)
+{
+    double lo = 0, hi = 0;
+    switch (dtype) {
+    case T_UINT8: lo = 0; hi = 255; break;
+    case T_INT8: lo = -128; hi = 127; break;
+    case T_UINT16: lo = 0; hi = 65535; break;
+    case T_INT16: lo = -32768; hi = 32767; break;
+    case T_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+    default: return v;
+    }
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Index of the scale / zero point for element i: per tensor, or per slice of `axis`. */
+static int64_t param_index(const oe_tensor *x, const oe_tensor *scale, int64_t axis, int64_t i)
+{
+    if (scale->numel <= 1) return 0;
+    int64_t inner = oe_numel_of(x->dims + axis + 1, x->rank - (int)axis - 1);
+    return (i / inner) % x->dims[axis];
+}
+
+static int quant_params(ectx *c, const oe_tensor *x, const oe_tensor *scale, const oe_tensor *zp, int64_t *axis)
+{
+    if (!x || !scale) return oe_fail(c, "missing input");
+    if (scale->numel > 1) {
+        if (oe_norm_axis(oe_attr_i(c, "axis", 1), x->rank, axis) || scale->rank != 1 || scale->numel != x->dims[*axis])
+            return oe_fail(c, "a per-axis scale must have one value per slice of the axis");
+    }
+    if (zp && zp->numel != scale->numel) return oe_fail(c, "the zero point must match the scale");
+    return OE_OK;
+}
+
+static int k_quantize(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *scale = oe_in_tensor(c, 1), *zp = oe_in_tensor(c, 2);
+    int64_t axis = 0;
+    if (quant_params(c, x, scale, zp, &axis)) return OE_ERROR;
+    int odt = zp ? zp->dtype : T_UINT8;
+    if (odt != T_UINT8 && odt != T_INT8 && odt != T_UINT16 && odt != T_INT16 && odt != T_INT32) return OE_UNSUPPORTED;
+    if (oe_out(c, 0, odt, x->dims, x->rank)) return OE_ERROR;
+    for (int64_t i = 0; i < x->numel; i++) {
+        int64_t k = param_index(x, scale, axis, i);
+        /* the quotient in x's own type, as numpy divides, then round half to even */
+        double v = nearbyint(oe_round_to(x->dtype, oe_get_f(x, i) / oe_get_f(scale, k))) + (zp ? oe_get_f(zp, k) : 0);
+        oe_set_f(&c->out[0], i, saturate(odt, v));
+    }
+    return OE_OK;
+}
+
+static int k_dequantize(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *scale = oe_in_tensor(c, 1), *zp = oe_in_tensor(c, 2);
+    int64_t axis = 0;
+    if (quant_params(c, x, scale, zp, &axis)) return OE_ERROR;
+    if (oe_out(c, 0, scale->dtype, x->dims, x->rank)) return OE_ERROR;
+    for (int64_t i = 0; i < x->numel; i++) {
+        int64_t k = param_index(x, scale, axis, i);
+        oe_set_f(&c->out[0], i, (oe_get_f(x, i) - (zp ? oe_get_f(zp, k) : 0)) * oe_get_f(scale, k));
+    }
+    return OE_OK;
+}
+
+static int k_dynamic_quantize(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0);
+    if (!x || !oe_is_float(x->dtype)) return oe_fail(c, "expects a floating-point input");
+    double mn = 0, mx = 0;
+    for (int64_t i = 0; i < x->numel; i++) {
+        double v = oe_get_f(x, i);
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+    }
+    double scale = (float)((float)(mx - mn) / 255.0f);
+    double zp = scale ? saturate(T_UINT8, nearbyint((float)(0 - (float)(mn / scale)))) : 0;
+    if (oe_out(c, 0, T_UINT8, x->dims, x->rank) || oe_out(c, 1, T_FLOAT, NULL, 0) || oe_out(c, 2, T_UINT8, NULL, 0))
+        return OE_ERROR;
+    for (int64_t i = 0; i < x->numel; i++)
+        oe_set_f(&c->out[0], i, scale ? saturate(T_UINT8, nearbyint((float)(oe_get_f(x, i) / scale)) + zp) : zp);
+    oe_set_f(&c->out[1], 0, scale);
+    oe_set_f(&c->out[2], 0, zp);
+    return OE_OK;
+}
+
+static double scalar_or(const oe_tensor *t, double dflt)
+{
+    return t && t->numel >= 1 ? oe_get_f(t, 0) : dflt;
+}
+
+static int k_matmul_integer(ectx *c)
+{
+    const oe_tensor *az = oe_in_tensor(c, 2), *bz = oe_in_tensor(c, 3);
+    if ((az && az->numel > 1) || (bz && bz->numel > 1)) return OE_UNSUPPORTED;
+    double *z;
+    int64_t dims[OE_MAX_RANK];
+    int rank;
+    int rc = oe_matmul_doubles(c, oe_in_tensor(c, 0), oe_in_tensor(c, 1), scalar_or(az, 0), scalar_or(bz, 0), &z, dims, &rank);
+    if (rc) return rc;
+    rc = oe_out(c, 0, T_INT32, dims, rank);
+    if (rc == OE_OK) oe_store_doubles(&c->out[0], z);
+    free(z);
+    return rc;
+}
+
+static int k_qlinear_matmul(ectx *c)
+{
+    const oe_tensor *as = oe_in_tensor(c, 1), *az = oe_in_tensor(c, 2), *bs = oe_in_tensor(c, 4), *bz = oe_in_tensor(c, 5);
+    const oe_tensor *ys = oe_in_tensor(c, 6), *yz = oe_in_tensor(c, 7);
+    if (!as || !bs || !ys || as->numel != 1 || bs->numel != 1 || ys->numel != 1 || (bz && bz->numel > 1)) return OE_UNSUPPORTED;
+    double *z;
+    int64_t dims[OE_MAX_RANK];
+    int rank;
+    int rc = oe_matmul_doubles(c, oe_in_tensor(c, 0), oe_in_tensor(c, 3), scalar_or(az, 0), scalar_or(bz, 0), &z, dims, &rank);
+    if (rc) return rc;
+    int odt = yz ? yz->dtype : T_UINT8;
+    rc = oe_out(c, 0, odt, dims, rank);
+    double f = oe_get_f(as, 0) * oe_get_f(bs, 0) / oe_get_f(ys, 0);
+    for (int64_t i = 0; rc == OE_OK && i < c->out[0].numel; i++)
+        oe_set_f(&c->out[0], i, saturate(odt, nearbyint(z[i] * f) + scalar_or(yz, 0)));
+    free(z);
+    return rc;
+}
+
+/* ---- losses ------------------------------------------------------------------------------------- */
+
+/* NLL of log-probabilities lp [N, C, D...] (as doubles) for targets [N, D...]; writes the loss
+ * (reduced or per element) to output 0. */
+static int nll(ectx *c, const double *lp, const oe_tensor *shape_src, const oe_tensor *target, const oe_tensor *weight)
+{
+    if (!target || shape_src->rank < 2 || target->rank != shape_src->rank - 1 || target->dims[0] != shape_src->dims[0])
+        return oe_fail(c, "expects input [N, C, ...] and target [N, ...]");
+    char rbuf[16];
+    const char *red = oe_attr_s(c, "reduction", "mean", rbuf, sizeof rbuf);
+    Onnx__AttributeProto *ia = oe_attr(c, "ignore_index");
+    bool has_ignore = ia != NULL;
+    int64_t ignore = has_ignore ? ia->i : 0, N = shape_src->dims[0], C = shape_src->dims[1];
+    int64_t D = oe_numel_of(shape_src->dims + 2, shape_src->rank - 2);
+    double *loss = xcalloc(oe_cnt(N * D), sizeof *loss), sum = 0, wsum = 0;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t d = 0; d < D; d++) {
+            int64_t t = oe_get_i(target, n * D + d);
+            if (has_ignore && t == ignore) continue;
+            if (t < 0 || t >= C) {
+                free(loss);
+                return oe_fail(c, "target %lld is out of range for %lld classes", (long long)t, (long long)C);
+            }
+            double w = weight ? oe_get_f(weight, t) : 1;
+            loss[n * D + d] = -lp[(n * C + t) * D + d] * w;
+            sum += loss[n * D + d];
+            wsum += w;
+        }
+    int rc;
+    if (!strcmp(red, "none")) {
+        rc = oe_out(c, 0, shape_src->dtype, target->dims, target->rank);
+        if (rc == OE_OK) oe_store_doubles(&c->out[0], loss);
+    } else {
+        rc = oe_out(c, 0, shape_src->dtype, NULL, 0);
+        double v = !strcmp(red, "sum") ? sum : (weight || has_ignore) ? sum / wsum : sum / (double)(N * D);
+        if (rc == OE_OK) oe_set_f(&c->out[0], 0, v);
+    }
+    free(loss);
+    return rc;
+}
+
+static int k_nll_loss(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0);
+    if (!x || !oe_is_float(x->dtype)) return oe_fail(c, "expects floating-point input");
+    double *lp = oe_doubles(x);
+    int rc = nll(c, lp, x, oe_in_tensor(c, 1), oe_in_tensor(c, 2));
+    free(lp);
+    return rc;
+}
+
+static int k_softmax_ce_loss(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0);
+    if (!x || !oe_is_float(x->dtype) || x->rank < 2) return oe_fail(c, "expects floating-point scores [N, C, ...]");
+    int64_t N = x->dims[0], C = x->dims[1], D = oe_numel_of(x->dims + 2, x->rank - 2);
+    double *v = oe_doubles(x);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t d = 0; d < D; d++) {
+            double mx = -INFINITY, s = 0;
+            for (int64_t k = 0; k < C; k++) mx = fmax(mx, v[(n * C + k) * D + d]);
+            for (int64_t k = 0; k < C; k++) s += exp(v[(n * C + k) * D + d] - mx);
+            for (int64_t k = 0; k < C; k++) v[(n * C + k) * D + d] -= mx + log(s);
+        }
+    int rc = nll(c, v, x, oe_in_tensor(c, 1), oe_in_tensor(c, 2));
+    if (rc == OE_OK && c->nout > 1) {
+        rc = oe_out(c, 1, x->dtype, x->dims, x->rank);
+        if (rc == OE_OK) oe_store_doubles(&c->out[1], v);
+    }
+    free(v);
+    return rc;
+}
+
 const oe_op_def oe_ops_misc[] = {
+    {"QuantizeLinear", k_quantize, 0, false}, {"DequantizeLinear", k_dequantize, 0, false},
+    {"DynamicQuantizeLinear", k_dynamic_quantize, 0, false}, {"MatMulInteger", k_matmul_integer, 0, false},
+    {"QLinearMatMul", k_qlinear_matmul, 0, false}, {"NegativeLogLikelihoodLoss", k_nll_loss, 0, false},
+    {"SoftmaxCrossEntropyLoss", k_softmax_ce_loss, 0, false},
     {NULL, NULL, 0, false},
 };

@@ -22,12 +22,13 @@ void oe_gemm_acc(const double *a, const double *b, double *c, int64_t m, int64_t
     }
 }
 
-/* numpy.matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast. */
-static int k_matmul(ectx *c)
+/* numpy.matmul of (a - az) and (b - bz) in double: 1-D operands are promoted and the added
+ * axis removed, batch axes broadcast. *out (malloc'd) holds the result of shape dims/rank. */
+int oe_matmul_doubles(ectx *c, const oe_tensor *a, const oe_tensor *b, double az, double bz, double **out, int64_t *odims,
+                      int *orank)
 {
-    const oe_tensor *a = oe_in_tensor(c, 0), *b = oe_in_tensor(c, 1);
-    if (!a || !b || a->dtype != b->dtype || a->rank < 1 || b->rank < 1 || a->dtype == T_BOOL)
-        return oe_fail(c, "expects two numeric tensors of one type, rank >= 1");
+    if (!a || !b || a->rank < 1 || b->rank < 1 || a->dtype == T_BOOL)
+        return oe_fail(c, "expects two numeric tensors of rank >= 1");
     oe_tensor A = *a, B = *b;
     if (a->rank == 1) {
         A.rank = 2;
@@ -49,25 +50,38 @@ static int k_matmul(ectx *c)
     int r;
     if (oe_bcast_shape(ts, 2, dims, &r)) return oe_fail(c, "batch dimensions cannot be broadcast");
     if (r + 2 > OE_MAX_RANK) return OE_UNSUPPORTED;
-    int64_t odims[OE_MAX_RANK];
-    int orank = 0;
-    for (int i = 0; i < r; i++) odims[orank++] = dims[i];
-    if (a->rank > 1) odims[orank++] = M;
-    if (b->rank > 1) odims[orank++] = N;
-    if (oe_out(c, 0, a->dtype, odims, orank)) return OE_ERROR;
-    double *x = oe_doubles(a), *y = oe_doubles(b), *z = xcalloc(oe_cnt(M * N), sizeof *z);
+    *orank = 0;
+    for (int i = 0; i < r; i++) odims[(*orank)++] = dims[i];
+    if (a->rank > 1) odims[(*orank)++] = M;
+    if (b->rank > 1) odims[(*orank)++] = N;
     int64_t batches = oe_numel_of(dims, r);
+    if (oe_numel_of(odims, *orank) > OE_HARD_MAX_NUMEL) return oe_fail(c, "output too large");
+    double *x = oe_doubles(a), *y = oe_doubles(b), *z = xcalloc(oe_cnt(batches * M * N), sizeof *z);
+    for (int64_t i = 0; az != 0 && i < a->numel; i++) x[i] -= az;
+    for (int64_t i = 0; bz != 0 && i < b->numel; i++) y[i] -= bz;
     oe_bit it;
     oe_bit_init(&it, ts, 2, dims, r);
-    for (int64_t bi = 0; bi < batches; bi++, oe_bit_next(&it)) {
-        memset(z, 0, (size_t)(M * N) * sizeof *z);
-        if (M && N && K) oe_gemm_acc(x + it.off[0] * M * K, y + it.off[1] * K * N, z, M, K, N);
-        for (int64_t i = 0; i < M * N; i++) oe_set_f(&c->out[0], bi * M * N + i, z[i]);
-    }
+    for (int64_t bi = 0; bi < batches; bi++, oe_bit_next(&it))
+        if (M && N && K) oe_gemm_acc(x + it.off[0] * M * K, y + it.off[1] * K * N, z + bi * M * N, M, K, N);
     free(x);
     free(y);
-    free(z);
+    *out = z;
     return OE_OK;
+}
+
+static int k_matmul(ectx *c)
+{
+    const oe_tensor *a = oe_in_tensor(c, 0), *b = oe_in_tensor(c, 1);
+    if (!a || !b || a->dtype != b->dtype) return oe_fail(c, "expects two tensors of one type");
+    double *z;
+    int64_t dims[OE_MAX_RANK];
+    int rank;
+    int rc = oe_matmul_doubles(c, a, b, 0, 0, &z, dims, &rank);
+    if (rc) return rc;
+    rc = oe_out(c, 0, a->dtype, dims, rank);
+    if (rc == OE_OK) oe_store_doubles(&c->out[0], z);
+    free(z);
+    return rc;
 }
 
 static double *transposed(const double *m, int64_t rows, int64_t cols)
@@ -120,63 +134,103 @@ static int k_gemm(ectx *c)
 
 /* ---- Einsum ------------------------------------------------------------------------------------- */
 
-enum { EIN_MAX_OPS = 8, EIN_LETTERS = 52 };
+/* Index codes: a-z 0..25, A-Z 26..51, the axes of an ellipsis 52.. (right-aligned, so that
+ * they broadcast as numpy's). */
+enum { EIN_MAX_OPS = 8, EIN_ELL = 52, EIN_LETTERS = EIN_ELL + OE_MAX_RANK };
 
 typedef struct einsum {
-    int nops;
-    char terms[EIN_MAX_OPS][OE_MAX_RANK + 1];
-    char out[OE_MAX_RANK + 1];
+    int nops, ell;                       /* operands; axes the ellipsis stands for */
+    int terms[EIN_MAX_OPS][OE_MAX_RANK], nterm[EIN_MAX_OPS];
+    int out[OE_MAX_RANK], nout;
     int64_t size[EIN_LETTERS];
 } einsum;
 
 static int letter(char ch)
 {
-    int l = islower((unsigned char)ch) ? ch - 'a' : isupper((unsigned char)ch) ? 26 + ch - 'A' : -1;
-    return l >= 0 && l < EIN_LETTERS ? l : -1;
+    return islower((unsigned char)ch) ? ch - 'a' : isupper((unsigned char)ch) ? 26 + ch - 'A' : -1;
 }
 
-/* Parses "ij,jk->ik" (spaces ignored; no ellipsis) and checks the operands' ranks. */
-static int einsum_parse(ectx *c, const char *eq, einsum *e)
+/* Reads one term ("ij", "...ij") into codes, its ellipsis standing for `ell_dims` axes of `ell`. */
+static int einsum_term(const char *p, const char *end, int ell_dims, int ell, int *codes, int *n)
 {
-    memset(e, 0, sizeof *e);
-    int term = 0, len = 0;
-    const char *arrow = strstr(eq, "->");
-    for (const char *p = eq; *p && p != arrow; p++) {
+    *n = 0;
+    for (; p < end; p++) {
         if (*p == ' ') continue;
-        if (*p == ',') {
-            e->terms[term][len] = 0;
-            if (++term >= EIN_MAX_OPS) return OE_UNSUPPORTED;
-            len = 0;
-        } else if (letter(*p) >= 0 && len < OE_MAX_RANK) {
-            e->terms[term][len++] = *p;
+        if (*p == '.') {
+            if (end - p < 3 || p[1] != '.' || p[2] != '.') return -1;
+            for (int k = ell - ell_dims; k < ell; k++) {
+                if (*n >= OE_MAX_RANK) return -1;
+                codes[(*n)++] = EIN_ELL + k;
+            }
+            p += 2;
+        } else if (letter(*p) >= 0 && *n < OE_MAX_RANK) {
+            codes[(*n)++] = letter(*p);
         } else {
-            return OE_UNSUPPORTED;   /* ellipsis or too many indices */
+            return -1;
         }
     }
-    e->nops = term + 1;
-    if ((size_t)e->nops != c->nin) return oe_fail(c, "equation names %d operands, node has %zu", e->nops, c->nin);
-    len = 0;
-    if (arrow) {
-        for (const char *p = arrow + 2; *p; p++)
-            if (letter(*p) >= 0 && len < OE_MAX_RANK) e->out[len++] = *p;
-    } else {
-        /* implicit output: letters appearing once, in alphabetical order */
-        int count[EIN_LETTERS] = {0};
-        for (int t = 0; t < e->nops; t++)
-            for (const char *p = e->terms[t]; *p; p++) count[letter(*p)]++;
-        for (int l = 0; l < EIN_LETTERS && len < OE_MAX_RANK; l++)
-            if (count[l] == 1) e->out[len++] = (char)(l < 26 ? 'a' + l : 'A' + l - 26);
-    }
+    return 0;
+}
+
+static int explicit_letters(const char *p, const char *end)
+{
+    int n = 0;
+    for (; p < end; p++) n += letter(*p) >= 0;
+    return n;
+}
+
+static int einsum_sizes(ectx *c, einsum *e)
+{
     for (int t = 0; t < e->nops; t++) {
         const oe_tensor *x = oe_in_tensor(c, (size_t)t);
-        if (!x || (int)strlen(e->terms[t]) != x->rank) return oe_fail(c, "operand %d does not match the equation", t);
+        if (e->nterm[t] != x->rank) return oe_fail(c, "operand %d does not match the equation", t);
         for (int i = 0; i < x->rank; i++) {
-            int l = letter(e->terms[t][i]);
-            if (e->size[l] && e->size[l] != x->dims[i]) return oe_fail(c, "index '%c' has two sizes", e->terms[t][i]);
-            e->size[l] = x->dims[i];
+            int64_t *sz = &e->size[e->terms[t][i]];
+            if (*sz <= 1) *sz = x->dims[i];
+            else if (x->dims[i] != 1 && x->dims[i] != *sz) return oe_fail(c, "an index has two sizes");
         }
     }
     return OE_OK;
+}
+
+/* Parses "ij,jk->ik", "...ii->...i" or an implicit output ("ij,jk": letters used once, sorted). */
+static int einsum_parse(ectx *c, const char *eq, einsum *e)
+{
+    memset(e, 0, sizeof *e);
+    const char *arrow = strstr(eq, "->"), *lhs_end = arrow ? arrow : eq + strlen(eq);
+    const char *starts[EIN_MAX_OPS], *ends[EIN_MAX_OPS];
+    starts[0] = eq;
+    for (const char *p = eq; p < lhs_end; p++)
+        if (*p == ',') {
+            ends[e->nops++] = p;
+            if (e->nops >= EIN_MAX_OPS) return OE_UNSUPPORTED;
+            starts[e->nops] = p + 1;
+        }
+    ends[e->nops++] = lhs_end;
+    if ((size_t)e->nops != c->nin) return oe_fail(c, "the equation names %d operands, the node has %zu", e->nops, c->nin);
+    for (int t = 0; t < e->nops; t++) {
+        const oe_tensor *x = oe_in_tensor(c, (size_t)t);
+        if (!x) return oe_fail(c, "missing operand %d", t);
+        int extra = x->rank - explicit_letters(starts[t], ends[t]);
+        if (extra > e->ell && memchr(starts[t], '.', (size_t)(ends[t] - starts[t]))) e->ell = extra;
+    }
+    for (int t = 0; t < e->nops; t++) {
+        int extra = oe_in_tensor(c, (size_t)t)->rank - explicit_letters(starts[t], ends[t]);
+        if (extra < 0 || einsum_term(starts[t], ends[t], extra, e->ell, e->terms[t], &e->nterm[t]))
+            return oe_fail(c, "operand %d does not match the equation", t);
+    }
+    if (arrow) {
+        if (einsum_term(arrow + 2, arrow + 2 + strlen(arrow + 2), e->ell, e->ell, e->out, &e->nout))
+            return oe_fail(c, "bad output indices");
+    } else {
+        int count[EIN_LETTERS] = {0};
+        for (int t = 0; t < e->nops; t++)
+            for (int i = 0; i < e->nterm[t]; i++) count[e->terms[t][i]]++;
+        for (int k = 0; k < e->ell; k++) e->out[e->nout++] = EIN_ELL + k;
+        for (int l = 0; l < EIN_ELL && e->nout < OE_MAX_RANK; l++)
+            if (count[l] == 1) e->out[e->nout++] = l;
+    }
+    return einsum_sizes(c, e);
 }
 
 static int k_einsum(ectx *c)
@@ -186,36 +240,33 @@ static int k_einsum(ectx *c)
     einsum e;
     int rc = einsum_parse(c, eq, &e);
     if (rc) return rc;
-    /* the loop order: output letters, then the summed ones */
-    int order[EIN_LETTERS], nl = 0, no = (int)strlen(e.out);
+    /* the loop order: output indices, then the summed ones */
+    int order[EIN_LETTERS], nl = 0, no = e.nout;
     bool used[EIN_LETTERS] = {0};
     int64_t dims[OE_MAX_RANK];
     for (int i = 0; i < no; i++) {
-        int l = letter(e.out[i]);
-        if (l < 0 || used[l]) return oe_fail(c, "bad output indices");
-        order[nl++] = l;
-        used[l] = true;
-        dims[i] = e.size[l];
+        if (used[e.out[i]]) return oe_fail(c, "bad output indices");
+        used[e.out[i]] = true;
+        order[nl++] = e.out[i];
+        dims[i] = e.size[e.out[i]];
     }
     for (int t = 0; t < e.nops; t++)
-        for (const char *p = e.terms[t]; *p; p++) {
-            int l = letter(*p);
-            if (l >= 0 && !used[l]) {
-                used[l] = true;
-                order[nl++] = l;
+        for (int i = 0; i < e.nterm[t]; i++)
+            if (!used[e.terms[t][i]]) {
+                used[e.terms[t][i]] = true;
+                order[nl++] = e.terms[t][i];
             }
-        }
-    const oe_tensor *x0 = oe_in_tensor(c, 0);
-    if (oe_out(c, 0, x0->dtype, dims, no)) return OE_ERROR;
-    /* strides of each operand per letter (repeated letters add up: a diagonal) */
+    if (oe_out(c, 0, oe_in_tensor(c, 0)->dtype, dims, no)) return OE_ERROR;
+    /* strides of each operand per index (a repeated index adds up: a diagonal; a broadcast 1: 0) */
     int64_t st[EIN_MAX_OPS][EIN_LETTERS] = {{0}};
     for (int t = 0; t < e.nops; t++) {
         const oe_tensor *x = oe_in_tensor(c, (size_t)t);
         int64_t s[OE_MAX_RANK];
         oe_strides(x->dims, x->rank, s);
-        for (int i = 0; i < x->rank; i++) st[t][letter(e.terms[t][i])] += s[i];
+        for (int i = 0; i < x->rank; i++)
+            if (x->dims[i] != 1 || e.size[e.terms[t][i]] == 1) st[t][e.terms[t][i]] += s[i];
     }
-    /* one odometer over every letter, output letters outermost: element t of the walk adds to
+    /* one odometer over every index, output indices outermost: element t of the walk adds to
      * output element t / inner */
     int64_t inner = 1, idx[EIN_LETTERS] = {0}, off[EIN_MAX_OPS] = {0};
     for (int i = no; i < nl; i++) inner *= e.size[order[i]];

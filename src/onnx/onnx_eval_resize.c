@@ -8,7 +8,7 @@
 #include "onnx/onnx_eval_internal.h"
 
 enum { M_NEAREST, M_LINEAR, M_CUBIC };
-enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC, CT_TF_CROP, CT_HALF_PIXEL_SYM };
+enum { CT_HALF_PIXEL, CT_PYTORCH_HALF_PIXEL, CT_ALIGN_CORNERS, CT_ASYMMETRIC, CT_TF_CROP, CT_HALF_PIXEL_SYM, CT_TF_NN };
 enum { N_PREFER_FLOOR, N_PREFER_CEIL, N_FLOOR, N_CEIL };
 
 typedef struct resize_opts {
@@ -24,18 +24,21 @@ typedef struct axis_taps {
     bool *outside;       /* [out]: tf_crop_and_resize sample outside the input */
 } axis_taps;
 
-static double original_coord(const resize_opts *o, double x, int64_t in, int64_t out, double scale, double rs, double re)
+/* Output coordinate x → input coordinate. `len` is the resized length as onnx's reference takes
+ * it: in * scale, unrounded (out itself when sizes were given). */
+static double original_coord(const resize_opts *o, double x, int64_t in, double len, double scale, double rs, double re)
 {
     switch (o->ctm) {
     case CT_HALF_PIXEL: return (x + 0.5) / scale - 0.5;
     case CT_HALF_PIXEL_SYM: {
-        double adj = (double)out / (scale * (double)in), center = (double)in / 2;
+        double adj = len / (scale * (double)in), center = (double)in / 2;
         return center * (1 - adj) + (x + 0.5) / scale - 0.5;
     }
-    case CT_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5) / scale - 0.5 : 0;
-    case CT_ALIGN_CORNERS: return out == 1 ? 0 : x * (double)(in - 1) / (double)(out - 1);
+    case CT_PYTORCH_HALF_PIXEL: return len > 1 ? (x + 0.5) / scale - 0.5 : 0;
+    case CT_ALIGN_CORNERS: return len == 1 ? 0 : x * (double)(in - 1) / (len - 1);
+    case CT_TF_NN: return (x + 0.5) / scale;
     case CT_TF_CROP:
-        return out > 1 ? rs * (double)(in - 1) + x * (re - rs) * (double)(in - 1) / (double)(out - 1)
+        return len > 1 ? rs * (double)(in - 1) + x * (re - rs) * (double)(in - 1) / (len - 1)
                        : 0.5 * (rs + re) * (double)(in - 1);
     default: return x / scale;
     }
@@ -83,7 +86,7 @@ static void taps_for_axis(const resize_opts *o, int64_t in, int64_t out, double 
             w[0] = 1;
             continue;
         }
-        double x = original_coord(o, (double)i, in, out, scale, rs, re);
+        double x = original_coord(o, (double)i, in, (double)in * scale, scale, rs, re);
         if (o->ctm == CT_TF_CROP && (x < 0 || x > (double)(in - 1))) t->outside[i] = true;
         if (o->mode == M_NEAREST) {
             ix[0] = clampi(nearest_index(o, x), in);
@@ -127,7 +130,8 @@ static int resize_opts_read(ectx *c, resize_opts *o, bool upsample)
         const char *t = oe_attr_s(c, "coordinate_transformation_mode", "half_pixel", buf, sizeof buf);
         o->ctm = !strcmp(t, "half_pixel") ? CT_HALF_PIXEL : !strcmp(t, "pytorch_half_pixel") ? CT_PYTORCH_HALF_PIXEL
                : !strcmp(t, "align_corners") ? CT_ALIGN_CORNERS : !strcmp(t, "asymmetric") ? CT_ASYMMETRIC
-               : !strcmp(t, "tf_crop_and_resize") ? CT_TF_CROP : !strcmp(t, "half_pixel_symmetric") ? CT_HALF_PIXEL_SYM : -1;
+               : !strcmp(t, "tf_crop_and_resize") ? CT_TF_CROP : !strcmp(t, "half_pixel_symmetric") ? CT_HALF_PIXEL_SYM
+               : !strcmp(t, "tf_half_pixel_for_nn") ? CT_TF_NN : -1;
         if (o->ctm < 0) return oe_fail(c, "unknown coordinate_transformation_mode '%s'", t);
         const char *nm = oe_attr_s(c, "nearest_mode", "round_prefer_floor", buf, sizeof buf);
         o->nearest = !strcmp(nm, "round_prefer_floor") ? N_PREFER_FLOOR : !strcmp(nm, "round_prefer_ceil") ? N_PREFER_CEIL

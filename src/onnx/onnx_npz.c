@@ -57,7 +57,7 @@ static const char *dict_value(const char *h, const char *key)
 
 typedef struct npy_header {
     int dtype;
-    bool big_endian, fortran;
+    bool big_endian, fortran, complex;
     int rank;
     int64_t dims[OE_MAX_RANK];
 } npy_header;
@@ -84,7 +84,9 @@ static int parse_header(const char *h, const char *what, npy_header *out, diag_s
         out->big_endian = *c == '>';
         c++;
     }
-    out->dtype = dtype_of_descr(c);
+    /* complex arrays read as their real view (..., 2), as torch.onnx represents them */
+    out->complex = !strcmp(c, "c8") || !strcmp(c, "c16");
+    out->dtype = !strcmp(c, "c8") ? 1 : !strcmp(c, "c16") ? 11 : dtype_of_descr(c);
     if (!out->dtype) {
         diag_error(d, (diag_loc){0}, "%s: element type '%s' is not supported (numeric and bool arrays only)", what, code);
         return -1;
@@ -101,6 +103,13 @@ static int parse_header(const char *h, const char *what, npy_header *out, diag_s
         }
         out->dims[out->rank++] = v;
         p = e;
+    }
+    if (out->complex) {
+        if (out->rank >= OE_MAX_RANK) {
+            diag_error(d, (diag_loc){0}, "%s: bad shape in the .npy header (rank at most %d)", what, OE_MAX_RANK - 1);
+            return -1;
+        }
+        out->dims[out->rank++] = 2;
     }
     return 0;
 }
@@ -136,8 +145,13 @@ int npy_decode(const void *data, size_t len, const char *what, oe_tensor *out, d
     int rc = parse_header(h, what, &hd, d);
     free(h);
     if (rc) return -1;
-    int64_t dims[OE_MAX_RANK];
-    for (int i = 0; i < hd.rank; i++) dims[i] = hd.fortran ? hd.dims[hd.rank - 1 - i] : hd.dims[i];
+    /* Fortran order is the C order of the reversed shape (a complex pair stays last) */
+    int64_t dims[OE_MAX_RANK], perm[OE_MAX_RANK];
+    int base = hd.rank - (hd.complex ? 1 : 0);
+    for (int i = 0; i < hd.rank; i++) {
+        dims[i] = hd.fortran && i < base ? hd.dims[base - 1 - i] : hd.dims[i];
+        perm[i] = i < base ? base - 1 - i : i;
+    }
     if (oe_tensor_init(out, hd.dtype, dims, hd.rank)) {
         diag_error(d, (diag_loc){0}, "%s: the array is too large", what);
         return -1;
@@ -151,11 +165,8 @@ int npy_decode(const void *data, size_t len, const char *what, oe_tensor *out, d
     }
     if (bytes) memcpy(out->data, p + off + hl, bytes);
     if (hd.big_endian && es > 1) byteswap(out->data, out->numel, es);
-    if (hd.fortran && hd.rank > 1) {
-        /* the data is the transpose's C order: transpose back */
+    if (hd.fortran && base > 1) {
         oe_tensor t;
-        int64_t perm[OE_MAX_RANK];
-        for (int i = 0; i < hd.rank; i++) perm[i] = hd.rank - 1 - i;
         if (oe_transpose(out, perm, &t)) {
             oe_tensor_free(out);
             return -1;

@@ -1,7 +1,8 @@
 /* onnx_npz.h — numpy's .npy and .npz files to and from evaluator tensors.
  *
  * .npy: format versions 1.0-3.0, little- or big-endian, C or Fortran order, the element types
- * ONNX shares with numpy (no strings, objects or complex). .npz: a zip of NAME.npy members,
+ * ONNX shares with numpy (no strings or objects); complex64/128 arrays read as their real view
+ * (shape + [2], float32/64), which is how torch.onnx represents complex tensors. .npz: a zip of NAME.npy members,
  * stored or deflated; written uncompressed, as numpy.savez does.
  * Ownership: tensors and names returned belong to the caller (oe_tensor_free / free). */
 #ifndef FXSH_ONNX_NPZ_H
