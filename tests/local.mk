@@ -46,6 +46,9 @@ EXTRA_DIST += tests/interrupt.sh
 # The whole tool against the reference corpus (skips without it).
 TESTS += tests/corpus_repl.sh
 EXTRA_DIST += tests/corpus_repl.sh
+# `verify` on every corpus case, its verdicts held against ONNX Runtime's (skips without it).
+TESTS += tests/corpus_verify.sh
+EXTRA_DIST += tests/corpus_verify.sh
 
 # The source tree's layering (DESIGN.md): no folder includes a folder after it in the pipeline.
 TESTS += tests/include_order.sh

@@ -14,7 +14,7 @@ enum { N_PREFER_FLOOR, N_PREFER_CEIL, N_FLOOR, N_CEIL };
 typedef struct resize_opts {
     int mode, ctm, nearest;
     double cubic_a, extrapolation;
-    bool exclude_outside;
+    bool exclude_outside, antialias;
 } resize_opts;
 
 typedef struct axis_taps {
@@ -69,9 +69,53 @@ static int64_t nearest_index(const resize_opts *o, double x)
     }
 }
 
+static double cubic_kernel(double x, double A)
+{
+    x = fabs(x);
+    if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+    if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    return 0;
+}
+
+/* Taps per output coordinate: 1 (nearest), 2 (linear), 4 (cubic); with antialias, when
+ * downsampling, the kernel is stretched by 1/scale as onnx's reference does. */
+static int taps_count(const resize_opts *o, double scale, int *first)
+{
+    double s = scale < 1 ? scale : 1;
+    *first = o->mode == M_LINEAR ? 0 : -1;
+    if (o->mode == M_NEAREST) return 1;
+    if (o->antialias) *first = (int)(floor((o->mode == M_LINEAR ? -1 : -2) / s) + 1);
+    else if (o->mode == M_LINEAR) return 2;
+    return o->antialias ? 2 - 2 * *first : 4;
+}
+
+/* The taps of one output coordinate x (linear / cubic): neighbours base + first ... with
+ * base = floor(x), or x - 1 when x is integral (the ratio is in (0, 1], as in the reference). */
+static void interp_taps(const resize_opts *o, double x, double scale, int64_t in, int nt, int first, int64_t *ix, double *w)
+{
+    double base = floor(x), r = x - base, s = scale < 1 ? scale : 1, sum = 0;
+    if (r == 0 && o->antialias) {
+        base -= 1;
+        r = 1;
+    }
+    if (!o->antialias && o->mode == M_CUBIC) cubic_coeffs(r, o->cubic_a, w);
+    for (int k = 0; k < nt; k++) {
+        int64_t j = (int64_t)base + first + k;
+        double d = (double)(first + k) - r;
+        if (o->antialias) w[k] = o->mode == M_LINEAR ? fmax(0, fmin(1, 1 - fabs(d * s))) : cubic_kernel(d * s, o->cubic_a);
+        else if (o->mode == M_LINEAR) w[k] = k == 0 ? 1 - r : r;
+        if (o->exclude_outside && (j < 0 || j >= in)) w[k] = 0;
+        sum += w[k];
+        ix[k] = clampi(j, in);
+    }
+    if ((o->exclude_outside || o->antialias) && sum != 0)
+        for (int k = 0; k < nt; k++) w[k] /= sum;
+}
+
 static void taps_for_axis(const resize_opts *o, int64_t in, int64_t out, double scale, double rs, double re, axis_taps *t)
 {
-    t->nt = o->mode == M_NEAREST ? 1 : o->mode == M_LINEAR ? 2 : 4;
+    int first;
+    t->nt = taps_count(o, scale, &first);
     bool identity = in == out && scale == 1 && o->ctm != CT_TF_CROP;
     if (identity) t->nt = 1;
     size_t n = oe_cnt(out) * (size_t)t->nt;
@@ -91,27 +135,9 @@ static void taps_for_axis(const resize_opts *o, int64_t in, int64_t out, double 
         if (o->mode == M_NEAREST) {
             ix[0] = clampi(nearest_index(o, x), in);
             w[0] = 1;
-            continue;
+        } else {
+            interp_taps(o, x, scale, in, t->nt, first, ix, w);
         }
-        double f = floor(x), r = x - f;
-        int64_t x0 = (int64_t)f;
-        if (o->mode == M_LINEAR) {
-            ix[0] = clampi(x0, in);
-            ix[1] = clampi(x0 + 1, in);
-            w[0] = 1 - r;
-            w[1] = r;
-            continue;
-        }
-        cubic_coeffs(r, o->cubic_a, w);
-        double sum = 0;
-        for (int k = 0; k < 4; k++) {
-            int64_t j = x0 - 1 + k;
-            if (o->exclude_outside && (j < 0 || j >= in)) w[k] = 0;
-            sum += w[k];
-            ix[k] = clampi(j, in);
-        }
-        if (o->exclude_outside && sum != 0)
-            for (int k = 0; k < 4; k++) w[k] /= sum;
     }
 }
 
@@ -141,7 +167,7 @@ static int resize_opts_read(ectx *c, resize_opts *o, bool upsample)
     o->cubic_a = oe_attr_f(c, "cubic_coeff_a", -0.75);
     o->exclude_outside = oe_attr_i(c, "exclude_outside", 0) != 0;
     o->extrapolation = oe_attr_f(c, "extrapolation_value", 0);
-    if (oe_attr_i(c, "antialias", 0)) return OE_UNSUPPORTED;
+    o->antialias = oe_attr_i(c, "antialias", 0) != 0 && o->mode != M_NEAREST;
     return OE_OK;
 }
 
