@@ -277,6 +277,13 @@ static int k_binary(ectx *c)
     const oe_tensor *a = oe_in_tensor(c, 0), *b = oe_in_tensor(c, 1);
     if (!a || !b) return oe_fail(c, "missing input");
     if (c->arg == B_PRELU && a->dtype == T_BOOL) return oe_fail(c, "wrong input type");
+    if (c->arg == B_PRELU && c->opset < 7 && b->rank == 1 && a->rank > 2 && b->dims[0] == a->dims[1]) {
+        /* PRelu before opset 7: a per-channel slope applies along axis 1 */
+        oe_tensor view = *b;
+        view.rank = a->rank - 1;
+        for (int i = 1; i < view.rank; i++) view.dims[i] = 1;
+        return binary_into(c, c->arg, a, &view, &c->out[0]);
+    }
     return binary_into(c, c->arg, a, b, &c->out[0]);
 }
 

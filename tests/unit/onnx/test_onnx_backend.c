@@ -5,7 +5,8 @@
  * compares each output with the expected one as onnx's backend runner does (same dtype and
  * shape; numpy.testing.assert_allclose with rtol=1e-3, atol=1e-7, NaN equal to NaN), prints
  *   backend node tests: N passed of M supported (K cases in all)
- * and fails when N is below the floor. Skips (77) without the data.
+ * and fails when N is below the floor; then the same for the model groups beside data/node
+ * (pytorch-converted, pytorch-operator, simple). Skips (77) without the data.
  * Environment: FXSH_ONNX_TESTDATA (the data/node folder), FXSH_BACKEND_VERBOSE=1 (every
  * failure's reason), FXSH_BACKEND_FILTER=substring (only matching tests).
  * Usage: test_onnx_backend [substring-filter] */
@@ -25,6 +26,9 @@
 
 #ifndef BACKEND_FLOOR
 #define BACKEND_FLOOR 0
+#endif
+#ifndef BACKEND_MODEL_FLOOR
+#define BACKEND_MODEL_FLOOR 0
 #endif
 
 static const char *default_dirs[] = {"/usr/share/libonnx-testdata/data/node", "/usr/share/onnx/backend/test/data/node", NULL};
@@ -254,6 +258,21 @@ static int by_name(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* Runs every case of one group folder; returns its counts. */
+static stats run_group(const char *dir, const char *filter, bool verbose)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, by_name);
+    stats s = {0};
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        if (!strncmp(nm, "test_", 5) && (!filter || strstr(nm, filter))) run_case(dir, nm, &s, verbose);
+        free(names[i]);
+    }
+    if (n > 0) free(names);
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = getenv("FXSH_ONNX_TESTDATA");
@@ -265,18 +284,24 @@ int main(int argc, char **argv)
     }
     const char *filter = argc > 1 ? argv[1] : getenv("FXSH_BACKEND_FILTER");
     bool verbose = getenv("FXSH_BACKEND_VERBOSE") && *getenv("FXSH_BACKEND_VERBOSE") == '1';
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, by_name);
-    stats s = {0};
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        if (!strncmp(nm, "test_", 5) && (!filter || strstr(nm, filter))) run_case(dir, nm, &s, verbose);
-        free(names[i]);
-    }
-    free(names);
+    stats s = run_group(dir, filter, verbose);
     printf("backend node tests: %d passed of %d supported (%d cases in all)\n", s.passed, s.supported, s.all);
-    if (!filter && s.passed < BACKEND_FLOOR) {
-        printf("below the floor of %d passing cases\n", BACKEND_FLOOR);
+    /* the model groups beside data/node: whole small networks from PyTorch and ONNX */
+    stats m = {0};
+    static const char *const groups[] = {"pytorch-converted", "pytorch-operator", "simple"};
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+        char other[4096];
+        snprintf(other, sizeof other, "%s/../%s", dir, groups[g]);
+        if (stat(other, &st) != 0) continue;
+        stats t = run_group(other, filter, verbose);
+        m.all += t.all;
+        m.supported += t.supported;
+        m.passed += t.passed;
+    }
+    if (m.all) printf("backend model tests (pytorch-converted, pytorch-operator, simple): %d passed of %d supported (%d cases in all)\n",
+                      m.passed, m.supported, m.all);
+    if (!filter && (s.passed < BACKEND_FLOOR || (m.all && m.passed < BACKEND_MODEL_FLOOR))) {
+        printf("below the floor of %d node / %d model cases passing\n", BACKEND_FLOOR, BACKEND_MODEL_FLOOR);
         return 1;
     }
     return 0;
