@@ -22,7 +22,7 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_eval.c src/onnx/onnx_eval.h src/onnx/onnx_eval_internal.h \
 	src/onnx/onnx_eval_math.c src/onnx/onnx_eval_reduce.c src/onnx/onnx_eval_shape.c \
 	src/onnx/onnx_eval_index.c src/onnx/onnx_eval_nn.c src/onnx/onnx_eval_conv.c \
-	src/onnx/onnx_eval_resize.c src/onnx/onnx_eval_control.c src/onnx/onnx_eval_fft.c src/onnx/onnx_eval_misc.c \
+	src/onnx/onnx_eval_resize.c src/onnx/onnx_eval_control.c src/onnx/onnx_eval_fft.c src/onnx/onnx_eval_rnn.c src/onnx/onnx_eval_misc.c \
 	src/onnx/onnx_eval_graph.c src/onnx/onnx_npz.c src/onnx/onnx_npz.h \
 	src/onnx/onnx_values.c src/onnx/onnx_values.h src/onnx/onnx_repr.c src/onnx/onnx_repr.h \
 	src/onnx/onnx_dot.c src/onnx/onnx_dot.h \

@@ -565,7 +565,8 @@ void oe_bit_next(oe_bit *b)
 /* ---- dispatch ---------------------------------------------------------------------------------- */
 
 static const oe_op_def *const op_tables[] = {oe_ops_math,   oe_ops_reduce, oe_ops_shape,   oe_ops_index, oe_ops_nn,
-                                             oe_ops_conv,   oe_ops_resize, oe_ops_control, oe_ops_fft,   oe_ops_misc};
+                                             oe_ops_conv,   oe_ops_resize, oe_ops_control, oe_ops_fft,   oe_ops_rnn,
+                                             oe_ops_misc};
 
 static hashmap op_index;
 static bool op_index_ready;

@@ -56,6 +56,7 @@ extern const oe_op_def oe_ops_nn[];
 extern const oe_op_def oe_ops_conv[];
 extern const oe_op_def oe_ops_resize[];
 extern const oe_op_def oe_ops_fft[];
+extern const oe_op_def oe_ops_rnn[];
 extern const oe_op_def oe_ops_control[];
 extern const oe_op_def oe_ops_misc[];
 
