@@ -1,5 +1,5 @@
 /* onnx_eval_conv.c — sliding-window kernels on N×C×spatial tensors: Conv, ConvTranspose,
- * ConvInteger, MaxPool, AveragePool, LpPool, the Global pools and MaxUnpool. A window is an
+ * ConvInteger, QLinearConv, MaxPool, AveragePool, LpPool, the Global pools and MaxUnpool. A window is an
  * index table (kernel offset × position → flat index), so every kernel is a gather and a GEMM. */
 #include <math.h>
 #include <stdlib.h>
@@ -160,6 +160,30 @@ static int k_conv_integer(ectx *c)
     const oe_tensor *xz = oe_in_tensor(c, 2), *wz = oe_in_tensor(c, 3);
     if ((xz && xz->numel != 1) || (wz && wz->numel != 1)) return OE_UNSUPPORTED;   /* per-channel zero points */
     return conv_run(c, oe_in_tensor(c, 0), oe_in_tensor(c, 1), NULL, xz ? oe_get_f(xz, 0) : 0, wz ? oe_get_f(wz, 0) : 0, T_INT32);
+}
+
+/* QLinearConv: the integer convolution of the shifted inputs (bias included), rescaled by
+ * x_scale * w_scale / y_scale, rounded half to even and saturated to y's type. */
+static int k_qlinear_conv(ectx *c)
+{
+    const oe_tensor *xs = oe_in_tensor(c, 1), *xz = oe_in_tensor(c, 2), *ws = oe_in_tensor(c, 4), *wz = oe_in_tensor(c, 5);
+    const oe_tensor *ys = oe_in_tensor(c, 6), *yz = oe_in_tensor(c, 7);
+    if (!xs || !ws || !ys || xs->numel != 1 || ws->numel != 1 || ys->numel != 1 || (xz && xz->numel != 1) ||
+        (wz && wz->numel != 1))
+        return OE_UNSUPPORTED;   /* per-channel scales or zero points */
+    int rc = conv_run(c, oe_in_tensor(c, 0), oe_in_tensor(c, 3), oe_in_tensor(c, 8), xz ? oe_get_f(xz, 0) : 0,
+                      wz ? oe_get_f(wz, 0) : 0, T_DOUBLE);
+    if (rc) return rc;
+    oe_tensor acc = c->out[0];
+    int odt = yz ? yz->dtype : T_UINT8;
+    double f = oe_get_f(xs, 0) * oe_get_f(ws, 0) / oe_get_f(ys, 0), lo = odt == T_INT8 ? -128 : 0, hi = odt == T_INT8 ? 127 : 255;
+    rc = oe_out(c, 0, odt, acc.dims, acc.rank);
+    for (int64_t i = 0; rc == OE_OK && i < acc.numel; i++) {
+        double v = nearbyint(oe_get_f(&acc, i) * f) + (yz ? oe_get_f(yz, 0) : 0);
+        oe_set_f(&c->out[0], i, v < lo ? lo : v > hi ? hi : v);
+    }
+    oe_tensor_free(&acc);
+    return rc;
 }
 
 /* ConvTranspose's output size and pads from output_shape, auto_pad or the pads. */
@@ -335,7 +359,7 @@ static int k_max_unpool(ectx *c)
 }
 
 const oe_op_def oe_ops_conv[] = {
-    {"Conv", k_conv, 0, false}, {"ConvInteger", k_conv_integer, 0, false},
+    {"Conv", k_conv, 0, false}, {"ConvInteger", k_conv_integer, 0, false}, {"QLinearConv", k_qlinear_conv, 0, false},
     {"ConvTranspose", k_conv_transpose, 0, false}, {"MaxPool", k_pool, P_MAX, false},
     {"AveragePool", k_pool, P_AVG, false}, {"LpPool", k_pool, P_LP, false},
     {"GlobalAveragePool", k_global_pool, P_AVG, false}, {"GlobalMaxPool", k_global_pool, P_MAX, false},

@@ -1,5 +1,7 @@
 /* onnx_eval_index.c — kernels driven by index tensors: Gather, GatherElements, GatherND,
- * ScatterElements (and Scatter), ScatterND, OneHot, Compress, NonZero, Unique, ReverseSequence. */
+ * ScatterElements (and Scatter), ScatterND, OneHot, Compress, NonZero, Unique, ReverseSequence,
+ * NonMaxSuppression. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -380,11 +382,94 @@ static int k_reverse_sequence(ectx *c)
     return OE_OK;
 }
 
+/* ---- NonMaxSuppression --------------------------------------------------------------------------- */
+
+typedef struct nms_box {
+    double y1, x1, y2, x2, area;
+} nms_box;
+
+static nms_box box_at(const oe_tensor *b, int64_t i, bool center)
+{
+    double v[4];
+    for (int k = 0; k < 4; k++) v[k] = oe_get_f(b, i * 4 + k);
+    nms_box r;
+    if (center) {
+        r.x1 = v[0] - v[2] / 2, r.x2 = v[0] + v[2] / 2, r.y1 = v[1] - v[3] / 2, r.y2 = v[1] + v[3] / 2;
+    } else {
+        r.y1 = fmin(v[0], v[2]), r.y2 = fmax(v[0], v[2]), r.x1 = fmin(v[1], v[3]), r.x2 = fmax(v[1], v[3]);
+    }
+    r.area = (r.x2 - r.x1) * (r.y2 - r.y1);
+    return r;
+}
+
+static double iou(const nms_box *a, const nms_box *b)
+{
+    double w = fmin(a->x2, b->x2) - fmax(a->x1, b->x1), h = fmin(a->y2, b->y2) - fmax(a->y1, b->y1);
+    if (w <= 0 || h <= 0 || a->area <= 0 || b->area <= 0) return 0;
+    return w * h / (a->area + b->area - w * h);
+}
+
+typedef struct scored {
+    double s;
+    int64_t i;
+} scored;
+
+static int cmp_scored(const void *pa, const void *pb)
+{
+    const scored *a = pa, *b = pb;
+    if (a->s != b->s) return a->s > b->s ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Greedy selection per batch and class: highest score first, dropping boxes whose IoU with a
+ * kept one exceeds the threshold, at most max_output_boxes_per_class of them. */
+static int k_nms(ectx *c)
+{
+    const oe_tensor *boxes = oe_in_tensor(c, 0), *scores = oe_in_tensor(c, 1), *mx = oe_in_tensor(c, 2);
+    const oe_tensor *it = oe_in_tensor(c, 3), *st = oe_in_tensor(c, 4);
+    if (!boxes || !scores || boxes->rank != 3 || boxes->dims[2] != 4 || scores->rank != 3 ||
+        scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
+        return oe_fail(c, "expects boxes [batches, boxes, 4] and scores [batches, classes, boxes]");
+    int64_t max_out = mx && mx->numel ? oe_get_i(mx, 0) : 0, B = boxes->dims[0], C = scores->dims[1], N = boxes->dims[1];
+    double iou_t = it && it->numel ? oe_get_f(it, 0) : 0, score_t = st && st->numel ? oe_get_f(st, 0) : -INFINITY;
+    bool center = oe_attr_i(c, "center_point_box", 0) != 0;
+    scored *cand = xmalloc(oe_cnt(N) * sizeof *cand);
+    nms_box *kept = xmalloc(oe_cnt(N) * sizeof *kept);
+    int64_t *sel = NULL, nsel = 0, cap = 0;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t k = 0; k < C; k++) {
+            int64_t n = 0, nk = 0;
+            for (int64_t i = 0; i < N; i++) {
+                double s = oe_get_f(scores, (b * C + k) * N + i);
+                if (s >= score_t) cand[n++] = (scored){s, i};
+            }
+            qsort(cand, (size_t)n, sizeof *cand, cmp_scored);
+            for (int64_t j = 0; j < n && nk < max_out; j++) {
+                nms_box bx = box_at(boxes, b * N + cand[j].i, center);
+                bool drop = false;
+                for (int64_t q = 0; q < nk && !drop; q++) drop = iou(&bx, &kept[q]) > iou_t;
+                if (drop) continue;
+                kept[nk++] = bx;
+                if (nsel == cap) sel = xrealloc(sel, (size_t)(cap = cap ? 2 * cap : 16) * 3 * sizeof *sel);
+                sel[nsel * 3] = b, sel[nsel * 3 + 1] = k, sel[nsel * 3 + 2] = cand[j].i;
+                nsel++;
+            }
+        }
+    int64_t dims[2] = {nsel, 3};
+    int rc = oe_out(c, 0, T_INT64, dims, 2);
+    for (int64_t i = 0; rc == OE_OK && i < nsel * 3; i++) oe_set_i(&c->out[0], i, sel[i]);
+    free(cand);
+    free(kept);
+    free(sel);
+    return rc;
+}
+
 const oe_op_def oe_ops_index[] = {
     {"Gather", k_gather, 0, true}, {"GatherElements", k_gather_elements, 0, false},
     {"GatherND", k_gather_nd, 0, false}, {"ScatterElements", k_scatter_elements, 0, false},
     {"Scatter", k_scatter_elements, 0, false}, {"ScatterND", k_scatter_nd, 0, false},
     {"OneHot", k_onehot, 0, false}, {"Compress", k_compress, 0, false}, {"NonZero", k_nonzero, 0, false},
     {"Unique", k_unique, 0, false}, {"ReverseSequence", k_reverse_sequence, 0, false},
+    {"NonMaxSuppression", k_nms, 0, false},
     {NULL, NULL, 0, false},
 };

@@ -1,6 +1,6 @@
 /* onnx_eval_misc.c — kernels outside the other families: quantization (QuantizeLinear,
- * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul) and the losses
- * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss). */
+ * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul), the losses
+ * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) and TfIdfVectorizer (integer pools). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,10 +205,90 @@ static int k_softmax_ce_loss(ectx *c)
     return rc;
 }
 
+/* ---- TfIdfVectorizer ------------------------------------------------------------------------------ */
+
+typedef struct tfidf {
+    int64_t min_n, max_n, max_skip, ncounts, npool, nidx, out_cols;
+    int64_t counts[16], *pool, *idx;
+    double *weights;
+    int mode;                        /* 0 TF, 1 IDF, 2 TFIDF */
+} tfidf;
+
+/* The global index of the n-gram x[start], x[start+step], ... in the pool, or -1. */
+static int64_t ngram_index(const tfidf *t, const oe_tensor *x, int64_t row, int64_t start, int64_t step, int64_t n)
+{
+    if (n - 1 >= t->ncounts) return -1;
+    int64_t begin = t->counts[n - 1], end = n < t->ncounts ? t->counts[n] : t->npool, first_id = 0;
+    for (int64_t k = 1; k < n; k++) first_id += ((k < t->ncounts ? t->counts[k] : t->npool) - t->counts[k - 1]) / k;
+    for (int64_t p = begin, id = first_id; p + n <= end; p += n, id++) {
+        bool same = true;
+        for (int64_t j = 0; j < n && same; j++) same = oe_get_i(x, row + start + j * step) == t->pool[p + j];
+        if (same) return id;
+    }
+    return -1;
+}
+
+static int tfidf_read(ectx *c, tfidf *t)
+{
+    memset(t, 0, sizeof *t);
+    char mode[16];
+    oe_attr_s(c, "mode", "TF", mode, sizeof mode);
+    t->mode = !strcmp(mode, "IDF") ? 1 : !strcmp(mode, "TFIDF") ? 2 : 0;
+    t->min_n = oe_attr_i(c, "min_gram_length", 1);
+    t->max_n = oe_attr_i(c, "max_gram_length", 1);
+    t->max_skip = oe_attr_i(c, "max_skip_count", 0);
+    t->ncounts = oe_attr_ints(c, "ngram_counts", t->counts, 16);
+    Onnx__AttributeProto *pa = oe_attr(c, "pool_int64s"), *ia = oe_attr(c, "ngram_indexes"), *wa = oe_attr(c, "weights");
+    if (!pa || !ia || t->ncounts < 1 || t->min_n < 1 || t->max_n < t->min_n) return OE_UNSUPPORTED;   /* pool_strings */
+    t->pool = pa->ints;
+    t->npool = (int64_t)pa->n_ints;
+    t->idx = ia->ints;
+    t->nidx = (int64_t)ia->n_ints;
+    t->weights = NULL;
+    for (int64_t i = 0; i < t->nidx; i++) t->out_cols = t->idx[i] + 1 > t->out_cols ? t->idx[i] + 1 : t->out_cols;
+    if (wa && wa->n_floats) {
+        t->weights = xmalloc(wa->n_floats * sizeof *t->weights);
+        for (size_t i = 0; i < wa->n_floats; i++) t->weights[i] = wa->floats[i];
+    }
+    return OE_OK;
+}
+
+static int k_tfidf(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0);
+    if (!x || (x->rank != 1 && x->rank != 2) || !oe_is_int(x->dtype)) return OE_UNSUPPORTED;
+    tfidf t;
+    int rc = tfidf_read(c, &t);
+    if (rc) return rc;
+    int64_t rows = x->rank == 2 ? x->dims[0] : 1, len = x->dims[x->rank - 1];
+    int64_t dims[2] = {rows, t.out_cols};
+    rc = x->rank == 2 ? oe_out(c, 0, T_FLOAT, dims, 2) : oe_out(c, 0, T_FLOAT, &t.out_cols, 1);
+    for (int64_t r = 0; rc == OE_OK && r < rows; r++)
+        for (int64_t n = t.min_n; n <= t.max_n; n++)
+            for (int64_t skip = 0; skip <= (n == 1 ? 0 : t.max_skip); skip++)
+                for (int64_t s = 0; s + (n - 1) * (skip + 1) < len; s++) {
+                    int64_t id = ngram_index(&t, x, r * len, s, skip + 1, n);
+                    if (id >= 0 && id < t.nidx) {
+                        int64_t o = r * t.out_cols + t.idx[id];
+                        oe_set_f(&c->out[0], o, oe_get_f(&c->out[0], o) + 1);
+                    }
+                }
+    for (int64_t r = 0; rc == OE_OK && r < rows; r++)
+        for (int64_t id = 0; id < t.nidx; id++) {
+            int64_t o = r * t.out_cols + t.idx[id];
+            double v = oe_get_f(&c->out[0], o), w = t.weights ? t.weights[id] : 1;
+            if (t.mode == 1) v = v > 0 ? w : 0;
+            else if (t.mode == 2) v *= w;
+            oe_set_f(&c->out[0], o, v);
+        }
+    free(t.weights);
+    return rc;
+}
+
 const oe_op_def oe_ops_misc[] = {
     {"QuantizeLinear", k_quantize, 0, false}, {"DequantizeLinear", k_dequantize, 0, false},
     {"DynamicQuantizeLinear", k_dynamic_quantize, 0, false}, {"MatMulInteger", k_matmul_integer, 0, false},
     {"QLinearMatMul", k_qlinear_matmul, 0, false}, {"NegativeLogLikelihoodLoss", k_nll_loss, 0, false},
-    {"SoftmaxCrossEntropyLoss", k_softmax_ce_loss, 0, false},
+    {"SoftmaxCrossEntropyLoss", k_softmax_ce_loss, 0, false}, {"TfIdfVectorizer", k_tfidf, 0, false},
     {NULL, NULL, 0, false},
 };
