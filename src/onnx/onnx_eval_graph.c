@@ -6,6 +6,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/vec.h"
 #include "onnx/onnx_eval_internal.h"
 
@@ -31,7 +32,7 @@ typedef struct oe_run {
     int depth;
     oe_scope *scope;                  /* the scope of the node being evaluated */
     hashmap funcs;                    /* "domain:name" → FunctionProto */
-    arena tmp;                        /* slots, keys, resolved function nodes */
+    arena tmp;                        /* the function table's keys */
 } oe_run;
 
 /* A body to execute: a graph's or a function's nodes with their formal inputs and outputs. */
@@ -55,7 +56,7 @@ static slot *scope_define(oe_run *r, oe_scope *s, const char *name)
 {
     slot *sl = hm_get(&s->vals, name);
     if (!sl) {
-        sl = arena_alloc(&r->tmp, sizeof *sl);
+        sl = xcalloc(1, sizeof *sl);
         hm_put(&s->vals, name, sl);
     }
     return sl;
@@ -79,7 +80,10 @@ static void slot_release(slot *sl)
 static void scope_free(oe_scope *s)
 {
     for (size_t i = 0; i < s->vals.cap; i++)
-        if (s->vals.slots[i].key) slot_release(s->vals.slots[i].value);
+        if (s->vals.slots[i].key) {
+            slot_release(s->vals.slots[i].value);
+            free(s->vals.slots[i].value);
+        }
     hm_free(&s->vals);
 }
 
@@ -147,15 +151,20 @@ static const Onnx__FunctionProto *find_function(oe_run *r, const Onnx__NodeProto
     return hm_get(&r->funcs, key);
 }
 
-/* A function body's node with its @ref attributes replaced by the call's values. */
-static const Onnx__NodeProto *resolve_attrs(oe_run *r, const Onnx__NodeProto *n, const body *b)
+/* A function body's node with its @ref attributes replaced by the call's values: a copy in one
+ * block (*owned, freed by the caller after the node ran), or n itself. */
+static const Onnx__NodeProto *resolve_attrs(const Onnx__NodeProto *n, const body *b, void **owned)
 {
+    *owned = NULL;
     bool refs = false;
     for (size_t i = 0; i < n->n_attribute; i++) refs |= n->attribute[i]->ref_attr_name != NULL;
     if (!refs) return n;
-    Onnx__NodeProto *copy = arena_alloc(&r->tmp, sizeof *copy);
+    char *block = xcalloc(1, sizeof(Onnx__NodeProto) + (n->n_attribute + 1) * (sizeof(Onnx__AttributeProto *) + sizeof(Onnx__AttributeProto)));
+    Onnx__NodeProto *copy = (Onnx__NodeProto *)block;
+    Onnx__AttributeProto **ptrs = (Onnx__AttributeProto **)(block + sizeof *copy);
+    Onnx__AttributeProto *vals = (Onnx__AttributeProto *)(ptrs + n->n_attribute + 1);
     *copy = *n;
-    copy->attribute = arena_alloc(&r->tmp, (n->n_attribute + 1) * sizeof *copy->attribute);
+    copy->attribute = ptrs;
     copy->n_attribute = 0;
     for (size_t i = 0; i < n->n_attribute; i++) {
         Onnx__AttributeProto *a = n->attribute[i];
@@ -165,13 +174,14 @@ static const Onnx__NodeProto *resolve_attrs(oe_run *r, const Onnx__NodeProto *n,
         }
         for (size_t k = 0; k < b->n_call_attrs; k++)
             if (b->call_attrs[k]->name && !strcmp(b->call_attrs[k]->name, a->ref_attr_name)) {
-                Onnx__AttributeProto *v = arena_alloc(&r->tmp, sizeof *v);
+                Onnx__AttributeProto *v = &vals[i];
                 *v = *b->call_attrs[k];
                 v->name = a->name;
                 copy->attribute[copy->n_attribute++] = v;
                 break;
             }
     }
+    *owned = block;
     return copy;
 }
 
@@ -184,7 +194,7 @@ static int call_function(oe_run *r, const Onnx__FunctionProto *f, const Onnx__No
     for (size_t i = 0; i < f->n_opset_import; i++)
         if (default_domain(f->opset_import[i]->domain)) b.opset = f->opset_import[i]->version;
     /* the call's attributes, then the function's defaults for those not given */
-    const Onnx__AttributeProto **attrs = arena_alloc(&r->tmp, (n->n_attribute + f->n_attribute_proto + 1) * sizeof *attrs);
+    const Onnx__AttributeProto **attrs = xcalloc(n->n_attribute + f->n_attribute_proto + 1, sizeof *attrs);
     size_t na = 0;
     for (size_t i = 0; i < n->n_attribute; i++) attrs[na++] = n->attribute[i];
     for (size_t i = 0; i < f->n_attribute_proto; i++)
@@ -202,6 +212,7 @@ static int call_function(oe_run *r, const Onnx__FunctionProto *f, const Onnx__No
     }
     free(args);
     free(res);
+    free(attrs);
     return rc;
 }
 
@@ -235,7 +246,8 @@ static int eval_one(oe_run *r, const Onnx__NodeProto *n, int64_t opset, oe_tenso
 
 static int exec_node(oe_run *r, oe_scope *s, const Onnx__NodeProto *n0, const body *b)
 {
-    const Onnx__NodeProto *n = b->call_attrs ? resolve_attrs(r, n0, b) : n0;
+    void *owned = NULL;
+    const Onnx__NodeProto *n = b->call_attrs ? resolve_attrs(n0, b, &owned) : n0;
     size_t nin = n->n_input, nout = n->n_output;
     oe_tensor **in = xcalloc(nin + 1, sizeof *in), *out = xcalloc(nout + 1, sizeof *out);
     int rc = OE_OK;
@@ -266,6 +278,7 @@ static int exec_node(oe_run *r, oe_scope *s, const Onnx__NodeProto *n0, const bo
     }
     free(in);
     free(out);
+    free(owned);
     return rc;
 }
 
@@ -307,6 +320,11 @@ static int run_body(oe_run *r, const body *b, oe_scope *parent, const oe_tensor 
     for (size_t i = 0; i < refs.len; i++) refs.items[i]->uses++;
     int rc = OE_OK;
     for (size_t i = 0; i < b->n_nodes && rc == OE_OK; i++) {
+        if (interrupt_pending()) {   /* Ctrl-C: the REPL reports "interrupted" */
+            diag_error(r->d, (diag_loc){0}, "interrupted");
+            rc = OE_ERROR;
+            break;
+        }
         rc = exec_node(r, &s, b->nodes[i], b);
         for (size_t k = start[i]; k < start[i + 1]; k++) {
             slot *sl = refs.items[k];
@@ -333,13 +351,14 @@ static int run_body(oe_run *r, const body *b, oe_scope *parent, const oe_tensor 
     return rc;
 }
 
-static void graph_body(oe_run *r, const Onnx__GraphProto *g, int64_t opset, body *b)
+/* A graph as a body; its name arrays are malloc'd (body_free releases them). */
+static void graph_body(const Onnx__GraphProto *g, int64_t opset, body *b)
 {
     memset(b, 0, sizeof *b);
     b->nodes = g->node;
     b->n_nodes = g->n_node;
-    b->inputs = arena_alloc(&r->tmp, (g->n_input + 1) * sizeof *b->inputs);
-    b->outputs = arena_alloc(&r->tmp, (g->n_output + 1) * sizeof *b->outputs);
+    b->inputs = xcalloc(g->n_input + 1, sizeof *b->inputs);
+    b->outputs = xcalloc(g->n_output + 1, sizeof *b->outputs);
     for (size_t i = 0; i < g->n_input; i++) b->inputs[i] = g->input[i]->name;
     for (size_t i = 0; i < g->n_output; i++) b->outputs[i] = g->output[i]->name;
     b->n_inputs = g->n_input;
@@ -347,6 +366,12 @@ static void graph_body(oe_run *r, const Onnx__GraphProto *g, int64_t opset, body
     b->inits = g->initializer;
     b->n_inits = g->n_initializer;
     b->opset = opset;
+}
+
+static void body_free(body *b)
+{
+    free(b->inputs);
+    free(b->outputs);
 }
 
 const Onnx__GraphProto *oe_attr_graph(const ectx *c, const char *name)
@@ -361,10 +386,11 @@ int oe_run_subgraph(ectx *c, const Onnx__GraphProto *g, const oe_tensor *const *
     if (!r) return OE_UNSUPPORTED;
     if (nin != g->n_input) return oe_fail(c, "the subgraph takes %zu inputs, not %zu", g->n_input, nin);
     body b;
-    graph_body(r, g, c->opset, &b);
+    graph_body(g, c->opset, &b);
     oe_scope *saved = r->scope;
     int rc = run_body(r, &b, saved, in, nin, out);
     r->scope = saved;
+    body_free(&b);
     return rc;
 }
 
@@ -422,8 +448,9 @@ int oe_eval_model(const ox_model *m, const oe_named *inputs, size_t nin, oe_tens
     }
     if (rc == OE_OK) {
         body b;
-        graph_body(&r, g, ox_model_opset(m, ""), &b);
+        graph_body(g, ox_model_opset(m, ""), &b);
         rc = run_body(&r, &b, NULL, args, g->n_input, outputs);
+        body_free(&b);
     }
     free(args);
     hm_free(&given);

@@ -277,7 +277,8 @@ int npz_decode(const void *data, size_t len, const char *what, npz_entry **out, 
     return 0;
 }
 
-/* Builds the archive in memory (libzip), then writes it through the atomic-file helper. */
+/* Builds the archive in memory (libzip), then writes it through the safe-writing helper
+ * (temporary file, fsync, rename; a symbolic link's target is written). */
 int npz_write(const char *path, const char *const *names, const oe_tensor *const *values, size_t n, diag_sink *d)
 {
     zip_error_t err;
@@ -331,11 +332,10 @@ int npz_write(const char *path, const char *const *names, const oe_tensor *const
         free(bytes);
         return -1;
     }
-    bool ok = fwrite(bytes, 1, (size_t)got, af.f) == (size_t)got;
+    bool ok = file_write(&af, bytes, (size_t)got, d);
     free(bytes);
     if (!ok) {
         file_abort(&af);
-        diag_error(d, (diag_loc){0}, "%s: write failed", path);
         return -1;
     }
     return file_commit(&af, d) ? 0 : -1;
