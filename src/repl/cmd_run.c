@@ -141,7 +141,8 @@ static void dims_text(const oe_tensor *t, strbuf *sb)
 }
 
 /* Checks a given value against the input's declared type (JSON numbers are cast to it). */
-static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, const oe_value *given, oe_tensor *out)
+static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, const oe_value *given, const char *file,
+                       oe_tensor *out)
 {
     const Onnx__TypeProto *tp = vi->type;
     const Onnx__TypeProto__Tensor *tt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type : NULL;
@@ -149,7 +150,7 @@ static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *
     if (!tt || given->value.kind != OE_KIND_TENSOR) return 0;
     if (tt->elem_type && tt->elem_type != out->dtype) {
         if (!given->untyped) {
-            session_error(s, "%s: input %s: the file holds %s values, the model takes %s", cmd, vi->name,
+            session_error(s, "%s: input %s: %s holds %s values, the model takes %s", cmd, vi->name, file,
                           oe_numpy_dtype_name(out->dtype), oe_numpy_dtype_name(tt->elem_type));
             return -1;
         }
@@ -176,7 +177,7 @@ static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *
             else sb_puts(&sb, d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? d->dim_param : "?");
         }
         sb_putc(&sb, ']');
-        session_error(s, "%s: input %s: shape %s", cmd, vi->name, sb.s);
+        session_error(s, "%s: input %s: %s holds shape %s", cmd, vi->name, file, sb.s);
         sb_free(&sb);
         return -1;
     }
@@ -211,7 +212,7 @@ static int make_inputs(session *s, const char *cmd, const ox_model *m, const oe_
     int rc = 0;
     for (size_t i = 0; i < in->n && rc == 0; i++) {
         const oe_value *g = file ? oe_values_pick(file, OE_ROLE_INPUT, vis[i]->name, i, names, in->n) : NULL;
-        if (g) rc = check_given(s, cmd, vis[i], g, &in->values[i]);
+        if (g) rc = check_given(s, cmd, vis[i], g, file_name ? file_name : "the file", &in->values[i]);
         else if (file && file_name) {
             session_error(s, "%s: %s has no value for the input %s", cmd, file_name, vis[i]->name);
             rc = -1;
@@ -335,7 +336,11 @@ static int save_outputs(session *s, const stage_run *r, const char *path)
         diag_sink d;
         diag_init(&d);
         rc = npz_write(path, names, vals, r->nout, &d);
-        for (size_t i = 0; i < d.len; i++) session_error(s, "run: --save: %s", d.items[i].message);
+        for (size_t i = 0; i < d.len; i++) {
+            const diagnostic *dg = &d.items[i];
+            if (dg->file && !strstr(dg->message, path)) session_error(s, "run: --save: %s: %s", dg->file, dg->message);
+            else session_error(s, "run: --save: %s", dg->message);
+        }
         diag_free(&d);
     }
     free(names);

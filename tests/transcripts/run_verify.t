@@ -82,10 +82,10 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'run --inputs tests/fixtur
 -c:2: error: run: tests/fixtures/eval/no_such_file.npz: cannot open: No such file or directory
 ? 1
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'run --inputs tests/fixtures/eval/ops.inputs.json'
--c:2: error: run: input x: shape [2, 3], the model takes [4, 3]
+-c:2: error: run: input x: tests/fixtures/eval/ops.inputs.json holds shape [2, 3], the model takes [4, 3]
 ? 1
 $ fxsh -c 'load tests/fixtures/eval/ops.txt' -c 'run --inputs tests/fixtures/eval/mlp_cond.io.json'
--c:2: error: run: input x: shape [4, 3], the model takes [2, 3]
+-c:2: error: run: input x: tests/fixtures/eval/mlp_cond.io.json holds shape [4, 3], the model takes [2, 3]
 ? 1
 $ fxsh -c 'load examples/data/symbolic_op.pt2' -c 'export verbose=False' -c 'run'
 -c:3: error: run: node node__symbolic (custom_domain.CustomOp) is not supported by the evaluator
