@@ -593,9 +593,21 @@ bool oe_op_supported(const char *op_type)
     return d && d->fold;
 }
 
+const oe_op_def *oe_find_op_in(const char *domain, const char *op_type)
+{
+    if (default_domain(domain)) return oe_find_op(op_type);
+    size_t dl = strlen(domain), ol = op_type ? strlen(op_type) : 0;
+    if (!op_type || dl + ol + 2 > 256) return NULL;
+    char key[256];
+    memcpy(key, domain, dl);
+    key[dl] = '.';
+    memcpy(key + dl + 1, op_type, ol + 1);
+    return oe_find_op(key);
+}
+
 bool oe_op_evaluable(const char *domain, const char *op_type)
 {
-    return default_domain(domain) && oe_find_op(op_type) != NULL;
+    return oe_find_op_in(domain, op_type) != NULL;
 }
 
 void oe_each_op(void (*fn)(const char *op_type, void *ctx), void *ctx)

@@ -218,7 +218,7 @@ static int call_function(oe_run *r, const Onnx__FunctionProto *f, const Onnx__No
 
 static int eval_one(oe_run *r, const Onnx__NodeProto *n, int64_t opset, oe_tensor *const *in, size_t nin, oe_tensor *out)
 {
-    const oe_op_def *def = default_domain(n->domain) ? oe_find_op(n->op_type) : NULL;
+    const oe_op_def *def = oe_find_op_in(n->domain, n->op_type);
     if (!def) {
         const Onnx__FunctionProto *f = find_function(r, n);
         if (f) return call_function(r, f, n, in, nin, out);

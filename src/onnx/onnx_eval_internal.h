@@ -177,7 +177,9 @@ void oe_gemm_acc(const double *a, const double *b, double *c, int64_t m, int64_t
 int oe_matmul_doubles(ectx *c, const oe_tensor *a, const oe_tensor *b, double az, double bz, double **out, int64_t *dims,
                       int *rank);
 
-/* Kernel lookup by op type (default domain). */
+/* Kernel lookup by op type (default domain); other domains' ops are registered as
+ * "domain.Op" (ai.onnx.preview.training.Adam) and found with oe_find_op_in. */
 const oe_op_def *oe_find_op(const char *op_type);
+const oe_op_def *oe_find_op_in(const char *domain, const char *op_type);
 
 #endif

@@ -1,6 +1,7 @@
 /* onnx_eval_misc.c — kernels outside the other families: quantization (QuantizeLinear,
  * DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul), the losses
- * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) and TfIdfVectorizer (integer pools). */
+ * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), TfIdfVectorizer (integer pools) and the
+ * training optimizers of ai.onnx.preview.training (Adagrad, Momentum, Adam). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,7 +286,59 @@ static int k_tfidf(ectx *c)
     return rc;
 }
 
+/* ---- training optimizers (ai.onnx.preview.training) --------------------------------------------- */
+
+enum { OPT_ADAGRAD, OPT_MOMENTUM, OPT_ADAM };
+
+/* Inputs R, T, then n of each of X, G and the 1 (Adagrad, Momentum) or 2 (Adam) states; outputs
+ * the new X, then the new states, as onnx's reference computes them. */
+static int k_optimizer(ectx *c)
+{
+    int states = c->arg == OPT_ADAM ? 2 : 1;
+    size_t n = c->nin >= 2 ? (c->nin - 2) / (size_t)(2 + states) : 0;
+    const oe_tensor *R = oe_in_tensor(c, 0), *T = oe_in_tensor(c, 1);
+    if (!n || (c->nin - 2) % (size_t)(2 + states) || !R || !T || R->numel != 1 || T->numel != 1 || c->nout != n * (size_t)(1 + states))
+        return oe_fail(c, "expects R, T and matching groups of tensors");
+    double r = oe_get_f(R, 0), t = (double)oe_get_i(T, 0), norm = oe_attr_f(c, "norm_coefficient", 0);
+    double alpha = oe_attr_f(c, "alpha", c->arg == OPT_ADAM ? 0.9 : 0), beta = oe_attr_f(c, "beta", c->arg == OPT_ADAM ? 0.999 : 0);
+    double eps = oe_attr_f(c, "epsilon", 0.0), decay = oe_attr_f(c, "decay_factor", 0), post = oe_attr_f(c, "norm_coefficient_post", 0);
+    char mode[16];
+    bool nesterov = !strcmp(oe_attr_s(c, "mode", "standard", mode, sizeof mode), "nesterov");
+    if (c->arg == OPT_ADAGRAD) r /= 1 + t * decay;
+    if (c->arg == OPT_ADAM && t > 0) r = r * sqrt(1 - pow(beta, t)) / (1 - pow(alpha, t));
+    for (size_t k = 0; k < n; k++) {
+        const oe_tensor *x = oe_in_tensor(c, 2 + k), *g = oe_in_tensor(c, 2 + n + k), *v = oe_in_tensor(c, 2 + 2 * n + k);
+        const oe_tensor *h = states == 2 ? oe_in_tensor(c, 2 + 3 * n + k) : NULL;
+        if (!x || !g || !v || g->numel != x->numel || v->numel != x->numel || (states == 2 && (!h || h->numel != x->numel)))
+            return oe_fail(c, "tensor group %zu differs in size", k);
+        if (oe_out(c, k, x->dtype, x->dims, x->rank) || oe_out(c, n + k, v->dtype, v->dims, v->rank) ||
+            (states == 2 && oe_out(c, 2 * n + k, h->dtype, h->dims, h->rank)))
+            return OE_ERROR;
+        for (int64_t i = 0; i < x->numel; i++) {
+            double xv = oe_get_f(x, i), gr = norm * xv + oe_get_f(g, i), vv = oe_get_f(v, i), nx, nv, nh = 0;
+            if (c->arg == OPT_ADAGRAD) {
+                nv = vv + gr * gr;
+                nx = xv - r * gr / (sqrt(nv) + eps);
+            } else if (c->arg == OPT_MOMENTUM) {
+                nv = alpha * vv + (t > 0 ? beta : 1) * gr;
+                nx = nesterov ? xv - r * (gr + alpha * nv) : xv - r * nv;
+            } else {
+                nv = alpha * vv + (1 - alpha) * gr;
+                nh = beta * oe_get_f(h, i) + (1 - beta) * gr * gr;
+                nx = (1 - post) * (xv - r * nv / (sqrt(nh) + eps));
+            }
+            oe_set_f(&c->out[k], i, nx);
+            oe_set_f(&c->out[n + k], i, nv);
+            if (states == 2) oe_set_f(&c->out[2 * n + k], i, nh);
+        }
+    }
+    return OE_OK;
+}
+
 const oe_op_def oe_ops_misc[] = {
+    {"ai.onnx.preview.training.Adagrad", k_optimizer, OPT_ADAGRAD, false},
+    {"ai.onnx.preview.training.Momentum", k_optimizer, OPT_MOMENTUM, false},
+    {"ai.onnx.preview.training.Adam", k_optimizer, OPT_ADAM, false},
     {"QuantizeLinear", k_quantize, 0, false}, {"DequantizeLinear", k_dequantize, 0, false},
     {"DynamicQuantizeLinear", k_dynamic_quantize, 0, false}, {"MatMulInteger", k_matmul_integer, 0, false},
     {"QLinearMatMul", k_qlinear_matmul, 0, false}, {"NegativeLogLikelihoodLoss", k_nll_loss, 0, false},
