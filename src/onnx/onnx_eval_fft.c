@@ -1,6 +1,6 @@
-/* onnx_eval_fft.c — spectral kernels: DFT (opsets 17 and 20), STFT, and the window functions
- * (Hann, Hamming, Blackman). Transforms are O(n log n): radix-2 for powers of two, Bluestein's
- * chirp-z for other lengths; complex values are [..., 2] real tensors as in ONNX. */
+/* onnx_eval_fft.c — spectral kernels: DFT (opsets 17 and 20), STFT, the window functions (Hann,
+ * Hamming, Blackman) and MelWeightMatrix. Transforms are O(n log n): radix-2 for powers of two,
+ * Bluestein's chirp-z for other lengths; complex values are [..., 2] real tensors as in ONNX. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +172,40 @@ static int k_window(ectx *c)
     return OE_OK;
 }
 
+/* MelWeightMatrix: triangular filters between mel-spaced edges, as onnx's reference builds them. */
+static int k_mel_weight_matrix(ectx *c)
+{
+    const oe_tensor *t[5];
+    for (size_t i = 0; i < 5; i++)
+        if (!(t[i] = oe_in_tensor(c, i)) || t[i]->numel != 1) return oe_fail(c, "expects five scalars");
+    int64_t mels = oe_get_i(t[0], 0), dft = oe_get_i(t[1], 0), rate = oe_get_i(t[2], 0);
+    double lo = oe_get_f(t[3], 0), hi = oe_get_f(t[4], 0);
+    if (mels <= 0 || dft <= 0 || rate <= 0) return oe_fail(c, "num_mel_bins, dft_length and sample_rate must be positive");
+    int64_t bins = dft / 2 + 1, dims[2] = {bins, mels};
+    if (oe_out(c, 0, (int)oe_attr_i(c, "output_datatype", T_FLOAT), dims, 2)) return OE_ERROR;
+    double lo_mel = 2595 * log10(1 + lo / 700), hi_mel = 2595 * log10(1 + hi / 700), step = (hi_mel - lo_mel) / (double)(mels + 2);
+    int64_t *edge = xmalloc((size_t)(mels + 2) * sizeof *edge);
+    for (int64_t k = 0; k < mels + 2; k++) {
+        double hz = 700 * (pow(10, ((double)k * step + lo_mel) / 2595) - 1);
+        edge[k] = (int64_t)floor((double)(dft + 1) * hz / (double)rate);
+    }
+    for (int64_t i = 0; i < mels; i++) {
+        int64_t l = edge[i], m = edge[i + 1], r = edge[i + 2];
+        if (m == l) {
+            if (m >= 0 && m < bins) oe_set_f(&c->out[0], m * mels + i, 1);
+        } else {
+            for (int64_t j = l; j <= m; j++)
+                if (j >= 0 && j < bins) oe_set_f(&c->out[0], j * mels + i, (double)(j - l) / (double)(m - l));
+        }
+        for (int64_t j = m; r > m && j < r; j++)
+            if (j >= 0 && j < bins) oe_set_f(&c->out[0], j * mels + i, (double)(r - j) / (double)(r - m));
+    }
+    free(edge);
+    return OE_OK;
+}
+
 const oe_op_def oe_ops_fft[] = {
+    {"MelWeightMatrix", k_mel_weight_matrix, 0, false},
     {"DFT", k_dft, 0, false}, {"STFT", k_stft, 0, false}, {"HannWindow", k_window, W_HANN, false},
     {"HammingWindow", k_window, W_HAMMING, false}, {"BlackmanWindow", k_window, W_BLACKMAN, false},
     {NULL, NULL, 0, false},
