@@ -1,6 +1,7 @@
 /* onnx_eval_resize.c — interpolation kernels: Resize (nearest / linear / cubic, every coordinate
- * transformation mode), Upsample, and GridSample. Resize is separable: each axis gets a list of
- * (index, weight) taps per output coordinate, and an output element sums their products. */
+ * transformation mode, antialias), Upsample, GridSample and RoiAlign. Resize is separable: each
+ * axis gets a list of (index, weight) taps per output coordinate, and an output element sums
+ * their products. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,7 +389,66 @@ static int k_grid_sample(ectx *c)
     return OE_OK;
 }
 
+/* ---- RoiAlign ------------------------------------------------------------------------------------ */
+
+/* One bilinear sample at (y, x) of a plane, as ONNX Runtime's RoiAlign takes it: 0 outside
+ * [-1, size], clamped to the last row/column; `max` keeps the largest weighted corner. */
+static double roi_sample(const oe_tensor *x, int64_t plane, int64_t H, int64_t W, double y, double xx, bool max)
+{
+    if (y < -1.0 || y > (double)H || xx < -1.0 || xx > (double)W) return 0;
+    y = y < 0 ? 0 : y;
+    xx = xx < 0 ? 0 : xx;
+    int64_t y0 = (int64_t)y, x0 = (int64_t)xx, y1, x1;
+    if (y0 >= H - 1) y0 = y1 = H - 1, y = (double)y0;
+    else y1 = y0 + 1;
+    if (x0 >= W - 1) x0 = x1 = W - 1, xx = (double)x0;
+    else x1 = x0 + 1;
+    double ly = y - (double)y0, lx = xx - (double)x0, hy = 1 - ly, hx = 1 - lx;
+    double v[4] = {hy * hx * oe_get_f(x, plane + y0 * W + x0), hy * lx * oe_get_f(x, plane + y0 * W + x1),
+                   ly * hx * oe_get_f(x, plane + y1 * W + x0), ly * lx * oe_get_f(x, plane + y1 * W + x1)};
+    return max ? fmax(fmax(v[0], v[1]), fmax(v[2], v[3])) : v[0] + v[1] + v[2] + v[3];
+}
+
+static int k_roi_align(ectx *c)
+{
+    const oe_tensor *x = oe_in_tensor(c, 0), *rois = oe_in_tensor(c, 1), *bi = oe_in_tensor(c, 2);
+    if (!x || !rois || !bi || x->rank != 4 || rois->rank != 2 || rois->dims[1] != 4 || bi->numel != rois->dims[0])
+        return oe_fail(c, "expects X [N, C, H, W], rois [R, 4] and batch_indices [R]");
+    char buf[24];
+    bool max = !strcmp(oe_attr_s(c, "mode", "avg", buf, sizeof buf), "max");
+    bool half = c->opset >= 16 && strcmp(oe_attr_s(c, "coordinate_transformation_mode", "half_pixel", buf, sizeof buf), "output_half_pixel");
+    int64_t ph = oe_attr_i(c, "output_height", 1), pw = oe_attr_i(c, "output_width", 1), ratio = oe_attr_i(c, "sampling_ratio", 0);
+    double scale = oe_attr_f(c, "spatial_scale", 1.0), off = half ? 0.5 : 0;
+    int64_t R = rois->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], dims[4] = {R, C, ph, pw};
+    if (ph <= 0 || pw <= 0 || oe_out(c, 0, x->dtype, dims, 4)) return oe_fail(c, "bad output size");
+    for (int64_t r = 0; r < R; r++) {
+        int64_t b = oe_get_i(bi, r);
+        if (b < 0 || b >= x->dims[0]) return oe_fail(c, "batch index %lld is out of range", (long long)b);
+        double sw = oe_get_f(rois, r * 4) * scale - off, sh = oe_get_f(rois, r * 4 + 1) * scale - off;
+        double rw = oe_get_f(rois, r * 4 + 2) * scale - off - sw, rh = oe_get_f(rois, r * 4 + 3) * scale - off - sh;
+        if (!half) rw = fmax(rw, 1), rh = fmax(rh, 1);
+        double bh = rh / (double)ph, bw = rw / (double)pw;
+        int64_t gh = ratio > 0 ? ratio : (int64_t)ceil(rh / (double)ph), gw = ratio > 0 ? ratio : (int64_t)ceil(rw / (double)pw);
+        double count = (double)(gh * gw > 0 ? gh * gw : 1);
+        for (int64_t ch = 0; ch < C; ch++)
+            for (int64_t i = 0; i < ph; i++)
+                for (int64_t j = 0; j < pw; j++) {
+                    double acc = 0;
+                    for (int64_t iy = 0; iy < gh; iy++)
+                        for (int64_t ix = 0; ix < gw; ix++) {
+                            double y = sh + (double)i * bh + ((double)iy + 0.5) * bh / (double)gh;
+                            double xx = sw + (double)j * bw + ((double)ix + 0.5) * bw / (double)gw;
+                            double v = roi_sample(x, (b * C + ch) * H * W, H, W, y, xx, max);
+                            acc = max ? (iy == 0 && ix == 0 ? v : fmax(acc, v)) : acc + v;
+                        }
+                    oe_set_f(&c->out[0], ((r * C + ch) * ph + i) * pw + j, max ? acc : acc / count);
+                }
+    }
+    return OE_OK;
+}
+
 const oe_op_def oe_ops_resize[] = {
+    {"RoiAlign", k_roi_align, 0, false},
     {"Resize", k_resize, 0, false}, {"Upsample", k_resize, 1, false}, {"GridSample", k_grid_sample, 0, false},
     {NULL, NULL, 0, false},
 };

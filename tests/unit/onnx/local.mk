@@ -11,4 +11,4 @@ tests_unit_onnx_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs
 tests_unit_onnx_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
 tests_unit_onnx_test_onnx_parse_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) \
 	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/onnxtext"'
-tests_unit_onnx_test_onnx_backend_CPPFLAGS = $(AM_CPPFLAGS) -DBACKEND_FLOOR=904 -DBACKEND_MODEL_FLOOR=132
+tests_unit_onnx_test_onnx_backend_CPPFLAGS = $(AM_CPPFLAGS) -DBACKEND_FLOOR=906 -DBACKEND_MODEL_FLOOR=132
