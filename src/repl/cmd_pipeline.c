@@ -350,23 +350,30 @@ static int run_capture(session *s, const stage *from, const export_settings *cfg
 }
 
 /* The translate stage, with the session's op registry and export options. Returns 0 or 1. */
-static int run_translate(session *s, const stage *from, const export_settings *cfg)
+/* A decomposed program translated with the settings, the I/O settings applied; NULL on error. */
+static ox_model *translate_with(session *s, const fx_program *p, const export_settings *cfg)
 {
     if (!ensure_ops(s))
-        return 1;
+        return NULL;
     translate_options to_opts;
     translate_options_init(&to_opts);
     to_opts.opset = cfg->opset_version;
     to_opts.registry = s->ops;
     to_opts.export_params = cfg->export_params;
     to_opts.keep_initializers_as_inputs = cfg->keep_initializers_as_inputs;
-    ox_model *m = translate_program(from->fx, &to_opts, &s->diag);
+    ox_model *m = translate_program(p, &to_opts, &s->diag);
+    if (m && !apply_io_settings(s, m, cfg)) {
+        ox_model_free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+static int run_translate(session *s, const stage *from, const export_settings *cfg)
+{
+    ox_model *m = translate_with(s, from->fx, cfg);
     if (!m)
         return 1;
-    if (!apply_io_settings(s, m, cfg)) {
-        ox_model_free(m);
-        return 1;
-    }
     session_set_onnx(s, STAGE_ONNX_INDEX, m, "translate");
     return 0;
 }
@@ -482,20 +489,7 @@ ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *own
         if (!dec) return NULL;
         src = dec;
     }
-    ox_model *m = NULL;
-    if (ensure_ops(s)) {
-        translate_options to_opts;
-        translate_options_init(&to_opts);
-        to_opts.opset = s->settings.opset_version;
-        to_opts.registry = s->ops;
-        to_opts.export_params = s->settings.export_params;
-        to_opts.keep_initializers_as_inputs = s->settings.keep_initializers_as_inputs;
-        m = translate_program(src, &to_opts, &s->diag);
-        if (m && !apply_io_settings(s, m, &s->settings)) {
-            ox_model_free(m);
-            m = NULL;
-        }
-    }
+    ox_model *m = translate_with(s, src, &s->settings);
     if (dec) fx_program_free(dec);
     *owned = m != NULL;
     return m;
