@@ -5,4 +5,6 @@ libfxsh_a_SOURCES += \
 	src/base/vec.h \
 	src/base/hashmap.c src/base/hashmap.h \
 	src/base/diag.c src/base/diag.h \
-	src/base/file.c src/base/file.h
+	src/base/file.c src/base/file.h \
+	src/base/shape.c src/base/shape.h \
+	src/base/limits.c src/base/limits.h
