@@ -366,7 +366,38 @@ ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
             return NULL;
         }
     }
+    if (ox_check_tensors(m, name, false, d)) {
+        ox_model_free(m);
+        return NULL;
+    }
     return m;
+}
+
+typedef struct check_ctx {
+    const char *name;
+    diag_sink *d;
+    bool elided_ok;
+} check_ctx;
+
+static int check_tensor(Onnx__TensorProto *t, void *vctx)
+{
+    check_ctx *c = vctx;
+    if (c->elided_ok && t->has_raw_data && t->raw_data.len == 0) return 0;
+    char why[200];
+    const char *bad = ox_tensor_problem(t, why, sizeof why);
+    if (!bad) return 0;
+    diagnostic *dg = diag_error(c->d, (diag_loc){c->name, 0, 0}, "tensor '%s': %s", t->name ? t->name : "", bad);
+    diag_set_hint(dg, "a tensor holds exactly one value per element of its shape (is the file truncated?)");
+    return -1;
+}
+
+int ox_check_tensors(ox_model *m, const char *name, bool elided_ok, diag_sink *d)
+{
+    check_ctx c = {name, d, elided_ok};
+    int r = visit_tensors(m, false, check_tensor, &c);
+    if (r == -2)
+        diag_error(d, (diag_loc){name, 0, 0}, "subgraphs are nested more than %d deep", OX_MAX_GRAPH_DEPTH);
+    return r ? -1 : 0;
 }
 
 ox_model *ox_load_file(const char *path, diag_sink *d)
