@@ -191,7 +191,7 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
 done:
     hm_free(&all);
     vec_free(&lines);
-    if (c.failed) {
+    if (c.failed || !fx_program_check_shapes(p, d)) {
         fx_program_free(p);
         return NULL;
     }

@@ -812,6 +812,7 @@ static fx_program *decode_program(const char *text, size_t len, const char *name
     decode_graph(c, c->p->root, json_get(gm, "graph"), false);
     if (!c->failed) decode_signature(c, json_get(gm, "signature"));
     if (!c->failed) decode_ranges(c, json_get(root, "range_constraints"));
+    if (!c->failed && !fx_program_check_shapes(c->p, d)) c->failed = true;
     if (c->failed) {
         fx_program_free(c->p);
         c->p = NULL;

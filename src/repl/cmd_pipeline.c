@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/shape.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "fx/fx.h"
@@ -128,6 +129,13 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         for (char *save2 = NULL, *dim = strtok_r(lb + 1, ",", &save2); dim; dim = strtok_r(NULL, ",", &save2)) {
             dims = xrealloc(dims, (rank + 1) * sizeof *dims);
             dims[rank++] = dim;
+        }
+        char why[128];
+        if (shape_text_problem(dims, rank, fx_dtype_get(decl.dtype)->elem_size, why, sizeof why)) {
+            diagnostic *dg = diag_error(diag, (diag_loc){0}, "inputs: %s: %s", s, why);
+            diag_set_hint(dg, "a size is a non-negative integer below 2^63, or a symbol for a dynamic one (x=f32[batch,3])");
+            free(dims);
+            return false;
         }
         decl.dims = dims;
         decl.rank = rank;
