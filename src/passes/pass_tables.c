@@ -189,7 +189,7 @@ bool pass_table_load_default(pass_table *t, const char *subdir, const char *list
             }
         }
         closedir(dh);
-        qsort(names, n, sizeof *names, cmp_str);
+        if (n > 1) qsort(names, n, sizeof *names, cmp_str);   /* no .yaml files: names is NULL */
         /* a directory may hold several kinds of list: each file adds the ones it has */
         bool ok = true, any = false;
         for (size_t k = 0; k < n; k++) {

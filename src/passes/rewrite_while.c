@@ -404,7 +404,7 @@ fx_program *rewrite_loop_to_while(const fx_program *p, const char *node, bool cl
                     adds[nadd++] = o->u.node;
             }
         ngroup[grp] = nadd - start;
-        qsort(adds + start, ngroup[grp], sizeof *adds, by_name);
+        if (ngroup[grp] > 1) qsort(adds + start, ngroup[grp], sizeof *adds, by_name);
     }
     /* cond_fn */
     fx_module *cm = fx_control_new_subgraph(c.g->owner, "while_loop_cond_graph");
