@@ -3,7 +3,8 @@ libfxsh_a_SOURCES += \
 	src/ops/ops.h \
 	src/ops/schema.c \
 	src/ops/lowering.c \
-	src/ops/registry.c
+	src/ops/registry.c \
+	src/ops/yaml_check.c src/ops/yaml_check.h
 
 opsdir = $(pkgdatadir)/ops
 dist_ops_DATA = \

@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "base/vec.h"
 #include "ops/ops.h"
+#include "ops/yaml_check.h"
 
 #ifndef FXSH_PKGDATADIR
 #define FXSH_PKGDATADIR "/usr/local/share/fxsh"
@@ -370,6 +371,10 @@ bool ops_load_string(ops_registry *r, const char *name, const char *text, size_t
     }
     have_doc = true;
     L.doc = &doc;
+    if (!yaml_check_expansion(&doc, L.file, d)) {
+        L.failed = true;
+        goto done;
+    }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root) goto done;                 /* empty file: no rules */
     yaml_node_t *list = NULL;
