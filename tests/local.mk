@@ -22,6 +22,11 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 	tests/transcripts/onnx_commands.t tests/transcripts/pt2_commands.t tests/transcripts/pipeline.t \
 	tests/transcripts/view_mutation.t
 
+# The inputs of the first fuzzing round (issue 16) through the whole tool: clear errors, no
+# signal, no sanitizer report, bounded time and memory.
+TESTS += tests/fuzz_findings.sh
+EXTRA_DIST += tests/fuzz_findings.sh tests/fixtures/fuzz
+
 # The whole tool against the reference corpus (skips without it).
 TESTS += tests/corpus_repl.sh
 EXTRA_DIST += tests/corpus_repl.sh
