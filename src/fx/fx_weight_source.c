@@ -67,9 +67,10 @@ static bool put(fx_program *p, const char *path, const char *fqn, fx_tensor_role
 /* A .pt2 archive or its program JSON alone. A program stored without values (a JSON, a .pt2
  * saved without weights) still gives each weight's role, dtype and shape: enough for export,
  * which then makes them graph inputs of the ONNX model. */
-static bool from_pt2(fx_program *p, const char *path, size_t *count, size_t *shape_only, diag_sink *d)
+static bool from_pt2(fx_program *p, const char *path, const char *buf, size_t len, bool zip, size_t *count,
+                     size_t *shape_only, diag_sink *d)
 {
-    fx_program *src = pt2_load_file(path, d);
+    fx_program *src = zip ? pt2_load_buffer((const unsigned char *)buf, len, path, d) : pt2_load_json(buf, len, path, d);
     if (!src) return false;
     for (const fx_weight *w = src->weights; w; w = w->next) {
         if (!w->data && fx_program_weight(p, w->fqn)) continue;   /* keep values attached before */
@@ -100,9 +101,9 @@ static const void *onnx_bytes(const Onnx__TensorProto *t, size_t *nbytes)
     }
 }
 
-static bool from_onnx(fx_program *p, const char *path, size_t *count, diag_sink *d)
+static bool from_onnx(fx_program *p, const char *path, const char *buf, size_t len, size_t *count, diag_sink *d)
 {
-    ox_model *m = ox_load_file(path, d);
+    ox_model *m = ox_load_bytes(buf, len, path, d);
     if (!m) return false;
     const Onnx__GraphProto *g = m->proto->graph;
     for (size_t i = 0; g && i < g->n_initializer; i++) {
@@ -192,18 +193,29 @@ static bool from_safetensors(fx_program *p, const char *path, const unsigned cha
 
 bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d)
 {
-    size_t n = 0, len = 0, shape_only = 0;
+    size_t len = 0;
     char *buf = file_read(path, &len, d);
-    if (!buf) return false;
+    if (!buf) {
+        if (count) *count = 0;
+        return false;
+    }
+    bool ok = fx_attach_weights_buffer(p, buf, len, path, count, d);
+    free(buf);
+    return ok;
+}
+
+bool fx_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
+                              diag_sink *d)
+{
+    size_t n = 0, shape_only = 0;
     bool ok;
     size_t lead = 0;
     while (lead < len && (buf[lead] == ' ' || buf[lead] == '\n' || buf[lead] == '\r' || buf[lead] == '\t')) lead++;
-    if (len >= 4 && !memcmp(buf, "PK", 4)) ok = from_pt2(p, path, &n, &shape_only, d);
+    if (len >= 4 && !memcmp(buf, "PK\003\004", 4)) ok = from_pt2(p, path, buf, len, true, &n, &shape_only, d);
     else if (len >= 9 && buf[8] == '{' && !buf[4] && !buf[5] && !buf[6] && !buf[7])   /* u64 header size < 4 GiB */
         ok = from_safetensors(p, path, (const unsigned char *)buf, len, &n, d);
-    else if (lead < len && buf[lead] == '{') ok = from_pt2(p, path, &n, &shape_only, d);
-    else ok = from_onnx(p, path, &n, d);
-    free(buf);
+    else if (lead < len && buf[lead] == '{') ok = from_pt2(p, path, buf, len, false, &n, &shape_only, d);
+    else ok = from_onnx(p, path, buf, len, &n, d);
     if (ok && shape_only) {
         diagnostic *dg = diag_note(d, (diag_loc){path, 0, 0}, "%zu weight%s with dtype and shape only: the program stores no values",
                                    shape_only, shape_only == 1 ? "" : "s");
