@@ -115,6 +115,7 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         if (!eq || !lb || !rb || rb[1]) {
             diagnostic *dg = diag_error(diag, (diag_loc){0}, "inputs: cannot read '%s'", s);
             diag_set_hint(dg, "write NAME=DTYPE[DIMS], e.g. x=f32[4,3] (a dim may be a symbol: x=f32[batch,3])");
+            free_decls(out);
             return false;
         }
         *eq = *lb = *rb = '\0';
@@ -122,6 +123,7 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         if (decl.dtype == FX_DT_UNKNOWN) decl.dtype = fx_dtype_from_torch_name(eq + 1, strlen(eq + 1));
         if (decl.dtype == FX_DT_UNKNOWN) {
             diag_error(diag, (diag_loc){0}, "inputs: unknown dtype '%s' for %s (use f32, i64, b8, ...)", eq + 1, s);
+            free_decls(out);
             return false;
         }
         const char **dims = NULL;
@@ -135,6 +137,7 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
             diagnostic *dg = diag_error(diag, (diag_loc){0}, "inputs: %s: %s", s, why);
             diag_set_hint(dg, "a size is a non-negative integer below 2^63, or a symbol for a dynamic one (x=f32[batch,3])");
             free(dims);
+            free_decls(out);   /* what was kept so far */
             return false;
         }
         decl.dims = dims;
