@@ -1,7 +1,10 @@
 #!/bin/sh
 # quickstart.sh — set up a fresh Debian machine, build fxsh, then run an example or the tests.
 #   sh scripts/quickstart.sh          install build dependencies, build, run the bundled example
-#   sh scripts/quickstart.sh check    install build dependencies, build, run the whole test suite
+#   sh scripts/quickstart.sh check    install build dependencies, build, run the whole test suite; then
+#                                     the same suite in a sanitizer build (clang, ASan + UBSan, in
+#                                     build-asan/) and a 60-second fuzz smoke run (make fuzz): any
+#                                     failure or sanitizer report fails
 # Run as root (or with sudo available) on Debian bookworm.
 set -eu
 cd "$(dirname "$0")/.."
@@ -10,6 +13,8 @@ what=${1:-example}
 packages="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev
           libyaml-dev libzip-dev libreadline-dev libcmocka-dev libonnx-dev tmux
           libonnx-testdata"
+# the sanitizer build and the fuzz harnesses need clang and its sanitizer/libFuzzer runtimes
+[ "$what" != check ] || packages="$packages clang libclang-rt-14-dev"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -41,7 +46,35 @@ check)
         [ "$rc" -eq 0 ] || cat test-suite.log
         echo "tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
     fi
-    exit "$rc" ;;
+    [ "$rc" -eq 0 ] || exit "$rc"
+
+    # The same suite in a sanitizer build: an out-of-tree (VPATH) build in build-asan/ from a
+    # clean copy of the sources (make distdir: a configured source tree cannot host a VPATH build).
+    # Any ASan/UBSan/LeakSanitizer report fails its test; then a fuzz smoke run of every harness.
+    top=$(pwd)
+    src=$top/build-asan-src bld=$top/build-asan
+    rm -rf "$src" "$bld"
+    make distdir distdir="$src" >/dev/null
+    mkdir -p "$bld"
+    cd "$bld"
+    "$src/configure" -q CC=clang CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined -g -O1'
+    make -j"$(nproc)" >/dev/null
+    # the tests look for the corpus beside the source tree, which build-asan-src is not
+    [ -n "${FXSH_CORPUS:-}" ] || [ ! -d "$top/../shared/corpus" ] || export FXSH_CORPUS="$(cd "$top/../shared/corpus" && pwd)"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+    rc=0
+    make -j"$(nproc)" check || rc=$?
+    if [ -f test-suite.log ]; then
+        [ "$rc" -eq 0 ] || cat test-suite.log
+        pass=$(sed -n 's/^# PASS: *//p' test-suite.log)
+        fail=$(sed -n 's/^# FAIL: *//p' test-suite.log)
+        err=$(sed -n 's/^# ERROR: *//p' test-suite.log)
+        skip=$(sed -n 's/^# SKIP: *//p' test-suite.log)
+        echo "sanitizer tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+    fi
+    [ "$rc" -eq 0 ] || exit "$rc"
+    make fuzz FUZZ_SECONDS=60 || exit 1
+    exit 0 ;;
 *)
     echo "usage: sh scripts/quickstart.sh [example|check]" >&2; exit 2 ;;
 esac

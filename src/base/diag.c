@@ -137,30 +137,65 @@ static const char *sev_color(diag_severity s)
     return s == DIAG_ERROR ? "\033[1;31m" : s == DIAG_WARNING ? "\033[1;35m" : "\033[1;36m";
 }
 
+/* Longest source line echoed whole; a longer one is shown as a window of about this many
+ * bytes around the column, with "…" where it was cut. */
+#define ECHO_MAX 160
+
+static bool utf8_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+/* The source line (or the window of it around col) and the caret line under col. */
+static void render_source(strbuf *sb, const char *line, int col, bool color)
+{
+    size_t len = strlen(line), from = 0, to = len;
+    size_t at = col > 0 ? (size_t)col - 1 : 0;   /* byte offset of the column */
+    if (at > len) at = len;
+    if (len > ECHO_MAX) {
+        from = at > ECHO_MAX / 2 ? at - ECHO_MAX / 2 : 0;
+        to = from + ECHO_MAX < len ? from + ECHO_MAX : len;
+        if (to == len && len - from < ECHO_MAX) from = len > ECHO_MAX ? len - ECHO_MAX : 0;
+        while (from > 0 && from < len && utf8_cont(line[from])) from++;   /* never cut a UTF-8 sequence */
+        while (to < len && utf8_cont(line[to])) to--;
+        if (at < from) at = from;
+    }
+    bool cut_left = from > 0, cut_right = to < len;
+    sb_puts(sb, "    ");
+    if (cut_left) sb_puts(sb, "\xe2\x80\xa6");   /* … */
+    sb_putn(sb, line + from, to - from);
+    if (cut_right) sb_puts(sb, "\xe2\x80\xa6");   /* … */
+    sb_putc(sb, '\n');
+    if (col <= 0) return;
+    sb_puts(sb, "    ");
+    if (cut_left) sb_putc(sb, ' ');
+    /* one column per character; keep tabs so the caret lines up under tab-indented source */
+    for (size_t i = from; i < at && i < to; i++) {
+        if (utf8_cont(line[i])) continue;
+        sb_putc(sb, line[i] == '\t' ? '\t' : ' ');
+    }
+    sb_puts(sb, color ? "\033[1;32m^\033[0m\n" : "^\n");
+}
+
 void diag_render(const diagnostic *dg, FILE *out, const char *prefix, bool color)
 {
-    if (prefix) fputs(prefix, out);
+    /* the whole diagnostic is built first and written at once: stderr is unbuffered, and one
+     * write per character made long lines slow */
+    strbuf sb;
+    sb_init(&sb);
+    if (prefix) sb_puts(&sb, prefix);
     if (dg->file) {
-        fputs(dg->file, out);
-        if (dg->line > 0) fprintf(out, ":%d", dg->line);
-        if (dg->line > 0 && dg->col > 0) fprintf(out, ":%d", dg->col);
-        fputs(": ", out);
+        sb_puts(&sb, dg->file);
+        if (dg->line > 0) sb_printf(&sb, ":%d", dg->line);
+        if (dg->line > 0 && dg->col > 0) sb_printf(&sb, ":%d", dg->col);
+        sb_puts(&sb, ": ");
     }
-    if (color) fprintf(out, "%s%s:\033[0m ", sev_color(dg->severity), sev_name(dg->severity));
-    else fprintf(out, "%s: ", sev_name(dg->severity));
-    fputs(dg->message, out);
-    fputc('\n', out);
-    if (dg->source_line) {
-        fprintf(out, "    %s\n", dg->source_line);
-        if (dg->col > 0) {
-            fputs("    ", out);
-            /* Keep tabs so the caret lines up under tab-indented source. */
-            for (int i = 0; i < dg->col - 1 && dg->source_line[i]; i++)
-                fputc(dg->source_line[i] == '\t' ? '\t' : ' ', out);
-            fputs(color ? "\033[1;32m^\033[0m\n" : "^\n", out);
-        }
-    }
-    if (dg->hint) fprintf(out, "  hint: %s\n", dg->hint);
+    if (color) sb_printf(&sb, "%s%s:\033[0m ", sev_color(dg->severity), sev_name(dg->severity));
+    else sb_printf(&sb, "%s: ", sev_name(dg->severity));
+    sb_puts(&sb, dg->message);
+    sb_putc(&sb, '\n');
+    if (dg->source_line) render_source(&sb, dg->source_line, dg->col, color);
+    if (dg->hint) sb_printf(&sb, "  hint: %s\n", dg->hint);
+    fwrite(sb.s, 1, sb.len, out);
+    fflush(out);
+    sb_free(&sb);
 }
 
 void diag_render_all(const diag_sink *d, FILE *out, const char *prefix, bool color)

@@ -8,4 +8,6 @@ libfxsh_a_SOURCES += \
 	src/base/file.c src/base/file.h \
 	src/base/json.c src/base/json.h \
 	src/base/numfmt.c src/base/numfmt.h \
-	src/base/interrupt.c src/base/interrupt.h
+	src/base/interrupt.c src/base/interrupt.h \
+	src/base/shape.c src/base/shape.h \
+	src/base/limits.c src/base/limits.h

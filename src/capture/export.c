@@ -10,6 +10,7 @@
 
 #include "base/hashmap.h"
 #include "base/interrupt.h"
+#include "base/shape.h"
 #include "base/strbuf.h"
 #include "capture/export_internal.h"
 #include "tables/tables.h"
@@ -447,29 +448,54 @@ typedef struct lift_ctx {
     fx_tensor_role role;
     const module_spec *ms;   /* the module's table entry (weight shapes), NULL if none */
     const char *cfg;         /* its repr */
+    bool failed;             /* a weight's shape could not be read from the repr (reported) */
 } lift_ctx;
 
-/* The integers of a repr value: "8" → {8}, "(3, 3)" → {3, 3}, "(256,)" → {256}. */
-static size_t repr_ints(const char *s, const char *e, int64_t *out, size_t cap)
+/* The integers of a repr value: "8" → {8}, "(3, 3)" → {3, 3}, "(256,)" → {256}. Returns how
+ * many it read, or -1 when the value is not an integer or a tuple of them ("x", "(3, k)"). */
+static int repr_ints(const char *s, const char *e, int64_t *out, size_t cap)
 {
     size_t n = 0;
-    while (s < e && n < cap) {
-        while (s < e && !(isdigit((unsigned char)*s) || *s == '-'))
+    while (s < e && (*s == ' ' || *s == '('))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == ')'))
+        e--;
+    while (s < e) {
+        if (n == cap)
+            return -1;
+        char buf[32];
+        const char *t = s;
+        while (t < e && *t != ',')
+            t++;
+        const char *te = t;
+        while (s < te && *s == ' ')
             s++;
-        if (s >= e)
-            break;
-        char *end;
-        out[n++] = strtoll(s, &end, 10);
-        if (end == s)
-            break;
-        s = end;
+        while (te > s && te[-1] == ' ')
+            te--;
+        if (te == s || (size_t)(te - s) >= sizeof buf)
+            return t == e && te == s && n ? (int)n : -1;   /* "(256,)": a trailing comma */
+        memcpy(buf, s, (size_t)(te - s));
+        buf[te - s] = 0;
+        int64_t v;
+        if (shape_parse_dim(buf, &v) != 1)
+            return -1;
+        out[n++] = v;
+        s = t < e ? t + 1 : e;
     }
-    return n;
+    return (int)n;
 }
 
+/* Why a module's settings cannot give its weights' shapes (reported by lift_one). */
+typedef struct shape_error {
+    char key[48];        /* the setting, "in_channels" */
+    char value[48];      /* what the repr says, "x" */
+    bool set;
+} shape_error;
+
 /* One "%key|pos=default" reference of a shapes entry at *p (advanced past it); false if the
- * repr has no such value and there is no default. */
-static bool shape_ref(const char *cfg, const char **p, int64_t *vals, size_t *nvals)
+ * repr has no such value and there is no default, or (err set) its value is not a
+ * non-negative integer or a tuple of them. */
+static bool shape_ref(const char *cfg, const char **p, int64_t *vals, size_t *nvals, shape_error *err)
 {
     const char *s = *p + 1, *k = s;
     while (*s && (isalnum((unsigned char)*s) || *s == '_'))
@@ -488,19 +514,28 @@ static bool shape_ref(const char *cfg, const char **p, int64_t *vals, size_t *nv
     }
     *p = s;
     const char *vs, *ve;
+    int n;
     if (fx_repr_find(cfg, key, pos, &vs, &ve))
-        *nvals = repr_ints(vs, ve, vals, 8);
+        n = repr_ints(vs, ve, vals, 8);
     else if (dflt)
-        *nvals = repr_ints(dflt, dend, vals, 8);
+        n = repr_ints(vs = dflt, ve = dend, vals, 8);
     else
         return false;
-    return *nvals > 0;
+    if (n <= 0) {
+        snprintf(err->key, sizeof err->key, "%s", key);
+        snprintf(err->value, sizeof err->value, "%.*s", (int)(ve - vs), vs);
+        err->set = true;
+        return false;
+    }
+    *nvals = (size_t)n;
+    return true;
 }
 
 /* Shape (and dtype) of weight `name` from the module's `shapes` entry; false when the entry
- * does not describe it or the repr lacks a value it needs. */
+ * does not describe it or the repr lacks a value it needs, and err->set when a value it needs
+ * is there but is not a size (Conv2d(x, 2, ...)) or the shape overflows. */
 static bool weight_shape(const char *shapes, const char *cfg, const char *name, fx_dtype *dt, int64_t *dims,
-                         size_t *rank)
+                         size_t *rank, shape_error *err)
 {
     size_t nl = strlen(name);
     for (const char *s = shapes; s && *s;) {
@@ -539,19 +574,33 @@ static bool weight_shape(const char *shapes, const char *cfg, const char *name, 
                 }
                 p++;
             }
-            if (*p != '%' || !shape_ref(cfg, &p, vals, &nv))
+            if (*p != '%' || !shape_ref(cfg, &p, vals, &nv, err))
                 return false;
             int64_t div = 1;
             if (*p == '/') {
                 int64_t dv[8];
                 size_t nd = 0;
                 p++;
-                if (*p != '%' || !shape_ref(cfg, &p, dv, &nd))
+                if (*p != '%' || !shape_ref(cfg, &p, dv, &nd, err))
                     return false;
                 div = dv[0] ? dv[0] : 1;
             }
-            for (size_t i = 0; i < (splat ? nv : 1) && *rank < 8; i++)
+            for (size_t i = 0; i < (splat ? nv : 1) && *rank < 8; i++) {
+                if (factor && vals[i] > INT64_MAX / factor) {
+                    snprintf(err->key, sizeof err->key, "%s", "size");
+                    snprintf(err->value, sizeof err->value, "%lld * %lld", (long long)factor, (long long)vals[i]);
+                    err->set = true;
+                    return false;
+                }
                 dims[(*rank)++] = vals[i] * factor / div;
+            }
+        }
+        int64_t numel;
+        if (!shape_numel(dims, *rank, &numel, NULL) || !shape_bytes(numel, 8, NULL)) {
+            snprintf(err->key, sizeof err->key, "%s", "shape");
+            snprintf(err->value, sizeof err->value, "too large for a tensor");
+            err->set = true;
+            return false;
         }
         return true;
     }
@@ -589,7 +638,21 @@ static void lift_one(const char *name, void *ctx)
     fx_dtype dt = FX_DT_F32;
     int64_t dims[8];
     size_t rank = 0;
-    bool shaped = !sw && l->ms && weight_shape(l->ms->shapes, l->cfg, name, &dt, dims, &rank);
+    shape_error err = {0};
+    bool shaped = !sw && l->ms && weight_shape(l->ms->shapes, l->cfg, name, &dt, dims, &rank, &err);
+    if (err.set) {
+        /* a setting the shape needs is not a size: the module cannot be built (torch fails in
+         * its constructor); nothing can be lifted from it */
+        diagnostic *dg = diag_error(l->x->d, (diag_loc){ l->x->src->file, 0, 0 },
+                                    "export: module '%s' (%s): setting '%s' is '%s', not a non-negative integer, "
+                                    "so the shape of its weight '%s' is unknown",
+                                    l->prefix[0] ? l->prefix : "<root>", l->cfg ? l->cfg : "?", err.key, err.value, name);
+        diag_set_hint(dg, "fix the module's repr in the loaded text, or give the weights with load ... --weights W");
+        l->failed = true;
+        return;
+    }
+    if (!shaped)
+        rank = 0;
     fx_weight *w = sw ? fx_program_add_weight(p, kfqn, l->role, sw->dtype, sw->shape, sw->rank, sw->data,
                                               sw->nbytes, false)
                       : fx_program_add_weight(p, kfqn, l->role, dt, shaped ? dims : NULL, rank, NULL, 0, false);
@@ -616,13 +679,14 @@ static void lift_one(const char *name, void *ctx)
     }
 }
 
-/* Lifts weights in named_parameters() order (module tree pre-order), then buffers. */
-static void lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tensor_role role)
+/* Lifts weights in named_parameters() order (module tree pre-order), then buffers; false when a
+ * module's settings cannot give a weight's shape (reported). */
+static bool lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tensor_role role)
 {
     const module_spec *ms = m->type ? find_module_spec(x, m->type) : NULL;
-    lift_ctx l = { x, prefix, role, ms && ms->shapes ? ms : NULL, xp_module_config(x, m) };
+    lift_ctx l = { x, prefix, role, ms && ms->shapes ? ms : NULL, xp_module_config(x, m), false };
     bool from_records = false;
-    for (const fx_weight *w = m->params; w; w = w->next) {
+    for (const fx_weight *w = m->params; w && !l.failed; w = w->next) {
         from_records = true;
         bool want = role == FX_TENSOR_PARAMETER ? w->role == FX_TENSOR_PARAMETER : w->role != FX_TENSOR_PARAMETER;
         if (want) {
@@ -633,13 +697,17 @@ static void lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tens
     l.role = role;
     if (!from_records && ms)
         each_weight(role == FX_TENSOR_PARAMETER ? ms->params : ms->buffers, xp_module_config(x, m), lift_one, &l);
+    if (l.failed)
+        return false;
     for (const fx_module *c = m->first_child; c; c = c->next_sibling) {
         if (c->graph)
             continue;   /* HOP subgraph modules hold no weights of their own */
         char sub[512];
         snprintf(sub, sizeof sub, "%s%s%s", prefix, prefix[0] ? "." : "", c->name);
-        lift_module(x, c, sub, role);
+        if (!lift_module(x, c, sub, role))
+            return false;
     }
+    return true;
 }
 
 /* A multi-line repr puts the module's own settings (extra_repr) on the lines before its
@@ -1234,11 +1302,10 @@ fx_program *export_program(const fx_program *src, const export_options *opt, dia
      * first in named_parameters(). */
     for (const fx_node *n = sg->first; n; n = n->next)
         if (n->op == FX_OP_GET_ATTR && !strchr(n->target, '.') && !fx_module_child(src->root, n->target)) {
-            lift_ctx l = { &x, "", FX_TENSOR_PARAMETER, NULL, NULL };
+            lift_ctx l = { &x, "", FX_TENSOR_PARAMETER, NULL, NULL, false };
             lift_one(n->target, &l);
         }
-    lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);
-    lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
+    ok = lift_module(&x, src->root, "", FX_TENSOR_PARAMETER) && lift_module(&x, src->root, "", FX_TENSOR_BUFFER);
     /* Each new node gets its value meta as soon as it is emitted, as torch.export's fake
      * tensors have it: later size queries (`B, T, C = x.shape`) specialize on it. */
     x.mi = meta_inferer_new(x.dst, rules, d);
@@ -1389,7 +1456,7 @@ bool export_weight_names(const fx_program *src, void (*cb)(const char *fqn, void
     if (ok) {
         for (const fx_node *n = src->root->graph->first; n; n = n->next)
             if (n->op == FX_OP_GET_ATTR && !strchr(n->target, '.') && !fx_module_child(src->root, n->target)) {
-                lift_ctx l = { &x, "", FX_TENSOR_PARAMETER, NULL, NULL };
+                lift_ctx l = { .x = &x, .prefix = "", .role = FX_TENSOR_PARAMETER };
                 lift_one(n->target, &l);
             }
         lift_module(&x, src->root, "", FX_TENSOR_PARAMETER);

@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/interrupt.h"
+#include "base/limits.h"
 #include "base/strbuf.h"
 #include "fx/fx_build.h"
 #include "fx/fx.h"
@@ -22,8 +23,6 @@
 #include "capture/py_values.h"
 #include "capture/ts_normalize.h"
 
-/* Node executions before the replay gives up (a `while` on Python values that never ends). */
-#define MAX_STEPS 20000000
 
 /* ---- Python values ----------------------------------------------------------------------------- */
 
@@ -59,6 +58,8 @@ typedef struct pe {
     arena a;
     out_graph *outs;
     size_t steps;
+    uint64_t max_steps; /* node executions before the replay gives up (FXSH_MAX_REPLAY_STEPS) */
+    const fx_node *loop;    /* the innermost loop being unrolled, for messages */
     size_t n_lifted;    /* torch.tensor(...) constants lifted so far */
     int next_group;     /* trace groups handed out (fx_meta.trace_group) */
     const fx_node *group_src;
@@ -104,6 +105,36 @@ static bool unknown_attr(pe *E, const fx_node *n, const pv *v)
     }
     E->failed = true;
     return true;
+}
+
+/* The replay ran (or would run) more than E->max_steps Python-level steps: a loop with a huge
+ * trip count, or a `while` that does not end on the example inputs. What to do about it is in
+ * the hint: torch.export would unroll it too. */
+static const char *qualified_name(pe *E, const fx_node *n);
+
+static pv *too_long(pe *E, const fx_node *n, const char *what)
+{
+    if (!E->failed) {
+        const fx_node *loop = E->loop;
+        diagnostic *dg = diag_error(E->d, loc_of(E, n),
+                                    "export: %s: replaying it as torch.export's tracing does would take more than %" PRIu64
+                                    " Python-level steps (node %%%s)",
+                                    what, E->max_steps, n ? n->name : "?");
+        if (loop)
+            diag_set_hint(dg, "torch.export unrolls the loop %%%s too; make it one loop op with `rewrite %s scan` (or "
+                              "while_loop), or raise the limit with the environment variable " FXSH_MAX_REPLAY_STEPS_ENV "=N",
+                          loop->name, qualified_name(E, loop));
+        else
+            diag_set_hint(dg, "raise the limit with the environment variable " FXSH_MAX_REPLAY_STEPS_ENV "=N");
+    }
+    E->failed = true;
+    return NULL;
+}
+
+/* Nodes of a subgraph, nested loop bodies counted once: a lower bound of one iteration's steps. */
+static size_t body_steps(const fx_module *body)
+{
+    return body && body->graph && body->graph->n_nodes ? body->graph->n_nodes : 1;
 }
 
 /* ---- values of the source program ---------------------------------------------------------------- */
@@ -795,6 +826,23 @@ static pv *control(pe *E, frame *f, const fx_node *n)
     if (v.kind == FX_CTRL_FOR) {
         if (!unroll || trip->kind != PV_INT)
             return kept(E, n, keep_loop(E, f, n, &v, trip, NULL, carried, nc));
+        /* a trip count whose iterations cannot all be replayed is refused before the first:
+         * the TorchScript exporter's route keeps such a loop a loop, torch.export's fails */
+        size_t per = body_steps(v.sub[0]);
+        if (trip->u.i > 0 && ((uint64_t)trip->u.i > (E->max_steps - E->steps) / per)) {
+            if (E->o && E->o->keep_loops) {
+                diag_note(E->d, loc_of(E, n), "%%%s: `for` over range(%" PRId64 ") kept as a loop: unrolling it would take "
+                          "more than %" PRIu64 " steps (" FXSH_MAX_REPLAY_STEPS_ENV ")", qualified_name(E, n), trip->u.i,
+                          E->max_steps);
+                return kept(E, n, keep_loop(E, f, n, &v, trip, NULL, carried, nc));
+            }
+            char what[96];
+            snprintf(what, sizeof what, "the `for` loop runs %" PRId64 " iterations of %zu nodes", trip->u.i, per);
+            E->loop = n;
+            return too_long(E, n, what);
+        }
+        const fx_node *outer = E->loop;
+        E->loop = n;
         if (!library_code(n))
             diag_note(E->d, loc_of(E, n), "%%%s: `for` over range(%" PRId64 ") unrolled", qualified_name(E, n),
                       trip->u.i);
@@ -806,6 +854,7 @@ static pv *control(pe *E, frame *f, const fx_node *n)
                 return r ? fail(E, n, "the loop body returns fewer values than it carries") : NULL;
             carried = r->u.seq.items;
         }
+        E->loop = outer;
         pv *res = pv_seq(&E->a, PV_TUPLE, nc);
         for (size_t i = 0; i < nc; i++)
             pv_push(&E->a, res, carried[i]);
@@ -817,11 +866,16 @@ static pv *control(pe *E, frame *f, const fx_node *n)
         return NULL;
     int64_t max = trip->kind == PV_INT ? trip->u.i : INT64_MAX;
     bool tensor_exit = exit_reads_tensor(v.sub[0]);
+    const fx_node *outer = E->loop;
+    E->loop = n;
     for (int64_t it = 0;; it++) {
         int t = pv_truth(cond);
-        if (!unroll || t < 0 || tensor_exit)
+        if (!unroll || t < 0 || tensor_exit) {
+            E->loop = outer;
             return kept(E, n, keep_loop(E, f, n, &v, trip->kind == PV_INT ? pv_int(&E->a, max - it) : trip, cond, carried, nc));
+        }
         if (!t || it >= max) {
+            E->loop = outer;
             pv *res = pv_seq(&E->a, PV_TUPLE, nc);
             for (size_t i = 0; i < nc; i++)
                 pv_push(&E->a, res, carried[i]);
@@ -1188,8 +1242,8 @@ static pv *run_graph(pe *E, frame *f)
 {
     size_t k = 0;
     for (const fx_node *n = f->src->first; n && !E->failed; n = n->next) {
-        if (++E->steps > MAX_STEPS)
-            return fail(E, n, "the Python code runs too long (%d steps) on the example inputs", MAX_STEPS);
+        if (++E->steps > E->max_steps)
+            return too_long(E, n, "the Python code runs too long on the example inputs");
         if (interrupt_pending())
             return fail(E, n, "interrupted");
         pv *v = NULL;
@@ -1230,6 +1284,9 @@ fx_program *py_eval_program(const fx_program *p, const py_eval_options *o, diag_
     E.src = p;
     E.o = o;
     E.d = d;
+    E.max_steps = limit_from_env(FXSH_MAX_REPLAY_STEPS_ENV, FXSH_MAX_REPLAY_STEPS_DEFAULT);
+    if (!E.max_steps)
+        E.max_steps = 1;
     E.rules = meta_rules_shipped(d);
     if (!E.rules)
         return NULL;

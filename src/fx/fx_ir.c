@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/shape.h"
+
 /* ---- dtypes ---------------------------------------------------------------------------- */
 
 static const fx_dtype_info dtype_table[FX_DT_COUNT] = {
@@ -631,3 +633,84 @@ static void refresh_module(fx_module *m)
 }
 
 void fx_program_refresh(fx_program *p) { refresh_module(p->root); }
+
+/* ---- shape checks at load ------------------------------------------------------------------ */
+
+/* What is wrong with a value's concrete sizes (in tuples too), or NULL. */
+static const char *value_problem(const fx_value *v, int depth, char *buf, size_t cap)
+{
+    if (!v) return NULL;
+    if (depth > 1000) {
+        snprintf(buf, cap, "its value meta is nested more than 1000 deep");
+        return buf;
+    }
+    if (v->kind == FX_VAL_TUPLE) {
+        for (size_t i = 0; i < v->n_items; i++) {
+            const char *r = value_problem(v->items[i], depth + 1, buf, cap);
+            if (r) return r;
+        }
+        return NULL;
+    }
+    if (v->kind != FX_VAL_TENSOR || !v->sizes) return NULL;
+    int64_t numel = 1;
+    for (size_t k = 0; k < v->rank; k++) {
+        int64_t dim;
+        int r = v->sizes[k] ? shape_parse_dim(v->sizes[k], &dim) : 0;
+        if (r < 0) {
+            snprintf(buf, cap, "size %zu of its value meta, %.40s, is %s", k, v->sizes[k],
+                     v->sizes[k][0] == '-' ? "negative" : "too large for 64 bits");
+            return buf;
+        }
+        if (r == 0 || dim == 0) continue;
+        if (numel > INT64_MAX / dim) {
+            snprintf(buf, cap, "the element count of its value meta overflows 64 bits at size %zu (%.40s)", k,
+                     v->sizes[k]);
+            return buf;
+        }
+        numel *= dim;
+    }
+    if (!shape_bytes(numel, fx_dtype_get(v->dtype)->elem_size, NULL)) {
+        snprintf(buf, cap, "its value meta describes more than 2^63 bytes");
+        return buf;
+    }
+    return NULL;
+}
+
+static bool check_module_shapes(const fx_program *p, const fx_module *m, diag_sink *d)
+{
+    char why[160];
+    for (const fx_node *n = m->graph ? m->graph->first : NULL; n; n = n->next) {
+        const char *bad = value_problem(n->meta.val, 0, why, sizeof why);
+        if (bad) {
+            diagnostic *dg = diag_error(d, (diag_loc){p->file, n->src_line, 0}, "node %%%s: %s", n->name, bad);
+            diag_set_hint(dg, "a size is a non-negative integer below 2^63, or a symbol (s77) for a dynamic one");
+            return false;
+        }
+    }
+    for (const fx_weight *w = m->params; w; w = w->next) {
+        if (!w->shape) continue;
+        const char *bad = shape_problem(w->shape, w->rank, fx_dtype_get(w->dtype)->elem_size, NULL, NULL, why, sizeof why);
+        if (bad) {
+            diag_error(d, (diag_loc){p->file, 0, 0}, "parameter '%s' of module '%s': its shape is invalid: %s", w->fqn,
+                       m->name ? m->name : "", bad);
+            return false;
+        }
+    }
+    for (const fx_module *c = m->first_child; c; c = c->next_sibling)
+        if (!check_module_shapes(p, c, d)) return false;
+    return true;
+}
+
+bool fx_program_check_shapes(const fx_program *p, diag_sink *d)
+{
+    char why[160];
+    for (const fx_weight *w = p->weights; w; w = w->next) {
+        if (!w->shape) continue;
+        const char *bad = shape_problem(w->shape, w->rank, fx_dtype_get(w->dtype)->elem_size, NULL, NULL, why, sizeof why);
+        if (bad) {
+            diag_error(d, (diag_loc){p->file, 0, 0}, "weight '%s': its shape is invalid: %s", w->fqn, bad);
+            return false;
+        }
+    }
+    return check_module_shapes(p, p->root, d);
+}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/alloc.h"
+#include "base/diag.h"
 #include "base/hashmap.h"
 
 /* ---- dtypes ---------------------------------------------------------------------------- */
@@ -287,6 +288,12 @@ fx_weight *fx_program_add_weight(fx_program *p, const char *fqn, fx_tensor_role 
                                  const int64_t *shape, size_t rank, const void *data, size_t nbytes,
                                  bool owned);
 fx_weight *fx_program_weight(const fx_program *p, const char *fqn);
+
+/* The check every loader runs once before returning a program: no value meta (in any graph)
+ * and no weight has a negative size, or sizes whose element count or byte size overflows 64
+ * bits (symbolic sizes such as "s77" are not checked). False after reporting the first
+ * offender to d, with its node and line. */
+bool fx_program_check_shapes(const fx_program *p, diag_sink *d);
 
 /* Creates a detached node (name unique-ified when taken: "add" → "add_1"); args/kwargs are
  * empty tuple/dict. Insert it with one of the functions below. */

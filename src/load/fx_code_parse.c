@@ -614,7 +614,7 @@ fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, d
     }
     hm_free(&all);
     vec_free(&lines);
-    if (c.failed) {
+    if (c.failed || !fx_program_check_shapes(p, d)) {
         fx_program_free(p);
         return NULL;
     }

@@ -107,7 +107,7 @@ static bool parse_repr(fxp *c, const fx_lines *lines, size_t *i, size_t ind, fx_
             break;
         }
         c->s += ind + 2;
-        if (k == ind + 2 && *c->s == '(') {
+        if (k == ind + 2 && c->s < c->end && *c->s == '(') {   /* a line of spaces only ends here */
             const char *close = memchr(c->s, ')', (size_t)(c->end - c->s));
             if (close && c->end - close >= 3 && memcmp(close, "): ", 3) == 0) {
                 char *name = fx_strndup(c->p, c->s + 1, (size_t)(close - c->s - 1));
@@ -191,7 +191,7 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
 done:
     hm_free(&all);
     vec_free(&lines);
-    if (c.failed) {
+    if (c.failed || !fx_program_check_shapes(p, d)) {
         fx_program_free(p);
         return NULL;
     }

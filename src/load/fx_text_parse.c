@@ -283,5 +283,9 @@ done:
             diag_warning(d, loc, "node '%%%s' says num_users=%d but has %zu users", n->name,
                          n->declared_users, n->n_users);
         }
+    if (!fx_program_check_shapes(p, d)) {
+        fx_program_free(p);
+        return NULL;
+    }
     return p;
 }

@@ -7,22 +7,53 @@
 
 #include "base/file.h"
 #include "base/json.h"
+#include "base/shape.h"
 #include "load/pt2_load.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_pb.h"
 
+/* Whether a weight's shape is valid and its data (when given) holds exactly dtype × shape bytes;
+ * reports to d, naming the file and the weight, when not. Every source goes through here, so
+ * nothing later reads past a weight's data. */
+static bool check_weight(const char *path, const char *fqn, fx_dtype dt, const int64_t *shape, size_t rank,
+                         const void *data, size_t nbytes, diag_sink *d)
+{
+    diag_loc loc = {path, 0, 0};
+    strbuf sh;
+    sb_init(&sh);
+    sb_printf(&sh, "%s[", fx_dtype_get(dt)->abbr);
+    for (size_t k = 0; k < rank; k++) sb_printf(&sh, "%s%lld", k ? ", " : "", (long long)shape[k]);
+    sb_putc(&sh, ']');
+    char why[160];
+    uint64_t need = 0;
+    const char *problem = shape_problem(shape, rank, fx_dtype_get(dt)->elem_size, NULL, &need, why, sizeof why);
+    bool ok = true;
+    if (problem) {
+        diag_error(d, loc, "weight '%s': shape %s is invalid: %s", fqn, sh.s, problem);
+        ok = false;
+    } else if (data && need != nbytes) {
+        diagnostic *dg = diag_error(d, loc, "weight '%s': %s needs %llu bytes but the file holds %zu for it", fqn, sh.s,
+                                    (unsigned long long)need, nbytes);
+        diag_set_hint(dg, "the file is truncated or its header does not describe its data");
+        ok = false;
+    }
+    sb_free(&sh);
+    return ok;
+}
+
 /* Adds or refreshes weight fqn with a copy of the data (data NULL: its dtype and shape only);
  * role is what the file says (a .pt2 knows buffers from parameters, the other formats do not:
- * PARAMETER). */
-static void put(fx_program *p, const char *fqn, fx_tensor_role role, fx_dtype dt, const int64_t *shape, size_t rank,
-                const void *data, size_t nbytes)
+ * PARAMETER). False (reported) when the data does not match the shape. */
+static bool put(fx_program *p, const char *path, const char *fqn, fx_tensor_role role, fx_dtype dt,
+                const int64_t *shape, size_t rank, const void *data, size_t nbytes, diag_sink *d)
 {
+    if (!check_weight(path, fqn, dt, shape, rank, data, nbytes, d)) return false;
     void *copy = data ? fx_alloc(p, nbytes ? nbytes : 1) : NULL;
     if (data && nbytes) memcpy(copy, data, nbytes);
     fx_weight *w = fx_program_weight(p, fqn);
     if (!w) {
         fx_program_add_weight(p, fqn, role, dt, shape, rank, copy, nbytes, false);
-        return;
+        return true;
     }
     w->dtype = dt;
     w->rank = rank;
@@ -30,18 +61,23 @@ static void put(fx_program *p, const char *fqn, fx_tensor_role role, fx_dtype dt
     if (rank) memcpy(w->shape, shape, rank * sizeof *shape);
     w->data = copy;
     w->nbytes = nbytes;
+    return true;
 }
 
 /* A .pt2 archive or its program JSON alone. A program stored without values (a JSON, a .pt2
  * saved without weights) still gives each weight's role, dtype and shape: enough for export,
  * which then makes them graph inputs of the ONNX model. */
-static bool from_pt2(fx_program *p, const char *path, size_t *count, size_t *shape_only, diag_sink *d)
+static bool from_pt2(fx_program *p, const char *path, const char *buf, size_t len, bool zip, size_t *count,
+                     size_t *shape_only, diag_sink *d)
 {
-    fx_program *src = pt2_load_file(path, d);
+    fx_program *src = zip ? pt2_load_buffer((const unsigned char *)buf, len, path, d) : pt2_load_json(buf, len, path, d);
     if (!src) return false;
     for (const fx_weight *w = src->weights; w; w = w->next) {
         if (!w->data && fx_program_weight(p, w->fqn)) continue;   /* keep values attached before */
-        put(p, w->fqn, w->role, w->dtype, w->shape, w->rank, w->data, w->nbytes);
+        if (!put(p, path, w->fqn, w->role, w->dtype, w->shape, w->rank, w->data, w->nbytes, d)) {
+            fx_program_free(src);
+            return false;
+        }
         (*count)++;
         if (!w->data) (*shape_only)++;
     }
@@ -65,9 +101,9 @@ static const void *onnx_bytes(const Onnx__TensorProto *t, size_t *nbytes)
     }
 }
 
-static bool from_onnx(fx_program *p, const char *path, size_t *count, diag_sink *d)
+static bool from_onnx(fx_program *p, const char *path, const char *buf, size_t len, size_t *count, diag_sink *d)
 {
-    ox_model *m = ox_load_file(path, d);
+    ox_model *m = ox_load_bytes(buf, len, path, d);
     if (!m) return false;
     const Onnx__GraphProto *g = m->proto->graph;
     for (size_t i = 0; g && i < g->n_initializer; i++) {
@@ -76,7 +112,10 @@ static bool from_onnx(fx_program *p, const char *path, size_t *count, diag_sink 
         const void *data = onnx_bytes(t, &nbytes);
         fx_dtype dt = fx_dtype_from_onnx(t->data_type);
         if (!data || dt == FX_DT_UNKNOWN || !t->name) continue;
-        put(p, t->name, FX_TENSOR_PARAMETER, dt, t->dims, t->n_dims, data, nbytes);
+        if (!put(p, path, t->name, FX_TENSOR_PARAMETER, dt, t->dims, t->n_dims, data, nbytes, d)) {
+            ox_model_free(m);
+            return false;
+        }
         (*count)++;
     }
     ox_model_free(m);
@@ -129,10 +168,23 @@ static bool from_safetensors(fx_program *p, const char *path, const unsigned cha
         }
         size_t rank = json_len(shape);
         int64_t dims[32];
-        if (rank > 32) rank = 32;
-        for (size_t k = 0; k < rank; k++)
-            if (!json_int(json_at(shape, k), &dims[k])) dims[k] = 0;
-        put(p, mb->key, FX_TENSOR_PARAMETER, dt, dims, rank, data + begin, (size_t)(end - begin));
+        if (shape->kind != JSON_ARRAY || rank > 32) {
+            diag_error(d, (diag_loc){path, 0, 0}, "safetensors: tensor '%s': 'shape' must be a list of at most 32 sizes",
+                       mb->key);
+            ok = false;
+            break;
+        }
+        for (size_t k = 0; k < rank && ok; k++)
+            if (!json_int(json_at(shape, k), &dims[k])) {
+                diag_error(d, (diag_loc){path, 0, 0}, "safetensors: tensor '%s': size %zu of its shape is not an integer",
+                           mb->key, k);
+                ok = false;
+            }
+        if (!ok ||
+            !put(p, path, mb->key, FX_TENSOR_PARAMETER, dt, dims, rank, data + begin, (size_t)(end - begin), d)) {
+            ok = false;
+            break;
+        }
         (*count)++;
     }
     arena_free(&a);
@@ -162,16 +214,28 @@ fx_weight_format fx_weight_file_format(const char *path)
 
 bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d)
 {
-    size_t n = 0, len = 0, shape_only = 0;
+    size_t len = 0;
     char *buf = file_read(path, &len, d);
-    if (!buf) return false;
+    if (!buf) {
+        if (count) *count = 0;
+        return false;
+    }
+    bool ok = fx_attach_weights_buffer(p, buf, len, path, count, d);
+    free(buf);
+    return ok;
+}
+
+bool fx_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
+                              diag_sink *d)
+{
+    size_t n = 0, shape_only = 0;
     bool ok;
     switch (format_of(buf, len)) {
     case FX_WEIGHTS_SAFETENSORS: ok = from_safetensors(p, path, (const unsigned char *)buf, len, &n, d); break;
-    case FX_WEIGHTS_PT2: case FX_WEIGHTS_PT2_JSON: ok = from_pt2(p, path, &n, &shape_only, d); break;
-    default: ok = from_onnx(p, path, &n, d); break;
+    case FX_WEIGHTS_PT2: ok = from_pt2(p, path, buf, len, true, &n, &shape_only, d); break;
+    case FX_WEIGHTS_PT2_JSON: ok = from_pt2(p, path, buf, len, false, &n, &shape_only, d); break;
+    default: ok = from_onnx(p, path, buf, len, &n, d); break;
     }
-    free(buf);
     if (ok && shape_only) {
         diagnostic *dg = diag_note(d, (diag_loc){path, 0, 0}, "%zu weight%s with dtype and shape only: the program stores no values",
                                    shape_only, shape_only == 1 ? "" : "s");

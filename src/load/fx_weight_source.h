@@ -16,6 +16,10 @@
  * reporting to d when the file cannot be read or holds no tensors. *count gets the number
  * of tensors attached (may be NULL). */
 bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d);
+/* The same for a file already in memory (buf, len); path names it in diagnostics and locates an
+ * .onnx file's external data. */
+bool fx_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
+                              diag_sink *d);
 
 /* What a weights file holds, by its first bytes (as fx_attach_weights tells them apart). */
 typedef enum fx_weight_format {

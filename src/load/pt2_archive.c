@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/limits.h"
 #include "base/vec.h"
 
 /* ---- process-wide mappings ------------------------------------------------------------- */
@@ -97,6 +98,8 @@ struct pt2_archive {
     VEC(char *) models;
     VEC(cd_entry) cd;
     hashmap cd_index;       /* name -> cd_entry index + 1 */
+    uint64_t inflated;      /* bytes inflated from compressed members so far */
+    uint64_t max_inflate;   /* cap on inflated, in all (FXSH_MAX_INFLATE) */
 };
 
 static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -199,6 +202,12 @@ pt2_archive *pt2_archive_open_buffer(const unsigned char *buf, size_t len, const
     ar->path = xstrdup(name ? name : "<buffer>");
     ar->buf = buf;
     ar->len = len;
+    /* A compressed member may inflate to what its archive holds times a generous ratio (JSON
+     * compresses about 10:1); a zip bomb is 1000:1. */
+    uint64_t by_size = (uint64_t)len > UINT64_MAX / FXSH_MAX_INFLATE_RATIO ? UINT64_MAX
+                                                                         : (uint64_t)len * FXSH_MAX_INFLATE_RATIO;
+    ar->max_inflate = limit_from_env(FXSH_MAX_INFLATE_ENV, by_size > FXSH_MAX_INFLATE_FLOOR ? by_size
+                                                                                             : FXSH_MAX_INFLATE_FLOOR);
     hm_init(&ar->cd_index);
     zip_error_t err;
     zip_error_init(&err);
@@ -332,24 +341,80 @@ bool pt2_archive_read(pt2_archive *ar, const char *rel, pt2_blob *out, diag_sink
             return true;
         }
     }
+    /* Compressed: the declared size is checked against the cap before inflating, and the bytes
+     * are counted while reading (a member may inflate to more than it declares). */
+    uint64_t left = ar->max_inflate > ar->inflated ? ar->max_inflate - ar->inflated : 0;
+    bool sized = (st.valid & ZIP_STAT_SIZE) != 0;
+    if (sized && st.size > left) {
+        if (d) {
+            diagnostic *dg = diag_error(d, loc, "archive member '%s' inflates to %llu bytes, more than fxsh allows for this "
+                                        "%llu-byte archive (%llu bytes in all, %llu already used)",
+                                        nm, (unsigned long long)st.size, (unsigned long long)ar->len,
+                                        (unsigned long long)ar->max_inflate, (unsigned long long)ar->inflated);
+            diag_set_hint(dg, "a zip bomb, or a very compressible member: set " FXSH_MAX_INFLATE_ENV
+                              "=BYTES (K, M, G suffixes) to allow more");
+        }
+        free(nm);
+        return false;
+    }
     zip_file_t *zf = zip_fopen_index(ar->zip, (zip_uint64_t)idx, 0);
     if (!zf) {
         if (d) diag_error(d, loc, "cannot read archive member '%s': %s", nm, zip_strerror(ar->zip));
         free(nm);
         return false;
     }
-    unsigned char *buf = xmalloc(st.size ? st.size : 1);
-    zip_int64_t got = zip_fread(zf, buf, st.size);
-    bool ok = got >= 0 && (zip_uint64_t)got == st.size;
-    if (!ok && d)
+    size_t cap = sized ? (size_t)st.size : 0, got = 0;
+    unsigned char *buf = xmalloc(cap ? cap : 1);
+    bool ok = true, over = false;
+    for (;;) {
+        if (got == cap) {
+            if (sized && got == st.size) {
+                /* read one byte more: a member that inflates past its declared size is corrupt */
+                unsigned char extra;
+                zip_int64_t x = zip_fread(zf, &extra, 1);
+                if (x != 0) ok = false;
+                break;
+            }
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (ncap > left) ncap = (size_t)left + 1;
+            if (ncap <= cap) {
+                over = true;
+                break;
+            }
+            buf = xrealloc(buf, ncap);
+            cap = ncap;
+        }
+        zip_int64_t r = zip_fread(zf, buf + got, cap - got);
+        if (r < 0) {
+            ok = false;
+            break;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+        if (got > left) {
+            over = true;
+            break;
+        }
+    }
+    if (sized && ok && !over && got != st.size) ok = false;
+    if (over && d) {
+        diagnostic *dg = diag_error(d, loc, "archive member '%s' inflates to more than fxsh allows for this %llu-byte "
+                                    "archive (%llu bytes in all)", nm, (unsigned long long)ar->len,
+                                    (unsigned long long)ar->max_inflate);
+        diag_set_hint(dg, "a zip bomb, or a very compressible member: set " FXSH_MAX_INFLATE_ENV
+                          "=BYTES (K, M, G suffixes) to allow more");
+    } else if (!ok && d) {
         diag_error(d, loc, "archive member '%s' is truncated or corrupt: %s", nm,
-                   got < 0 ? zip_file_strerror(zf) : "short read");
+                   got < (size_t)st.size ? zip_file_strerror(zf) : "it inflates to another size than it declares");
+    }
     zip_fclose(zf);
     free(nm);
-    if (!ok) {
+    if (!ok || over) {
         free(buf);
         return false;
     }
+    ar->inflated += got;
+    st.size = got;
     out->data = buf;
     out->size = st.size;
     out->owned = true;

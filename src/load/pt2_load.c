@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/shape.h"
 #include "base/vec.h"
 #include "load/pt2_archive.h"
 
@@ -828,6 +829,7 @@ static fx_program *decode_program(const char *text, size_t len, const char *name
     decode_graph(c, c->p->root, json_get(gm, "graph"), false);
     if (!c->failed) decode_signature(c, json_get(gm, "signature"));
     if (!c->failed) decode_ranges(c, json_get(root, "range_constraints"));
+    if (!c->failed && !fx_program_check_shapes(c->p, d)) c->failed = true;
     if (c->failed) {
         fx_program_free(c->p);
         c->p = NULL;
@@ -915,24 +917,36 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
         int64_t numel = 1;
         bool contiguous = true;
         int64_t expect_stride = 1;
+        int64_t *stride = fx_alloc(p, (rank + 1) * sizeof *stride);
         for (size_t k = rank; k-- > 0;) {
-            char *e;
-            errno = 0;
-            shape[k] = strtoll(v->sizes[k], &e, 10);
-            if (*e || errno || shape[k] < 0) {
+            if (shape_parse_dim(v->sizes[k], &shape[k]) != 1) {
                 diag_error(c->d, l, "weight '%s': size '%s' is not a concrete non-negative integer", fqn, v->sizes[k]);
                 ok = false;
                 break;
             }
-            int64_t s = v->strides ? strtoll(v->strides[k], NULL, 10) : expect_stride;
-            if (shape[k] != 1 && s != expect_stride) contiguous = false;
-            expect_stride *= shape[k];
-            if (shape[k] != 0 && numel > INT64_MAX / shape[k]) { ok = false; break; }
+            stride[k] = expect_stride;
+            if (v->strides && shape_parse_dim(v->strides[k], &stride[k]) != 1) {
+                diag_error(c->d, l, "weight '%s': stride '%s' is not a concrete non-negative integer", fqn, v->strides[k]);
+                ok = false;
+                break;
+            }
+            if (shape[k] != 1 && stride[k] != expect_stride) contiguous = false;
+            if (shape[k] != 0 && numel > INT64_MAX / shape[k]) {
+                diag_error(c->d, l, "weight '%s': its element count overflows 64 bits", fqn);
+                ok = false;
+                break;
+            }
             numel *= shape[k];
+            expect_stride = numel;
         }
         if (!ok) break;
         const fx_dtype_info *di = fx_dtype_get(v->dtype);
-        int64_t off = strtoll(symint_text(c, json_get(tm, "storage_offset")), NULL, 10);
+        int64_t off;
+        if (shape_parse_dim(symint_text(c, json_get(tm, "storage_offset")), &off) != 1) {
+            diag_error(c->d, l, "weight '%s': its storage offset is not a concrete non-negative integer", fqn);
+            ok = false;
+            break;
+        }
         fx_weight *w;
         if (up && up->kind == JSON_BOOL && up->u.boolean) {
             diag_warning(c->d, l, "weight '%s' is pickled (use_pickle); fxsh keeps its metadata only", fqn);
@@ -941,12 +955,18 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
             char *rel = arena_printf(&c->tmp, "%s%s", dir_rel, path);
             pt2_blob b;
             if (!pt2_archive_read(ar, rel, &b, c->d)) { ok = false; break; }
-            /* Bytes the view touches: offset + sum((size-1)*stride) + 1 elements. */
-            uint64_t span = numel ? (uint64_t)off + 1 : 0;
-            for (size_t k = 0; k < rank && numel; k++) span += (uint64_t)(shape[k] - 1) * (uint64_t)(v->strides ? strtoll(v->strides[k], NULL, 10) : 0);
-            if (!v->strides && numel) span = (uint64_t)off + (uint64_t)numel;
-            uint64_t need = span * di->elem_size;
-            if (di->elem_size == 0 || b.size < need || off < 0) {
+            /* Bytes the view touches: offset + sum((size-1)*stride) + 1 elements (checked: a
+             * sum that overflows needs more than any file holds). */
+            uint64_t span = numel ? (uint64_t)off + 1 : 0, need = 0;
+            bool over = false;
+            for (size_t k = 0; k < rank && numel && !over; k++) {
+                uint64_t t;
+                over = __builtin_mul_overflow((uint64_t)(shape[k] - 1), (uint64_t)stride[k], &t) ||
+                       __builtin_add_overflow(span, t, &span);
+            }
+            over = over || __builtin_mul_overflow(span, (uint64_t)di->elem_size, &need);
+            if (over) need = UINT64_MAX;
+            if (di->elem_size == 0 || b.size < need) {
                 diag_error(c->d, l, "weight '%s': member '%s/%s' holds %zu bytes but its metadata (%s%s, storage offset %lld) needs %llu",
                            fqn, pt2_archive_root(ar), rel, b.size, di->abbr, "", (long long)off, (unsigned long long)need);
                 pt2_blob_free(&b);
@@ -972,7 +992,7 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
                 int64_t *idx = xcalloc(rank + 1, sizeof *idx);
                 for (int64_t e = 0; e < numel; e++) {
                     int64_t src = off;
-                    for (size_t k = 0; k < rank; k++) src += idx[k] * strtoll(v->strides[k], NULL, 10);
+                    for (size_t k = 0; k < rank; k++) src += idx[k] * stride[k];
                     memcpy(cp + (size_t)e * di->elem_size, b.data + (size_t)src * di->elem_size, di->elem_size);
                     for (size_t k = rank; k-- > 0;) {
                         if (++idx[k] < shape[k]) break;

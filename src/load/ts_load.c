@@ -1488,6 +1488,8 @@ fx_program *ts_load_text(const char *text, size_t len, const char *file, const t
     hm_free(&L.appended);
     hm_free(&L.modules);
     free(L.lines);
+    if (ok && !L.failed && !fx_program_check_shapes(L.p, d))
+        ok = false;
     if (!ok || L.failed) {
         if (!diag_has_errors(d))
             diag_error(d, (diag_loc){file, 0, 0}, "could not load the TorchScript graph");

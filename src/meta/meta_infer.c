@@ -917,11 +917,21 @@ fx_value *meta_infer_call(fx_program *p, const meta_rules *rules, fx_graph *g, c
     I.p = p;
     I.rules = rules;
     I.quiet = true;
+    arena_init(&I.keys);
+    hm_init(&I.visited);
+    hm_init(&I.tried);
+    hm_init(&I.groups);
     arena scratch;
     arena_init(&scratch);
     I.scratch = &scratch;
     infer_node(&I, &call, g, g == fx_program_graph(p));
     arena_free(&scratch);
+    /* what the inference kept besides the value (quiet: no miss groups are made) */
+    vec_free(&I.order);
+    hm_free(&I.groups);
+    hm_free(&I.tried);
+    hm_free(&I.visited);
+    arena_free(&I.keys);
     return call.meta.val;
 }
 

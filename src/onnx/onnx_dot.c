@@ -81,7 +81,7 @@ static void attr_short(strbuf *l, const Onnx__AttributeProto *a)
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
         size_t n = a->s.len > 16 ? 16 : a->s.len;
         char buf[20];
-        memcpy(buf, a->s.data, n);
+        if (n) memcpy(buf, a->s.data, n);   /* an empty string attribute has no data (NULL) */
         buf[n] = 0;
         for (size_t i = 0; i < n; i++)
             if ((unsigned char)buf[i] < 32)

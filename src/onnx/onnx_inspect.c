@@ -345,7 +345,7 @@ void ox_show_stats(const ox_model *m, strbuf *out)
     sb_printf(out, "nodes: %zu in the main graph, %zu in subgraphs\n", top, subgraph_nodes);
     if (g) sb_printf(out, "inputs: %zu  outputs: %zu  initializers: %zu\n", g->n_input, g->n_output, g->n_initializer);
     sb_printf(out, "functions: %zu\n", m->proto ? m->proto->n_functions : 0);
-    qsort(counts.items, counts.len, sizeof *counts.items, by_count_then_name);
+    if (counts.len > 1) qsort(counts.items, counts.len, sizeof *counts.items, by_count_then_name);   /* none: no array */
     sb_puts(out, "op histogram:\n");
     for (size_t i = 0; i < counts.len; i++) {
         sb_printf(out, "  %6zu  %s\n", counts.items[i].count, counts.items[i].op);

@@ -1,9 +1,13 @@
 /* onnx_ir.c — ONNX IR: arena-backed protobuf-c structs, builders, lookups, walks, dtype table. */
 #include "onnx/onnx_ir.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "base/shape.h"
 
 /* Capacities of arrays grown by ox_append, keyed by array address. protobuf-c keeps only a
  * count, and arrays from unpack are exact-sized, so the capacity must live beside the proto.
@@ -473,6 +477,66 @@ int64_t ox_tensor_numel(const Onnx__TensorProto *t)
         n *= d;
     }
     return n;
+}
+
+const char *ox_tensor_problem(const Onnx__TensorProto *t, char *buf, size_t cap)
+{
+    const ox_dtype_info *di = ox_dtype(t->data_type);
+    int bits = di ? di->bits : 0;
+    int64_t numel;
+    uint64_t bytes;
+    char why[128];
+    /* element size in bytes for the shape check; sub-byte types are checked as packed below */
+    const char *bad = shape_problem(t->dims, t->n_dims, bits >= 8 ? (size_t)bits / 8 : 1, &numel, &bytes, why,
+                                    sizeof why);
+    if (bad) {
+        snprintf(buf, cap, "its shape is invalid: %s", bad);
+        return buf;
+    }
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return NULL;
+    if (bits > 0 && bits < 8) bytes = ((uint64_t)numel * (uint64_t)bits + 7) / 8;
+    const char *type = di ? di->name : "undefined";
+    if (t->has_raw_data) {
+        if (bits == 0) {
+            snprintf(buf, cap, "raw_data of data type %s", type);
+            return buf;
+        }
+        if (t->raw_data.len != bytes) {
+            snprintf(buf, cap, "%s data of %" PRId64 " elements needs %" PRIu64 " bytes of raw_data but it holds %zu",
+                     type, numel, bytes, t->raw_data.len);
+            return buf;
+        }
+        return NULL;
+    }
+    /* the typed field the data type uses, and how many values it must hold */
+    size_t have = 0;
+    const char *field = NULL;
+    uint64_t want = (uint64_t)numel, packed = bits > 0 && bits < 8 ? (bytes + 0) : want;
+    switch (t->data_type) {
+    case 1: field = "float_data"; have = t->n_float_data; break;
+    case 14: field = "float_data"; have = t->n_float_data; want *= 2; packed = want; break;
+    case 11: field = "double_data"; have = t->n_double_data; break;
+    case 15: field = "double_data"; have = t->n_double_data; want *= 2; packed = want; break;
+    case 7: field = "int64_data"; have = t->n_int64_data; break;
+    case 12: case 13: field = "uint64_data"; have = t->n_uint64_data; break;
+    case 8: field = "string_data"; have = t->n_string_data; break;
+    default: field = "int32_data"; have = t->n_int32_data; break;
+    }
+    /* values in another field than the data type's */
+    size_t total = t->n_float_data + t->n_double_data + t->n_int64_data + t->n_uint64_data + t->n_string_data +
+                   t->n_int32_data;
+    if (total == 0) return NULL;
+    if (have != total) {
+        snprintf(buf, cap, "%s data is stored in another field than %s", type, field);
+        return buf;
+    }
+    if (have != want && have != packed) {
+        snprintf(buf, cap, "%s data of %" PRId64 " elements needs %" PRIu64 " values in %s but it holds %zu", type,
+                 numel, want, field, have);
+        return buf;
+    }
+    return NULL;
 }
 
 void ox_shape_add_dim(ox_model *m, Onnx__TensorShapeProto *s, const char *dim)

@@ -121,6 +121,11 @@ void ox_tensor_add_string(ox_model *m, Onnx__TensorProto *t, const void *data, s
 void ox_tensor_add_external(ox_model *m, Onnx__TensorProto *t, const char *key, const char *value);
 /* Number of elements (product of dims; 1 for a scalar); -1 on a negative dim or overflow. */
 int64_t ox_tensor_numel(const Onnx__TensorProto *t);
+/* NULL when t's dims are valid (none negative, element count and byte size within int64) and
+ * the data it holds, if any, is exactly what its data type and dims need (raw_data bytes or the
+ * typed field's count; external data is not checked until it is read); otherwise what is
+ * wrong, written to buf. A tensor without any data passes. */
+const char *ox_tensor_problem(const Onnx__TensorProto *t, char *buf, size_t cap);
 
 /* Types. A dim is given as a string: a decimal number → dim_value, "?" or "" → unknown,
  * anything else → dim_param. dims == NULL with ndims == 0 and known_rank false → no shape. */

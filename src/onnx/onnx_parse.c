@@ -13,6 +13,7 @@
 
 #include "base/interrupt.h"
 #include "base/strbuf.h"
+#include "onnx/onnx_pb.h"
 
 /* Deep nesting (graphs in attributes, seq(seq(...))) recurses; cap it so hostile input cannot
  * overflow the C stack. */
@@ -1303,6 +1304,10 @@ ox_model *ox_parse_model(const char *text, size_t len, const char *file, diag_si
     }
     m->proto = mp;
     m->path = arena_strdup(&m->arena, file);
+    if (ox_check_tensors(m, file, true, d)) {
+        ox_model_free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -1316,6 +1321,10 @@ ox_model *ox_parse_graph_model(const char *text, size_t len, const char *file, d
     }
     m->proto->graph = g;
     m->path = arena_strdup(&m->arena, file);
+    if (ox_check_tensors(m, file, true, d)) {
+        ox_model_free(m);
+        return NULL;
+    }
     return m;
 }
 

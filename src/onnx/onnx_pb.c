@@ -2,7 +2,9 @@
 #include "onnx/onnx_pb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,8 +286,12 @@ static int load_external(Onnx__TensorProto *t, void *vctx)
     }
     char *file = *c->dir ? arena_printf(&c->m->arena, "%s/%s", c->dir, location)
                          : arena_strdup(&c->m->arena, location);
-    FILE *fp = fopen(file, "rb");
-    if (!fp && c->missing_is_warning) {
+    /* Resolve the path (symlinks included) and refuse what leaves the model's folder or is not
+     * a regular file, before opening it: a FIFO or a device would block or never end, and a
+     * link to another file would put that file's bytes into the model (onnx's checker refuses
+     * both). */
+    char *real = realpath(file, NULL);
+    if (!real && c->missing_is_warning) {
         if (c->n_missing && strcmp(c->missing_file, file)) report_missing(c);
         if (!c->n_missing) {
             c->missing_file = file;
@@ -295,16 +301,52 @@ static int load_external(Onnx__TensorProto *t, void *vctx)
         c->n_missing++;
         return 0;
     }
-    if (!fp) {
+    if (!real) {
         diagnostic *dg = diag_error(c->d, loc, "tensor '%s': cannot open external data file '%s': %s",
                                     tname, file, strerror(errno));
         diag_set_hint(dg, "external data is looked up next to the model file");
         return -1;
     }
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+    char *real_dir = realpath(*c->dir ? c->dir : ".", NULL);
+    size_t rl = real_dir ? strlen(real_dir) : 0;
+    bool inside = real_dir && strncmp(real, real_dir, rl) == 0 &&
+                  (real[rl] == '/' || (rl == 1 && real_dir[0] == '/')) && strcmp(real, real_dir) != 0;
+    if (!inside) {
+        diagnostic *dg = diag_error(c->d, loc, "tensor '%s': external data '%s' resolves to '%s', outside the model's folder '%s'",
+                                    tname, file, real, real_dir ? real_dir : c->dir);
+        diag_set_hint(dg, "external data files must sit next to the model, not behind a link that leaves its folder "
+                          "(onnx refuses such paths too)");
+        free(real);
+        free(real_dir);
+        return -1;
+    }
+    free(real_dir);
+    struct stat st = {0};
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        diag_error(c->d, loc, "tensor '%s': external data '%s' is not a regular file%s", tname, file,
+                   S_ISFIFO(st.st_mode) ? " (a FIFO)" : S_ISDIR(st.st_mode) ? " (a directory)"
+                   : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? " (a device)" : "");
+        free(real);
+        return -1;
+    }
+    /* O_NONBLOCK: if it was replaced by a FIFO since, opening still returns at once */
+    int fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    free(real);
+    FILE *fp = NULL;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         diag_error(c->d, loc, "tensor '%s': external data '%s' is not a regular file", tname, file);
-        fclose(fp);
+        close(fd);
+        return -1;
+    }
+    if (fd >= 0) {
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        fp = fdopen(fd, "rb");
+        if (!fp) close(fd);
+    }
+    if (!fp) {
+        diagnostic *dg = diag_error(c->d, loc, "tensor '%s': cannot open external data file '%s': %s",
+                                    tname, file, strerror(errno));
+        diag_set_hint(dg, "external data is looked up next to the model file");
         return -1;
     }
     uint64_t size = (uint64_t)st.st_size;
@@ -367,7 +409,38 @@ ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
             return NULL;
         }
     }
+    if (ox_check_tensors(m, name, false, d)) {
+        ox_model_free(m);
+        return NULL;
+    }
     return m;
+}
+
+typedef struct check_ctx {
+    const char *name;
+    diag_sink *d;
+    bool elided_ok;
+} check_ctx;
+
+static int check_tensor(Onnx__TensorProto *t, void *vctx)
+{
+    check_ctx *c = vctx;
+    if (c->elided_ok && t->has_raw_data && t->raw_data.len == 0) return 0;
+    char why[200];
+    const char *bad = ox_tensor_problem(t, why, sizeof why);
+    if (!bad) return 0;
+    diagnostic *dg = diag_error(c->d, (diag_loc){c->name, 0, 0}, "tensor '%s': %s", t->name ? t->name : "", bad);
+    diag_set_hint(dg, "a tensor holds exactly one value per element of its shape (is the file truncated?)");
+    return -1;
+}
+
+int ox_check_tensors(ox_model *m, const char *name, bool elided_ok, diag_sink *d)
+{
+    check_ctx c = {name, d, elided_ok};
+    int r = visit_tensors(m, false, check_tensor, &c);
+    if (r == -2)
+        diag_error(d, (diag_loc){name, 0, 0}, "subgraphs are nested more than %d deep", OX_MAX_GRAPH_DEPTH);
+    return r ? -1 : 0;
 }
 
 ox_model *ox_load_file(const char *path, diag_sink *d)

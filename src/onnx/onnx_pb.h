@@ -45,6 +45,14 @@ ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
 int ox_pb_validate(const void *buf, size_t len, const ProtobufCMessageDescriptor *desc,
                    const char *name, diag_sink *d);
 
+/* Checks every tensor of the model (initializers, attribute and sparse tensors, in subgraphs
+ * and functions too) with ox_tensor_problem: dims none negative, counts within int64, data of
+ * exactly the size they describe; returns 0 or -1 after reporting the first problem to d, named
+ * with name (the file). ox_load_* and ox_parse_model run it on every model they return. Value
+ * types (float[-1] x) are the checker's to judge, as in onnx: they hold no data. elided_ok accepts tensors whose raw_data is empty (the text form's "...", data the
+ * printer did not show); a loaded file must have all its data. */
+int ox_check_tensors(ox_model *m, const char *name, bool elided_ok, diag_sink *d);
+
 /* Serializes the model; NULL only if the model is too large to address. */
 uint8_t *ox_pack(const ox_model *m, size_t *len);
 /* Writes the model to path as base/file.h writes files (temporary, fsync, rename; a link's

@@ -221,7 +221,7 @@ void ox_summary(const ox_model *m, strbuf *out)
     sb_printf(out, "nodes: %zu\n", g->n_node);
     sb_printf(out, "nodes_with_subgraphs: %zu\n", total);
     sb_printf(out, "subgraphs: %zu\n", subgraphs);
-    qsort(st.list, st.n_list, sizeof *st.list, cmp_ops);
+    if (st.n_list > 1) qsort(st.list, st.n_list, sizeof *st.list, cmp_ops);   /* an empty graph has no list */
     sb_printf(out, "ops: %zu distinct\n", st.n_list);
     for (size_t i = 0; i < st.n_list; i++)
         sb_printf(out, "  op %s: %zu\n", st.list[i]->name, st.list[i]->count);

@@ -239,6 +239,7 @@ static bool static_reshape_target(noop_ctx *c, Onnx__NodeProto *n, scope *s, con
     for (int i = 0; i < r; i++) {
         const Onnx__TensorShapeProto__Dimension *dm = sh->dim[i];
         if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0) {
+            if (dm->dim_value && static_prod > INT64_MAX / dm->dim_value) return false;   /* a bogus type */
             static_prod *= dm->dim_value;
         } else {
             if (dyn >= 0) return false;   /* more than one dynamic dim */

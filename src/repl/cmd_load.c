@@ -6,6 +6,7 @@
 #include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "base/file.h"
+#include "base/shape.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_build.h"
@@ -388,6 +389,15 @@ int cmd_load(session *s, int argc, char **argv)
                 !ts_parse_input_decl(argv[i + 1], &req.inputs[req.n_inputs])) {
                 session_error(s, "load: cannot read --input '%s' (write NAME=DTYPE[DIMS], e.g. x=f32[3,4])",
                               argv[i + 1]);
+                return 1;
+            }
+            const ts_input_decl *in = &req.inputs[req.n_inputs];
+            const char *dims[8];
+            for (size_t k = 0; k < in->rank; k++) dims[k] = in->dims[k];
+            char why[128];
+            if (shape_text_problem(dims, in->rank, fx_dtype_get(in->dtype)->elem_size, why, sizeof why)) {
+                session_error(s, "load --input '%s': %s (a size is an integer below 2^63, or a symbol such as s77)",
+                              argv[i + 1], why);
                 return 1;
             }
             req.n_inputs++;

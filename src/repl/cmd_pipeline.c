@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/interrupt.h"
+#include "base/shape.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "fx/fx.h"
@@ -116,6 +117,7 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         if (!eq || !lb || !rb || rb[1]) {
             diagnostic *dg = diag_error(diag, (diag_loc){0}, "inputs: cannot read '%s'", s);
             diag_set_hint(dg, "write NAME=DTYPE[DIMS], e.g. x=f32[4,3] (a dim may be a symbol: x=f32[batch,3])");
+            free_decls(out);
             return false;
         }
         *eq = *lb = *rb = '\0';
@@ -123,6 +125,7 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         if (decl.dtype == FX_DT_UNKNOWN) decl.dtype = fx_dtype_from_torch_name(eq + 1, strlen(eq + 1));
         if (decl.dtype == FX_DT_UNKNOWN) {
             diag_error(diag, (diag_loc){0}, "inputs: unknown dtype '%s' for %s (use f32, i64, b8, ...)", eq + 1, s);
+            free_decls(out);
             return false;
         }
         const char **dims = NULL;
@@ -130,6 +133,14 @@ static bool parse_inputs(const char *text, decls *out, diag_sink *diag)
         for (char *save2 = NULL, *dim = strtok_r(lb + 1, ",", &save2); dim; dim = strtok_r(NULL, ",", &save2)) {
             dims = xrealloc(dims, (rank + 1) * sizeof *dims);
             dims[rank++] = dim;
+        }
+        char why[128];
+        if (shape_text_problem(dims, rank, fx_dtype_get(decl.dtype)->elem_size, why, sizeof why)) {
+            diagnostic *dg = diag_error(diag, (diag_loc){0}, "inputs: %s: %s", s, why);
+            diag_set_hint(dg, "a size is a non-negative integer below 2^63, or a symbol for a dynamic one (x=f32[batch,3])");
+            free(dims);
+            free_decls(out);   /* what was kept so far */
+            return false;
         }
         decl.dims = dims;
         decl.rank = rank;

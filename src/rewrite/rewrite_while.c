@@ -404,7 +404,7 @@ static void collect_additional(while_ctx *c)
                 if (o->kind == FX_ARG_NODE && !hm_has(&c->inv, o->u.node->name) && c->L.cap_ph[k]->n_users)
                     c->adds[c->nadd++] = o->u.node;
             }
-        qsort(c->adds + start, c->nadd - start, sizeof *c->adds, by_name);
+        if (c->nadd - start > 1) qsort(c->adds + start, c->nadd - start, sizeof *c->adds, by_name);
     }
 }
 

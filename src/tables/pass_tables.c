@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "tables/tables.h"
+#include "tables/yaml_check.h"
 
 
 void pass_table_init(pass_table *t)
@@ -109,6 +110,8 @@ static bool load_string(pass_table *t, const char *name, const char *text, size_
     bool ok = false;
     size_t before = t->n;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!yaml_check_expansion(&doc, name, d))
+        goto done;
     if (!root || root->type != YAML_MAPPING_NODE) {
         diag_error(d, (diag_loc){ name, 1, 1 }, "table file must be a mapping of lists of records");
         goto done;

@@ -10,6 +10,7 @@
 #include "base/vec.h"
 #include "tables/ops.h"
 #include "tables/tables.h"
+#include "tables/yaml_check.h"
 
 
 #define DEFAULT_OPSET 18
@@ -365,6 +366,10 @@ bool ops_load_string(ops_registry *r, const char *name, const char *text, size_t
     }
     have_doc = true;
     L.doc = &doc;
+    if (!yaml_check_expansion(&doc, L.file, d)) {
+        L.failed = true;
+        goto done;
+    }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root) goto done;                 /* empty file: no rules */
     yaml_node_t *list = NULL;

@@ -261,7 +261,7 @@ tx_val *tx_set_val(tx *t, const fx_node *n, const char **names, size_t k)
 {
     tx_val *v = arena_alloc(&t->a, sizeof *v);
     v->names = arena_alloc(&t->a, (k + 1) * sizeof *v->names);
-    memcpy(v->names, names, k * sizeof *names);
+    if (k) memcpy(v->names, names, k * sizeof *names);   /* a node without outputs: names may be NULL */
     v->n = k;
     hm_put(&t->sc->vals, n->name, v);
     return v;

@@ -14,6 +14,8 @@
 #include "base/diag.h"
 #include "base/file.h"
 #include "base/hashmap.h"
+#include "base/limits.h"
+#include "base/shape.h"
 #include "base/interrupt.h"
 #include "base/strbuf.h"
 
@@ -246,6 +248,93 @@ static void test_file_write_interrupted(void **state)
     diag_free(&d);
 }
 
+/* A long source line is echoed as a window around the column, cut with …, the caret under
+ * the column; the whole diagnostic is one write of a bounded size. */
+static void test_diag_render_long_line(void **state)
+{
+    (void)state;
+    size_t n = 1000000;
+    char *line = xmalloc(n + 1);
+    memset(line, 'a', n);
+    line[n] = 0;
+    line[500000] = 'X';
+    diag_sink d;
+    diag_init(&d);
+    diagnostic *dg = diag_error(&d, (diag_loc){"big.txt", 1, 500001}, "bad X");
+    diag_set_source(dg, line, n);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    diag_render_all(&d, f, NULL, false);
+    fclose(f);
+    assert_true(len < 500);
+    char *src = strchr(buf, '\n') + 1, *caret = strchr(src, '\n') + 1;
+    assert_true(!strncmp(src, "    \xe2\x80\xa6" "a", 8));
+    assert_non_null(strstr(src, "a\xe2\x80\xa6\n"));
+    /* the caret's column in characters equals X's (… is one character) */
+    size_t x_col = 0;
+    for (const char *p = src; *p != 'X'; p++)
+        if (((unsigned char)*p & 0xC0) != 0x80) x_col++;
+    assert_int_equal(strchr(caret, '^') - caret, x_col);
+    free(buf);
+    /* near the start: no cut on the left; a short line: whole */
+    diag_clear(&d);
+    dg = diag_error(&d, (diag_loc){"big.txt", 1, 3}, "bad");
+    diag_set_source(dg, line, n);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    diag_render_all(&d, f, NULL, false);
+    fclose(f);
+    assert_true(!strncmp(strchr(buf, '\n') + 1, "    aaa", 7));
+    assert_non_null(strstr(buf, "\n      ^\n"));
+    free(buf);
+    free(line);
+    diag_free(&d);
+}
+
+static void test_shape_checks(void **state)
+{
+    (void)state;
+    int64_t n;
+    size_t bad = 99;
+    assert_true(shape_numel((int64_t[]){16, 8}, 2, &n, &bad) && n == 128);
+    assert_true(shape_numel(NULL, 0, &n, NULL) && n == 1);
+    assert_false(shape_numel((int64_t[]){16, INT64_MIN}, 2, &n, &bad));
+    assert_int_equal(bad, 1);
+    assert_false(shape_numel((int64_t[]){(int64_t)1 << 62, 4}, 2, &n, &bad));
+    assert_int_equal(bad, 1);
+    assert_true(shape_numel((int64_t[]){0, (int64_t)1 << 40}, 2, &n, NULL) && n == 0);
+    uint64_t b;
+    assert_true(shape_bytes((int64_t)1 << 61, 4, &b) == false);
+    assert_true(shape_bytes(5, 0, &b) && b == 3);   /* 4-bit: two per byte */
+    char why[128];
+    assert_null(shape_problem((int64_t[]){16, 8}, 2, 4, &n, &b, why, sizeof why));
+    assert_int_equal(b, 512);
+    assert_string_equal(shape_problem((int64_t[]){16, -3}, 2, 4, NULL, NULL, why, sizeof why),
+                        "dimension 1 is -3 (sizes must not be negative)");
+    assert_int_equal(shape_parse_dim("12", &n), 1);
+    assert_int_equal(n, 12);
+    assert_int_equal(shape_parse_dim("-3", &n), -1);
+    assert_int_equal(shape_parse_dim("99999999999999999999", &n), -1);
+    assert_int_equal(shape_parse_dim("s77", &n), 0);
+    assert_null(shape_text_problem((const char *[]){"s77", "4"}, 2, 4, why, sizeof why));
+    assert_non_null(shape_text_problem((const char *[]){"4611686018427387904", "4"}, 2, 4, why, sizeof why));
+}
+
+static void test_limit_from_env(void **state)
+{
+    (void)state;
+    unsetenv("FXSH_TEST_LIMIT");
+    assert_int_equal(limit_from_env("FXSH_TEST_LIMIT", 7), 7);
+    setenv("FXSH_TEST_LIMIT", "64K", 1);
+    assert_int_equal(limit_from_env("FXSH_TEST_LIMIT", 7), 65536);
+    setenv("FXSH_TEST_LIMIT", "2G", 1);
+    assert_int_equal(limit_from_env("FXSH_TEST_LIMIT", 7), (uint64_t)2 << 30);
+    setenv("FXSH_TEST_LIMIT", "12x", 1);
+    assert_int_equal(limit_from_env("FXSH_TEST_LIMIT", 7), 7);
+    unsetenv("FXSH_TEST_LIMIT");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +342,9 @@ int main(void)
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_hashmap_put_get_remove),
         cmocka_unit_test(test_diag_render),
+        cmocka_unit_test(test_diag_render_long_line),
+        cmocka_unit_test(test_shape_checks),
+        cmocka_unit_test(test_limit_from_env),
         cmocka_unit_test_setup_teardown(test_file_write_symlink_and_mode, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_file_write_refuses_and_devices, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_file_write_interrupted, make_dir, remove_dir),

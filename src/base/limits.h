@@ -1,0 +1,24 @@
+/* limits.h — size caps against hostile or runaway input (replayed Python steps, inflated zip
+ * members), each with an environment variable that raises or lowers it.
+ *
+ * Ownership: nothing is allocated. */
+#ifndef FXSH_LIMITS_H
+#define FXSH_LIMITS_H
+
+#include <stdint.h>
+
+/* Python-level nodes py_eval may execute while replaying a TorchScript program (unrolled loop
+ * iterations count each time). */
+#define FXSH_MAX_REPLAY_STEPS_ENV "FXSH_MAX_REPLAY_STEPS"
+#define FXSH_MAX_REPLAY_STEPS_DEFAULT 100000
+/* Bytes a .pt2 archive's members may inflate to, in all: the larger of a floor and a multiple
+ * of the archive's own size. */
+#define FXSH_MAX_INFLATE_ENV "FXSH_MAX_INFLATE"
+#define FXSH_MAX_INFLATE_FLOOR ((uint64_t)64 << 20)
+#define FXSH_MAX_INFLATE_RATIO 100
+
+/* The value of environment variable name: a decimal number with an optional K, M or G suffix
+ * (powers of 1024); dflt when it is unset, empty or not such a number. */
+uint64_t limit_from_env(const char *name, uint64_t dflt);
+
+#endif
