@@ -44,7 +44,11 @@ judge() {
             ours=pass; grep -q "^-c:$torch_at:" "$tmp/err" && ours=fail
             if [ "$ours" = "$ort" ]; then agree_t=$((agree_t + 1)); else
                 disagree_t=$((disagree_t + 1))
-                note "  torch.onnx model $case_name: fxsh $ours, ONNX Runtime $ort: $(grep -m1 "^-c:$torch_at:\|^FAIL" "$tmp/err" "$tmp/out" | sed 's/^[^:]*://' | cut -c1-140)"
+                if [ "$ours" = pass ]; then
+                    note "  torch.onnx model $case_name: matches eager in fxsh, not in ONNX Runtime's recorded run"
+                else
+                    note "  torch.onnx model $case_name: fxsh fail, ONNX Runtime pass: $(grep -m1 "^-c:$torch_at:\|^FAIL" "$tmp/err" "$tmp/out" | sed 's/^[^:]*://' | cut -c1-140)"
+                fi
             fi
         fi
     fi
