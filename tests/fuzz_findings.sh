@@ -79,21 +79,21 @@ expect_error "1 safetensors short data, FX text" "weight 'fc1.(weight|bias)': .*
 # 2. Module settings that are not numbers: an export error naming the module, no crash.
 expect_error "2 Conv2d(x, ...)" \
     "error: export: module 'out' \(Conv2d\(x, 2, .*\)\): setting 'in_channels' is 'x', not a non-negative integer" \
-    -c "load $F/module_conv2d_nonnumeric_in_channels.txt" -c export
+    -c "load $F/module_conv2d_nonnumeric_in_channels.txt --input x=f32[1,4,8,8]" -c export
 
 # 3. A loop with 2^32 iterations: refused before the first, with the way to raise the limit.
 expect_error "3 loop trip count 2^32" \
     "the \`for\` loop runs 4294967296 iterations.*more than [0-9]+ Python-level steps" \
-    -c "load $F/ts_loop_huge_tripcount_hang.txt" -c export &&
+    -c "load $F/ts_loop_huge_tripcount_hang.txt --input x=f32[2,4]" -c export &&
     { grep -q 'FXSH_MAX_REPLAY_STEPS=N' "$tmp/err" || fail "the hint does not name FXSH_MAX_REPLAY_STEPS"; }
 # the same loop with a small trip count is unrolled as before, and the limit can be lowered
 sed 's/4294967296/3/' "$F/ts_loop_huge_tripcount_hang.txt" > "$tmp/loop3.txt"
-expect_ok "3 loop trip count 3" -c "load $tmp/loop3.txt" -c export
+expect_ok "3 loop trip count 3" -c "load $tmp/loop3.txt --input x=f32[2,4]" -c export
 export FXSH_MAX_REPLAY_STEPS=20
-expect_error "3 FXSH_MAX_REPLAY_STEPS=20" "more than 20 Python-level steps" -c "load $tmp/loop3.txt" -c export
+expect_error "3 FXSH_MAX_REPLAY_STEPS=20" "more than 20 Python-level steps" -c "load $tmp/loop3.txt --input x=f32[2,4]" -c export
 unset FXSH_MAX_REPLAY_STEPS
 # the TorchScript exporter's route keeps such a loop a loop instead
-run -c "load $F/ts_loop_huge_tripcount_hang.txt" -c "export --legacy script"
+run -c "load $F/ts_loop_huge_tripcount_hang.txt --input x=f32[2,4]" -c "export --legacy script"
 case="3 legacy script keeps the loop"
 if [ "$rc" -ge 124 ]; then fail "status $rc"
 elif ! grep -q 'range(4294967296) kept as a loop' "$tmp/err"; then fail "no note that the loop was kept"
@@ -104,11 +104,11 @@ else passed=$((passed + 1)); fi
 case="4 no leak on export"
 if [ "$asan" = 0 ] && command -v valgrind >/dev/null 2>&1; then
     timeout 120 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
-        "$FXSH" -c "load $top/tests/fixtures/fx/mlp_exported.fx.txt" -c export >"$tmp/out" 2>"$tmp/err"
+        "$FXSH" -c "load $top/tests/fixtures/fx/mlp_exported.fx.txt --input x=f32[2,8]" -c export >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ "$rc" -ne 0 ]; then fail "valgrind status $rc"; else passed=$((passed + 1)); fi
 else
-    expect_ok "4 export (LeakSanitizer)" -c "load $top/tests/fixtures/fx/mlp_exported.fx.txt" -c export
+    expect_ok "4 export (LeakSanitizer)" -c "load $top/tests/fixtures/fx/mlp_exported.fx.txt --input x=f32[2,8]" -c export
 fi
 
 # 5. An empty graph: stats and summary work (qsort of no ops).

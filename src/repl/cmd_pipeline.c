@@ -264,10 +264,15 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
     const fx_program *p = st->fx;
     const fx_graph *g = fx_program_graph(p);
     bool aten = fx_program_is_aten(p);
-    diag_sink quiet;   /* a malformed `inputs` setting is reported where export reads it */
+    diag_sink quiet;
     diag_init(&quiet);
     decls d;
-    if (aten || !parse_inputs(cfg->inputs, &d, &quiet)) memset(&d, 0, sizeof d);
+    memset(&d, 0, sizeof d);
+    if (!aten && !parse_inputs(cfg->inputs, &d, &quiet)) {
+        /* a malformed `inputs` setting (a negative size, ...) is reported where export reads it */
+        diag_free(&quiet);
+        return true;
+    }
     diag_free(&quiet);
     strbuf missing, flags;
     sb_init(&missing);
