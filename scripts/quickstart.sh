@@ -9,6 +9,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-example}
+start=$(date +%s)
+# phase NAME: one line with the time spent so far, for the CI log
+phase() { echo "quickstart: $1 ($(( $(date +%s) - start )) s)"; }
 
 packages="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev
           libyaml-dev libzip-dev libreadline-dev libcmocka-dev libonnx-dev tmux
@@ -30,6 +33,7 @@ fi
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure -q
 make -j"$(nproc)" >/dev/null
+phase built
 
 case $what in
 example)
@@ -46,6 +50,7 @@ check)
         [ "$rc" -eq 0 ] || cat test-suite.log
         echo "tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
     fi
+    phase "test suite done"
     [ "$rc" -eq 0 ] || exit "$rc"
 
     # The same suite in a sanitizer build: an out-of-tree (VPATH) build in build-asan/ from a
@@ -59,6 +64,7 @@ check)
     cd "$bld"
     "$src/configure" -q CC=clang CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined -g -O1'
     make -j"$(nproc)" >/dev/null
+    phase "sanitizer tree built"
     # the tests look for the corpus beside the source tree, which build-asan-src is not
     [ -n "${FXSH_CORPUS:-}" ] || [ ! -d "$top/../shared/corpus" ] || export FXSH_CORPUS="$(cd "$top/../shared/corpus" && pwd)"
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -72,8 +78,10 @@ check)
         skip=$(sed -n 's/^# SKIP: *//p' test-suite.log)
         echo "sanitizer tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
     fi
+    phase "sanitizer test suite done"
     [ "$rc" -eq 0 ] || exit "$rc"
     make fuzz FUZZ_SECONDS=60 || exit 1
+    phase "fuzz smoke run done"
     exit 0 ;;
 *)
     echo "usage: sh scripts/quickstart.sh [example|check]" >&2; exit 2 ;;
