@@ -10,7 +10,7 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
-#include "fx/pt2_load.h"
+#include "load/pt2_load.h"
 #include "onnx/onnx_ir.h"
 
 #ifdef FXSH_FUZZ_REPLAY

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 
 #include "fuzz/fuzz.h"
-#include "fx/ts_load.h"
-#include "passes/meta_infer.h"
-#include "passes/meta_rules.h"
-#include "passes/ts_normalize.h"
+#include "load/ts_load.h"
+#include "meta/meta_infer.h"
+#include "meta/meta_rules.h"
+#include "capture/ts_normalize.h"
 
 FXSH_FUZZ_ENTRY(torchscript)
 {

@@ -1,7 +1,7 @@
 /* fuzz_weights.c — libFuzzer harness: weight files for load --weights (.safetensors, .onnx
  * initializers, .pt2 / JSON), then `params` and `weights NAME` on every weight attached. */
 #include "fuzz/fuzz.h"
-#include "fx/fx_weight_source.h"
+#include "load/fx_weight_source.h"
 
 FXSH_FUZZ_ENTRY(weights)
 {

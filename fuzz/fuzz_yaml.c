@@ -1,9 +1,9 @@
 /* fuzz_yaml.c — libFuzzer harness: the YAML tables a user can load (ops lowering rules, the
  * pass tables of export/decompose, meta-inference rules). */
 #include "fuzz/fuzz.h"
-#include "ops/ops.h"
-#include "passes/meta_rules.h"
-#include "passes/pass_tables.h"
+#include "tables/ops.h"
+#include "meta/meta_rules.h"
+#include "tables/pass_tables.h"
 
 FXSH_FUZZ_ENTRY(yaml)
 {
