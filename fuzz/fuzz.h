@@ -10,6 +10,7 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
+#include "load/load.h"
 #include "load/pt2_load.h"
 #include "onnx/onnx_ir.h"
 
