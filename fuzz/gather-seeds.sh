@@ -43,6 +43,11 @@ add onnx_text "$c"/fx/*/onnx_*.txt "$top"/tests/fixtures/onnxtext/*
 add yaml "$top"/share/fxsh/*/*.yaml "$top"/tests/fixtures/ops/*.yaml "$top"/tests/fixtures/fuzz/findings/*.yaml
 add weights "$c"/fx/mlp/program.pt2 "$c"/fx/mlp/onnx_dynamo.onnx "$c"/fx/conv_bn_relu/program.pt2 \
     "$top"/tests/fixtures/fuzz/findings/weights_* "$top"/tests/fixtures/cflow/*.onnx
+# value files: the corpus's io.json, the backend tests' .pb inputs/outputs, the test fixtures' .npz/.npy
+add values "$c"/fx/*/io.json "$top"/tests/fixtures/eval/*.json "$top"/tests/fixtures/eval/*.np[yz]
+for t in abs cast_FLOAT_to_FLOAT16 sequence_insert_at_back optional_get_element_sequence gather_0 where_example; do
+    add values /usr/share/libonnx-testdata/data/node/test_$t/test_data_set_0/*.pb
+done
 # saved crash inputs seed their harness too
 for d in "$top"/tests/fixtures/fuzz/*/; do
     h=$(basename "$d")

@@ -196,5 +196,9 @@ mkfifo "$tmp/m12/fifo"
 expect_error "12 FIFO" "tensor 'W': external data '.*fifo' is not a regular file \(a FIFO\)" \
     -c "load $tmp/m12/onnx_ext_fifo_model.onnx"
 
+# 13 (values harness): an .npz member that declares 4 GB is refused before anything is allocated
+expect_error "13 npz member declares 4 GB" "member '.*' declares 4294967132 bytes, more than fxsh allows for this archive" \
+    -c "run --inputs $top/tests/fixtures/fuzz/values/oom_declared_size.npz"
+
 echo "fuzz findings: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

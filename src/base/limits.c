@@ -23,3 +23,10 @@ uint64_t limit_from_env(const char *name, uint64_t dflt)
     if (shift && v > (UINT64_MAX >> shift)) return UINT64_MAX;
     return (uint64_t)v << shift;
 }
+
+uint64_t limit_max_inflate(uint64_t archive_len)
+{
+    uint64_t by_size = archive_len > UINT64_MAX / FXSH_MAX_INFLATE_RATIO ? UINT64_MAX
+                                                                       : archive_len * FXSH_MAX_INFLATE_RATIO;
+    return limit_from_env(FXSH_MAX_INFLATE_ENV, by_size > FXSH_MAX_INFLATE_FLOOR ? by_size : FXSH_MAX_INFLATE_FLOOR);
+}

@@ -11,8 +11,8 @@
  * iterations count each time). */
 #define FXSH_MAX_REPLAY_STEPS_ENV "FXSH_MAX_REPLAY_STEPS"
 #define FXSH_MAX_REPLAY_STEPS_DEFAULT 100000
-/* Bytes a .pt2 archive's members may inflate to, in all: the larger of a floor and a multiple
- * of the archive's own size. */
+/* Bytes a zip archive's members (.pt2, .npz) may inflate to, in all: the larger of a floor and
+ * a multiple of the archive's own size (JSON compresses about 10:1; a zip bomb 1000:1). */
 #define FXSH_MAX_INFLATE_ENV "FXSH_MAX_INFLATE"
 #define FXSH_MAX_INFLATE_FLOOR ((uint64_t)64 << 20)
 #define FXSH_MAX_INFLATE_RATIO 100
@@ -20,5 +20,9 @@
 /* The value of environment variable name: a decimal number with an optional K, M or G suffix
  * (powers of 1024); dflt when it is unset, empty or not such a number. */
 uint64_t limit_from_env(const char *name, uint64_t dflt);
+
+/* Bytes the members of a zip archive (.pt2, .npz) of archive_len bytes may inflate to, in all:
+ * FXSH_MAX_INFLATE if set, else the larger of the floor and the ratio times archive_len. */
+uint64_t limit_max_inflate(uint64_t archive_len);
 
 #endif

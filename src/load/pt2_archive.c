@@ -202,12 +202,7 @@ pt2_archive *pt2_archive_open_buffer(const unsigned char *buf, size_t len, const
     ar->path = xstrdup(name ? name : "<buffer>");
     ar->buf = buf;
     ar->len = len;
-    /* A compressed member may inflate to what its archive holds times a generous ratio (JSON
-     * compresses about 10:1); a zip bomb is 1000:1. */
-    uint64_t by_size = (uint64_t)len > UINT64_MAX / FXSH_MAX_INFLATE_RATIO ? UINT64_MAX
-                                                                         : (uint64_t)len * FXSH_MAX_INFLATE_RATIO;
-    ar->max_inflate = limit_from_env(FXSH_MAX_INFLATE_ENV, by_size > FXSH_MAX_INFLATE_FLOOR ? by_size
-                                                                                             : FXSH_MAX_INFLATE_FLOOR);
+    ar->max_inflate = limit_max_inflate(len);
     hm_init(&ar->cd_index);
     zip_error_t err;
     zip_error_init(&err);

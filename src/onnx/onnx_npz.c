@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/limits.h"
 #include "base/strbuf.h"
 
 bool npy_is_npy(const void *data, size_t len)
@@ -220,14 +221,23 @@ void npz_entries_free(npz_entry *e, size_t n)
     free(e);
 }
 
-static int read_member(zip_t *z, zip_uint64_t i, const char *what, npz_entry *e, diag_sink *d)
+/* Reads member i into e; *left is what the members may still inflate to (limit_max_inflate),
+ * checked against the declared size before anything is allocated. */
+static int read_member(zip_t *z, zip_uint64_t i, const char *what, uint64_t *left, npz_entry *e, diag_sink *d)
 {
     const char *nm = zip_get_name(z, i, ZIP_FL_ENC_RAW);
     zip_stat_t st;
-    if (!nm || zip_stat_index(z, i, 0, &st) != 0 || st.size > ((zip_uint64_t)1 << 34)) {
+    if (!nm || zip_stat_index(z, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
         diag_error(d, (diag_loc){0}, "%s: cannot read member %llu", what, (unsigned long long)i);
         return -1;
     }
+    if (st.size > *left) {
+        diagnostic *dg = diag_error(d, (diag_loc){0}, "%s: member '%s' declares %llu bytes, more than fxsh allows for this archive",
+                                    what, nm, (unsigned long long)st.size);
+        diag_set_hint(dg, "a damaged archive or a zip bomb: set " FXSH_MAX_INFLATE_ENV "=BYTES (K, M, G suffixes) to allow more");
+        return -1;
+    }
+    *left -= st.size;
     size_t nlen = strlen(nm);
     e->name = xstrndup(nm, nlen >= 4 && !strcmp(nm + nlen - 4, ".npy") ? nlen - 4 : nlen);
     zip_file_t *zf = zip_fopen_index(z, i, 0);
@@ -266,7 +276,8 @@ int npz_decode(const void *data, size_t len, const char *what, npz_entry **out, 
     zip_int64_t count = zip_get_num_entries(z, 0);
     npz_entry *e = xcalloc((size_t)(count > 0 ? count : 1), sizeof *e);
     int rc = 0;
-    for (zip_int64_t i = 0; i < count && rc == 0; i++, (*n)++) rc = read_member(z, (zip_uint64_t)i, what, &e[i], d);
+    uint64_t left = limit_max_inflate(len);
+    for (zip_int64_t i = 0; i < count && rc == 0; i++, (*n)++) rc = read_member(z, (zip_uint64_t)i, what, &left, &e[i], d);
     zip_discard(z);
     if (rc) {
         npz_entries_free(e, (size_t)count);

@@ -339,12 +339,9 @@ static char *base_name(const char *path)
     return xstrndup(s, dot && dot != s ? (size_t)(dot - s) : strlen(s));
 }
 
-int oe_values_read(const char *path, oe_values *out, diag_sink *d)
+int oe_values_read_buffer(const char *buf, size_t len, const char *path, oe_values *out, diag_sink *d)
 {
     memset(out, 0, sizeof *out);
-    size_t len;
-    char *buf = file_read(path, &len, d);
-    if (!buf) return -1;
     int rc = 0;
     size_t i = 0;
     while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r')) i++;
@@ -374,7 +371,17 @@ int oe_values_read(const char *path, oe_values *out, diag_sink *d)
         }
         free(nm);
     }
-    free(buf);
     if (rc) oe_values_free(out);
+    return rc;
+}
+
+int oe_values_read(const char *path, oe_values *out, diag_sink *d)
+{
+    memset(out, 0, sizeof *out);
+    size_t len;
+    char *buf = file_read(path, &len, d);
+    if (!buf) return -1;
+    int rc = oe_values_read_buffer(buf, len, path, out, d);
+    free(buf);
     return rc;
 }

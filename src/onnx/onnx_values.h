@@ -31,6 +31,9 @@ typedef struct oe_values {
 
 /* Reads a value file (format by content). -1 after reporting an error naming the file. */
 int oe_values_read(const char *path, oe_values *out, diag_sink *d);
+/* The same for bytes already in memory; `path` names them in messages and gives a lone .npy or
+ * .pb value its name. */
+int oe_values_read_buffer(const char *buf, size_t len, const char *path, oe_values *out, diag_sink *d);
 void oe_values_free(oe_values *v);
 /* Appends a value (name copied, *t moved). */
 void oe_values_add(oe_values *v, const char *name, oe_tensor *t, int role);
