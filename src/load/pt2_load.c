@@ -985,6 +985,7 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
                     w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, cp, nbytes, true);
                 } else {
                     w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, b.data + off * di->elem_size, nbytes, false);
+                    fx_weight_set_map(w, pt2_archive_map(ar));
                 }
             } else {
                 /* A strided view of a shared storage: gather it into a contiguous copy. */

@@ -27,6 +27,7 @@ typedef struct ox_save_opts {
 typedef struct ox_load_opts {
     bool keep_external;      /* leave external-data references as they are (onnx.load(..., load_external_data=False)) */
     bool missing_is_warning; /* a missing/unreadable data file is a warning and the reference is kept */
+    bool unchecked;          /* skip ox_check_tensors (the caller runs it: ox_model_copy) */
 } ox_load_opts;
 
 /* Loads path; tensors stored in external files are read from the model's directory and turned
