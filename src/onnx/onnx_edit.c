@@ -23,7 +23,7 @@ typedef struct detach_ctx {
     ox_model *from, *to;         /* reattaching: NULL while detaching */
 } detach_ctx;
 
-enum { SHARE_MIN = 256 };
+enum { SHARE_MIN = 1 };   /* every view stays a view */
 
 static int detach(Onnx__TensorProto *t, void *vctx)
 {

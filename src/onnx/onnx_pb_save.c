@@ -172,19 +172,12 @@ static bool open_side_file(ox_model *m, const char *path, atomic_file *mf, const
 
 /* ---- save ---------------------------------------------------------------------------------- */
 
-/* Whether the model must go to external data: its protobuf would pass FXSH_MAX_PROTOBUF. Says
- * so (a note on d) when it does. */
-static bool too_large(const ox_model *m, const char *path, diag_sink *d)
+/* Whether the model must go to external data: its protobuf would pass FXSH_MAX_PROTOBUF
+ * (*size: its size). */
+static bool too_large(const ox_model *m, uint64_t *size)
 {
-    uint64_t limit = limit_from_env(FXSH_MAX_PROTOBUF_ENV, FXSH_MAX_PROTOBUF_DEFAULT);
-    uint64_t size = protobuf_c_message_get_packed_size(&m->proto->base);
-    if (size <= limit) return false;
-    const char *base = strrchr(path, '/');
-    diag_note(d, (diag_loc){path, 0, 0},
-              "the model is %" PRIu64 " bytes, more than a protobuf can hold (%" PRIu64 "): its weights "
-              "are saved as external data in '%s.data' beside it, as torch.onnx does", size, limit,
-              base ? base + 1 : path);
-    return true;
+    *size = protobuf_c_message_get_packed_size(&m->proto->base);
+    return *size > limit_from_env(FXSH_MAX_PROTOBUF_ENV, FXSH_MAX_PROTOBUF_DEFAULT);
 }
 
 int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_sink *d)
@@ -193,7 +186,8 @@ int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_s
     atomic_file mf, df = {0};
     if (!file_create(&mf, path, d)) return -1;
     save_ctx c = {0};
-    bool external = (opts && opts->external_data) || too_large(m, path, d);
+    uint64_t size = 0;
+    bool asked = opts && opts->external_data, external = asked || too_large(m, &size);
     ox_save_opts auto_opts = {.external_data = true};
     if (external) {
         if (!open_side_file(m, path, &mf, opts ? opts : &auto_opts, &df, &c.location, d)) {
@@ -214,6 +208,11 @@ int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_s
         }
     }
     size_t n_moved = c.moved.len;
+    if (!asked && n_moved)   /* say so: the user did not ask for a second file */
+        diag_note(d, loc, "the model is %" PRIu64 " bytes, more than a protobuf can hold (%" PRIu64 "): "
+                  "its %zu tensor%s of %zu bytes or more %s saved as external data in '%s' beside it, "
+                  "as torch.onnx does", size, limit_from_env(FXSH_MAX_PROTOBUF_ENV, FXSH_MAX_PROTOBUF_DEFAULT),
+                  n_moved, n_moved == 1 ? "" : "s", c.threshold, n_moved == 1 ? "is" : "are", c.location);
     bool ok = protobuf_c_message_get_packed_size(&m->proto->base) <= (size_t)INT32_MAX;
     if (ok) ok = write_model(m, &mf, d);
     else diag_error(d, loc, "the model is too large to serialize, even with its weights as external data");
