@@ -29,6 +29,7 @@ fmap *fmap_open(const char *path, diag_sink *d)
     }
     fmap *f = xcalloc(1, sizeof *f);
     f->refs = 1;
+    f->fd = -1;
     if (st.st_size == 0) {   /* mmap refuses empty files */
         close(fd);
         f->data = xcalloc(1, 1);
@@ -37,16 +38,18 @@ fmap *fmap_open(const char *path, diag_sink *d)
     if ((uint64_t)st.st_size > SIZE_MAX) err = EFBIG;
     void *addr = err ? MAP_FAILED : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (addr == MAP_FAILED && !err) err = errno;
-    close(fd);
     if (addr == MAP_FAILED) {
+        close(fd);
         free(f);
         if (d) diag_error(d, (diag_loc){path, 0, 0}, "cannot map '%s': %s", path, strerror(err));
         errno = err;
         return NULL;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     f->data = addr;
     f->len = (size_t)st.st_size;
     f->mapped = true;
+    f->fd = fd;
     return f;
 }
 
@@ -54,6 +57,7 @@ fmap *fmap_adopt(void *data, size_t len)
 {
     fmap *f = xcalloc(1, sizeof *f);
     f->refs = 1;
+    f->fd = -1;
     f->data = data ? data : xcalloc(1, 1);
     f->len = data ? len : 0;
     return f;
@@ -70,6 +74,7 @@ void fmap_unref(fmap *f)
     if (!f || --f->refs) return;
     if (f->mapped) munmap((void *)f->data, f->len);
     else free((void *)f->data);
+    if (f->fd >= 0) close(f->fd);
     free(f);
 }
 

@@ -24,6 +24,8 @@ typedef struct fmap {
     size_t len;
     unsigned refs;
     bool mapped;                 /* munmap'd when released; else free()d */
+    int fd;                      /* the mapped file, open read-only until released (saving copies
+                                  * from it with copy_file_range); -1 for a heap block */
 } fmap;
 
 /* Maps the regular file at path read-only (the caller checked what it must: a model's folder,

@@ -2,7 +2,8 @@
  *
  * Nothing is serialized into one buffer: protobuf-c's pack_to_buffer produces the framing (tags,
  * lengths) into a small staging buffer and hands each bytes field over as one piece, which goes
- * to the file in one write straight from where the bytes are (a mapping, the arena). */
+ * to the file in one write straight from where the bytes are (the arena), or, for a view of a
+ * mapped file, is copied by the kernel from that file (copy_file_range, as cp does). */
 #include "onnx/onnx_pb.h"
 
 #include <errno.h>
@@ -20,8 +21,19 @@ enum { STAGE = 1 << 20, DIRECT_MIN = 64 << 10 };
 
 /* ---- streaming sink ------------------------------------------------------------------------ */
 
+/* Writes a tensor's bytes: from the file they are mapped from with copy_file_range when they are
+ * a view (nothing passes through this process: no page of the mapping is touched), else from
+ * memory in one write. */
+static bool put_bytes(atomic_file *af, const ox_model *m, const uint8_t *data, size_t len, diag_sink *d)
+{
+    fmap *f = ox_model_map_of(m, data, len);
+    if (f && f->fd >= 0) return file_copy_range(af, f->fd, (uint64_t)(data - f->data), data, len, d);
+    return file_write(af, data, len, d);
+}
+
 typedef struct stream {
     ProtobufCBuffer base;
+    const ox_model *m;
     atomic_file *af;
     diag_sink *d;
     uint8_t *stage;
@@ -41,7 +53,7 @@ static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
     if (s->failed) return;
     if (len >= DIRECT_MIN) {   /* a tensor's bytes: one write from where they are */
         stream_flush(s);
-        if (!s->failed) s->failed = !file_write(s->af, data, len, s->d);
+        if (!s->failed) s->failed = !put_bytes(s->af, s->m, data, len, s->d);
         return;
     }
     if (s->n + len > STAGE) stream_flush(s);
@@ -52,7 +64,7 @@ static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 /* Writes the model's protobuf to af; false after reporting to d. */
 static bool write_model(const ox_model *m, atomic_file *af, diag_sink *d)
 {
-    stream s = {{stream_append}, af, d, xmalloc(STAGE), 0, false};
+    stream s = {{stream_append}, m, af, d, xmalloc(STAGE), 0, false};
     protobuf_c_message_pack_to_buffer(&m->proto->base, &s.base);
     stream_flush(&s);
     free(s.stage);
@@ -98,7 +110,7 @@ static int move_out(Onnx__TensorProto *t, void *vctx)
         return 0;
     moved_tensor mv = {t, t->has_raw_data, t->has_data_location, t->raw_data, t->n_external_data,
                        t->external_data, t->data_location};
-    if (!file_write(c->data, t->raw_data.data, t->raw_data.len, c->d)) {   /* one write per tensor */
+    if (!put_bytes(c->data, c->m, t->raw_data.data, t->raw_data.len, c->d)) {   /* one write per tensor */
         c->failed = 1;
         return -1;
     }

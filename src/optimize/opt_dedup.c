@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
@@ -14,10 +15,11 @@
 /* ---- 4a. initializer deduplication --------------------------------------------------------- */
 
 /* Initializers are equal when their serialized form without name and doc string is: the
- * metadata (type, dims, typed fields...) is packed and compared, which is small; raw_data, the
- * weights themselves, is never copied: the same bytes (two views of one mapping) are equal at
- * once, other bytes are hashed — only when another initializer has the same metadata, and each
- * at most once — and compared byte by byte only when the hashes match. */
+ * metadata (type, dims, typed fields...) is packed, and keys the table with a hash of 16 samples
+ * of the raw_data bytes spread over them (touching 16 pages at most, so weights that differ are
+ * told apart without reading them). raw_data, the weights themselves, is never copied: the same
+ * bytes (two views of one mapping) are equal at once; other bytes under the same key are hashed
+ * in full — each tensor at most once — and compared byte by byte only when the hashes match. */
 typedef struct dd_entry {
     Onnx__TensorProto *t;
     uint8_t *meta;
@@ -39,6 +41,24 @@ static uint64_t raw_hash(dd_entry *e)
     if (!e->hashed) e->hash = hash_bytes(e->t->raw_data.data, e->t->raw_data.len);
     e->hashed = true;
     return e->hash;
+}
+
+enum { SAMPLES = 16, SAMPLE_LEN = 32 };
+
+/* Bytes of a view are sampled with pread from its file: touching the mapping would fault in the
+ * pages around each sample, which would then count in the process's memory. */
+static uint64_t sample_hash(const ox_model *m, const ProtobufCBinaryData *raw)
+{
+    if (raw->len <= SAMPLES * SAMPLE_LEN) return hash_bytes(raw->data, raw->len);
+    uint8_t buf[SAMPLES * SAMPLE_LEN];
+    size_t step = (raw->len - SAMPLE_LEN) / (SAMPLES - 1);
+    fmap *f = ox_model_map_of(m, raw->data, raw->len);
+    for (size_t i = 0; i < SAMPLES; i++) {
+        const uint8_t *p = raw->data + i * step;
+        if (!f || f->fd < 0 || pread(f->fd, buf + i * SAMPLE_LEN, SAMPLE_LEN, (off_t)(p - f->data)) != SAMPLE_LEN)
+            memcpy(buf + i * SAMPLE_LEN, p, SAMPLE_LEN);
+    }
+    return hash_bytes(buf, sizeof buf);
 }
 
 static bool same_tensor(dd_entry *a, dd_entry *b)
@@ -96,7 +116,8 @@ int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stat
             continue;
         }
         dd_entry *e = dd_entry_new(&a, t);
-        char *key = arena_printf(&a, "%016llx", (unsigned long long)fnv(e->meta, e->len));
+        char *key = arena_printf(&a, "%016llx%016llx", (unsigned long long)fnv(e->meta, e->len),
+                                 (unsigned long long)sample_hash(m, &t->raw_data));
         dd_entry *head = hm_get(&seen, key), *same;
         for (same = head; same && !same_tensor(same, e); same = same->next) {}
         if (same) {
