@@ -136,7 +136,7 @@ static void merge_caps(fx_arg ***ops, size_t *n, size_t *cap, hashmap *seen, sco
     }
 }
 
-/* Puts s's tsl_capture placeholders first, in the order of ops (both branches of an if take the
+/* Puts s's capture placeholders first, in the order of ops (both branches of an if take the
  * same operand tuple). Relinks by hand: the nodes keep their names. */
 static void order_placeholders(scope *s, fx_arg **ops, size_t n_ops)
 {

@@ -463,7 +463,7 @@ static bool do_aten(loader *L, scope *s, const stmt *st, const char *op, fx_arg 
     if (!target && strcmp(op, "size") == 0) {
         target = tsl_aten_target(L, op, tks, na);   /* named after the TorchScript call */
     } else if (!target) {
-        /* arguments as TorchScript passes them (all of them): ts_prepare_program (tsl_capture/)
+        /* arguments as TorchScript passes them (all of them): ts_prepare_program (capture/)
          * puts them in the form torch.export records */
         target = tsl_aten_target(L, op, tks, na);
         const char *d1 = target + strlen("torch.ops.aten."), *d2 = strchr(d1, '.');

@@ -519,7 +519,7 @@ static void parse_attr_rest(parser *p, Onnx__AttributeProto *a)
             bool ok = annot == lt || lt == 0 || (annot == 6 && lt == 7);
             if (!ok || annot < 6 || annot == 11 || annot == 13) {
                 p->pos = vat;
-                oxp_fail_msg(p, "attribute value does not oxp_match its declared type");
+                oxp_fail_msg(p, "attribute value does not match its declared type");
             }
             lt = annot;
         } else if (lt == 0) {
@@ -544,7 +544,7 @@ static void parse_attr_rest(parser *p, Onnx__AttributeProto *a)
     int st = single_type(v.kind);
     if (annot && !(annot == st || (annot == 1 && st == 2))) {
         p->pos = vat;
-        oxp_fail_msg(p, "attribute value does not oxp_match its declared type");
+        oxp_fail_msg(p, "attribute value does not match its declared type");
     }
     a->has_type = true;
     a->type = annot ? annot : st;
