@@ -333,6 +333,42 @@ static fx_arg *symlike(gctx *x, const json_value *v, const char *const_key)
 
 static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list_output);
 
+static fx_arg *decode_arg(gctx *x, const json_value *a);
+
+/* Element e of a list argument of kind k ("as_ints", "as_int_lists", "as_nested_tensors", ...). */
+static fx_arg *decode_list_item(gctx *x, const char *k, const json_value *e)
+{
+    fx_program *p = x->c->p;
+    int64_t i;
+    double f;
+    if (!strcmp(k, "as_tensors")) {
+        fx_node *nd = ref(x, e, json_str(json_get(e, "name")));
+        return nd ? fx_arg_node(p, nd) : fx_arg_none(p);
+    }
+    if (!strcmp(k, "as_ints") && json_int(e, &i)) return fx_arg_int(p, i);
+    if (!strcmp(k, "as_floats") && serde_float(e, &f)) return fx_arg_float(p, f);
+    if (!strcmp(k, "as_bools") && e->kind == JSON_BOOL) return fx_arg_bool(p, e->u.boolean);
+    if (!strcmp(k, "as_strings") && json_str(e)) return fx_arg_str(p, FX_ARG_STR, json_str(e));
+    if (!strcmp(k, "as_sym_ints")) return symlike(x, e, "as_int");
+    if (!strcmp(k, "as_sym_bools")) return symlike(x, e, "as_bool");
+    if (!strcmp(k, "as_sym_floats")) return symlike(x, e, "as_float");
+    if (!strcmp(k, "as_optional_tensors")) return json_get(e, "as_none") ? fx_arg_none(p) : decode_arg(x, e);
+    /* list[list[int]], list[list[float]], list[list[TensorArgument]]: each inner list is a list
+     * of the flat kind's elements */
+    const char *inner_kind = !strcmp(k, "as_int_lists") ? "as_ints" : !strcmp(k, "as_float_lists") ? "as_floats"
+                           : !strcmp(k, "as_nested_tensors") ? "as_tensors" : NULL;
+    if (inner_kind && e->kind == JSON_ARRAY) {
+        size_t m = json_len(e);
+        fx_arg **inner = m ? xmalloc(m * sizeof *inner) : NULL;
+        for (size_t q = 0; q < m; q++) inner[q] = decode_list_item(x, inner_kind, json_at(e, q));
+        fx_arg *r = fx_arg_seq(p, FX_ARG_LIST, inner, NULL, m);
+        free(inner);
+        return r;
+    }
+    derr(x->c, e, "bad element in '%s'", k);
+    return fx_arg_none(p);
+}
+
 static fx_arg *decode_arg(gctx *x, const json_value *a)
 {
     fx_program *p = x->c->p;
@@ -392,40 +428,15 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         fx_node *n = ref(x, v, json_str(json_get(v, "name")));
         return n ? fx_arg_node(p, n) : fx_arg_none(p);
     }
-    if (v && v->kind == JSON_ARRAY &&
-        (!strcmp(k, "as_tensors") || !strcmp(k, "as_ints") || !strcmp(k, "as_floats") || !strcmp(k, "as_bools") ||
-         !strcmp(k, "as_strings") || !strcmp(k, "as_sym_ints") || !strcmp(k, "as_sym_bools") ||
-         !strcmp(k, "as_sym_floats") || !strcmp(k, "as_optional_tensors") || !strcmp(k, "as_int_lists"))) {
+    static const char *const list_kinds[] = { "as_tensors", "as_ints", "as_floats", "as_bools", "as_strings",
+                                              "as_sym_ints", "as_sym_bools", "as_sym_floats", "as_optional_tensors",
+                                              "as_int_lists", "as_float_lists", "as_nested_tensors", NULL };
+    bool is_list = false;
+    for (size_t j = 0; list_kinds[j] && !is_list; j++) is_list = !strcmp(k, list_kinds[j]);
+    if (v && v->kind == JSON_ARRAY && is_list) {
         size_t n = json_len(v);
         fx_arg **items = n ? xmalloc(n * sizeof *items) : NULL;
-        for (size_t j = 0; j < n; j++) {
-            const json_value *e = json_at(v, j);
-            if (!strcmp(k, "as_tensors")) {
-                fx_node *nd = ref(x, e, json_str(json_get(e, "name")));
-                items[j] = nd ? fx_arg_node(p, nd) : fx_arg_none(p);
-            } else if (!strcmp(k, "as_ints") && json_int(e, &i)) items[j] = fx_arg_int(p, i);
-            else if (!strcmp(k, "as_floats") && serde_float(e, &f)) items[j] = fx_arg_float(p, f);
-            else if (!strcmp(k, "as_bools") && e->kind == JSON_BOOL) items[j] = fx_arg_bool(p, e->u.boolean);
-            else if (!strcmp(k, "as_strings") && json_str(e)) items[j] = fx_arg_str(p, FX_ARG_STR, json_str(e));
-            else if (!strcmp(k, "as_sym_ints")) items[j] = symlike(x, e, "as_int");
-            else if (!strcmp(k, "as_sym_bools")) items[j] = symlike(x, e, "as_bool");
-            else if (!strcmp(k, "as_sym_floats")) items[j] = symlike(x, e, "as_float");
-            else if (!strcmp(k, "as_optional_tensors")) items[j] = json_get(e, "as_none") ? fx_arg_none(p) : decode_arg(x, e);
-            else if (!strcmp(k, "as_int_lists") && e->kind == JSON_ARRAY) {
-                size_t m = json_len(e);
-                fx_arg **inner = m ? xmalloc(m * sizeof *inner) : NULL;
-                for (size_t q = 0; q < m; q++) {
-                    int64_t iv = 0;
-                    if (!json_int(json_at(e, q), &iv)) derr(x->c, json_at(e, q), "expected an integer");
-                    inner[q] = fx_arg_int(p, iv);
-                }
-                items[j] = fx_arg_seq(p, FX_ARG_LIST, inner, NULL, m);
-                free(inner);
-            } else {
-                derr(x->c, e, "bad element in '%s'", k);
-                items[j] = fx_arg_none(p);
-            }
-        }
+        for (size_t j = 0; j < n; j++) items[j] = decode_list_item(x, k, json_at(v, j));
         /* Operand lists of higher-order ops are tuples in the traced graph. */
         fx_arg *r = fx_arg_seq(p, x->hop && !x->hop_lists && !strcmp(k, "as_tensors") ? FX_ARG_TUPLE : FX_ARG_LIST, items, NULL, n);
         free(items);
