@@ -886,6 +886,112 @@ fx_program *pt2_load_json(const char *text, size_t len, const char *name, diag_s
 
 /* ---- weights from the archive ------------------------------------------------------------------ */
 
+/* Where a weight's elements are in its storage: sizes, strides (contiguous when absent), the
+ * element count and the storage offset, from its tensor_meta (already decoded into v). */
+typedef struct weight_layout {
+    size_t rank;
+    int64_t *shape, *stride;   /* in the program's arena */
+    int64_t numel, off;
+    bool contiguous;
+} weight_layout;
+
+/* Fills wl; false after reporting (at l, naming fqn) a size, stride or offset that is not a
+ * concrete non-negative integer, or an element count that overflows. */
+static bool weight_layout_of(dec *c, diag_loc l, const char *fqn, const fx_value *v, const json_value *tm,
+                             weight_layout *wl)
+{
+    size_t rank = v->rank;
+    int64_t *shape = fx_alloc(c->p, (rank + 1) * sizeof *shape);
+    int64_t numel = 1;
+    bool contiguous = true;
+    int64_t expect_stride = 1;
+    int64_t *stride = fx_alloc(c->p, (rank + 1) * sizeof *stride);
+    for (size_t k = rank; k-- > 0;) {
+        if (shape_parse_dim(v->sizes[k], &shape[k]) != 1) {
+            diag_error(c->d, l, "weight '%s': size '%s' is not a concrete non-negative integer", fqn, v->sizes[k]);
+            return false;
+        }
+        stride[k] = expect_stride;
+        if (v->strides && shape_parse_dim(v->strides[k], &stride[k]) != 1) {
+            diag_error(c->d, l, "weight '%s': stride '%s' is not a concrete non-negative integer", fqn, v->strides[k]);
+            return false;
+        }
+        if (shape[k] != 1 && stride[k] != expect_stride) contiguous = false;
+        if (shape[k] != 0 && numel > INT64_MAX / shape[k]) {
+            diag_error(c->d, l, "weight '%s': its element count overflows 64 bits", fqn);
+            return false;
+        }
+        numel *= shape[k];
+        expect_stride = numel;
+    }
+    int64_t off;
+    if (shape_parse_dim(symint_text(c, json_get(tm, "storage_offset")), &off) != 1) {
+        diag_error(c->d, l, "weight '%s': its storage offset is not a concrete non-negative integer", fqn);
+        return false;
+    }
+    *wl = (weight_layout){ rank, shape, stride, numel, off, contiguous };
+    return true;
+}
+
+/* The weight fqn whose bytes are archive member rel, laid out as wl: borrowed from the archive's
+ * mapping when the member is stored and contiguous, else copied once (inflated, offset or
+ * gathered from a strided view). NULL after reporting a member too small for its layout. */
+static fx_weight *weight_from_member(dec *c, pt2_archive *ar, diag_loc l, const char *fqn, const char *rel,
+                                     fx_tensor_role role, const fx_value *v, const weight_layout *wl)
+{
+    fx_program *p = c->p;
+    const fx_dtype_info *di = fx_dtype_get(v->dtype);
+    pt2_blob b;
+    if (!pt2_archive_read(ar, rel, &b, c->d)) return NULL;
+    /* Bytes the view touches: offset + sum((size-1)*stride) + 1 elements (checked: a
+     * sum that overflows needs more than any file holds). */
+    uint64_t span = wl->numel ? (uint64_t)wl->off + 1 : 0, need = 0;
+    bool over = false;
+    for (size_t k = 0; k < wl->rank && wl->numel && !over; k++) {
+        uint64_t t;
+        over = __builtin_mul_overflow((uint64_t)(wl->shape[k] - 1), (uint64_t)wl->stride[k], &t) ||
+               __builtin_add_overflow(span, t, &span);
+    }
+    over = over || __builtin_mul_overflow(span, (uint64_t)di->elem_size, &need);
+    if (over) need = UINT64_MAX;
+    if (di->elem_size == 0 || b.size < need) {
+        diag_error(c->d, l, "weight '%s': member '%s/%s' holds %zu bytes but its metadata (%s%s, storage offset %lld) needs %llu",
+                   fqn, pt2_archive_root(ar), rel, b.size, di->abbr, "", (long long)wl->off, (unsigned long long)need);
+        pt2_blob_free(&b);
+        return NULL;
+    }
+    size_t nbytes = (size_t)wl->numel * di->elem_size;
+    if (wl->contiguous) {
+        /* Borrowed from the mapping when stored; owned copy from inflation otherwise. */
+        if (b.owned && wl->off == 0) {
+            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, b.data, nbytes, true);
+        } else if (b.owned) {
+            void *cp = xmalloc(nbytes ? nbytes : 1);
+            memcpy(cp, b.data + wl->off * di->elem_size, nbytes);
+            pt2_blob_free(&b);
+            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, cp, nbytes, true);
+        } else {
+            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, b.data + wl->off * di->elem_size, nbytes, false);
+        }
+    } else {
+        /* A strided view of a shared storage: gather it into a contiguous copy. */
+        unsigned char *cp = xmalloc(nbytes ? nbytes : 1);
+        int64_t *idx = xcalloc(wl->rank + 1, sizeof *idx);
+        for (int64_t e = 0; e < wl->numel; e++) {
+            int64_t src = wl->off;
+            for (size_t k = 0; k < wl->rank; k++) src += idx[k] * wl->stride[k];
+            memcpy(cp + (size_t)e * di->elem_size, b.data + (size_t)src * di->elem_size, di->elem_size);
+            for (size_t k = wl->rank; k-- > 0;) {
+                if (++idx[k] < wl->shape[k]) break;
+                idx[k] = 0;
+            }
+        }
+        free(idx);
+        pt2_blob_free(&b);
+        return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, cp, nbytes, true);
+    }
+}
+
 static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const char *dir_rel, bool constants)
 {
     fx_program *p = c->p;
@@ -923,96 +1029,20 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
         fx_tensor_role role = constants ? FX_TENSOR_CONSTANT : isp && isp->kind == JSON_BOOL && isp->u.boolean ? FX_TENSOR_PARAMETER : FX_TENSOR_BUFFER;
         fx_value *v = tensor_meta(c, tm);
         if (!v) { ok = false; break; }
-        size_t rank = v->rank;
-        int64_t *shape = fx_alloc(p, (rank + 1) * sizeof *shape);
-        int64_t numel = 1;
-        bool contiguous = true;
-        int64_t expect_stride = 1;
-        int64_t *stride = fx_alloc(p, (rank + 1) * sizeof *stride);
-        for (size_t k = rank; k-- > 0;) {
-            if (shape_parse_dim(v->sizes[k], &shape[k]) != 1) {
-                diag_error(c->d, l, "weight '%s': size '%s' is not a concrete non-negative integer", fqn, v->sizes[k]);
-                ok = false;
-                break;
-            }
-            stride[k] = expect_stride;
-            if (v->strides && shape_parse_dim(v->strides[k], &stride[k]) != 1) {
-                diag_error(c->d, l, "weight '%s': stride '%s' is not a concrete non-negative integer", fqn, v->strides[k]);
-                ok = false;
-                break;
-            }
-            if (shape[k] != 1 && stride[k] != expect_stride) contiguous = false;
-            if (shape[k] != 0 && numel > INT64_MAX / shape[k]) {
-                diag_error(c->d, l, "weight '%s': its element count overflows 64 bits", fqn);
-                ok = false;
-                break;
-            }
-            numel *= shape[k];
-            expect_stride = numel;
-        }
-        if (!ok) break;
-        const fx_dtype_info *di = fx_dtype_get(v->dtype);
-        int64_t off;
-        if (shape_parse_dim(symint_text(c, json_get(tm, "storage_offset")), &off) != 1) {
-            diag_error(c->d, l, "weight '%s': its storage offset is not a concrete non-negative integer", fqn);
+        weight_layout wl;
+        if (!weight_layout_of(c, l, fqn, v, tm, &wl)) {
             ok = false;
             break;
         }
         fx_weight *w;
         if (up && up->kind == JSON_BOOL && up->u.boolean) {
             diag_warning(c->d, l, "weight '%s' is pickled (use_pickle); fxsh keeps its metadata only", fqn);
-            w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, NULL, 0, false);
+            w = fx_program_add_weight(p, fqn, role, v->dtype, wl.shape, wl.rank, NULL, 0, false);
         } else {
-            char *rel = arena_printf(&c->tmp, "%s%s", dir_rel, path);
-            pt2_blob b;
-            if (!pt2_archive_read(ar, rel, &b, c->d)) { ok = false; break; }
-            /* Bytes the view touches: offset + sum((size-1)*stride) + 1 elements (checked: a
-             * sum that overflows needs more than any file holds). */
-            uint64_t span = numel ? (uint64_t)off + 1 : 0, need = 0;
-            bool over = false;
-            for (size_t k = 0; k < rank && numel && !over; k++) {
-                uint64_t t;
-                over = __builtin_mul_overflow((uint64_t)(shape[k] - 1), (uint64_t)stride[k], &t) ||
-                       __builtin_add_overflow(span, t, &span);
-            }
-            over = over || __builtin_mul_overflow(span, (uint64_t)di->elem_size, &need);
-            if (over) need = UINT64_MAX;
-            if (di->elem_size == 0 || b.size < need) {
-                diag_error(c->d, l, "weight '%s': member '%s/%s' holds %zu bytes but its metadata (%s%s, storage offset %lld) needs %llu",
-                           fqn, pt2_archive_root(ar), rel, b.size, di->abbr, "", (long long)off, (unsigned long long)need);
-                pt2_blob_free(&b);
+            w = weight_from_member(c, ar, l, fqn, arena_printf(&c->tmp, "%s%s", dir_rel, path), role, v, &wl);
+            if (!w) {
                 ok = false;
                 break;
-            }
-            size_t nbytes = (size_t)numel * di->elem_size;
-            if (contiguous) {
-                /* Borrowed from the mapping when stored; owned copy from inflation otherwise. */
-                if (b.owned && off == 0) {
-                    w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, b.data, nbytes, true);
-                } else if (b.owned) {
-                    void *cp = xmalloc(nbytes ? nbytes : 1);
-                    memcpy(cp, b.data + off * di->elem_size, nbytes);
-                    pt2_blob_free(&b);
-                    w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, cp, nbytes, true);
-                } else {
-                    w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, b.data + off * di->elem_size, nbytes, false);
-                }
-            } else {
-                /* A strided view of a shared storage: gather it into a contiguous copy. */
-                unsigned char *cp = xmalloc(nbytes ? nbytes : 1);
-                int64_t *idx = xcalloc(rank + 1, sizeof *idx);
-                for (int64_t e = 0; e < numel; e++) {
-                    int64_t src = off;
-                    for (size_t k = 0; k < rank; k++) src += idx[k] * stride[k];
-                    memcpy(cp + (size_t)e * di->elem_size, b.data + (size_t)src * di->elem_size, di->elem_size);
-                    for (size_t k = rank; k-- > 0;) {
-                        if (++idx[k] < shape[k]) break;
-                        idx[k] = 0;
-                    }
-                }
-                free(idx);
-                pt2_blob_free(&b);
-                w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, cp, nbytes, true);
             }
         }
         if (spec) {
