@@ -12,6 +12,9 @@ int cmd_source(session *s, int argc, char **argv);
 
 /* cmd_load.c: loading by content */
 int cmd_load(session *s, int argc, char **argv);
+/* An ONNX model file (binary or text) loaded outside the stages, for commands that compare a
+ * stage with it; NULL after reporting (messages start with `cmd`). */
+struct ox_model *load_model_file(session *s, const char *cmd, const char *path);
 
 /* cmd_inspect.c: looking at the current stage */
 int cmd_show(session *s, int argc, char **argv);
@@ -45,6 +48,8 @@ struct ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bo
 /* cmd_run.c: evaluating stages */
 int cmd_run(session *s, int argc, char **argv);
 int cmd_verify(session *s, int argc, char **argv);
+/* cmd_compare.c: two models node by node */
+int cmd_compare(session *s, int argc, char **argv);
 
 /* cmd_edit.c: patching FX stages */
 int cmd_replace(session *s, int argc, char **argv);

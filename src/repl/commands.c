@@ -17,6 +17,21 @@ const command command_table[] = {
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
      "Each problem is reported with its node; the command fails if there is any."},
+    {"compare", 2, 8, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R]",
+     "evaluate two stages or models node by node; the first value that differs",
+     "Runs A and B (each a stage: onnx, optimized, or exported / decomposed translated as `run`\n"
+     "translates them; or an ONNX model file, binary or text) on the same inputs (--inputs FILE, or\n"
+     "random with --seed N, as `run` makes them) and compares every value the two compute under\n"
+     "the same name, in A's order. ONNX values are named after the FX nodes they come from, by\n"
+     "torch.onnx and by fxsh alike, so fxsh's model lines up with torch.onnx's onnx_dynamo.onnx and\n"
+     "one stage with another; the exporters' numbered temporaries (val_12) are not matched, nor\n"
+     "values inside Loop / Scan bodies. The first value that differs beyond the tolerance (as\n"
+     "`verify` judges it: |a - b| <= atol + rtol * |b|, defaults 1e-4 and 1e-3; shapes must match)\n"
+     "is shown with both values summarised (dtype, shape, min, max, mean), the largest difference\n"
+     "and where, and the node's provenance: the FX node and the Python source line it came from.\n"
+     "The command then fails. Without a divergence it says how many values agreed. This is the tool\n"
+     "for \"the export runs but the numbers are wrong\", e.g.\n"
+     "  compare optimized ../corpus/fx/mlp/onnx_dynamo.onnx --inputs ../corpus/fx/mlp/io.json"},
     {"delete", 1, 2, cmd_delete, COMPLETE_NODE, "delete NODE [%OTHER]",
      "delete a node (rewiring its users to %OTHER)",
      "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
@@ -225,7 +240,7 @@ const command command_table[] = {
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
     {"verify", 0, 12, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [STAGE_B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
+     "verify [STAGE] [STAGE_B | MODEL | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
@@ -235,8 +250,10 @@ const command command_table[] = {
      "outputs, or output_0, output_1 ... as in the corpus's io.npz, or the corpus's io.json); its\n"
      "inputs, when it has them, are the inputs unless --inputs is given. `verify STAGE_A STAGE_B`\n"
      "instead runs both stages on the same inputs (given, or random with --seed N) and compares\n"
-     "the first with the second, e.g.\n"
-     "  verify exported optimized"},
+     "the first with the second; either may be an ONNX model file instead (binary or text), e.g.\n"
+     "  verify exported optimized\n"
+     "  verify optimized onnx_legacy_script.onnx --inputs other.json\n"
+     "`compare A B` finds the first node where two models part."},
     {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
      "summarise one parameter's values",
      "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"
