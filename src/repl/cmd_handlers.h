@@ -2,6 +2,8 @@
 #ifndef FXSH_CMD_HANDLERS_H
 #define FXSH_CMD_HANDLERS_H
 
+#include <stdint.h>
+
 #include "repl/session.h"
 
 /* cmd_core.c: the shell itself */
@@ -44,6 +46,17 @@ int cmd_ops(session *s, int argc, char **argv);
  * decomposed stages, a translation with the session's settings (*owned true). NULL after
  * reporting (messages start with `cmd`). */
 struct ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *owned);
+
+struct fx_program;
+struct export_settings;
+/* A program through export, decompose and translate with cfg, outside the stages (the messages
+ * of a successful run dropped); NULL after reporting. */
+struct ox_model *pipeline_program_model(session *s, const struct fx_program *p, const struct export_settings *cfg);
+/* cmd_trace.c: `export --legacy trace` — tracing's decisions replayed on the example inputs:
+ * a copy of p with each Python `if` on a tensor replaced by the branch the inputs take
+ * (TracerWarning printed at each), NULL after reporting. */
+struct fx_program *trace_program(session *s, const struct fx_program *p, const struct export_settings *cfg,
+                                 const char *inputs, uint64_t seed);
 
 /* cmd_run.c: evaluating stages */
 int cmd_run(session *s, int argc, char **argv);

@@ -46,7 +46,8 @@ const command command_table[] = {
      "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
      "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
-    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [--legacy script] [NAME=VALUE...]",
+    {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
+     "export [--legacy script | --legacy trace [--inputs FILE] [--seed N]] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -56,11 +57,21 @@ const command command_table[] = {
      "e.g. `export opset_version=18 optimize=False`. Python control flow fails as torch.export\n"
      "fails (an if or while on a tensor, a for over a dimension marked dynamic with\n"
      "dynamic_shapes) and names the rewrite that fixes it; a for over a known range is unrolled.\n"
+     "An if on a size that dynamic_shapes marks dynamic (if x.shape[0] > 2 with x:0=batch) is\n"
+     "decided for the example input, as torch.export decides it, with a warning: the model keeps\n"
+     "the dimension dynamic but only the branch taken, and is wrong for the other sizes (verify\n"
+     "with inputs of such a size shows it; rewrite NODE cond keeps both branches).\n"
      "--legacy script replays the TorchScript-based exporter given torch.jit.script(model): every\n"
      "Python `if` becomes an ONNX If (through torch.cond, innermost first) and every loop an\n"
      "ONNX Loop(trip count, first test, carried...) as prim::Loop was translated (a for over a\n"
-     "literal range is unrolled, as scripting did); --legacy trace is not available (tracing\n"
-     "runs the model).\n"
+     "literal range is unrolled, as scripting did). --legacy trace replays what tracing\n"
+     "(torch.onnx.export(model, args, dynamo=False) of an nn.Module) does: it runs the model on the\n"
+     "example inputs, so every Python `if` on a tensor is decided by the tensor's value there and\n"
+     "only the branch taken is kept, with torch's TracerWarning at each (the source line follows\n"
+     "when the model's file is readable, as Python prints it) and a note saying which branch. The\n"
+     "conditions are evaluated with the reference evaluator on --inputs FILE (as `run --inputs`\n"
+     "reads it; the example inputs, e.g. the corpus's io.json), or on random inputs seeded by\n"
+     "--seed N. `verify` with an input that takes the other branch shows what the trace lost.\n"
      "\n"
      "Like torch.export, export needs example inputs: a program whose inputs have no dtype and\n"
      "shape (TorchScript, torch-level text loaded without --input) is refused with the --input\n"

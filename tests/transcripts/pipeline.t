@@ -130,11 +130,9 @@ op histogram:
        1  ReduceSum
 check: ok
 
-$ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy trace' -c 'export --legacy'
--c:2: error: export --legacy trace: tracing needs to run the model, which fxsh cannot do yet
-  hint: `export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did
--c:3: error: export --legacy : expected `script` or `trace`
-  hint: `export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did
+$ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy'
+-c:2: error: export --legacy : expected `script` or `trace`
+  hint: `export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did; `export --legacy trace --inputs FILE` bakes in the branches the example inputs take
 ? 1
 
 ## Every ONNX node carries its provenance as torch.onnx writes it (module path, FX node, stack):
