@@ -47,7 +47,7 @@ const command command_table[] = {
      "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
     {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
-     "export [--legacy script | --legacy trace [--inputs FILE] [--seed N]] [NAME=VALUE...]",
+     "export [--legacy script|trace] [--inputs FILE] [--seed N] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -178,17 +178,18 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
-    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE] [--inputs FILE] [--seed N] [--save FILE.npz]",
+    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz]",
      "evaluate a stage and print its outputs",
      "Evaluates the current stage (or STAGE: onnx, optimized, a loaded model; exported and\n"
      "decomposed are first translated to ONNX with the `set` defaults, as `export` would, and that\n"
-     "model runs) with fxsh's reference evaluator, which follows onnx.reference's numerics, and\n"
-     "prints each output as NAME: DTYPE[DIMS] and numpy's repr (array([...], dtype=float32);\n"
-     "arrays over 1000 elements are summarized as numpy does). --inputs FILE gives the inputs: an\n"
-     ".npz (arrays named after the inputs, or input_0, input_1 ...), an .npy or an ONNX TensorProto\n"
-     ".pb (one input), or JSON ({\"x\": [[1, 2], [3, 4]]}, or the corpus's io.json). Without it the\n"
-     "inputs are random and deterministic, as Polygraphy makes them: floats uniform in [0, 1),\n"
-     "integers in [0, 4), bools 50/50, a dynamic dimension 2, seeded by --seed N (default 0).\n"
+     "model runs; or MODEL, an ONNX model file) with fxsh's reference evaluator, which follows\n"
+     "onnx.reference's numerics, and prints each output as NAME: DTYPE[DIMS] and numpy's repr\n"
+     "(array([...], dtype=float32); arrays over 1000 elements are summarized as numpy does).\n"
+     "--inputs FILE gives the inputs: an .npz (arrays named after the inputs, or input_0, input_1\n"
+     "...), an .npy or an ONNX TensorProto .pb (one input), or JSON ({\"x\": [[1, 2], [3, 4]]}, or\n"
+     "the corpus's io.json). Without it the inputs are random and deterministic, as Polygraphy\n"
+     "makes them: floats uniform in [0, 1), integers in [0, 4), bools 50/50, a dynamic dimension\n"
+     "2, seeded by --seed N (default 0).\n"
      "--save FILE.npz writes the outputs, uncompressed, named after the graph outputs. An op the\n"
      "evaluator does not implement fails with the node's name."},
     {"save", 1, 4, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data] [--force]",
@@ -251,7 +252,7 @@ const command command_table[] = {
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
     {"verify", 0, 12, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [STAGE_B | MODEL | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
+     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
@@ -259,9 +260,9 @@ const command command_table[] = {
      "(NaN equals NaN; defaults atol 1e-4, rtol 1e-3, the tolerances the corpus's ONNX Runtime check\n"
      "used); shapes must match. --expected FILE holds the expected outputs (named after the graph\n"
      "outputs, or output_0, output_1 ... as in the corpus's io.npz, or the corpus's io.json); its\n"
-     "inputs, when it has them, are the inputs unless --inputs is given. `verify STAGE_A STAGE_B`\n"
-     "instead runs both stages on the same inputs (given, or random with --seed N) and compares\n"
-     "the first with the second; either may be an ONNX model file instead (binary or text), e.g.\n"
+     "inputs, when it has them, are the inputs unless --inputs is given. `verify STAGE B` instead\n"
+     "runs both on the same inputs (given, or random with --seed N) and compares the first with the\n"
+     "second; B is another stage or an ONNX model file (binary or text), e.g.\n"
      "  verify exported optimized\n"
      "  verify optimized onnx_legacy_script.onnx --inputs other.json\n"
      "`compare A B` finds the first node where two models part."},
