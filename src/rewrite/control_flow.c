@@ -350,6 +350,18 @@ static int check_program(const fx_program *p, const fx_program *src, const hashm
             guard_failure(n, name, v.cond->u.node, "Python `if`", "cond", d, report);
             return 1;
         }
+        if (k == FX_CTRL_IF && origins && !keep_loops) {
+            /* left by the replay, which decides every size `if` it has sizes for */
+            const fx_value *cv = v.cond && v.cond->kind == FX_ARG_NODE ? v.cond->u.node->meta.val : NULL;
+            diagnostic *dg = diag_error(d, (diag_loc){p->file, n->src_line, 0},
+                                        "export failed at %%%s: the condition `%s` reads a size the example input does "
+                                        "not give (a symbol in --input), and torch.export decides a Python `if` on "
+                                        "sizes for the example's",
+                                        name, cv && cv->kind == FX_VAL_SYM && cv->text ? cv->text : "?");
+            diag_set_hint(dg, "give the example's size (--input x=f32[4,3]) and mark the dimension dynamic with "
+                              "dynamic_shapes=x:0=batch; or keep both branches: rewrite %%%s cond", name);
+            return 1;
+        }
         if (keep_loops || k == FX_CTRL_IF)
             continue;
         if (k == FX_CTRL_WHILE && data_dependent(v.cond)) {
