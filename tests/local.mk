@@ -62,6 +62,9 @@ EXTRA_DIST += tests/corpus_verify.sh
 # `compare` of fxsh's export with torch.onnx's models, node by node, on every fx case (skips without it).
 TESTS += tests/corpus_compare.sh
 EXTRA_DIST += tests/corpus_compare.sh
+# `export --legacy trace` prints the TracerWarnings torch's tracing printed, on every fx case (skips without it).
+TESTS += tests/corpus_trace.sh
+EXTRA_DIST += tests/corpus_trace.sh
 
 # The source tree's layering (DESIGN.md): no folder includes a folder after it in the pipeline.
 TESTS += tests/include_order.sh

@@ -97,6 +97,38 @@ static int condition_truth(session *s, const fx_program *cp, const export_settin
     return truth;
 }
 
+/* A condition computed from a tensor's sizes (x.shape[0] > 2): under tracing, sizes are traced
+ * values, so bool() of it warns too. */
+static bool reads_size(const fx_arg *a, int depth)
+{
+    if (!a || a->kind != FX_ARG_NODE || depth > 32) return false;
+    const fx_node *n = a->u.node;
+    if (n->op != FX_OP_CALL_FUNCTION) return false;
+    if (!strncmp(n->target, "torch.ops.aten.sym_size", 23)) return true;
+    if (strncmp(n->target, "operator.", 9) != 0) return false;
+    for (size_t i = 0; i < n->args->u.seq.len; i++)
+        if (reads_size(n->args->u.seq.items[i], depth + 1)) return true;
+    return false;
+}
+
+/* Code of torch's own library (nn.functional's checks) rather than the model's. */
+static bool library_node(const fx_node *n)
+{
+    const char *st = n->meta.stack_trace;
+    return !st || strstr(st, "/dist-packages/torch/") || strstr(st, "/site-packages/torch/") || strstr(st, "\"<string>\"");
+}
+
+/* The TracerWarnings of the ifs on sizes in the model's code before `stop` (NULL: all). */
+static void warn_size_ifs(session *s, const fx_program *p, const fx_node *stop, hashmap *shown, strbuf *keys)
+{
+    for (const fx_node *x = fx_program_graph(p)->first; x && x != stop; x = x->next) {
+        fx_control_view v;
+        if (fx_control_kind_of(x) == FX_CTRL_IF && fx_control_inspect((fx_node *)x, &v) && !library_node(x) &&
+            reads_size(v.cond, 0))
+            print_tracer_warning(s, x, shown, keys);
+    }
+}
+
 static void free_keys(hashmap *shown)
 {
     for (size_t i = 0; i < shown->cap; i++)
@@ -113,7 +145,10 @@ fx_program *trace_program(session *s, const fx_program *p, const export_settings
     hm_init(&shown);
     strbuf keys;
     sb_init(&keys);
-    for (const fx_node *n; cur && (n = control_flow_first_tensor_if(cur));) {
+    while (cur) {
+        const fx_node *n = control_flow_first_tensor_if(cur);
+        warn_size_ifs(s, cur, n, &shown, &keys);
+        if (!n) break;
         fx_control_view v;
         fx_control_inspect((fx_node *)n, &v);
         char *name = xstrdup(n->name);
