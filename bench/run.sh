@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench/run.sh — `make bench`: how fxsh's work grows with graph size (it must stay linear).
+# bench/run.sh — `make bench`: how fxsh's work grows with graph size (it must stay linear), and
+# how close to the disk's speed weights go through load + export + save.
 # Generates FX graphs of N nodes (a chain of relu/add), then times whole fxsh runs (process start
 # included): load alone, load + show, load + export (every stage); also the corpus's
 # transformer_stack program when ../shared/corpus is there. Per-pass times: bench/bench_passes.
@@ -30,7 +31,7 @@ for n in 1000 4000 16000; do
     gen_graph "$n" > "$tmp/g$n.fx.txt"
     t0=$(now_ms); "$FXSH" -c "load $tmp/g$n.fx.txt" >/dev/null; t1=$(now_ms)
     "$FXSH" -c "load $tmp/g$n.fx.txt" -c show >/dev/null; t2=$(now_ms)
-    "$FXSH" -c "set inputs x=f32[4,8]" -c "load $tmp/g$n.fx.txt" -c "export verbose=False" >/dev/null 2>&1 || true; t3=$(now_ms)
+    "$FXSH" -c "load $tmp/g$n.fx.txt --input x=f32[4,8]" -c "export verbose=False" >/dev/null; t3=$(now_ms)
     printf '%-28s %8d %10d %12d %14d\n' "chain relu/add" "$n" $((t1 - t0)) $((t2 - t1)) $((t3 - t2))
 done
 corpus=${FXSH_CORPUS:-$(dirname "$0")/../../shared/corpus}
@@ -54,4 +55,61 @@ if [ -x "$gen" ]; then
     printf '\n%-28s %10s %10s %12s %10s\n' "model" "weights" "load ms" "show ms" "MB/s"
     printf '%-28s %10s %10d %12d %10d\n' "MatMul chain (gen_model)" "100 MB" $((t1 - t0)) "$show_ms" \
         $(( bytes / 1000 / show_ms ))
+fi
+
+
+# Graphs: load + export + save of a chain of N nodes, whole runs; time per node must stay flat.
+printf '\n%-28s %8s %12s %10s %12s\n' "graph (load+export+save)" "nodes" "ms" "us/node" "peak RSS MB"
+TIME=/usr/bin/time
+[ -x "$TIME" ] || TIME=
+peak_kb() { # CMD... -> runs it; prints its peak RSS in KB ("-" without GNU time) on fd 3
+    if [ -n "$TIME" ]; then "$TIME" -f '%M' -o "$tmp/rss" "$@"; st=$?; cat "$tmp/rss" >&3; return $st; fi
+    "$@"; st=$?; echo - >&3; return $st
+}
+for n in 10000 100000 1000000; do
+    gen_graph "$n" > "$tmp/c$n.fx.txt"
+    t0=$(now_ms)
+    kb=$(peak_kb "$FXSH" -c "load $tmp/c$n.fx.txt --input x=f32[4,8]" -c "export verbose=False" \
+         -c "save $tmp/c$n.onnx" 3>&1 >/dev/null)
+    t1=$(now_ms)
+    printf '%-28s %8d %12d %10d %12s\n' "chain relu/add" "$n" $((t1 - t0)) $(( (t1 - t0) * 1000 / n )) \
+        "$( [ "$kb" = - ] && echo - || echo $((kb / 1024)) )"
+    rm -f "$tmp/c$n.fx.txt" "$tmp/c$n.onnx"
+done
+
+# Weights: load + export + save of a generated torch.export archive (bench/gen_pt2: a chain of
+# nn.Linear(1024, 1024), stored uncompressed as torch stores weights) against cp of the archive.
+# save fsyncs its file, so cp is timed both alone and with a sync of the copy. Over 2 GB the model
+# is saved with external data. Peak RSS is compared with the bytes of weights.
+genpt2=$(dirname "$FXSH")/bench/gen_pt2
+if [ -x "$genpt2" ]; then
+    printf '\n%-10s %8s %8s %8s %9s %9s %7s %8s %8s %9s\n' "weights" "cp ms" "cp+sync" "fxsh ms" "/cp" \
+        "/cp+sync" "MB/s" "RSS MB" "RSS/wts" "file"
+    for mb in 100 1000 3000; do
+        free_mb=$(df -Pk "$tmp" | awk 'NR == 2 { print int($4 / 1024) }')
+        if [ "$free_mb" -lt $((mb * 4)) ]; then
+            printf '%-10s skipped: needs %d MB free in %s, %d MB are\n' "$mb MB" $((mb * 4)) "$tmp" "$free_mb"
+            continue
+        fi
+        "$genpt2" "$tmp/w.pt2" "$mb" || exit 1
+        bytes=$(stat -c %s "$tmp/w.pt2")
+        sync
+        t0=$(now_ms); cp "$tmp/w.pt2" "$tmp/copy.pt2"; t1=$(now_ms)
+        rm -f "$tmp/copy.pt2"; sync
+        t2=$(now_ms); cp "$tmp/w.pt2" "$tmp/copy.pt2"; sync "$tmp/copy.pt2"; t3=$(now_ms)
+        rm -f "$tmp/copy.pt2"; sync
+        t4=$(now_ms)
+        kb=$(peak_kb "$FXSH" -c "load $tmp/w.pt2" -c "export verbose=False" -c "save $tmp/w.onnx" 3>&1 >/dev/null 2>&1) || exit 1
+        t5=$(now_ms)
+        cp_ms=$((t1 - t0)); cps_ms=$((t3 - t2)); fx_ms=$((t5 - t4))
+        [ "$cp_ms" -gt 0 ] || cp_ms=1
+        [ "$cps_ms" -gt 0 ] || cps_ms=1
+        [ "$fx_ms" -gt 0 ] || fx_ms=1
+        file=inline; [ -f "$tmp/w.onnx.data" ] && file=external
+        rss=-; ratio=-
+        if [ "$kb" != - ]; then rss=$((kb / 1024)); ratio=$(awk -v k="$kb" -v b="$bytes" 'BEGIN { printf "%.2f", k * 1024 / b }'); fi
+        awk -v mb="$mb" -v a="$cp_ms" -v b="$cps_ms" -v f="$fx_ms" -v by="$bytes" -v rss="$rss" -v r="$ratio" -v file="$file" \
+            'BEGIN { printf "%-10s %8d %8d %8d %9.2f %9.2f %7d %8s %8s %9s\n", mb " MB", a, b, f, f / a, f / b, by / 1000 / f, rss, r, file }'
+        rm -f "$tmp/w.pt2" "$tmp/w.onnx" "$tmp/w.onnx.data"
+    done
 fi

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/diag.h"
@@ -37,6 +38,11 @@ typedef struct atomic_file {
 
 bool file_create(atomic_file *af, const char *path, diag_sink *d);
 bool file_write(atomic_file *af, const void *buf, size_t len, diag_sink *d);
+/* Appends len bytes of the file open as src_fd, from offset on, with copy_file_range (the kernel
+ * copies, nothing is read into this process); where the kernel cannot (another file system, a
+ * device), writes the same bytes from mem, which must hold them. */
+bool file_copy_range(atomic_file *af, int src_fd, uint64_t offset, const void *mem, size_t len,
+                     diag_sink *d);
 /* Flushes and fsyncs without closing (a caller committing two files syncs both first). */
 bool file_sync(atomic_file *af, diag_sink *d);
 bool file_commit(atomic_file *af, diag_sink *d);

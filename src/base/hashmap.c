@@ -96,3 +96,37 @@ bool hm_remove(hashmap *m, const char *key)
     m->len--;
     return true;
 }
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v * 0x9e3779b97f4a7c15ULL;
+    h = (h << 31 | h >> 33) * 0xc2b2ae3d27d4eb4fULL;
+    return h;
+}
+
+uint64_t hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h0 = 0x243f6a8885a308d3ULL, h1 = 0x13198a2e03707344ULL, h2 = 0xa4093822299f31d0ULL,
+             h3 = 0x082efa98ec4e6c89ULL ^ n;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        uint64_t v[4];
+        memcpy(v, b + i, sizeof v);
+        h0 = mix(h0, v[0]);
+        h1 = mix(h1, v[1]);
+        h2 = mix(h2, v[2]);
+        h3 = mix(h3, v[3]);
+    }
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, b + i, 8);
+        h0 = mix(h0, v);
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, b + i, n - i);
+    h1 = mix(h1, tail);
+    uint64_t h = mix(mix(mix(h0, h1), h2), h3);
+    h ^= h >> 29;
+    return h * 0xbf58476d1ce4e5b9ULL ^ (h >> 32);
+}

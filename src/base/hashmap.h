@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct hm_entry {
     const char *key;
@@ -22,6 +23,9 @@ typedef struct hashmap {
 void hm_init(hashmap *m);
 void hm_free(hashmap *m);
 size_t hm_hash(const char *key);
+/* A 64-bit hash of n bytes, fast on large blocks (8 bytes a step in four lanes): for comparing
+ * weights, whose equality is then confirmed byte by byte. */
+uint64_t hash_bytes(const void *p, size_t n);
 void *hm_get(const hashmap *m, const char *key);            /* NULL if absent */
 bool hm_has(const hashmap *m, const char *key);
 /* Inserts or replaces; returns the previous value (NULL if the key was new). */

@@ -17,6 +17,11 @@
 #define FXSH_MAX_INFLATE_FLOOR ((uint64_t)64 << 20)
 #define FXSH_MAX_INFLATE_RATIO 100
 
+/* Bytes a saved ONNX protobuf may have: a larger model is saved with its weights as external
+ * data (protobuf cannot hold 2 GB; torch.onnx switches the same way). Lowered by tests. */
+#define FXSH_MAX_PROTOBUF_ENV "FXSH_MAX_PROTOBUF"
+#define FXSH_MAX_PROTOBUF_DEFAULT (((uint64_t)2 << 30) - 1)
+
 /* The value of environment variable name: a decimal number with an optional K, M or G suffix
  * (powers of 1024); dflt when it is unset, empty or not such a number. */
 uint64_t limit_from_env(const char *name, uint64_t dflt);

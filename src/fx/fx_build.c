@@ -162,6 +162,7 @@ static fx_program *copy_program(const fx_program *p, bool nodes)
     for (const fx_weight *w = p->weights; w; w = w->next) {
         fx_weight *cw = fx_program_add_weight(c, w->fqn, w->role, w->dtype, w->shape, w->rank,
                                               w->data, w->nbytes, false);
+        fx_weight_set_map(cw, w->map);
         cw->persistent = w->persistent;
     }
     fx_program_refresh(c);

@@ -117,13 +117,8 @@ static fx_weight *copy_weight(clone_ctx *c, fx_weight *w, const fx_weight *src)
     w->persistent = src->persistent;
     w->nbytes = src->nbytes;
     w->owned = src->owned;
-    if (src->owned && src->data) {
-        void *d = xmalloc(src->nbytes ? src->nbytes : 1);
-        memcpy(d, src->data, src->nbytes);
-        w->data = d;
-    } else {
-        w->data = src->data;   /* borrowed data stays borrowed from the same owner */
-    }
+    w->data = src->data;   /* shared: the same fmap, or borrowed from the same owner */
+    fx_weight_set_map(w, src->map);
     (void)c;
     return w;
 }

@@ -339,8 +339,7 @@ void fx_program_free(fx_program *p)
         return;
     module_free_maps(p->root);
     for (fx_weight *w = p->weights; w; w = w->next)
-        if (w->owned)
-            free((void *)w->data);
+        fmap_unref(w->map);
     hm_free(&p->weight_names);
     arena_free(&p->arena);
     free(p);
@@ -426,6 +425,13 @@ fx_weight *fx_module_add_param(fx_module *m, const char *fqn, fx_tensor_role rol
     return w;
 }
 
+void fx_weight_set_map(fx_weight *w, fmap *f)
+{
+    fmap_ref(f);
+    fmap_unref(w->map);
+    w->map = f;
+}
+
 fx_weight *fx_program_add_weight(fx_program *p, const char *fqn, fx_tensor_role role, fx_dtype dt,
                                  const int64_t *shape, size_t rank, const void *data, size_t nbytes,
                                  bool owned)
@@ -434,6 +440,7 @@ fx_weight *fx_program_add_weight(fx_program *p, const char *fqn, fx_tensor_role 
     w->data = data;
     w->nbytes = nbytes;
     w->owned = owned;
+    if (owned && data) w->map = fmap_adopt((void *)data, nbytes);
     if (p->weights_last)
         p->weights_last->next = w;
     else

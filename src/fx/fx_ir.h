@@ -4,7 +4,9 @@
  * strings, signature, weights table) lives in the program's arena and is released at once by
  * fx_program_free(). Strings passed to the construction API are copied into the arena.
  * The only non-arena memory is each graph's name map (freed by fx_program_free) and weight
- * data marked owned (malloc'd, freed by fx_program_free); borrowed weight data is never freed.
+ * weights' fmap references (base/fmap.h): owned (malloc'd) weight data is adopted into an fmap,
+ * and data inside a file mapping holds a reference to it, both dropped by fx_program_free; other
+ * borrowed weight data is never freed.
  * Functions returning pointers into the program return borrowed pointers valid until the
  * program (or, for nodes, the node) is freed. */
 #ifndef FXSH_FX_IR_H
@@ -16,6 +18,7 @@
 
 #include "base/alloc.h"
 #include "base/diag.h"
+#include "base/fmap.h"
 #include "base/hashmap.h"
 
 /* ---- dtypes ---------------------------------------------------------------------------- */
@@ -188,8 +191,11 @@ typedef struct fx_weight {
     int64_t *shape;
     const void *data;         /* NULL when unknown */
     size_t nbytes;
-    bool owned;               /* data was malloc'd and is freed with the program */
+    bool owned;               /* data was malloc'd: it is then in map (adopted), shared by clones */
     bool persistent;          /* buffers: in the state dict */
+    fmap *map;                /* the fmap data lies in (a .pt2's mapping, an adopted heap block),
+                               * one reference held by the weight; NULL: data borrowed from an
+                               * owner that outlives the program (its arena, a parent program) */
 } fx_weight;
 
 struct fx_module {
@@ -288,6 +294,9 @@ fx_weight *fx_program_add_weight(fx_program *p, const char *fqn, fx_tensor_role 
                                  const int64_t *shape, size_t rank, const void *data, size_t nbytes,
                                  bool owned);
 fx_weight *fx_program_weight(const fx_program *p, const char *fqn);
+/* Records that w's data lies inside f (w takes a reference, dropping any it held): the data is
+ * then shared, never copied, by clones and by the ONNX models translated from the program. */
+void fx_weight_set_map(fx_weight *w, fmap *f);
 
 /* The check every loader runs once before returning a program: no value meta (in any graph)
  * and no weight has a negative size, or sizes whose element count or byte size overflows 64

@@ -61,6 +61,8 @@ static bool put(fx_program *p, const char *path, const char *fqn, fx_tensor_role
     if (rank) memcpy(w->shape, shape, rank * sizeof *shape);
     w->data = copy;
     w->nbytes = nbytes;
+    w->owned = false;
+    fx_weight_set_map(w, NULL);
     return true;
 }
 

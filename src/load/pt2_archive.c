@@ -13,31 +13,32 @@
 #include <zip.h>
 
 #include "base/alloc.h"
+#include "base/fmap.h"
 #include "base/hashmap.h"
 #include "base/limits.h"
 #include "base/vec.h"
 
 /* ---- process-wide mappings ------------------------------------------------------------- */
 
-/* Weights borrowed from a mapping may outlive the program that loaded them (the FX IR has no
- * release hook), so mappings live until exit; reopening an unchanged file reuses its mapping. */
+/* Reopening an unchanged file reuses its mapping: the cache holds one reference to each fmap
+ * until exit, and every weight borrowing from it holds its own (fx_weight.map). */
 typedef struct mapping {
     dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime;
-    void *addr;
+    fmap *f;
 } mapping;
 static VEC(mapping) g_maps;
 static bool g_atexit_set;
 
 static void unmap_all(void)
 {
-    for (size_t i = 0; i < g_maps.len; i++) munmap(g_maps.items[i].addr, (size_t)g_maps.items[i].size);
+    for (size_t i = 0; i < g_maps.len; i++) fmap_unref(g_maps.items[i].f);
     vec_free(&g_maps);
 }
 
-static const unsigned char *map_file(const char *path, size_t *len, diag_sink *d)
+static fmap *map_file(const char *path, diag_sink *d)
 {
     diag_loc loc = { path, 0, 0 };
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -51,34 +52,29 @@ static const unsigned char *map_file(const char *path, size_t *len, diag_sink *d
         close(fd);
         return NULL;
     }
+    close(fd);
     if (st.st_size == 0) {
         diag_error(d, loc, "empty file");
-        close(fd);
         return NULL;
     }
     for (size_t i = 0; i < g_maps.len; i++) {
         mapping *m = &g_maps.items[i];
         if (m->dev == st.st_dev && m->ino == st.st_ino && m->size == st.st_size &&
-            m->mtime.tv_sec == st.st_mtim.tv_sec && m->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-            close(fd);
-            *len = (size_t)st.st_size;
-            return m->addr;
-        }
+            m->mtime.tv_sec == st.st_mtim.tv_sec && m->mtime.tv_nsec == st.st_mtim.tv_nsec)
+            return m->f;
     }
-    void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (addr == MAP_FAILED) {
+    fmap *f = fmap_open(path, NULL);
+    if (!f) {
         diag_error(d, loc, "cannot map file: %s", strerror(errno));
         return NULL;
     }
-    mapping m = { st.st_dev, st.st_ino, st.st_size, st.st_mtim, addr };
+    mapping m = { st.st_dev, st.st_ino, st.st_size, st.st_mtim, f };
     vec_push(&g_maps, m);
     if (!g_atexit_set) {
         atexit(unmap_all);
         g_atexit_set = true;
     }
-    *len = (size_t)st.st_size;
-    return addr;
+    return f;
 }
 
 /* ---- central directory ------------------------------------------------------------------- */
@@ -92,6 +88,7 @@ struct pt2_archive {
     char *path;
     const unsigned char *buf;
     size_t len;
+    fmap *map;              /* the file's mapping (buf), one reference; NULL for a buffer */
     zip_t *zip;
     zip_source_t *src;
     char *root;             /* "" or "program" */
@@ -182,6 +179,7 @@ void pt2_archive_close(pt2_archive *ar)
     hm_free(&ar->cd_index);
     free(ar->root);
     free(ar->path);
+    fmap_unref(ar->map);
     free(ar);
 }
 
@@ -275,11 +273,14 @@ pt2_archive *pt2_archive_open_buffer(const unsigned char *buf, size_t len, const
 
 pt2_archive *pt2_archive_open(const char *path, diag_sink *d)
 {
-    size_t len;
-    const unsigned char *buf = map_file(path, &len, d);
-    if (!buf) return NULL;
-    return pt2_archive_open_buffer(buf, len, path, d);
+    fmap *f = map_file(path, d);
+    if (!f) return NULL;
+    pt2_archive *ar = pt2_archive_open_buffer(f->data, f->len, path, d);
+    if (ar) ar->map = fmap_ref(f);
+    return ar;
 }
+
+fmap *pt2_archive_map(const pt2_archive *ar) { return ar->map; }
 
 const char *pt2_archive_root(const pt2_archive *ar) { return ar->root; }
 const char *pt2_archive_path(const pt2_archive *ar) { return ar->path; }

@@ -2,10 +2,9 @@
  *
  * The file is memory-mapped; stored (uncompressed) members are returned as pointers into the
  * mapping (no copy), compressed members are inflated into malloc'd memory.
- * Ownership: pt2_archive_close releases the zip handle but NOT the mapping: the mapping is kept
- * for the rest of the process (it is shared by later opens of the same unchanged file), so
- * weights pointing into it stay valid after the archive and the program built from it are
- * freed. pt2_blob.data is borrowed when !owned, else the caller frees it (pt2_blob_free). */
+ * Ownership: the mapping is a reference-counted fmap; a process-wide cache holds one reference
+ * (later opens of the same unchanged file share it), the archive one until pt2_archive_close,
+ * and each weight pointing into it one more (pt2_archive_map, fx_weight_set_map). pt2_blob.data is borrowed when !owned, else the caller frees it (pt2_blob_free). */
 #ifndef FXSH_LOAD_PT2_ARCHIVE_H
 #define FXSH_LOAD_PT2_ARCHIVE_H
 
@@ -13,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/diag.h"
+#include "base/fmap.h"
 
 typedef struct pt2_archive pt2_archive;
 
@@ -31,6 +31,9 @@ void pt2_archive_close(pt2_archive *ar);
 
 const char *pt2_archive_root(const pt2_archive *ar);     /* "program" (no slash), "" if none */
 const char *pt2_archive_path(const pt2_archive *ar);
+/* The file's mapping, which stored members point into (NULL for an archive opened from a
+ * buffer): a weight borrowing a stored member takes a reference to it (fx_weight_set_map). */
+fmap *pt2_archive_map(const pt2_archive *ar);
 /* Model names found as models/<name>.json, in archive order. */
 size_t pt2_archive_n_models(const pt2_archive *ar);
 const char *pt2_archive_model(const pt2_archive *ar, size_t i);

@@ -971,7 +971,10 @@ static fx_weight *weight_from_member(dec *c, pt2_archive *ar, diag_loc l, const 
             pt2_blob_free(&b);
             return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, cp, nbytes, true);
         } else {
-            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, b.data + wl->off * di->elem_size, nbytes, false);
+            fx_weight *w = fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank,
+                                                 b.data + wl->off * di->elem_size, nbytes, false);
+            fx_weight_set_map(w, pt2_archive_map(ar));   /* the weight holds the mapping */
+            return w;
         }
     } else {
         /* A strided view of a shared storage: gather it into a contiguous copy. */

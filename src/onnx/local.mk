@@ -15,7 +15,8 @@ nodist_libfxsh_a_SOURCES = proto/onnx.pb-c.c proto/onnx.pb-c.h
 
 libfxsh_a_SOURCES += \
 	src/onnx/onnx_ir.c src/onnx/onnx_ir.h \
-	src/onnx/onnx_pb.c src/onnx/onnx_pb.h \
+	src/onnx/onnx_pb.c src/onnx/onnx_pb.h src/onnx/onnx_pb_internal.h \
+	src/onnx/onnx_pb_view.c src/onnx/onnx_pb_save.c \
 	src/onnx/onnx_print.c src/onnx/onnx_print.h \
 	src/onnx/onnx_parse.c src/onnx/onnx_parse_internal.h src/onnx/onnx_lex.c src/onnx/onnx_parse.h \
 	src/onnx/onnx_check.c src/onnx/onnx_check.h src/onnx/onnx_check_internal.h src/onnx/onnx_check_types.c \

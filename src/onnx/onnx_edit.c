@@ -4,18 +4,80 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "onnx/onnx_pb.h"
 
 enum { MAX_DEPTH = 64 };
 
+/* The large raw_data of a model being copied, in ox_model_walk_tensors order: detached before
+ * packing, given back to the original and to the copy after. */
+typedef struct held_bytes {
+    size_t index;                /* the tensor's rank in the walk */
+    ProtobufCBinaryData raw;
+} held_bytes;
+
+typedef struct detach_ctx {
+    size_t seen;
+    VEC(held_bytes) held;
+    size_t next;                 /* reattaching: the next held entry */
+    ox_model *from, *to;         /* reattaching: NULL while detaching */
+} detach_ctx;
+
+enum { SHARE_MIN = 1 };   /* every view stays a view */
+
+static int detach(Onnx__TensorProto *t, void *vctx)
+{
+    detach_ctx *c = vctx;
+    size_t i = c->seen++;
+    if (!t->has_raw_data || t->raw_data.len < SHARE_MIN) return 0;
+    held_bytes h = {i, t->raw_data};
+    vec_push(&c->held, h);
+    t->raw_data.data = NULL;
+    t->raw_data.len = 0;
+    return 0;
+}
+
+static int reattach(Onnx__TensorProto *t, void *vctx)
+{
+    detach_ctx *c = vctx;
+    size_t i = c->seen++;
+    if (c->next >= c->held.len || c->held.items[c->next].index != i) return 0;
+    ProtobufCBinaryData raw = c->held.items[c->next++].raw;
+    if (!c->to) {   /* the original */
+        t->raw_data = raw;
+        return 0;
+    }
+    fmap *f = ox_model_map_of(c->from, raw.data, raw.len);
+    if (f) ox_tensor_set_view(c->to, t, raw.data, raw.len, f);
+    else ox_tensor_set_raw(c->to, t, raw.data, raw.len);
+    return 0;
+}
+
 ox_model *ox_model_copy(const ox_model *m, diag_sink *d)
 {
-    /* Pack and unpack: exact (unknown fields included) and linear in the model size. */
+    /* Pack and unpack: exact (unknown fields included) and linear in the model size. The
+     * weights are not packed: views share the original's fmaps, owned bytes are copied once. */
+    ox_model *src = (ox_model *)m;   /* restored as it was before returning */
+    detach_ctx c = {0};
+    ox_model_walk_tensors(src, false, detach, &c);
     size_t len;
     uint8_t *buf = ox_pack(m, &len);
-    ox_load_opts lo = {.keep_external = true, .missing_is_warning = true};
+    c.seen = 0;
+    ox_model_walk_tensors(src, false, reattach, &c);
+    ox_load_opts lo = {.keep_external = true, .missing_is_warning = true, .unchecked = true};
     ox_model *copy = ox_load_bytes_opts(buf, len, NULL, &lo, d);
     free(buf);
+    if (copy) {
+        c.seen = c.next = 0;
+        c.from = src;
+        c.to = copy;
+        ox_model_walk_tensors(copy, false, reattach, &c);
+        if (ox_check_tensors(copy, "<model>", false, d)) {
+            ox_model_free(copy);
+            copy = NULL;
+        }
+    }
+    vec_free(&c.held);
     if (copy && m->path) copy->path = ox_strdup(copy, m->path);
     return copy;
 }

@@ -94,10 +94,28 @@ ox_model *ox_model_new(int64_t ir_version)
 void ox_model_free(ox_model *m)
 {
     if (!m) return;
+    for (size_t i = 0; i < m->n_maps; i++) fmap_unref(m->maps[i]);
+    free(m->maps);
     arena_free(&m->arena);
     if (m->caps) free(m->caps->slots);
     free(m->caps);
     free(m);
+}
+
+void ox_model_hold(ox_model *m, fmap *f)
+{
+    for (size_t i = 0; i < m->n_maps; i++)
+        if (m->maps[i] == f) return;
+    xgrow((void **)&m->maps, &m->cap_maps, m->n_maps + 1, sizeof *m->maps);
+    m->maps[m->n_maps++] = fmap_ref(f);
+}
+
+fmap *ox_model_map_of(const ox_model *m, const void *p, size_t len)
+{
+    if (!p) return NULL;
+    for (size_t i = 0; i < m->n_maps; i++)
+        if (fmap_holds(m->maps[i], p, len)) return m->maps[i];
+    return NULL;
 }
 
 void *ox_alloc(ox_model *m, size_t n) { return arena_alloc(&m->arena, n); }
@@ -421,6 +439,14 @@ void ox_tensor_set_raw(ox_model *m, Onnx__TensorProto *t, const void *data, size
 {
     t->has_raw_data = 1;
     t->raw_data = bin_dup(m, data, len);
+}
+
+void ox_tensor_set_view(ox_model *m, Onnx__TensorProto *t, const void *data, size_t len, fmap *f)
+{
+    ox_model_hold(m, f);
+    t->has_raw_data = 1;
+    t->raw_data.data = (uint8_t *)data;
+    t->raw_data.len = len;
 }
 
 #define SET_TYPED(field, n_field)                                                             \
@@ -814,4 +840,56 @@ size_t ox_dtype_size(int code)
     const ox_dtype_info *d = ox_dtype(code);
     if (!d || d->bits == 0) return 0;
     return d->bits < 8 ? 1 : (size_t)d->bits / 8;
+}
+
+/* ---- tensors ------------------------------------------------------------------------------ */
+
+static int visit_attr_tensors(Onnx__NodeProto *const *nodes, size_t n, ox_tensor_fn fn, void *ctx)
+{
+    int r;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < nodes[i]->n_attribute; j++) {
+            Onnx__AttributeProto *a = nodes[i]->attribute[j];
+            if (a->t && (r = fn(a->t, ctx))) return r;
+            for (size_t k = 0; k < a->n_tensors; k++)
+                if ((r = fn(a->tensors[k], ctx))) return r;
+            if (a->sparse_tensor) {
+                if (a->sparse_tensor->values && (r = fn(a->sparse_tensor->values, ctx))) return r;
+                if (a->sparse_tensor->indices && (r = fn(a->sparse_tensor->indices, ctx))) return r;
+            }
+        }
+    return 0;
+}
+
+typedef struct visit_ctx {
+    ox_tensor_fn fn;
+    void *ctx;
+    bool initializers_only;
+} visit_ctx;
+
+static int visit_graph(Onnx__GraphProto *g, int depth, void *vctx)
+{
+    visit_ctx *v = vctx;
+    int r;
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if ((r = v->fn(g->initializer[i], v->ctx))) return r;
+    if (v->initializers_only) return 0;
+    for (size_t i = 0; i < g->n_sparse_initializer; i++) {
+        Onnx__SparseTensorProto *s = g->sparse_initializer[i];
+        if (s->values && (r = v->fn(s->values, v->ctx))) return r;
+        if (s->indices && (r = v->fn(s->indices, v->ctx))) return r;
+    }
+    return visit_attr_tensors(g->node, g->n_node, v->fn, v->ctx);
+}
+
+int ox_model_walk_tensors(ox_model *m, bool initializers_only, ox_tensor_fn fn, void *ctx)
+{
+    visit_ctx v = {fn, ctx, initializers_only};
+    int r = ox_model_walk_graphs(m, OX_MAX_GRAPH_DEPTH_WALK, visit_graph, &v);
+    if (r || initializers_only) return r;
+    for (size_t i = 0; i < m->proto->n_functions; i++) {
+        Onnx__FunctionProto *f = m->proto->functions[i];
+        if ((r = visit_attr_tensors(f->node, f->n_node, fn, ctx))) return r;
+    }
+    return 0;
 }

@@ -8,7 +8,16 @@
  * (or found) and stays valid until ox_model_free(); callers never free() it. Repeated fields
  * grown through the ox_*_add helpers reallocate inside the arena, so do not keep pointers to a
  * repeated field's array across an append (pointers to the elements themselves stay valid).
- * Strings passed in are copied into the arena. */
+ * Strings passed in are copied into the arena.
+ *
+ * Tensor bytes: a TensorProto's raw_data is either OWNED — in the model's arena, freed with it —
+ * or a VIEW of bytes inside an fmap (base/fmap.h: a file mapping, or an adopted heap block) the
+ * model holds a reference to in ox_model.maps. The weights of a loaded .onnx (inline or external
+ * data) and of a .pt2 are views into the file's mapping, and a model made from another (a
+ * translation, a copy) takes a reference to the same fmap instead of copying the bytes, so the
+ * bytes live as long as any model or program that shows them. Views are read-only: code that
+ * changes a tensor's data gives it new bytes (ox_tensor_set_raw), never writes through
+ * raw_data.data. ox_model_map_of tells which held fmap a view is in (NULL: owned). */
 #ifndef FXSH_ONNX_IR_H
 #define FXSH_ONNX_IR_H
 
@@ -17,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/alloc.h"
+#include "base/fmap.h"
 #include "proto/onnx.pb-c.h"
 
 typedef struct ox_cap_table ox_cap_table;
@@ -27,6 +37,8 @@ typedef struct ox_model {
     char *path;                  /* file it was loaded from / saved to (arena), or NULL */
     ProtobufCAllocator alloc;    /* arena-backed allocator handed to protobuf-c */
     ox_cap_table *caps;          /* capacities of repeated fields grown by the builders */
+    fmap **maps;                 /* fmaps raw_data views point into, one reference each */
+    size_t n_maps, cap_maps;
 } ox_model;
 
 /* ---- model lifetime ---------------------------------------------------------------------- */
@@ -36,6 +48,10 @@ ox_model *ox_model_new(int64_t ir_version);
 /* An empty shell (proto == an empty ModelProto, no graph): used by the loaders. */
 ox_model *ox_model_new_empty(void);
 void ox_model_free(ox_model *m);
+/* Makes m hold a reference to f (once: holding an fmap twice adds nothing). */
+void ox_model_hold(ox_model *m, fmap *f);
+/* The held fmap whose region contains [p, p + len), or NULL (owned bytes, or no data). */
+fmap *ox_model_map_of(const ox_model *m, const void *p, size_t len);
 /* Copies s into the model's arena (NULL stays NULL). */
 char *ox_strdup(ox_model *m, const char *s);
 void *ox_alloc(ox_model *m, size_t n);
@@ -111,7 +127,10 @@ Onnx__AttributeProto *ox_attr_ref(ox_model *m, Onnx__NodeProto *n, const char *n
 /* Tensors. dims may be NULL when ndims == 0 (a scalar). */
 Onnx__TensorProto *ox_tensor_new(ox_model *m, const char *name, int32_t data_type,
                                  const int64_t *dims, size_t ndims);
+/* Copies data into the model's arena: the tensor owns its bytes. */
 void ox_tensor_set_raw(ox_model *m, Onnx__TensorProto *t, const void *data, size_t len);
+/* No copy: raw_data becomes a view of data, which lies inside f; m holds a reference to f. */
+void ox_tensor_set_view(ox_model *m, Onnx__TensorProto *t, const void *data, size_t len, fmap *f);
 void ox_tensor_set_floats(ox_model *m, Onnx__TensorProto *t, const float *v, size_t count);
 void ox_tensor_set_doubles(ox_model *m, Onnx__TensorProto *t, const double *v, size_t count);
 void ox_tensor_set_int32s(ox_model *m, Onnx__TensorProto *t, const int32_t *v, size_t count);
@@ -163,6 +182,15 @@ typedef int (*ox_graph_fn)(Onnx__GraphProto *g, int depth, void *ctx);
 int ox_graph_walk(Onnx__GraphProto *g, int max_depth, ox_graph_fn fn, void *ctx);
 /* Calls fn on the main graph (with subgraphs), then on every function's nodes' subgraphs. */
 int ox_model_walk_graphs(ox_model *m, int max_depth, ox_graph_fn fn, void *ctx);
+
+/* Calls fn(t, ctx) on every tensor of the model in a fixed order — each graph's initializers,
+ * then (unless initializers_only) its sparse initializers and node attribute tensors, through
+ * every subgraph, then the tensors of function nodes — and returns the first non-zero result;
+ * -2 when subgraphs nest deeper than OX_MAX_GRAPH_DEPTH_WALK. Two models of the same structure
+ * (a model and its copy) are visited in the same order. */
+#define OX_MAX_GRAPH_DEPTH_WALK 65
+typedef int (*ox_tensor_fn)(Onnx__TensorProto *t, void *ctx);
+int ox_model_walk_tensors(ox_model *m, bool initializers_only, ox_tensor_fn fn, void *ctx);
 
 /* ---- data types -------------------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* onnx_pb.c — ONNX protobuf load/save: wire validation, protobuf-c unpack, external data. */
 #include "onnx/onnx_pb.h"
+#include "onnx/onnx_pb_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/fmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 
@@ -156,60 +158,6 @@ int ox_pb_validate(const void *buf, size_t len, const ProtobufCMessageDescriptor
                     desc == &onnx__graph_proto__descriptor);
 }
 
-/* ---- tensor visiting (external data) ------------------------------------------------------ */
-
-typedef int (*tensor_fn)(Onnx__TensorProto *t, void *ctx);
-
-static int visit_attr_tensors(Onnx__NodeProto *const *nodes, size_t n, tensor_fn fn, void *ctx)
-{
-    int r;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < nodes[i]->n_attribute; j++) {
-            Onnx__AttributeProto *a = nodes[i]->attribute[j];
-            if (a->t && (r = fn(a->t, ctx))) return r;
-            for (size_t k = 0; k < a->n_tensors; k++)
-                if ((r = fn(a->tensors[k], ctx))) return r;
-            if (a->sparse_tensor) {
-                if (a->sparse_tensor->values && (r = fn(a->sparse_tensor->values, ctx))) return r;
-                if (a->sparse_tensor->indices && (r = fn(a->sparse_tensor->indices, ctx))) return r;
-            }
-        }
-    return 0;
-}
-
-typedef struct visit_ctx {
-    tensor_fn fn;
-    void *ctx;
-    bool initializers_only;
-} visit_ctx;
-
-static int visit_graph(Onnx__GraphProto *g, int depth, void *vctx)
-{
-    visit_ctx *v = vctx;
-    int r;
-    for (size_t i = 0; i < g->n_initializer; i++)
-        if ((r = v->fn(g->initializer[i], v->ctx))) return r;
-    if (v->initializers_only) return 0;
-    for (size_t i = 0; i < g->n_sparse_initializer; i++) {
-        Onnx__SparseTensorProto *s = g->sparse_initializer[i];
-        if (s->values && (r = v->fn(s->values, v->ctx))) return r;
-        if (s->indices && (r = v->fn(s->indices, v->ctx))) return r;
-    }
-    return visit_attr_tensors(g->node, g->n_node, v->fn, v->ctx);
-}
-
-static int visit_tensors(ox_model *m, bool initializers_only, tensor_fn fn, void *ctx)
-{
-    visit_ctx v = {fn, ctx, initializers_only};
-    int r = ox_model_walk_graphs(m, OX_MAX_GRAPH_DEPTH + 1, visit_graph, &v);
-    if (r || initializers_only) return r;
-    for (size_t i = 0; i < m->proto->n_functions; i++) {
-        Onnx__FunctionProto *f = m->proto->functions[i];
-        if ((r = visit_attr_tensors(f->node, f->n_node, fn, ctx))) return r;
-    }
-    return 0;
-}
-
 /* ---- load ---------------------------------------------------------------------------------- */
 
 typedef struct ext_ctx {
@@ -222,7 +170,32 @@ typedef struct ext_ctx {
     const char *missing_file, *first_missing;
     int missing_errno;
     size_t n_missing;
+    /* each data file is mapped once (a reference per file, dropped after the load; the model
+     * holds its own) and read only when a tensor's bytes are first touched */
+    VEC(char *) files;
+    VEC(fmap *) maps;
 } ext_ctx;
+
+static fmap *data_file_map(ext_ctx *c, const char *real)
+{
+    for (size_t i = 0; i < c->files.len; i++)
+        if (strcmp(c->files.items[i], real) == 0) return c->maps.items[i];
+    fmap *f = fmap_open(real, NULL);
+    if (!f) return NULL;
+    vec_push(&c->files, xstrdup(real));
+    vec_push(&c->maps, f);
+    return f;
+}
+
+static void ext_ctx_free(ext_ctx *c)
+{
+    for (size_t i = 0; i < c->files.len; i++) {
+        free(c->files.items[i]);
+        fmap_unref(c->maps.items[i]);
+    }
+    vec_free(&c->files);
+    vec_free(&c->maps);
+}
 
 static void report_missing(ext_ctx *c)
 {
@@ -329,45 +302,23 @@ static int load_external(Onnx__TensorProto *t, void *vctx)
         free(real);
         return -1;
     }
-    /* O_NONBLOCK: if it was replaced by a FIFO since, opening still returns at once */
-    int fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    /* fmap_open refuses what is not a regular file (it may have been replaced since) */
+    fmap *f = data_file_map(c, real);
     free(real);
-    FILE *fp = NULL;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        diag_error(c->d, loc, "tensor '%s': external data '%s' is not a regular file", tname, file);
-        close(fd);
+    if (!f) {
+        diag_error(c->d, loc, "tensor '%s': cannot map external data file '%s': %s", tname, file,
+                   errno == EINVAL ? "not a regular file" : strerror(errno));
         return -1;
     }
-    if (fd >= 0) {
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-        fp = fdopen(fd, "rb");
-        if (!fp) close(fd);
-    }
-    if (!fp) {
-        diagnostic *dg = diag_error(c->d, loc, "tensor '%s': cannot open external data file '%s': %s",
-                                    tname, file, strerror(errno));
-        diag_set_hint(dg, "external data is looked up next to the model file");
-        return -1;
-    }
-    uint64_t size = (uint64_t)st.st_size;
+    uint64_t size = (uint64_t)f->len;
     if (!sl) length = offset <= size ? size - offset : 0;
     if (offset > size || length > size - offset) {
         diag_error(c->d, loc,
                    "tensor '%s': external data file '%s' has %" PRIu64 " bytes, but offset %" PRIu64
                    " + length %" PRIu64 " goes past its end", tname, file, size, offset, length);
-        fclose(fp);
         return -1;
     }
-    uint8_t *buf = ox_alloc(c->m, (size_t)length + 1);
-    if (fseeko(fp, (off_t)offset, SEEK_SET) != 0 || fread(buf, 1, (size_t)length, fp) != length) {
-        diag_error(c->d, loc, "tensor '%s': cannot read external data file '%s'", tname, file);
-        fclose(fp);
-        return -1;
-    }
-    fclose(fp);
-    t->has_raw_data = 1;
-    t->raw_data.data = buf;
-    t->raw_data.len = (size_t)length;
+    ox_tensor_set_view(c->m, t, f->data + offset, (size_t)length, f);
     t->has_data_location = 0;
     t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT;
     t->n_external_data = 0;
@@ -380,16 +331,18 @@ ox_model *ox_load_bytes(const void *data, size_t len, const char *path, diag_sin
     return ox_load_bytes_opts(data, len, path, NULL, d);
 }
 
-ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
-                             const ox_load_opts *opts, diag_sink *d)
+/* map: the fmap data lies in (large raw_data become views into it), or NULL (copied) */
+static ox_model *load_impl(const void *data, size_t len, const char *path, const ox_load_opts *opts,
+                           fmap *map, diag_sink *d)
 {
     ox_load_opts defaults = {0};
     if (!opts) opts = &defaults;
     const char *name = path ? path : "<model>";
     if (ox_pb_validate(data, len, &onnx__model_proto__descriptor, name, d)) return NULL;
     ox_model *m = ox_model_new_empty();
-    Onnx__ModelProto *p = (Onnx__ModelProto *)protobuf_c_message_unpack(
-        &onnx__model_proto__descriptor, &m->alloc, len, data);
+    Onnx__ModelProto *p = map ? ox_unpack_views(m, data, len, map)
+                              : (Onnx__ModelProto *)protobuf_c_message_unpack(
+                                    &onnx__model_proto__descriptor, &m->alloc, len, data);
     if (!p) {
         diag_error(d, (diag_loc){name, 0, 0}, "not a valid ONNX model: protobuf decoding failed");
         ox_model_free(m);
@@ -401,19 +354,26 @@ ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
         const char *slash = strrchr(path, '/');
         char *dir = slash ? arena_strndup(&m->arena, path, (size_t)(slash - path + (slash == path)))
                           : arena_strdup(&m->arena, "");
-        ext_ctx c = {m, dir, name, d, opts->missing_is_warning, NULL, NULL, 0, 0};
-        int failed = visit_tensors(m, false, load_external, &c);
+        ext_ctx c = {m, dir, name, d, opts->missing_is_warning, NULL, NULL, 0, 0, {0}, {0}};
+        int failed = ox_model_walk_tensors(m, false, load_external, &c);
         report_missing(&c);
+        ext_ctx_free(&c);
         if (failed) {
             ox_model_free(m);
             return NULL;
         }
     }
-    if (ox_check_tensors(m, name, false, d)) {
+    if (!opts->unchecked && ox_check_tensors(m, name, false, d)) {
         ox_model_free(m);
         return NULL;
     }
     return m;
+}
+
+ox_model *ox_load_bytes_opts(const void *data, size_t len, const char *path,
+                             const ox_load_opts *opts, diag_sink *d)
+{
+    return load_impl(data, len, path, opts, NULL, d);
 }
 
 typedef struct check_ctx {
@@ -437,7 +397,7 @@ static int check_tensor(Onnx__TensorProto *t, void *vctx)
 int ox_check_tensors(ox_model *m, const char *name, bool elided_ok, diag_sink *d)
 {
     check_ctx c = {name, d, elided_ok};
-    int r = visit_tensors(m, false, check_tensor, &c);
+    int r = ox_model_walk_tensors(m, false, check_tensor, &c);
     if (r == -2)
         diag_error(d, (diag_loc){name, 0, 0}, "subgraphs are nested more than %d deep", OX_MAX_GRAPH_DEPTH);
     return r ? -1 : 0;
@@ -450,172 +410,16 @@ ox_model *ox_load_file(const char *path, diag_sink *d)
 
 ox_model *ox_load_file_opts(const char *path, const ox_load_opts *opts, diag_sink *d)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        diag_error(d, (diag_loc){path, 0, 0}, "cannot open '%s': %s", path, strerror(errno));
+    /* mapped, not read: the weights stay in the mapping (views), the rest is unpacked */
+    fmap *f = fmap_open(path, NULL);
+    if (!f) {
+        if (errno == EINVAL)
+            diag_error(d, (diag_loc){path, 0, 0}, "'%s' is not a regular file", path);
+        else
+            diag_error(d, (diag_loc){path, 0, 0}, "cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_error(d, (diag_loc){path, 0, 0}, "'%s' is not a regular file", path);
-        fclose(fp);
-        return NULL;
-    }
-    size_t len = (size_t)st.st_size;
-    uint8_t *buf = xmalloc(len ? len : 1);
-    size_t got = fread(buf, 1, len, fp);
-    fclose(fp);
-    if (got != len) {
-        diag_error(d, (diag_loc){path, 0, 0}, "cannot read '%s'", path);
-        free(buf);
-        return NULL;
-    }
-    ox_model *m = ox_load_bytes_opts(buf, len, path, opts, d);
-    free(buf);
+    ox_model *m = load_impl(f->data, f->len, path, opts, f, d);
+    fmap_unref(f);
     return m;
-}
-
-/* ---- save ---------------------------------------------------------------------------------- */
-
-uint8_t *ox_pack(const ox_model *m, size_t *len)
-{
-    size_t n = protobuf_c_message_get_packed_size(&m->proto->base);
-    uint8_t *buf = xmalloc(n ? n : 1);
-    *len = protobuf_c_message_pack(&m->proto->base, buf);
-    return buf;
-}
-
-/* What a tensor looked like before being moved out, to restore the model after packing. */
-typedef struct moved_tensor {
-    Onnx__TensorProto *t;
-    protobuf_c_boolean has_raw_data, has_data_location;
-    ProtobufCBinaryData raw;
-    size_t n_external;
-    Onnx__StringStringEntryProto **external;
-    Onnx__TensorProto__DataLocation location;
-} moved_tensor;
-
-typedef struct save_ctx {
-    ox_model *m;
-    size_t threshold;
-    const char *location;
-    FILE *data;
-    uint64_t offset;
-    VEC(moved_tensor) moved;
-    int failed;
-} save_ctx;
-
-static int move_out(Onnx__TensorProto *t, void *vctx)
-{
-    save_ctx *c = vctx;
-    if (!t->has_raw_data || t->raw_data.len < c->threshold) return 0;
-    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-        return 0;
-    moved_tensor mv = {t, t->has_raw_data, t->has_data_location, t->raw_data, t->n_external_data,
-                       t->external_data, t->data_location};
-    if (fwrite(t->raw_data.data, 1, t->raw_data.len, c->data) != t->raw_data.len) {
-        c->failed = 1;
-        return -1;
-    }
-    vec_push(&c->moved, mv);
-    uint64_t off = c->offset;
-    c->offset += t->raw_data.len;
-    t->has_raw_data = 0;
-    t->raw_data.len = 0;
-    t->raw_data.data = NULL;
-    t->n_external_data = 0;
-    t->external_data = NULL;
-    char num[32];
-    ox_tensor_add_external(c->m, t, "location", c->location);
-    snprintf(num, sizeof num, "%" PRIu64, off);
-    ox_tensor_add_external(c->m, t, "offset", num);
-    snprintf(num, sizeof num, "%zu", mv.raw.len);
-    ox_tensor_add_external(c->m, t, "length", num);
-    return 0;
-}
-
-static void restore_moved(save_ctx *c)
-{
-    for (size_t i = 0; i < c->moved.len; i++) {
-        moved_tensor *mv = &c->moved.items[i];
-        mv->t->has_raw_data = mv->has_raw_data;
-        mv->t->raw_data = mv->raw;
-        mv->t->n_external_data = mv->n_external;
-        mv->t->external_data = mv->external;
-        mv->t->has_data_location = mv->has_data_location;
-        mv->t->data_location = mv->location;
-    }
-    vec_free(&c->moved);
-}
-
-int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_sink *d)
-{
-    diag_loc loc = {path, 0, 0};
-    /* the model's file first: the side file goes beside the file really written (a symbolic
-     * link's target), where the model's relative location finds it */
-    atomic_file mf, df = {0};
-    if (!file_create(&mf, path, d)) return -1;
-    save_ctx c = {0};
-    bool external = opts && opts->external_data;
-    if (external) {
-        if (!mf.tmp) {
-            diag_error(d, loc, "external data needs a regular file beside the model, not a device");
-            file_abort(&mf);
-            return -1;
-        }
-        const char *base = strrchr(path, '/');
-        base = base ? base + 1 : path;
-        char *loc_name = opts->external_file ? xstrdup(opts->external_file) : NULL;
-        if (!loc_name) {
-            size_t n = strlen(base) + 6;
-            loc_name = xmalloc(n);
-            snprintf(loc_name, n, "%s.data", base);
-        }
-        if (loc_name[0] == '/' || strstr(loc_name, "..") || !*loc_name) {
-            diag_error(d, loc, "external data file '%s' must be a plain name next to the model", loc_name);
-            free(loc_name);
-            file_abort(&mf);
-            return -1;
-        }
-        const char *slash = strrchr(mf.path, '/');
-        size_t dlen = slash ? (size_t)(slash - mf.path) + 1 : 0;
-        char *data_final = xmalloc(dlen + strlen(loc_name) + 1);
-        memcpy(data_final, mf.path, dlen);
-        strcpy(data_final + dlen, loc_name);
-        c.m = m;
-        c.threshold = opts->threshold ? opts->threshold : 1024;
-        c.location = ox_strdup(m, loc_name);
-        free(loc_name);
-        bool opened = file_create(&df, data_final, d);
-        free(data_final);
-        if (!opened) {
-            file_abort(&mf);
-            return -1;
-        }
-        c.data = df.f;
-        visit_tensors(m, true, move_out, &c);
-        if (c.failed) {
-            diag_error(d, loc, "cannot write external data file '%s': %s", df.shown, strerror(errno));
-            restore_moved(&c);
-            file_abort(&df);
-            file_abort(&mf);
-            return -1;
-        }
-    }
-    size_t len;
-    uint8_t *buf = ox_pack(m, &len);
-    size_t n_moved = c.moved.len;
-    restore_moved(&c);
-    if (external && n_moved == 0) file_abort(&df);   /* nothing was large enough: no side file, like onnx */
-    bool ok = buf && file_write(&mf, buf, len, d);
-    /* both synced before either is renamed: a failure leaves the old pair as it was */
-    if (ok && df.f) ok = file_sync(&df, d) && file_sync(&mf, d);
-    if (ok && df.f) ok = file_commit(&df, d);
-    else if (df.f) file_abort(&df);
-    if (ok) ok = file_commit(&mf, d);
-    else file_abort(&mf);
-    if (!buf) diag_error(d, loc, "the model is too large to serialize");
-    if (ok) m->path = ox_strdup(m, path);
-    free(buf);
-    return ok ? 0 : -1;
 }

@@ -1,8 +1,11 @@
 /* onnx_pb.h — reading and writing ONNX protobuf files (.onnx) with external data.
  *
  * Ownership: ox_load_* return a new model the caller releases with ox_model_free(), or NULL
- * after reporting at least one error to the sink. ox_pack returns a malloc'd buffer the caller
- * free()s. Saving never modifies the model (external-data conversion is undone after packing). */
+ * after reporting at least one error to the sink. ox_load_file* map the file (and its external
+ * data files): raw_data of 256 bytes and more are views into those mappings, which the model
+ * holds (onnx_ir.h, "Tensor bytes"); ox_load_bytes* copy. ox_pack returns a malloc'd buffer the
+ * caller free()s. Saving never modifies the model (external-data conversion is undone after
+ * writing) and never copies its weights (see onnx_pb_save.c). */
 #ifndef FXSH_ONNX_PB_H
 #define FXSH_ONNX_PB_H
 
@@ -27,10 +30,12 @@ typedef struct ox_save_opts {
 typedef struct ox_load_opts {
     bool keep_external;      /* leave external-data references as they are (onnx.load(..., load_external_data=False)) */
     bool missing_is_warning; /* a missing/unreadable data file is a warning and the reference is kept */
+    bool unchecked;          /* skip ox_check_tensors (the caller runs it: ox_model_copy) */
 } ox_load_opts;
 
-/* Loads path; tensors stored in external files are read from the model's directory and turned
- * into ordinary raw_data tensors (what onnx.load does). */
+/* Loads path; tensors stored in external files are found in the model's directory and turned
+ * into ordinary raw_data tensors (what onnx.load does), views into the mapped data files: their
+ * pages are read from the disk when first touched. */
 ox_model *ox_load_file(const char *path, diag_sink *d);
 /* Loads a serialized ModelProto. path (may be NULL) names the input in diagnostics and locates
  * external data; without a path external references are kept as they are. */
@@ -56,7 +61,10 @@ int ox_check_tensors(ox_model *m, const char *name, bool elided_ok, diag_sink *d
 /* Serializes the model; NULL only if the model is too large to address. */
 uint8_t *ox_pack(const ox_model *m, size_t *len);
 /* Writes the model to path as base/file.h writes files (temporary, fsync, rename; a link's
- * target; a device directly); returns 0 or -1 (+ diag). */
+ * target; a device directly), streamed: each tensor's bytes go to the file in one piece, copied
+ * by the kernel from the file they are mapped from when they are a view. A model larger than
+ * FXSH_MAX_PROTOBUF (base/limits.h: 2 GB, protobuf's limit) is saved with external data as if
+ * opts->external_data were set, with a note on d. Returns 0 or -1 (+ diag). */
 int ox_save_file(ox_model *m, const char *path, const ox_save_opts *opts, diag_sink *d);
 
 #endif

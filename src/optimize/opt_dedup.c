@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
@@ -13,10 +14,18 @@
 
 /* ---- 4a. initializer deduplication --------------------------------------------------------- */
 
+/* Initializers are equal when their serialized form without name and doc string is: the
+ * metadata (type, dims, typed fields...) is packed, and keys the table with a hash of 16 samples
+ * of the raw_data bytes spread over them (touching 16 pages at most, so weights that differ are
+ * told apart without reading them). raw_data, the weights themselves, is never copied: the same
+ * bytes (two views of one mapping) are equal at once; other bytes under the same key are hashed
+ * in full — each tensor at most once — and compared byte by byte only when the hashes match. */
 typedef struct dd_entry {
     Onnx__TensorProto *t;
-    uint8_t *bytes;
+    uint8_t *meta;
     size_t len;
+    bool hashed;
+    uint64_t hash;
     struct dd_entry *next;
 } dd_entry;
 
@@ -25,6 +34,60 @@ static uint64_t fnv(const uint8_t *p, size_t n)
     uint64_t h = 1469598103934665603ULL;
     for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
     return h;
+}
+
+static uint64_t raw_hash(dd_entry *e)
+{
+    if (!e->hashed) e->hash = hash_bytes(e->t->raw_data.data, e->t->raw_data.len);
+    e->hashed = true;
+    return e->hash;
+}
+
+enum { SAMPLES = 16, SAMPLE_LEN = 32 };
+
+/* Bytes of a view are sampled with pread from its file: touching the mapping would fault in the
+ * pages around each sample, which would then count in the process's memory. */
+static uint64_t sample_hash(const ox_model *m, const ProtobufCBinaryData *raw)
+{
+    if (raw->len <= SAMPLES * SAMPLE_LEN) return hash_bytes(raw->data, raw->len);
+    uint8_t buf[SAMPLES * SAMPLE_LEN];
+    size_t step = (raw->len - SAMPLE_LEN) / (SAMPLES - 1);
+    fmap *f = ox_model_map_of(m, raw->data, raw->len);
+    for (size_t i = 0; i < SAMPLES; i++) {
+        const uint8_t *p = raw->data + i * step;
+        if (!f || f->fd < 0 || pread(f->fd, buf + i * SAMPLE_LEN, SAMPLE_LEN, (off_t)(p - f->data)) != SAMPLE_LEN)
+            memcpy(buf + i * SAMPLE_LEN, p, SAMPLE_LEN);
+    }
+    return hash_bytes(buf, sizeof buf);
+}
+
+static bool same_tensor(dd_entry *a, dd_entry *b)
+{
+    if (a->len != b->len || memcmp(a->meta, b->meta, a->len)) return false;
+    const ProtobufCBinaryData *x = &a->t->raw_data, *y = &b->t->raw_data;
+    if (x->len != y->len) return false;
+    if (x->data == y->data || x->len == 0) return true;
+    return raw_hash(a) == raw_hash(b) && !memcmp(x->data, y->data, x->len);
+}
+
+/* The entry for t: its metadata packed into a (name, doc string and raw_data left out). */
+static dd_entry *dd_entry_new(arena *a, Onnx__TensorProto *t)
+{
+    char *name = t->name, *doc = t->doc_string;
+    ProtobufCBinaryData raw = t->raw_data;
+    t->name = NULL;
+    t->doc_string = NULL;
+    t->raw_data.data = NULL;
+    t->raw_data.len = 0;
+    dd_entry *e = arena_alloc(a, sizeof *e);
+    e->t = t;
+    e->len = onnx__tensor_proto__get_packed_size(t);
+    e->meta = arena_alloc(a, e->len ? e->len : 1);
+    onnx__tensor_proto__pack(t, e->meta);
+    t->name = name;
+    t->doc_string = doc;
+    t->raw_data = raw;
+    return e;
 }
 
 int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
@@ -52,26 +115,17 @@ int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stat
             g->initializer[k++] = t;
             continue;
         }
-        /* Identity of content = the serialized tensor without its name and doc string. */
-        char *name = t->name, *doc = t->doc_string;
-        t->name = NULL;
-        t->doc_string = NULL;
-        size_t len = onnx__tensor_proto__get_packed_size(t);
-        uint8_t *bytes = arena_alloc(&a, len ? len : 1);
-        onnx__tensor_proto__pack(t, bytes);
-        t->name = name;
-        t->doc_string = doc;
-        char *key = arena_printf(&a, "%016llx", (unsigned long long)fnv(bytes, len));
-        dd_entry *head = hm_get(&seen, key), *e;
-        for (e = head; e; e = e->next)
-            if (e->len == len && !memcmp(e->bytes, bytes, len)) break;
-        if (e) {
-            hm_put(&ren, t->name, e->t->name);
+        dd_entry *e = dd_entry_new(&a, t);
+        char *key = arena_printf(&a, "%016llx%016llx", (unsigned long long)fnv(e->meta, e->len),
+                                 (unsigned long long)sample_hash(m, &t->raw_data));
+        dd_entry *head = hm_get(&seen, key), *same;
+        for (same = head; same && !same_tensor(same, e); same = same->next) {}
+        if (same) {
+            hm_put(&ren, t->name, same->t->name);
             st->deduped++;
             continue;
         }
-        e = arena_alloc(&a, sizeof *e);
-        *e = (dd_entry){t, bytes, len, head};
+        e->next = head;
         hm_put(&seen, key, e);
         g->initializer[k++] = t;
     }

@@ -6,6 +6,7 @@
 #include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "base/file.h"
+#include "base/fmap.h"
 #include "base/shape.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
@@ -55,6 +56,13 @@ static input_format sniff(const char *buf, size_t len)
     if (len && (unsigned char)buf[0] == 0x08) return FORMAT_ONNX_BINARY;
     if (ts_sniff(buf, len)) return FORMAT_TORCHSCRIPT;
     return FORMAT_FX_TEXT;
+}
+
+/* What sniff takes for binary whatever follows: a zip, or a NUL byte in the first 4 KiB. */
+static bool looks_binary(const unsigned char *b, size_t len)
+{
+    size_t probe = len < 4096 ? len : 4096;
+    return (len >= 4 && memcmp(b, "PK\003\004", 4) == 0) || memchr(b, '\0', probe);
 }
 
 /* A torch-level graph (call_module, torch functions) starts the pipeline at `fx`; an ATen-level
@@ -428,11 +436,22 @@ int cmd_load(session *s, int argc, char **argv)
     if (strcmp(file, "-") == 0) {
         rc = load_stdin_block(s, &req, &out);
     } else {
-        size_t len;
-        char *buf = file_read(file, &len, &s->diag);
-        if (!buf) return 1;
-        rc = load_buffer(s, buf, len, file, file, &req, &out);
-        free(buf);
+        /* A binary file (.onnx, .pt2) is mapped, not read: its loader maps it too, and the
+         * weights stay in the mapping. Text is read (NUL-terminated for the parsers). */
+        fmap *f = fmap_open(file, NULL);
+        if (f && looks_binary(f->data, f->len)) {
+            rc = load_buffer(s, (const char *)f->data, f->len, file, file, &req, &out);
+        } else {
+            size_t len;
+            char *buf = file_read(file, &len, &s->diag);
+            if (!buf) {
+                fmap_unref(f);
+                return 1;
+            }
+            rc = load_buffer(s, buf, len, file, file, &req, &out);
+            free(buf);
+        }
+        fmap_unref(f);
     }
     bool read = !rc;
     if (!rc && req.weights && !out.fx) {

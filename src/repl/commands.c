@@ -197,8 +197,11 @@ const command command_table[] = {
      "write the current ONNX model",
      "Writes the current ONNX model to FILE: binary protobuf by default, ONNX text when FILE\n"
      "ends in .txt or with --text. --external-data stores tensors of 1 KiB and more in\n"
-     "FILE.data beside it. A model that `check` rejects is not written (the problems are\n"
-     "listed); --force writes it anyway.\n"
+     "FILE.data beside it; a model larger than a protobuf can hold (2 GB) is saved that way\n"
+     "without asking, as torch.onnx does, and fxsh says so. Weights are never copied: they go\n"
+     "from the file they were loaded from (a .pt2, an .onnx or its external data, mapped) to\n"
+     "FILE. A model that `check` rejects is not written (the problems are listed); --force\n"
+     "writes it anyway.\n"
      "\n"
      "FILE is written to a temporary name beside it, synced and renamed, so a failed or\n"
      "interrupted save leaves the old file as it was and no temporary behind; an existing file\n"

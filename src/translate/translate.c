@@ -281,7 +281,10 @@ static void translate_inputs(tx *t, const translate_options *opts, hashmap *inpu
         if (w && w->data && opts->export_params) {
             int et = fx_dtype_get(w->dtype)->onnx_type;
             Onnx__TensorProto *tp = ox_tensor_new(m, vn, et, w->shape, w->rank);
-            ox_tensor_set_raw(m, tp, w->data, w->nbytes);
+            if (w->map)   /* no copy: the model shares the mapping (or block) the weight is in */
+                ox_tensor_set_view(m, tp, w->data, w->nbytes, w->map);
+            else
+                ox_tensor_set_raw(m, tp, w->data, w->nbytes);
             ox_graph_add_initializer(m, m->proto->graph, tp);
             if (opts->keep_initializers_as_inputs)
                 vi = ox_graph_add_input(m, m->proto->graph, vn, ty ? ty : ox_type_tensor(m, 0, NULL, 0, false));

@@ -152,7 +152,11 @@ static void test_clone(void **state)
     sb_init(&sb);
     fx_print(q, FX_FORM_CODE, &sb);
     assert_string_equal(sb.s, text);
-    assert_ptr_not_equal(fx_program_weight(q, "seq.0.bias")->data, data);   /* owned data copied */
+    /* owned data is shared, not copied: both hold the block, which outlives the original */
+    const fx_weight *w = fx_program_weight(q, "seq.0.bias");
+    assert_ptr_equal(w->data, data);
+    assert_ptr_equal(w->map, fx_program_weight(p, "seq.0.bias")->map);
+    assert_int_equal(w->map->refs, 2);
     /* edit the clone: the true branch returns its input instead of mul */
     fx_module *tb = fx_module_child(q->root, "true_graph_0");
     fx_node *mul = fx_graph_lookup(tb->graph, "mul");
@@ -168,8 +172,10 @@ static void test_clone(void **state)
     fx_print(p, FX_FORM_CODE, &sb);
     assert_string_equal(sb.s, text);
     sb_free(&sb);
-    fx_program_free(q);
     fx_program_free(p);
+    assert_int_equal(w->map->refs, 1);
+    assert_memory_equal(w->data, (float[4]){0}, 16);
+    fx_program_free(q);
     free(text);
 }
 

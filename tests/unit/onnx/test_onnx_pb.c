@@ -16,6 +16,7 @@
 
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "onnx/onnx_edit.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
@@ -387,6 +388,190 @@ static void test_deep_nesting(void **state)
     diag_free(&d);
 }
 
+static Onnx__TensorProto *initializer(ox_model *m, const char *name)
+{
+    Onnx__GraphProto *g = m->proto->graph;
+    for (size_t i = 0; g && i < g->n_initializer; i++)
+        if (!strcmp(g->initializer[i]->name, name)) return g->initializer[i];
+    return NULL;
+}
+
+/* Loaded weights are views into the file's mapping; small tensors are owned; a copy shares the
+ * views, and they stay readable after the model they came from is freed. */
+static void test_weights_are_views(void **state)
+{
+    (void)state;
+    ox_model *m = make_model();
+    char path[512];
+    snprintf(path, sizeof path, "%s/views.onnx", tmpdir);
+    diag_sink d;
+    diag_init(&d);
+    assert_int_equal(ox_save_file(m, path, NULL, &d), 0);
+    ox_model *m2 = ox_load_file(path, &d);
+    assert_non_null(m2);
+    Onnx__TensorProto *big = initializer(m2, "big.weight"), *small = initializer(m2, "small");
+    assert_int_equal(m2->n_maps, 1);
+    assert_ptr_equal(ox_model_map_of(m2, big->raw_data.data, big->raw_data.len), m2->maps[0]);
+    assert_null(ox_model_map_of(m2, small->raw_data.data, small->raw_data.len));
+    assert_memory_equal(big->raw_data.data, initializer(m, "big.weight")->raw_data.data, 2048);
+    char *text = ox_model_to_text(m->proto);
+    ox_model *copy = ox_model_copy(m2, &d);
+    assert_non_null(copy);
+    assert_ptr_equal(initializer(copy, "big.weight")->raw_data.data, big->raw_data.data);
+    assert_ptr_not_equal(initializer(copy, "small")->raw_data.data, small->raw_data.data);
+    /* the original is as it was */
+    char *t2 = ox_model_to_text(m2->proto);
+    assert_string_equal(t2, text);
+    free(t2);
+    ox_model_free(m2);
+    assert_int_equal(unlink(path), 0);   /* the mapping outlives the file's name too */
+    t2 = ox_model_to_text(copy->proto);
+    assert_string_equal(t2, text);
+    free(t2);
+    /* a copy of a model whose bytes it owns copies them */
+    ox_model *own = ox_model_copy(m, &d);
+    assert_non_null(own);
+    assert_int_equal(own->n_maps, 0);
+    assert_ptr_not_equal(initializer(own, "big.weight")->raw_data.data,
+                         initializer(m, "big.weight")->raw_data.data);
+    ox_model_free(own);
+    ox_model_free(copy);
+    assert_false(diag_has_errors(&d));
+    free(text);
+    ox_model_free(m);
+    diag_free(&d);
+}
+
+/* External data is mapped, not read: the tensor is a view into the data file, which stays
+ * valid after the file is removed; a view saved again (inline) gives the same bytes. */
+static void test_external_views(void **state)
+{
+    (void)state;
+    ox_model *m = make_model();
+    char *text = ox_model_to_text(m->proto);
+    char path[512], data[512], again[512];
+    snprintf(path, sizeof path, "%s/xv.onnx", tmpdir);
+    snprintf(data, sizeof data, "%s/xv.onnx.data", tmpdir);
+    snprintf(again, sizeof again, "%s/again.onnx", tmpdir);
+    diag_sink d;
+    diag_init(&d);
+    ox_save_opts so = {.external_data = true};
+    assert_int_equal(ox_save_file(m, path, &so, &d), 0);
+    ox_model *m2 = ox_load_file(path, &d);
+    assert_non_null(m2);
+    Onnx__TensorProto *big = initializer(m2, "big.weight");
+    assert_false(big->has_data_location);
+    fmap *f = ox_model_map_of(m2, big->raw_data.data, big->raw_data.len);
+    assert_non_null(f);
+    assert_int_equal(f->len, 2048);   /* the data file, not the model */
+    assert_int_equal(unlink(data), 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(ox_save_file(m2, again, NULL, &d), 0);
+    ox_model_free(m2);
+    m2 = ox_load_file(again, &d);
+    assert_non_null(m2);
+    char *t2 = ox_model_to_text(m2->proto);
+    assert_string_equal(t2, text);
+    free(t2);
+    ox_model_free(m2);
+    assert_false(diag_has_errors(&d));
+    free(text);
+    ox_model_free(m);
+    diag_free(&d);
+}
+
+/* What the zero-copy load cannot place is unpacked the ordinary way: small raw_data that reads
+ * like its marker (a magic, then an index), and a large tensor in training_info, which the
+ * tensor walk does not visit. Either way the model loads with its exact bytes. */
+static void test_view_fallbacks(void **state)
+{
+    (void)state;
+    static const uint8_t marker[16] = {0xf7, 'f', 'x', 's', 'h', 0x9d, 'v', 0x01};   /* index 0 */
+    char path[512];
+    snprintf(path, sizeof path, "%s/fb.onnx", tmpdir);
+    diag_sink d;
+    diag_init(&d);
+    for (int variant = 0; variant < 2; variant++) {
+        ox_model *m = make_model();
+        if (variant == 0) {
+            ox_tensor_set_raw(m, initializer(m, "small"), marker, sizeof marker);
+        } else {
+            Onnx__TrainingInfoProto *ti = ox_alloc(m, sizeof *ti);
+            onnx__training_info_proto__init(ti);
+            ti->initialization = ox_graph_new(m, "init");
+            int64_t n = 512;
+            Onnx__TensorProto *t = ox_tensor_new(m, "train.w", T_FLOAT, &n, 1);
+            float v[512];
+            for (int i = 0; i < 512; i++) v[i] = (float)-i;
+            ox_tensor_set_raw(m, t, v, sizeof v);
+            ox_graph_add_initializer(m, ti->initialization, t);
+            OX_PUSH(m, m->proto->training_info, m->proto->n_training_info, ti);
+        }
+        assert_int_equal(ox_save_file(m, path, NULL, &d), 0);
+        size_t len1, len2;
+        uint8_t *b1 = ox_pack(m, &len1);
+        ox_model *m2 = ox_load_file(path, &d);
+        assert_non_null(m2);
+        uint8_t *b2 = ox_pack(m2, &len2);
+        assert_int_equal(len1, len2);
+        assert_memory_equal(b1, b2, len1);
+        free(b1);
+        free(b2);
+        ox_model_free(m2);
+        ox_model_free(m);
+    }
+    assert_false(diag_has_errors(&d));
+    diag_free(&d);
+}
+
+/* A model larger than FXSH_MAX_PROTOBUF (2 GB by default; lowered here) is saved with its
+ * weights as external data, and says so; tensors of 1 MiB and more are streamed in one write. */
+static void test_too_large_goes_external(void **state)
+{
+    (void)state;
+    ox_model *m = make_model();
+    int64_t n = 1 << 19;   /* 2 MiB */
+    Onnx__TensorProto *t = ox_tensor_new(m, "huge", T_FLOAT, &n, 1);
+    float *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < n; i++) v[i] = (float)(i % 1000) * 0.25f;
+    ox_tensor_set_raw(m, t, v, (size_t)n * sizeof *v);
+    free(v);
+    ox_graph_add_initializer(m, m->proto->graph, t);
+    char *text = ox_model_to_text(m->proto);
+    char path[512], data[512];
+    snprintf(path, sizeof path, "%s/big.onnx", tmpdir);
+    snprintf(data, sizeof data, "%s/big.onnx.data", tmpdir);
+    diag_sink d;
+    diag_init(&d);
+    struct stat st;
+    /* under the limit: one file */
+    assert_int_equal(ox_save_file(m, path, NULL, &d), 0);
+    assert_int_not_equal(stat(data, &st), 0);
+    assert_int_equal(d.len, 0);
+    setenv("FXSH_MAX_PROTOBUF", "1M", 1);
+    assert_int_equal(ox_save_file(m, path, NULL, &d), 0);
+    unsetenv("FXSH_MAX_PROTOBUF");
+    assert_true(has_message(&d, "more than a protobuf can hold (1048576)"));
+    assert_true(has_message(&d, "external data in 'big.onnx.data'"));
+    assert_false(diag_has_errors(&d));
+    assert_int_equal(stat(data, &st), 0);
+    assert_int_equal(st.st_size, 2048 + (2 << 20));
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(st.st_size < 4096);
+    char *t2 = ox_model_to_text(m->proto);   /* the model in memory is untouched */
+    assert_string_equal(t2, text);
+    free(t2);
+    ox_model *m2 = ox_load_file(path, &d);
+    assert_non_null(m2);
+    t2 = ox_model_to_text(m2->proto);
+    assert_string_equal(t2, text);
+    free(t2);
+    ox_model_free(m2);
+    free(text);
+    ox_model_free(m);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +583,10 @@ int main(void)
         cmocka_unit_test(test_truncated_prefixes),
         cmocka_unit_test(test_bad_wire),
         cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_weights_are_views),
+        cmocka_unit_test(test_external_views),
+        cmocka_unit_test(test_view_fallbacks),
+        cmocka_unit_test(test_too_large_goes_external),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }

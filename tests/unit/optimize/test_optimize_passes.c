@@ -346,6 +346,48 @@ static void test_castlike_expand_transpose(void **state)
     ox_model_free(m);
 }
 
+/* Weights: two views of the same mapped bytes are equal without a comparison; equal bytes in
+ * different places are equal; one differing byte, or the same bytes with other dims, is not. */
+static void test_dedup_weights(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[256] x) => (float[256] y)\n"
+                        "{\n"
+                        "  y = Identity (x)\n"
+                        "}\n");
+    enum { N = 256 };
+    float *v = malloc(3 * N * sizeof *v);
+    for (int i = 0; i < N; i++) v[i] = v[N + i] = v[2 * N + i] = (float)i * 0.125f;
+    v[2 * N + 200] = -1;
+    fmap *f = fmap_adopt(v, 3 * N * sizeof *v);
+    const char *names[] = {"w0", "w0_view", "w1_copy", "w2_differs", "w0_flat"};
+    const float *data[] = {v, v, v + N, v + 2 * N, v};
+    Onnx__GraphProto *g = m->proto->graph;
+    for (int i = 0; i < 5; i++) {
+        int64_t dims[2] = {16, 16}, flat = N;
+        Onnx__TensorProto *t = i == 4 ? ox_tensor_new(m, names[i], 1, &flat, 1)
+                                      : ox_tensor_new(m, names[i], 1, dims, 2);
+        ox_tensor_set_view(m, t, data[i], N * sizeof *v, f);
+        ox_graph_add_initializer(m, g, t);
+        Onnx__NodeProto *n = ox_graph_add_node(m, g, "Identity", NULL);
+        ox_node_add_input(m, n, names[i]);
+        ox_node_add_output(m, n, names[i] + 1);
+    }
+    fmap_unref(f);   /* the model holds it */
+    optimize_stats st = {0};
+    assert_int_equal(opt_dedup_initializers(m, NULL, &st, NULL), 0);
+    assert_int_equal(st.deduped, 2);
+    assert_int_equal(g->n_initializer, 3);
+    assert_string_equal(g->initializer[0]->name, "w0");
+    assert_string_equal(g->initializer[1]->name, "w2_differs");
+    assert_string_equal(g->initializer[2]->name, "w0_flat");
+    assert_string_equal(g->node[2]->input[0], "w0");   /* w0_view's user */
+    assert_string_equal(g->node[3]->input[0], "w0");   /* w1_copy's user */
+    assert_string_equal(g->node[4]->input[0], "w2_differs");
+    ox_model_free(m);
+}
+
 /* A rows x cols float initializer holding 0, 1, 2, ... */
 static void add_big_init(ox_model *m, const char *name, int64_t rows, int64_t cols)
 {
@@ -738,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_inline),
         cmocka_unit_test(test_inline_recursion_is_an_error),
         cmocka_unit_test(test_dedup_and_cse),
+        cmocka_unit_test(test_dedup_weights),
         cmocka_unit_test(test_noops),
         cmocka_unit_test(test_castlike_expand_transpose),
         cmocka_unit_test(test_fold_policy_like_onnxscript),

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/pt2_load.h"
+#include "onnx/onnx_edit.h"
 #include "onnx/onnx_eval.h"
 #include "translate/translate.h"
 
@@ -644,6 +646,50 @@ static void test_input_returned(void **state)
     diag_free(&d);
 }
 
+/* A .pt2's stored weights are not copied: the translated model's initializers are views into
+ * the archive's mapping, the model holds it, and a copy of the model (the optimize stage's
+ * input) shares the same bytes; they stay readable after the program is freed. */
+static void test_pt2_weights_shared(void **state)
+{
+    (void)state;
+    diag_sink d;
+    diag_init(&d);
+    fx_program *p = pt2_load_file(FXSH_PT2_FIXTURES "/mlp.pt2", &d);
+    assert_non_null(p);
+    ox_model *m = run(p, &d, 0);
+    assert_non_null(m);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_true(g->n_initializer >= 4);
+    size_t total = 0;
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        const fx_weight *w = fx_program_weight(p, t->name);
+        assert_non_null(w);
+        assert_ptr_equal(t->raw_data.data, w->data);
+        assert_non_null(ox_model_map_of(m, t->raw_data.data, t->raw_data.len));
+        total += t->raw_data.len;
+    }
+    uint8_t *expect = malloc(total), *at = expect;
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        memcpy(at, g->initializer[i]->raw_data.data, g->initializer[i]->raw_data.len);
+        at += g->initializer[i]->raw_data.len;
+    }
+    ox_model *copy = ox_model_copy(m, &d);
+    assert_non_null(copy);
+    fx_program_free(p);
+    ox_model_free(m);
+    at = expect;
+    for (size_t i = 0; i < copy->proto->graph->n_initializer; i++) {
+        const Onnx__TensorProto *t = copy->proto->graph->initializer[i];
+        assert_non_null(ox_model_map_of(copy, t->raw_data.data, t->raw_data.len));
+        assert_memory_equal(t->raw_data.data, at, t->raw_data.len);
+        at += t->raw_data.len;
+    }
+    free(expect);
+    ox_model_free(copy);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -656,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_missing_lowering),
         cmocka_unit_test(test_unflatten_chunk_lowerings),
         cmocka_unit_test(test_cond_to_if),
+        cmocka_unit_test(test_pt2_weights_shared),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
