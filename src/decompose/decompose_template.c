@@ -243,6 +243,29 @@ static fx_arg *sp_transpose_perm(sp_call *s)
     return int_list(c, v, t.rank);
 }
 
+/* @reverse_dims(x): [rank-1, ..., 1, 0], numpy_T's permutation */
+static fx_arg *sp_reverse_dims(sp_call *s)
+{
+    const fx_value *m = dc_meta_of(s->a0);
+    int64_t v[DL_MAX_RANK];
+    if (!m || m->rank > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < m->rank; i++)
+        v[i] = (int64_t)(m->rank - 1 - i);
+    return int_list(s->c, v, m->rank);
+}
+
+/* @chunk_size(x, chunks, dim): the split size chunk(x, chunks, dim) splits by, ceil(size / chunks) */
+static fx_arg *sp_chunk_size(sp_call *s)
+{
+    dl_tensor t;
+    int64_t n, k = 0;
+    if (!static_tensor(s->a0, &t) || !int_arg(s->a1, &n) || n <= 0 || (s->a2 && !int_arg(s->a2, &k)) ||
+        !wrap_dim(&k, t.rank) || !t.rank)
+        return NULL;
+    return fx_arg_int(s->c->dst, (t.size[k] + n - 1) / n);
+}
+
 /* @sizes(x): x's static sizes */
 static fx_arg *sp_sizes(sp_call *s)
 {
@@ -446,6 +469,7 @@ static const struct {
     {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
+    {"reverse_dims", 1, sp_reverse_dims},   {"chunk_size", 3, sp_chunk_size},
 };
 
 /* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
