@@ -266,6 +266,43 @@ static fx_arg *sp_chunk_size(sp_call *s)
     return fx_arg_int(s->c->dst, (t.size[k] + n - 1) / n);
 }
 
+/* @float(x): a number as a Python float (a float schema argument given as an int) */
+static fx_arg *sp_float(sp_call *s)
+{
+    const fx_arg *a = s->a0;
+    if (!a || (a->kind != FX_ARG_INT && a->kind != FX_ARG_FLOAT))
+        return NULL;
+    return fx_arg_float(s->c->dst, a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f);
+}
+
+/* @inner_dim(a, b): the last dimension of the broadcast of a and b, max(rank) - 1 (0 for scalars) */
+static fx_arg *sp_inner_dim(sp_call *s)
+{
+    const fx_value *a = dc_meta_of(s->a0), *b = dc_meta_of(s->a1);
+    if (!a || !b)
+        return NULL;
+    size_t r = a->rank > b->rank ? a->rank : b->rank;
+    return fx_arg_int(s->c->dst, r ? (int64_t)r - 1 : 0);
+}
+
+/* @take_shape(a, b, dim): a's sizes with size dim taken from b, broadcast with b's sizes (the
+ * shapes take_along_dim expands its operands to); NULL unless static and broadcastable */
+static fx_arg *sp_take_shape(sp_call *s)
+{
+    dl_tensor a, b;
+    int64_t k, v[DL_MAX_RANK];
+    if (!static_tensor(s->a0, &a) || !static_tensor(s->a1, &b) || !int_arg(s->a2, &k) || a.rank != b.rank ||
+        !wrap_dim(&k, a.rank) || !a.rank)
+        return NULL;
+    for (size_t i = 0; i < a.rank; i++) {
+        int64_t x = (int64_t)i == k ? b.size[i] : a.size[i], y = b.size[i];
+        if (x != y && x != 1 && y != 1)
+            return NULL;
+        v[i] = x == 1 ? y : x;
+    }
+    return int_list(s->c, v, a.rank);
+}
+
 /* @sizes(x): x's static sizes */
 static fx_arg *sp_sizes(sp_call *s)
 {
@@ -444,11 +481,18 @@ static fx_arg *sp_split_bounds(sp_call *s)
     return fx_arg_int(s->c->dst, sp_is(s, "split_start") ? start : end);
 }
 
-/* @correction(unbiased): var's unbiased flag as the correction prims.var takes */
+/* @correction(x): the correction prims.var takes, as a float: of var's unbiased flag (True 1,
+ * False 0), or of a correction argument (a number; None means 1) */
 static fx_arg *sp_correction(sp_call *s)
 {
     const fx_arg *a0 = s->a0;
-    return a0 && a0->kind == FX_ARG_BOOL ? fx_arg_float(s->c->dst, a0->u.b ? 1.0 : 0.0) : NULL;
+    if (dc_is_none(a0))
+        return fx_arg_float(s->c->dst, 1.0);
+    if (a0->kind == FX_ARG_BOOL)
+        return fx_arg_float(s->c->dst, a0->u.b ? 1.0 : 0.0);
+    if (a0->kind == FX_ARG_INT || a0->kind == FX_ARG_FLOAT)
+        return fx_arg_float(s->c->dst, a0->kind == FX_ARG_INT ? (double)a0->u.i : a0->u.f);
+    return NULL;
 }
 
 /* name, number of arguments, handler: core.yaml's @functions */
@@ -469,7 +513,8 @@ static const struct {
     {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
-    {"reverse_dims", 1, sp_reverse_dims},   {"chunk_size", 3, sp_chunk_size},
+    {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float},
+    {"inner_dim", 2, sp_inner_dim},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
 };
 
 /* @function operands (see core.yaml); NULL when they do not apply to these arguments. */

@@ -918,23 +918,33 @@ static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const
     return scatter_positions(t, n, x, us, dim, r, &index, 1);
 }
 
-/* atleast_1d over a list: rank-0 tensors become [1], others pass through. */
-static bool b_atleast_1d(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+/* atleast_1d / atleast_2d / atleast_3d over a list (the N from the rule's target): a tensor of
+ * rank r < N is reshaped as torch.atleast_Nd does (rank 0: all ones; rank 1 of size n: [1, n] or
+ * [1, n, 1]; rank 2 of atleast_3d: [a, b, 1]), the others pass through. */
+static bool b_atleast_nd(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
-    (void)rule;
-    if (!tx_seq_arg(b[0])) return false;
+    const char *at = strstr(rule->target, "atleast_");
+    int want = at ? at[8] - '0' : 1;
+    if (!tx_seq_arg(b[0]) || want < 1 || want > 3) return false;
     size_t k = b[0]->u.seq.len;
     const char **outs = tx_output_names_ex(t, n, k, true);
-    int64_t one = 1;
     for (size_t i = 0; i < k; i++) {
         const fx_arg *e = b[0]->u.seq.items[i];
         const char *v = input_of(t, n, e);
         if (!v) return false;
         int r = tx_rank_of_node(e->u.node);
-        if (r < 0) { tx_fail_node(t, n, "atleast_1d needs the rank of its inputs"); return false; }
+        if (r < 0) { tx_fail_node(t, n, arena_printf(&t->a, "%s needs the rank of its inputs", rule->target)); return false; }
         const char *nm = arena_printf(&t->a, "node_%s__%zu", n->name, i);
-        if (r == 0) tx_emit2(t, "Reshape", v, tx_const_ints(t, &one, 1), outs[i], nm);
-        else tx_emit1(t, "Identity", v, outs[i], nm);
+        if (r >= want) {
+            tx_emit1(t, "Identity", v, outs[i], nm);
+            continue;
+        }
+        /* the new shape: ones, with the input's sizes at torch's places (-1 stands for size 0
+         * of a vector, 0 copies a dimension of a matrix) */
+        int64_t shape[3] = { 1, 1, 1 };
+        if (r == 1) shape[want == 2 ? 1 : 1] = -1;
+        if (r == 2) shape[0] = 0, shape[1] = 0;
+        tx_emit2(t, "Reshape", v, tx_const_ints(t, shape, (size_t)want), outs[i], nm);
     }
     tx_set_val(t, n, outs, k);
     return true;
@@ -949,7 +959,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
-    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_1d, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
+    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
     {"symbolic", b_symbolic, -1},
 };
