@@ -275,6 +275,15 @@ static fx_arg *sp_float(sp_call *s)
     return fx_arg_float(s->c->dst, a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f);
 }
 
+/* @half(x): half of a number, as a float (huber_loss's 0.5 * delta) */
+static fx_arg *sp_half(sp_call *s)
+{
+    const fx_arg *a = s->a0;
+    if (!a || (a->kind != FX_ARG_INT && a->kind != FX_ARG_FLOAT))
+        return NULL;
+    return fx_arg_float(s->c->dst, 0.5 * (a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f));
+}
+
 /* @inner_dim(a, b): the last dimension of the broadcast of a and b, max(rank) - 1 (0 for scalars) */
 static fx_arg *sp_inner_dim(sp_call *s)
 {
@@ -513,7 +522,7 @@ static const struct {
     {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
-    {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float},
+    {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
     {"inner_dim", 2, sp_inner_dim},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
 };
 

@@ -1,0 +1,446 @@
+/* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
+ * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff):
+ * torch._refs' loops, which a template cannot write. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decompose/decompose_internal.h"
+#include "meta/meta_layout.h"
+
+#define MAX_ITEMS 64
+
+/* target(args | kwargs) through the table; the node it gives, NULL (and c->failed) otherwise */
+static fx_node *call(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv, size_t nk)
+{
+    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
+    if (r && r->kind == FX_ARG_NODE)
+        return r->u.node;
+    if (r && !c->failed) {
+        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
+                   "decompose: %s did not produce a tensor", target);
+        dc_fail(c);
+    }
+    return NULL;
+}
+
+static fx_node *call2(dctx *c, const char *target, fx_arg *a, fx_arg *b)
+{
+    fx_arg *args[2] = { a, b };
+    return call(c, target, args, b ? 2 : 1, NULL, NULL, 0);
+}
+
+static fx_arg *node(dctx *c, fx_node *n) { return fx_arg_node(c->dst, n); }
+
+static fx_arg *ints(dctx *c, const int64_t *v, size_t n)
+{
+    fx_arg *items[DL_MAX_RANK + 2];
+    for (size_t i = 0; i < n && i < DL_MAX_RANK + 2; i++)
+        items[i] = fx_arg_int(c->dst, v[i]);
+    return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+}
+
+static fx_arg *list(dctx *c, fx_arg **items, size_t n) { return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n); }
+
+/* The tensors of a list argument with static sizes; false (the rule does not apply) otherwise. */
+static bool tensor_list(const fx_arg *a, const fx_arg **items, dl_tensor *t, size_t *n)
+{
+    if (!a || (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) || !a->u.seq.len || a->u.seq.len > MAX_ITEMS)
+        return false;
+    *n = a->u.seq.len;
+    for (size_t i = 0; i < *n; i++) {
+        items[i] = a->u.seq.items[i];
+        if (items[i]->kind != FX_ARG_NODE || !dl_static(dc_meta_of(items[i]), &t[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+
+static bool wrap(int64_t *d, size_t rank)
+{
+    int64_t r = rank ? (int64_t)rank : 1;
+    if (*d < 0)
+        *d += r;
+    return *d >= 0 && *d < r;
+}
+
+static int64_t numel(const dl_tensor *t)
+{
+    int64_t p = 1;
+    for (size_t i = 0; i < t->rank; i++)
+        p *= t->size[i];
+    return p;
+}
+
+/* broadcast_tensors (torch._refs._maybe_broadcast): each tensor whose shape is not the common
+ * one is expanded to it; the others are returned as they are. */
+static fx_arg *broadcast_tensors(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n, rank = 0;
+    int64_t shape[DL_MAX_RANK];
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        rank = t[i].rank > rank ? t[i].rank : rank;
+    for (size_t d = 0; d < rank; d++) {
+        shape[d] = 1;
+        for (size_t i = 0; i < n; i++) {
+            if (d + t[i].rank < rank)
+                continue;
+            int64_t s = t[i].size[d + t[i].rank - rank];
+            if (s != 1 && shape[d] != 1 && s != shape[d])
+                return NULL;
+            if (s != 1)
+                shape[d] = s;
+        }
+    }
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++) {
+        bool same = t[i].rank == rank && !memcmp(t[i].size, shape, rank * sizeof *shape);
+        fx_node *e = same ? NULL : call2(c, "torch.ops.aten.expand.default", dc_dup(c, in[i]), ints(c, shape, rank));
+        if (!same && !e)
+            return NULL;
+        out[i] = same ? dc_dup(c, in[i]) : node(c, e);
+    }
+    return list(c, out, n);
+}
+
+/* The grids of meshgrid(tensors, indexing='ij') over 0-d / 1-d tensors, in the order given:
+ * tensor i viewed as [1, .., -1 (at i), .., 1] and expanded to the sizes of all. */
+static bool grids(dctx *c, const fx_arg **in, const dl_tensor *t, size_t n, fx_arg **out)
+{
+    int64_t shape[DL_MAX_RANK], view[DL_MAX_RANK];
+    if (n > DL_MAX_RANK)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank > 1)
+            return false;
+        shape[i] = numel(&t[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < n; k++)
+            view[k] = k == i ? -1 : 1;
+        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), ints(c, view, n));
+        fx_node *e = v ? call2(c, "torch.ops.aten.expand.default", node(c, v), ints(c, shape, n)) : NULL;
+        if (!e)
+            return false;
+        out[i] = node(c, e);
+    }
+    return true;
+}
+
+/* meshgrid (torch._refs): 'xy' swaps the first two tensors before and the first two grids after */
+static fx_arg *meshgrid(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    const fx_arg *ix = b->n > 1 ? b->src[1] : NULL;
+    bool xy = ix && ix->kind == FX_ARG_STR && !strcmp(ix->u.s, "xy");
+    if (ix && ix->kind == FX_ARG_STR && !xy && strcmp(ix->u.s, "ij"))
+        return NULL;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    if (xy && n >= 2) {
+        const fx_arg *a = in[0];
+        dl_tensor ta = t[0];
+        in[0] = in[1], t[0] = t[1];
+        in[1] = a, t[1] = ta;
+    }
+    fx_arg *out[MAX_ITEMS];
+    if (!grids(c, in, t, n, out))
+        return NULL;
+    if (xy && n >= 2) {
+        fx_arg *a = out[0];
+        out[0] = out[1];
+        out[1] = a;
+    }
+    return list(c, out, n);
+}
+
+/* cartesian_prod: one tensor is itself; else the 'ij' grids, each flattened, stacked along 1 */
+static fx_arg *cartesian_prod(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    if (n == 1)
+        return t[0].rank == 1 ? dc_dup(c, in[0]) : NULL;
+    fx_arg *g[MAX_ITEMS], *flat[MAX_ITEMS];
+    if (!grids(c, in, t, n, g))
+        return NULL;
+    int64_t total = 1;
+    for (size_t i = 0; i < n; i++)
+        total *= numel(&t[i]);
+    for (size_t i = 0; i < n; i++) {
+        fx_node *r = call2(c, "torch.ops.aten.reshape.default", g[i], ints(c, &total, 1));
+        if (!r)
+            return NULL;
+        flat[i] = node(c, r);
+    }
+    fx_node *s = call2(c, "torch.ops.aten.stack.default", list(c, flat, n), fx_arg_int(c->dst, 1));
+    return s ? node(c, s) : NULL;
+}
+
+/* column_stack (torch._refs): 0-d and 1-d tensors viewed as columns [numel, 1], then atleast_1d
+ * of the list and cat along 1 */
+static fx_arg *column_stack(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    fx_arg *cols[MAX_ITEMS], *items[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank > 1) {
+            cols[i] = dc_dup(c, in[i]);
+            continue;
+        }
+        int64_t shape[2] = { numel(&t[i]), 1 };
+        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), ints(c, shape, 2));
+        if (!v)
+            return NULL;
+        cols[i] = node(c, v);
+    }
+    fx_node *a = call2(c, "torch.ops.aten.atleast_1d.Sequence", list(c, cols, n), NULL);
+    if (!a)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        fx_node *g = call2(c, "operator.getitem", node(c, a), fx_arg_int(c->dst, (int64_t)i));
+        if (!g)
+            return NULL;
+        items[i] = node(c, g);
+    }
+    fx_node *r = call2(c, "torch.ops.aten.cat.default", list(c, items, n), fx_arg_int(c->dst, 1));
+    return r ? node(c, r) : NULL;
+}
+
+/* zeros(size | dtype, device, pin_memory=False) like x */
+static fx_node *zeros_like_of(dctx *c, const fx_arg *x, const int64_t *size, size_t n)
+{
+    const fx_value *m = dc_meta_of(x);
+    if (!m || !m->device)
+        return NULL;
+    const char *kn[3] = { "dtype", "device", "pin_memory" };
+    fx_arg *kv[3] = { fx_arg_dtype(c->dst, m->dtype), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device),
+                      fx_arg_bool(c->dst, false) };
+    fx_arg *args[1] = { ints(c, size, n) };
+    return call(c, "torch.ops.aten.zeros.default", args, 1, kn, kv, 3);
+}
+
+/* block_diag (torch._refs): 0-d and 1-d tensors viewed as rows [1, -1]; each block padded with
+ * zeros to the left and right (cat along 1), the rows stacked (cat along 0). All tensors must
+ * share a dtype (torch would convert to the promoted one). */
+static fx_arg *block_diag(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    fx_arg *blk[MAX_ITEMS], *rows[MAX_ITEMS];
+    int64_t r[MAX_ITEMS], k[MAX_ITEMS], total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank > 2 || t[i].dtype != t[0].dtype)
+            return NULL;
+        r[i] = t[i].rank == 2 ? t[i].size[0] : 1;
+        k[i] = t[i].rank == 2 ? t[i].size[1] : numel(&t[i]);
+        total += k[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        blk[i] = dc_dup(c, in[i]);
+        if (t[i].rank == 2)
+            continue;
+        int64_t shape[2] = { 1, -1 };
+        fx_node *v = call2(c, "torch.ops.aten.view.default", blk[i], ints(c, shape, 2));
+        if (!v)
+            return NULL;
+        blk[i] = node(c, v);
+    }
+    int64_t before = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t left[2] = { r[i], before }, right[2] = { r[i], total - before - k[i] };
+        fx_node *zl = zeros_like_of(c, in[i], left, 2);
+        fx_node *zr = zl ? zeros_like_of(c, in[i], right, 2) : NULL;
+        if (!zr)
+            return NULL;
+        fx_arg *parts[3] = { node(c, zl), blk[i], node(c, zr) };
+        fx_node *row = call2(c, "torch.ops.aten.cat.default", list(c, parts, 3), fx_arg_int(c->dst, 1));
+        if (!row)
+            return NULL;
+        rows[i] = node(c, row);
+        before += k[i];
+    }
+    fx_node *res = call2(c, "torch.ops.aten.cat.default", list(c, rows, n), NULL);
+    return res ? node(c, res) : NULL;
+}
+
+/* unbind_copy (torch._refs): unbind, then a contiguous clone of each piece */
+static fx_arg *unbind_copy(dctx *c, const binding *b)
+{
+    dl_tensor t;
+    int64_t dim = 0;
+    const fx_arg *x = b->src[0];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || (b->src[1] && !int_of(b->src[1], &dim)) ||
+        !t.rank || !wrap(&dim, t.rank) || t.size[dim] > MAX_ITEMS)
+        return NULL;
+    fx_node *u = call2(c, "torch.ops.aten.unbind.int", dc_dup(c, x), b->src[1] ? dc_dup(c, b->src[1]) : NULL);
+    if (!u)
+        return NULL;
+    size_t n = (size_t)t.size[dim];
+    fx_node *g[MAX_ITEMS];
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++)
+        if (!(g[i] = call2(c, "operator.getitem", node(c, u), fx_arg_int(c->dst, (int64_t)i))))
+            return NULL;
+    const char *kn[1] = { "memory_format" };
+    for (size_t i = 0; i < n; i++) {
+        fx_arg *kv[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "contiguous_format") }, *args[1] = { node(c, g[i]) };
+        fx_node *cl = call(c, "torch.ops.aten.clone.default", args, 1, kn, kv, 1);
+        if (!cl)
+            return NULL;
+        out[i] = node(c, cl);
+    }
+    return list(c, out, n);
+}
+
+/* hsplit / vsplit / dsplit (torch._refs, by tensor_split): slices along dim 1 (0 for a vector),
+ * 0 or 2; sections split evenly (the size must divide), an index list at its indices */
+static fx_arg *xsplit(dctx *c, const binding *b, char which)
+{
+    dl_tensor t;
+    const fx_arg *x = b->src[0], *s = b->src[1];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !s)
+        return NULL;
+    int64_t dim = which == 'h' ? (t.rank == 1 ? 0 : 1) : which == 'v' ? 0 : 2;
+    if ((int64_t)t.rank <= dim || (which == 'v' && t.rank < 2) || (which == 'd' && t.rank < 3))
+        return NULL;
+    int64_t size = t.size[dim], bounds[MAX_ITEMS + 1], sections;
+    size_t nb = 0;
+    bounds[nb++] = 0;
+    if (int_of(s, &sections)) {
+        if (sections <= 0 || sections > MAX_ITEMS || size % sections)
+            return NULL;
+        for (int64_t i = 1; i <= sections; i++)
+            bounds[nb++] = size / sections * i;
+    } else if ((s->kind == FX_ARG_LIST || s->kind == FX_ARG_TUPLE) && s->u.seq.len < MAX_ITEMS) {
+        for (size_t i = 0; i < s->u.seq.len; i++)
+            if (!int_of(s->u.seq.items[i], &bounds[nb++]))
+                return NULL;
+        bounds[nb++] = size;
+    } else {
+        return NULL;
+    }
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i + 1 < nb; i++) {
+        fx_arg *args[4] = { dc_dup(c, x), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, bounds[i]),
+                            fx_arg_int(c->dst, bounds[i + 1]) };
+        fx_node *sl = call(c, "torch.ops.aten.slice.Tensor", args, 4, NULL, NULL, 0);
+        if (!sl)
+            return NULL;
+        out[i] = node(c, sl);
+    }
+    return list(c, out, nb - 1);
+}
+
+/* diff(self, n, dim, prepend, append): prepend / append concatenated along dim (of self's rank),
+ * then n times the difference of neighbours, slice [1:] - slice [:-1]; n = 0 copies self into
+ * zeros_like (torch's composite). */
+static fx_arg *diff(dctx *c, const binding *b)
+{
+    dl_tensor t, tp;
+    int64_t n = 1, dim = -1;
+    const fx_arg *x = b->src[0], *pre = b->src[3], *app = b->src[4];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank ||
+        (b->src[1] && !int_of(b->src[1], &n)) || (b->src[2] && !int_of(b->src[2], &dim)) || n < 0 ||
+        !wrap(&dim, t.rank))
+        return NULL;
+    pre = dc_is_none(pre) ? NULL : pre;
+    app = dc_is_none(app) ? NULL : app;
+    if (n == 0 && !pre && !app) {
+        fx_node *z = call2(c, "torch.ops.aten.zeros_like.default", dc_dup(c, x), NULL);
+        fx_node *cp = z ? call2(c, "torch.ops.aten.copy.default", node(c, z), dc_dup(c, x)) : NULL;
+        return cp ? node(c, cp) : NULL;
+    }
+    fx_arg *cur = dc_dup(c, x);
+    int64_t len = t.size[dim];
+    if (pre || app) {
+        fx_arg *parts[3];
+        size_t np = 0;
+        for (int k = 0; k < 2; k++) {
+            const fx_arg *e = k ? app : pre;
+            if (!e)
+                continue;
+            if (e->kind != FX_ARG_NODE || !dl_static(dc_meta_of(e), &tp) || tp.rank != t.rank)
+                return NULL;
+            len += tp.size[dim];
+        }
+        if (pre)
+            parts[np++] = dc_dup(c, pre);
+        parts[np++] = cur;
+        if (app)
+            parts[np++] = dc_dup(c, app);
+        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, np), dim ? fx_arg_int(c->dst, dim) : NULL);
+        if (!cat)
+            return NULL;
+        cur = node(c, cat);
+    }
+    if (n > len)
+        return NULL;
+    for (int64_t k = 0; k < n; k++, len--) {
+        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, dim), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
+        fx_node *a = call(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
+        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, 1), fx_arg_int(c->dst, len) };
+        fx_node *bb = a ? call(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0) : NULL;
+        fx_node *s = bb ? call2(c, "torch.ops.aten.sub.Tensor", node(c, bb), node(c, a)) : NULL;
+        if (!s)
+            return NULL;
+        cur = node(c, s);
+    }
+    return cur;
+}
+
+static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
+static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
+static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
+
+static const struct {
+    const char *name;
+    fx_arg *(*fn)(dctx *c, const binding *b);
+} list_builtins[] = {
+    {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
+    {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
+    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
+};
+
+bool dc_known_builtin(const char *name)
+{
+    if (!strcmp(name, "matmul"))
+        return true;
+    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
+        if (!strcmp(list_builtins[i].name, name))
+            return true;
+    return false;
+}
+
+fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b)
+{
+    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
+        if (!strcmp(list_builtins[i].name, name))
+            return list_builtins[i].fn(c, b);
+    return NULL;
+}
