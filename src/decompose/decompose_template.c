@@ -284,6 +284,24 @@ static fx_arg *sp_half(sp_call *s)
     return fx_arg_float(s->c->dst, 0.5 * (a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f));
 }
 
+/* @finfo_or(x, self, max|min): x when given, else the largest / lowest finite value of self's
+ * float dtype (nan_to_num's defaults, torch.finfo) */
+static fx_arg *sp_finfo_or(sp_call *s)
+{
+    const fx_arg *a = s->a0;
+    const fx_value *m = dc_meta_of(s->a1);
+    if (!dc_is_none(a))
+        return a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT ? dc_dup(s->c, a) : NULL;
+    if (!m || s->np < 3)
+        return NULL;
+    double mx = m->dtype == FX_DT_F32 ? 3.4028234663852886e+38 : m->dtype == FX_DT_F64 ? 1.7976931348623157e+308
+              : m->dtype == FX_DT_F16 ? 65504.0 : m->dtype == FX_DT_BF16 ? 3.3895313892515355e+38 : 0;
+    if (!mx)
+        return NULL;
+    bool max = s->pe[2] - s->ps[2] == 3 && !memcmp(s->ps[2], "max", 3);
+    return fx_arg_float(s->c->dst, max ? mx : -mx);
+}
+
 /* @inner_dim(a, b): the last dimension of the broadcast of a and b, max(rank) - 1 (0 for scalars) */
 static fx_arg *sp_inner_dim(sp_call *s)
 {
@@ -523,7 +541,7 @@ static const struct {
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
-    {"inner_dim", 2, sp_inner_dim},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
+    {"inner_dim", 2, sp_inner_dim},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
 };
 
 /* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
