@@ -1,5 +1,6 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
- * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff):
+ * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
+ * diag_embed / diag / diagflat):
  * torch._refs' loops, which a template cannot write. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,6 +415,124 @@ static fx_arg *diff(dctx *c, const binding *b)
     return cur;
 }
 
+/* arange(args | dtype=int64, device, pin_memory=False) on x's device */
+static fx_node *arange_on(dctx *c, const char *target, const fx_arg *x, fx_arg **args, size_t na)
+{
+    const fx_value *m = dc_meta_of(x);
+    if (!m || !m->device)
+        return NULL;
+    const char *kn[3] = { "dtype", "device", "pin_memory" };
+    fx_arg *kv[3] = { fx_arg_dtype(c->dst, FX_DT_I64), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device),
+                      fx_arg_bool(c->dst, false) };
+    return call(c, target, args, na, kn, kv, 3);
+}
+
+/* diag_embed(x, offset, dim1, dim2) as torch._refs writes it: x padded with |offset| zeros on the
+ * last dim, unsqueezed at dim1, its last dim moved to dim2 (movedim's permute), and kept where
+ * the broadcast comparison arange(n) == arange(offset, n + offset)[:, None] holds. */
+static fx_arg *embed(dctx *c, fx_arg *x, int64_t offset, int64_t d1, int64_t d2)
+{
+    dl_tensor t;
+    if (x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || t.rank + 1 > DL_MAX_RANK)
+        return NULL;
+    size_t rank = t.rank + 1;
+    if (!wrap(&d1, rank) || !wrap(&d2, rank) || d1 == d2)
+        return NULL;
+    if (d1 > d2) {
+        int64_t k = d1;
+        d1 = d2, d2 = k, offset = -offset;
+    }
+    int64_t last = t.size[t.rank - 1], ao = offset < 0 ? -offset : offset;
+    if (offset) {
+        int64_t zs[DL_MAX_RANK];
+        memcpy(zs, t.size, t.rank * sizeof *zs);
+        zs[t.rank - 1] = ao;
+        fx_node *z = zeros_like_of(c, x, zs, t.rank);
+        if (!z)
+            return NULL;
+        fx_arg *pair[2] = { offset > 0 ? node(c, z) : x, offset > 0 ? x : node(c, z) };
+        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, pair, 2), fx_arg_int(c->dst, -1));
+        if (!cat)
+            return NULL;
+        x = node(c, cat);
+        last += ao;
+    }
+    fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x, fx_arg_int(c->dst, d1));
+    if (!u)
+        return NULL;
+    /* movedim(-1, d2): the last dim at d2, the others in order */
+    int64_t perm[DL_MAX_RANK], si = 0, src = (int64_t)rank - 1;
+    for (int64_t di = 0; di < (int64_t)rank; di++) {
+        if (di == d2) {
+            perm[di] = src;
+            continue;
+        }
+        if (si == src)
+            si++;
+        perm[di] = si++;
+    }
+    fx_node *p = call2(c, "torch.ops.aten.permute.default", node(c, u), ints(c, perm, rank));
+    fx_arg *a1[1] = { fx_arg_int(c->dst, last) }, *a2[2] = { fx_arg_int(c->dst, offset), fx_arg_int(c->dst, last + offset) };
+    fx_node *ar = p ? arange_on(c, "torch.ops.aten.arange.default", x, a1, 1) : NULL;
+    fx_node *br = ar ? arange_on(c, "torch.ops.aten.arange.start", x, a2, 2) : NULL;
+    fx_node *bu = br ? call2(c, "torch.ops.aten.unsqueeze.default", node(c, br), fx_arg_int(c->dst, -1)) : NULL;
+    fx_node *eq = bu ? call2(c, "torch.ops.aten.eq.Tensor", node(c, ar), node(c, bu)) : NULL;
+    if (!eq)
+        return NULL;
+    int64_t cs[DL_MAX_RANK];
+    for (size_t i = 0; i < rank; i++)
+        cs[i] = (int64_t)i == d1 || (int64_t)i == d2 ? last : 1;
+    fx_node *cond = call2(c, "torch.ops.aten.reshape.default", node(c, eq), ints(c, cs, rank));
+    if (!cond)
+        return NULL;
+    fx_node *r;
+    if (t.dtype == FX_DT_BOOL) {
+        r = call2(c, "torch.ops.aten.logical_and.default", node(c, cond), node(c, p));
+    } else {
+        fx_arg *wa[3] = { node(c, cond), node(c, p), fx_arg_int(c->dst, 0) };
+        r = call(c, "torch.ops.aten.where.ScalarOther", wa, 3, NULL, NULL, 0);
+    }
+    return r ? node(c, r) : NULL;
+}
+
+static bool opt_int(const binding *b, size_t i, int64_t *v)
+{
+    return i >= b->n || !b->src[i] || int_of(b->src[i], v);
+}
+
+/* diag_embed(self, offset=0, dim1=-2, dim2=-1) */
+static fx_arg *diag_embed(dctx *c, const binding *b)
+{
+    int64_t offset = 0, d1 = -2, d2 = -1;
+    if (!b->src[0] || !opt_int(b, 1, &offset) || !opt_int(b, 2, &d1) || !opt_int(b, 3, &d2))
+        return NULL;
+    return embed(c, dc_dup(c, b->src[0]), offset, d1, d2);
+}
+
+/* diag(self, diagonal=0): a vector's diag_embed, a matrix's diagonal_copy */
+static fx_arg *diag(dctx *c, const binding *b)
+{
+    int64_t offset = 0;
+    const fx_value *m = dc_meta_of(b->src[0]);
+    if (!m || !opt_int(b, 1, &offset) || (m->rank != 1 && m->rank != 2))
+        return NULL;
+    if (m->rank == 1)
+        return embed(c, dc_dup(c, b->src[0]), offset, 0, 1);
+    fx_node *d = call2(c, "torch.ops.aten.diagonal_copy.default", dc_dup(c, b->src[0]),
+                       offset ? fx_arg_int(c->dst, offset) : NULL);
+    return d ? node(c, d) : NULL;
+}
+
+/* diagflat(self, offset=0): self.contiguous().view(-1), then its diag */
+static fx_arg *diagflat(dctx *c, const binding *b)
+{
+    int64_t offset = 0, m1 = -1;
+    if (!b->src[0] || !dl_contiguous(dc_meta_of(b->src[0])) || !opt_int(b, 1, &offset))
+        return NULL;
+    fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, b->src[0]), ints(c, &m1, 1));
+    return v ? embed(c, node(c, v), offset, 0, 1) : NULL;
+}
+
 static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
 static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
 static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
@@ -425,6 +544,7 @@ static const struct {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
     {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
+    {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat},
 };
 
 bool dc_known_builtin(const char *name)

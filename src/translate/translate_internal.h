@@ -90,5 +90,7 @@ bool tx_b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
 bool tx_b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_translate_graph(tx *t, const fx_graph *g);
+/* translate_diagonal.c: aten.diagonal / diagonal_copy (builtin "diagonal") */
+bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 
 #endif
