@@ -173,9 +173,10 @@ static int64_t *adaptive_kernel(tx *t, const fx_node *n, const fx_arg *in, const
     return kernel;
 }
 
-/* adaptive_avg_pool{1,2,3}d: an output of 1 everywhere is GlobalAveragePool; otherwise the
- * windows all have the same width (see adaptive_kernel) and do not overlap: an AveragePool with
- * that kernel and stride. C: the kernel comes from the input's meta. */
+/* adaptive_avg_pool{1,2,3}d: an output of 1 everywhere is GlobalAveragePool; windows all of the
+ * same width (see adaptive_kernel) that do not overlap are an AveragePool with that kernel and
+ * stride; other sizes are MatMuls with window matrices (translate_composite.c). C: the sizes
+ * come from the input's meta. */
 static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     int64_t *os;
@@ -188,6 +189,15 @@ static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, co
         tx_emit1(t, "GlobalAveragePool", x, tx_one_output(t, n), tx_node_name_of(t, n));
         return true;
     }
+    int64_t *sz;
+    size_t r;
+    if (b[0]->kind != FX_ARG_NODE || !static_sizes(b[0]->u.node, &sz, &r, &t->a) || r < k + 1) {
+        tx_fail_node(t, n, "an adaptive average pool needs the input's static sizes (tensor meta)");
+        return false;
+    }
+    bool even = true;
+    for (size_t i = 0; i < k; i++) even &= os[i] > 0 && sz[r - k + i] % os[i] == 0;
+    if (!even) return tx_adaptive_avg_by_matmul(t, n, x, sz, r, os, k);
     int64_t *kernel = adaptive_kernel(t, n, b[0], os, k, "average");
     if (!kernel) return false;
     const char *out = tx_one_output(t, n);
@@ -962,6 +972,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
     {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4},
+    {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
 };
 
 builtin_fn tx_find_builtin(const char *name, int *nargs)
