@@ -364,11 +364,13 @@ static fx_arg *xsplit(dctx *c, const binding *b, char which)
 static fx_arg *diff(dctx *c, const binding *b)
 {
     dl_tensor t, tp;
-    int64_t n = 1, dim = -1;
+    int64_t n = 1, dim = -1, given;
     const fx_arg *x = b->src[0], *pre = b->src[3], *app = b->src[4];
     if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank ||
-        (b->src[1] && !int_of(b->src[1], &n)) || (b->src[2] && !int_of(b->src[2], &dim)) || n < 0 ||
-        !wrap(&dim, t.rank))
+        (b->src[1] && !int_of(b->src[1], &n)) || (b->src[2] && !int_of(b->src[2], &dim)) || n < 0)
+        return NULL;
+    given = dim;   /* torch passes dim on as given (-1 stays -1) */
+    if (!wrap(&dim, t.rank))
         return NULL;
     pre = dc_is_none(pre) ? NULL : pre;
     app = dc_is_none(app) ? NULL : app;
@@ -395,7 +397,7 @@ static fx_arg *diff(dctx *c, const binding *b)
         parts[np++] = cur;
         if (app)
             parts[np++] = dc_dup(c, app);
-        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, np), dim ? fx_arg_int(c->dst, dim) : NULL);
+        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, np), given ? fx_arg_int(c->dst, given) : NULL);
         if (!cat)
             return NULL;
         cur = node(c, cat);
@@ -403,9 +405,9 @@ static fx_arg *diff(dctx *c, const binding *b)
     if (n > len)
         return NULL;
     for (int64_t k = 0; k < n; k++, len--) {
-        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, dim), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
+        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
         fx_node *a = call(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
-        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, 1), fx_arg_int(c->dst, len) };
+        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1), fx_arg_int(c->dst, len) };
         fx_node *bb = a ? call(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0) : NULL;
         fx_node *s = bb ? call2(c, "torch.ops.aten.sub.Tensor", node(c, bb), node(c, a)) : NULL;
         if (!s)
