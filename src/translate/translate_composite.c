@@ -114,9 +114,10 @@ bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const 
     ox_attr_int(t->m, last_node(t), "end", pos);
     const char *tail = tx_emit1(t, "Shape", x, NULL, NULL);
     ox_attr_int(t->m, last_node(t), "start", pos + 1);
+    const char *minus1 = tx_const_ints(t, &m1, 1);   /* constants before the node that reads them */
     Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
     ox_node_add_input(t->m, cat, head);
-    ox_node_add_input(t->m, cat, tx_const_ints(t, &m1, 1));
+    ox_node_add_input(t->m, cat, minus1);
     ox_node_add_input(t->m, cat, tail);
     const char *shape = tx_fresh_val(t);
     ox_node_add_output(t->m, cat, shape);
