@@ -53,6 +53,13 @@ CASES = {
     "squeeze_copy_dim": (lambda a: torch.squeeze_copy(a, 1), (r(3, 1, 4),)),
     "unsafe_chunk_dim1": (lambda a: torch.unsafe_chunk(a, 3, 1), (r(2, 7),)),
     "isreal_matrix": (lambda a: torch.isreal(a), (r(2, 3),)),
+    "fftshift_all_dims": (lambda a: torch.fft.fftshift(a), (r(3, 4),)),
+    "ifftshift_negative_dim": (lambda a: torch.fft.ifftshift(a, dim=(-1,)), (r(3, 5),)),
+    "isin_invert_2d_test": (lambda a, b: torch.isin(a, b, invert=True), (r(4, 6), r(2, 2))),
+    "trapz_vector_x": (lambda y, x: torch.trapz(y, x, dim=0), (r(4, 3), r(4))),
+    "trapezoid_lower_rank_x": (lambda y, x: torch.trapezoid(y, x), (r(2, 3, 4), r(3, 4))),
+    "float_power_tensor_scalar": (lambda a: torch.float_power(a, 2), (r(3),)),
+    "float_power_f64_base": (lambda a, b: torch.float_power(a, b), (r(3).double(), r(3))),
 }
 
 def main():

@@ -1,6 +1,6 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
  * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
- * diag_embed / diag / diagflat):
+ * diag_embed / diag / diagflat, trapz, float_power):
  * torch._refs' loops, which a template cannot write. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -535,6 +535,85 @@ static fx_arg *diagflat(dctx *c, const binding *b)
     return v ? embed(c, node(c, v), offset, 0, 1) : NULL;
 }
 
+/* trapz.x / trapezoid.x(y, x, dim=-1) as torch's composite: x viewed to y's rank (a vector
+ * along dim, a lower rank with leading ones), dx = x[1:] - x[:-1] along dim, then
+ * sum((y[:-1] + y[1:]) * dx, dim) / 2 */
+static fx_arg *trapz(dctx *c, const binding *b)
+{
+    dl_tensor ty, tx_;
+    int64_t dim = -1;
+    const fx_arg *y = b->src[0], *x = b->src[1];
+    if (!y || !x || y->kind != FX_ARG_NODE || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(y), &ty) ||
+        !dl_static(dc_meta_of(x), &tx_) || !opt_int(b, 2, &dim) || !ty.rank || !wrap(&dim, ty.rank) ||
+        !ty.size[dim] || tx_.rank > ty.rank || !tx_.rank)
+        return NULL;
+    fx_arg *xv = dc_dup(c, x);
+    if (tx_.rank == 1 || tx_.rank < ty.rank) {
+        int64_t shape[DL_MAX_RANK];
+        for (size_t i = 0; i < ty.rank; i++)
+            shape[i] = 1;
+        if (tx_.rank == 1)
+            shape[dim] = tx_.size[0];
+        else
+            memcpy(shape + ty.rank - tx_.rank, tx_.size, tx_.rank * sizeof *shape);
+        fx_node *v = call2(c, "torch.ops.aten.view.default", xv, ints(c, shape, ty.rank));
+        if (!v)
+            return NULL;
+        xv = node(c, v);
+    }
+    fx_arg *args[4];
+    fx_node *part[4];
+    for (int k = 0; k < 4; k++) {
+        /* x[:-1], x[1:], y[:-1], y[1:] */
+        args[0] = k < 2 ? dc_dup(c, xv) : dc_dup(c, y);
+        args[1] = fx_arg_int(c->dst, dim);
+        args[2] = fx_arg_int(c->dst, k % 2);
+        args[3] = fx_arg_int(c->dst, -1);
+        if (!(part[k] = call(c, "torch.ops.aten.slice.Tensor", args, k % 2 ? 3 : 4, NULL, NULL, 0)))
+            return NULL;
+        if (k == 1) {
+            fx_node *dx = call2(c, "torch.ops.aten.sub.Tensor", node(c, part[1]), node(c, part[0]));
+            if (!dx)
+                return NULL;
+            part[1] = dx;
+        }
+    }
+    fx_node *sum = call2(c, "torch.ops.aten.add.Tensor", node(c, part[2]), node(c, part[3]));
+    fx_node *m = sum ? call2(c, "torch.ops.aten.mul.Tensor", node(c, sum), node(c, part[1])) : NULL;
+    fx_node *r = m ? call2(c, "torch.ops.aten.sum.dim_IntList", node(c, m), ints(c, &dim, 1)) : NULL;
+    fx_node *d = r ? call2(c, "torch.ops.aten.div.Scalar", node(c, r), fx_arg_float(c->dst, 2.0)) : NULL;
+    return d ? node(c, d) : NULL;
+}
+
+/* float_power (torch._refs): both operands converted to float64 (the exponent first; a tensor
+ * already float64 is not converted), then pow */
+static fx_arg *float_power(dctx *c, const binding *b)
+{
+    fx_arg *ops[2];
+    for (int k = 1; k >= 0; k--) {
+        const fx_arg *a = b->src[k];
+        if (!a)
+            return NULL;
+        const fx_value *m = a->kind == FX_ARG_NODE ? dc_meta_of(a) : NULL;
+        if (a->kind == FX_ARG_NODE && (!m || m->dtype == FX_DT_UNKNOWN || (m->dtype >= FX_DT_C32 && m->dtype <= FX_DT_C128)))
+            return NULL;
+        if (a->kind != FX_ARG_NODE || m->dtype == FX_DT_F64) {
+            ops[k] = a->kind == FX_ARG_INT ? fx_arg_float(c->dst, (double)a->u.i) : dc_dup(c, a);
+            continue;
+        }
+        const char *kn[1] = { "dtype" };
+        fx_arg *kv[1] = { fx_arg_dtype(c->dst, FX_DT_F64) }, *args[1] = { dc_dup(c, a) };
+        fx_node *cv = call(c, "torch.ops.aten._to_copy.default", args, 1, kn, kv, 1);
+        if (!cv)
+            return NULL;
+        ops[k] = node(c, cv);
+    }
+    const char *target = ops[0]->kind != FX_ARG_NODE ? "torch.ops.aten.pow.Scalar"
+                         : ops[1]->kind != FX_ARG_NODE ? "torch.ops.aten.pow.Tensor_Scalar" : "torch.ops.aten.pow.Tensor_Tensor";
+    fx_node *p = call2(c, target, ops[0], ops[1]);
+    return p ? node(c, p) : NULL;
+}
+
 static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
 static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
 static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
@@ -546,7 +625,8 @@ static const struct {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
     {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
-    {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat},
+    {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
+    {"float_power", float_power},
 };
 
 bool dc_known_builtin(const char *name)

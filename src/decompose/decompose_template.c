@@ -302,6 +302,72 @@ static fx_arg *sp_finfo_or(sp_call *s)
     return fx_arg_float(s->c->dst, max ? mx : -mx);
 }
 
+/* @fftshift(x, dim) / @ifftshift(x, dim): roll's shifts, size // 2 (fftshift) or (size + 1) // 2
+ * (ifftshift) of each dim (all dims when dim is None) */
+static fx_arg *sp_fftshift(sp_call *s)
+{
+    dl_tensor t;
+    int64_t dims[DL_MAX_RANK], v[DL_MAX_RANK];
+    size_t n = 0;
+    const fx_arg *d = s->a1;
+    if (!static_tensor(s->a0, &t))
+        return NULL;
+    if (dc_is_none(d)) {
+        for (size_t i = 0; i < t.rank; i++)
+            dims[n++] = (int64_t)i;
+    } else if (d->kind == FX_ARG_INT) {
+        dims[n++] = d->u.i;
+    } else if ((d->kind == FX_ARG_LIST || d->kind == FX_ARG_TUPLE) && d->u.seq.len <= DL_MAX_RANK) {
+        for (size_t i = 0; i < d->u.seq.len; i++)
+            if (!int_arg(d->u.seq.items[i], &dims[n++]))
+                return NULL;
+    } else {
+        return NULL;
+    }
+    bool inverse = sp_is(s, "ifftshift");
+    for (size_t i = 0; i < n; i++) {
+        if (!wrap_dim(&dims[i], t.rank) || !t.rank)
+            return NULL;
+        v[i] = (t.size[dims[i]] + (inverse ? 1 : 0)) / 2;
+    }
+    return sp_is(s, "fft_dims") ? int_list(s->c, dims, n) : int_list(s->c, v, n);
+}
+
+/* @isin_view(elements, test): elements' sizes followed by a 1 for each dim of test; NULL unless
+ * torch._refs.isin takes its default path (test.numel() < 10 * elements.numel() ** 0.145, and
+ * elements not empty) */
+static fx_arg *sp_isin_view(sp_call *s)
+{
+    dl_tensor e, t;
+    int64_t v[DL_MAX_RANK];
+    if (!static_tensor(s->a0, &e) || !static_tensor(s->a1, &t) || e.rank + t.rank > DL_MAX_RANK)
+        return NULL;
+    double ne = 1, nt = 1;
+    for (size_t i = 0; i < e.rank; i++)
+        ne *= (double)e.size[i];
+    for (size_t i = 0; i < t.rank; i++)
+        nt *= (double)t.size[i];
+    if (ne == 0 || !(nt < 10.0 * pow(ne, 0.145)))
+        return NULL;
+    for (size_t i = 0; i < e.rank; i++)
+        v[i] = e.size[i];
+    for (size_t i = 0; i < t.rank; i++)
+        v[e.rank + i] = 1;
+    return int_list(s->c, v, e.rank + t.rank);
+}
+
+/* @isin_dims(test): [-1, -2, .., -rank(test)], the dims isin reduces with any */
+static fx_arg *sp_isin_dims(sp_call *s)
+{
+    const fx_value *m = dc_meta_of(s->a0);
+    int64_t v[DL_MAX_RANK];
+    if (!m || !m->rank || m->rank > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < m->rank; i++)
+        v[i] = -1 - (int64_t)i;
+    return int_list(s->c, v, m->rank);
+}
+
 /* @inner_dim(a, b): the last dimension of the broadcast of a and b, max(rank) - 1 (0 for scalars) */
 static fx_arg *sp_inner_dim(sp_call *s)
 {
@@ -541,7 +607,8 @@ static const struct {
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
-    {"inner_dim", 2, sp_inner_dim},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
+    {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
+    {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
 };
 
 /* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
