@@ -33,6 +33,10 @@ CASES = [
     ("unsafe_split_both", lambda x: (torch.ops.aten.unsafe_split.Tensor(x, 2, 1), torch.ops.aten.unsafe_split_with_sizes.default(x, [1, 3], 1)), (torch.arange(8.0).reshape(2, 4),), ""),
     ("scatter_reduce_exclude_self", lambda s, i, v: (s.scatter_reduce(0, i, v, "sum", include_self=False), s.scatter_reduce(0, i, v, "prod", include_self=False), s.scatter_reduce(0, i, v, "amax", include_self=False), s.scatter_reduce(0, i, v, "amin", include_self=False)), (t([10.0, 20.0, 30.0, 40.0]), t([0, 2, 0, 2, 1]), t([1.0, 2.0, 3.0, 4.0, 5.0])), "ScatterElements"),
     ("scatter_reduce_mean", lambda s, i, v: (s.scatter_reduce(0, i, v, "mean"), s.scatter_reduce(0, i, v, "mean", include_self=False)), (t([10.0, 20.0, 30.0, 40.0]), t([0, 2, 0, 2, 1]), t([1.0, 2.0, 3.0, 4.0, 5.0])), "ScatterElements Div"),
+    ("index_put_adjacent_after_none", lambda x, i, j, v: torch.ops.aten.index_put.default(x, [None, i, j], v), (torch.zeros(2, 3, 4), t([[0], [-1]]), t([1, 3]), t([1.0, 2.0])), "ScatterND Transpose"),
+    ("index_put_split_dims_accumulate", lambda x, i, j, v: torch.ops.aten.index_put.default(x, [i, None, j], v, True), (torch.ones(3, 2, 4), t([0, 2, 0]), t([1, -1, 1]), t([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])), "ScatterND"),
+    ("index_put_bool_mask_2d", lambda x, m, v: torch.ops.aten.index_put.default(x, [m], v), (torch.arange(12.0).reshape(2, 2, 3), t([[True, False], [False, True]]), t([7.0, 8.0, 9.0])), "NonZero ScatterND"),
+    ("unsafe_index_put_accumulate", lambda x, i, v: torch.ops.aten._unsafe_index_put.default(x, [None, i], v, True), (torch.zeros(2, 3), t([2, 0, 2]), t([1.0, 2.0, 3.0])), "ScatterND"),
     ("adaptive_avg_pool_uneven", lambda a, b, c: (torch.nn.functional.adaptive_avg_pool1d(a, 2), torch.nn.functional.adaptive_avg_pool2d(b, (2, 3)), torch.nn.functional.adaptive_avg_pool3d(c, (2, 2, 3))), (torch.arange(5.0).reshape(1, 1, 5), torch.arange(20.0).reshape(1, 1, 4, 5), torch.arange(60.0).reshape(1, 1, 3, 4, 5)), "MatMul"),
 ]
 DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.bool: "b8"}

@@ -823,7 +823,8 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     return true;
 }
 
-/* index_put with one integer index on dim 0 → ScatterND (accumulate → reduction "add"). */
+/* index_put with one integer index on dim 0 → ScatterND (accumulate → reduction "add"); any
+ * other list of indices: translate_index_put.c. */
 static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -831,10 +832,8 @@ static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     const fx_arg *ix = b[1];
     if (!x || !vals) return false;
     if (!tx_seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
-        tx_onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL) {
-        tx_fail_node(t, n, "index_put is lowered for one integer index tensor on dim 0");
-        return false;
-    }
+        tx_onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL)
+        return tx_index_put_general(t, n, b);
     const char *idx = tx_single(t, n, ix->u.seq.items[0]->u.node);
     if (!idx) return false;
     int64_t m1 = -1;
