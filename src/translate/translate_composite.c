@@ -127,50 +127,77 @@ bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const 
 }
 
 /* The [in, out] matrix of an adaptive average over one dimension: column j averages the window
- * [floor(j * in / out), ceil((j + 1) * in / out)); transposed: [out, in]. */
-static const char *window_matrix(tx *t, int64_t in, int64_t out, bool transposed)
+ * [floor(j * in / out), ceil((j + 1) * in / out)). */
+static const char *window_matrix(tx *t, int64_t in, int64_t out)
 {
     float *m = arena_alloc(&t->a, (size_t)(in * out) * sizeof *m);
     memset(m, 0, (size_t)(in * out) * sizeof *m);
     for (int64_t j = 0; j < out; j++) {
         int64_t s = j * in / out, e = ((j + 1) * in + out - 1) / out;
         for (int64_t i = s; i < e; i++)
-            m[transposed ? j * in + i : i * out + j] = 1.0f / (float)(e - s);
+            m[i * out + j] = 1.0f / (float)(e - s);
     }
     const char *flat = tx_const_floats(t, m, (size_t)(in * out));
-    int64_t shape[2] = { transposed ? out : in, transposed ? in : out };
+    int64_t shape[2] = { in, out };
     return tx_emit2(t, "Reshape", flat, tx_const_ints(t, shape, 2), NULL, NULL);
+}
+
+/* x (rank r) with its last two dims swapped */
+static const char *swap_last(tx *t, const char *x, size_t r, const char *out, const char *name)
+{
+    int64_t perm[16];
+    for (size_t i = 0; i < r; i++)
+        perm[i] = (int64_t)i;
+    perm[r - 2] = (int64_t)r - 1, perm[r - 1] = (int64_t)r - 2;
+    const char *y = tx_emit1(t, "Transpose", x, out, name);
+    ox_attr_ints(t->m, last_node(t), "perm", perm, r);
+    return y;
 }
 
 /* adaptive_avg_pool over the last k (1 to 3) dims of x, whose windows differ in width (what one
  * AveragePool cannot express): the average is separable, so each pooled dim is a MatMul with
- * its window matrix (W on the right; H and D on the left, D after folding H and W together).
- * Exact up to float rounding; sizes must be static. */
+ * its window matrix on the right: W directly, H between two transposes of the last two dims, D
+ * the same after folding H and W into one dim. Only right-hand matrices, so that an empty batch
+ * broadcasts (ONNX Runtime rejects a 2-D left operand against one). Exact up to float rounding;
+ * sizes must be static. */
 bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int64_t *sz, size_t r,
                                const int64_t *os, size_t k)
 {
-    if (k < 1 || k > 3 || r < k) {
+    if (k < 1 || k > 3 || r < k + 1 || r > 16) {
         tx_fail_node(t, n, "adaptive average pool of more than 3 dims");
         return false;
     }
     const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
     const int64_t *in = sz + r - k;
-    const char *y = tx_emit2(t, "MatMul", x, window_matrix(t, in[k - 1], os[k - 1], false),
-                             k == 1 ? out : NULL, k == 1 ? name : NULL);
+    int64_t numel = 1, *oshape = arena_alloc(&t->a, r * sizeof *oshape);
+    for (size_t i = 0; i < r; i++) {
+        numel *= sz[i];
+        oshape[i] = i + k < r ? sz[i] : os[i + k - r];
+    }
+    if (!numel) {
+        /* an empty batch: nothing to average (ONNX Runtime's MatMul rejects empty broadcasts) */
+        tx_emit2(t, "Reshape", x, tx_const_ints(t, oshape, r), out, name);
+        return true;
+    }
+    const char *y = tx_emit2(t, "MatMul", x, window_matrix(t, in[k - 1], os[k - 1]), k == 1 ? out : NULL,
+                             k == 1 ? name : NULL);
     if (k == 1)
         return true;
-    y = tx_emit2(t, "MatMul", window_matrix(t, in[k - 2], os[k - 2], true), y, k == 2 ? out : NULL,
-                 k == 2 ? name : NULL);
+    y = swap_last(t, y, r, NULL, NULL);
+    y = tx_emit2(t, "MatMul", y, window_matrix(t, in[k - 2], os[k - 2]), NULL, NULL);
+    y = swap_last(t, y, r, k == 2 ? out : NULL, k == 2 ? name : NULL);
     if (k == 2)
         return true;
-    /* (.., D, oh, ow) -> (.., D, oh * ow) -> (.., od, oh * ow) -> (.., od, oh, ow) */
+    /* (.., D, oh, ow) -> (.., D, oh * ow) -> pooled over D -> (.., od, oh, ow) */
     int64_t *s1 = arena_alloc(&t->a, (r + 1) * sizeof *s1), *s2 = arena_alloc(&t->a, (r + 1) * sizeof *s2);
     for (size_t i = 0; i + 3 < r; i++)
         s1[i] = s2[i] = sz[i];
     s1[r - 3] = in[0], s1[r - 2] = os[1] * os[2];
     s2[r - 3] = os[0], s2[r - 2] = os[1], s2[r - 1] = os[2];
     y = tx_emit2(t, "Reshape", y, tx_const_ints(t, s1, r - 1), NULL, NULL);
-    y = tx_emit2(t, "MatMul", window_matrix(t, in[0], os[0], true), y, NULL, NULL);
+    y = swap_last(t, y, r - 1, NULL, NULL);
+    y = tx_emit2(t, "MatMul", y, window_matrix(t, in[0], os[0]), NULL, NULL);
+    y = swap_last(t, y, r - 1, NULL, NULL);
     tx_emit2(t, "Reshape", y, tx_const_ints(t, s2, r), out, name);
     return true;
 }
