@@ -59,6 +59,8 @@ CASES = {
     "trapz_vector_x": (lambda y, x: torch.trapz(y, x, dim=0), (r(4, 3), r(4))),
     "trapezoid_lower_rank_x": (lambda y, x: torch.trapezoid(y, x), (r(2, 3, 4), r(3, 4))),
     "float_power_tensor_scalar": (lambda a: torch.float_power(a, 2), (r(3),)),
+    "index_copy_dim1_scalar_index": (lambda a, i, s: torch.index_copy(a, 1, i, s), (r(2, 3), torch.tensor(2), r(2, 1))),
+    "masked_index_put_accumulate_none": (lambda a, m, i, v: torch.ops.aten._unsafe_masked_index_put_accumulate(a, m, [None, i], v), (r(2, 4), torch.tensor([True, False, True]), torch.tensor([0, -1, 5]), r(2, 3))),
     "float_power_f64_base": (lambda a, b: torch.float_power(a, b), (r(3).double(), r(3))),
 }
 

@@ -37,6 +37,8 @@ CASES = [
     ("index_put_split_dims_accumulate", lambda x, i, j, v: torch.ops.aten.index_put.default(x, [i, None, j], v, True), (torch.ones(3, 2, 4), t([0, 2, 0]), t([1, -1, 1]), t([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])), "ScatterND"),
     ("index_put_bool_mask_2d", lambda x, m, v: torch.ops.aten.index_put.default(x, [m], v), (torch.arange(12.0).reshape(2, 2, 3), t([[True, False], [False, True]]), t([7.0, 8.0, 9.0])), "NonZero ScatterND"),
     ("unsafe_index_put_accumulate", lambda x, i, v: torch.ops.aten._unsafe_index_put.default(x, [None, i], v, True), (torch.zeros(2, 3), t([2, 0, 2]), t([1.0, 2.0, 3.0])), "ScatterND"),
+    ("angle_real_nan", lambda x: torch.angle(x), (t([-2.0, 0.0, 3.0, nan, -inf]),), "Less Where IsNaN"),
+    ("view_copy_infer", lambda x: torch.view_copy(x, (-1, 2)), (torch.arange(6.0).reshape(3, 2),), "Reshape"),
     ("adaptive_avg_pool_uneven", lambda a, b, c: (torch.nn.functional.adaptive_avg_pool1d(a, 2), torch.nn.functional.adaptive_avg_pool2d(b, (2, 3)), torch.nn.functional.adaptive_avg_pool3d(c, (2, 2, 3))), (torch.arange(5.0).reshape(1, 1, 5), torch.arange(20.0).reshape(1, 1, 4, 5), torch.arange(60.0).reshape(1, 1, 3, 4, 5)), "MatMul"),
 ]
 DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.bool: "b8"}

@@ -1,6 +1,6 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
  * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
- * diag_embed / diag / diagflat, trapz, float_power):
+ * diag_embed / diag / diagflat, trapz, float_power, index_copy, _unsafe_masked_index_put_accumulate):
  * torch._refs' loops, which a template cannot write. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -614,6 +614,71 @@ static fx_arg *float_power(dctx *c, const binding *b)
     return p ? node(c, p) : NULL;
 }
 
+/* index_copy (torch._decomp): a 0-d self and a 0-d index unsqueezed, then index_put with the
+ * index at dim (None before it), a 0-d result squeezed back */
+static fx_arg *index_copy(dctx *c, const binding *b)
+{
+    int64_t dim;
+    const fx_arg *x = b->src[0], *ix = b->src[2], *src = b->src[3];
+    const fx_value *mx = dc_meta_of(x), *mi = dc_meta_of(ix);
+    if (!mx || !mi || !src || !int_of(b->src[1], &dim) || !wrap(&dim, mx->rank) || mi->rank > 1 ||
+        dim + 1 > DL_MAX_RANK)
+        return NULL;
+    fx_arg *x1 = dc_dup(c, x), *i1 = dc_dup(c, ix);
+    if (mx->rank == 0) {
+        fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x1, fx_arg_int(c->dst, 0));
+        if (!u)
+            return NULL;
+        x1 = node(c, u);
+    }
+    if (mi->rank == 0) {
+        fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", i1, fx_arg_int(c->dst, 0));
+        if (!u)
+            return NULL;
+        i1 = node(c, u);
+    }
+    fx_arg *items[DL_MAX_RANK + 1];
+    for (int64_t i = 0; i < dim; i++)
+        items[i] = fx_arg_none(c->dst);
+    items[dim] = i1;
+    fx_arg *args[3] = { x1, list(c, items, (size_t)dim + 1), dc_dup(c, src) };
+    fx_node *put = call(c, "torch.ops.aten.index_put.default", args, 3, NULL, NULL, 0);
+    if (!put || mx->rank)
+        return put ? node(c, put) : NULL;
+    fx_node *sq = call2(c, "torch.ops.aten.squeeze.dim", node(c, put), fx_arg_int(c->dst, 0));
+    return sq ? node(c, sq) : NULL;
+}
+
+/* _unsafe_masked_index_put_accumulate (torch._decomp): each index clamped to [-size, size - 1]
+ * of its dim, the values zeroed where the mask is false, then an accumulating _unsafe_index_put */
+static fx_arg *masked_index_put_acc(dctx *c, const binding *b)
+{
+    dl_tensor t;
+    const fx_arg *x = b->src[0], *mask = b->src[1], *ix = b->src[2], *vals = b->src[3];
+    if (!x || !mask || !vals || !dl_static(dc_meta_of(x), &t) || !ix || ix->kind != FX_ARG_LIST ||
+        ix->u.seq.len > t.rank || ix->u.seq.len > DL_MAX_RANK)
+        return NULL;
+    fx_arg *items[DL_MAX_RANK];
+    for (size_t i = 0; i < ix->u.seq.len; i++) {
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) {
+            items[i] = fx_arg_none(c->dst);
+            continue;
+        }
+        fx_arg *args[3] = { dc_dup(c, e), fx_arg_int(c->dst, -t.size[i]), fx_arg_int(c->dst, t.size[i] - 1) };
+        fx_node *cl = call(c, "torch.ops.aten.clamp.default", args, 3, NULL, NULL, 0);
+        if (!cl)
+            return NULL;
+        items[i] = node(c, cl);
+    }
+    fx_node *nm = call2(c, "torch.ops.aten.bitwise_not.default", dc_dup(c, mask), NULL);
+    fx_arg *fa[3] = { dc_dup(c, vals), nm ? node(c, nm) : NULL, fx_arg_int(c->dst, 0) };
+    fx_node *mf = nm ? call(c, "torch.ops.aten.masked_fill.Scalar", fa, 3, NULL, NULL, 0) : NULL;
+    fx_arg *pa[4] = { dc_dup(c, x), list(c, items, ix->u.seq.len), mf ? node(c, mf) : NULL, fx_arg_bool(c->dst, true) };
+    fx_node *put = mf ? call(c, "torch.ops.aten._unsafe_index_put.default", pa, 4, NULL, NULL, 0) : NULL;
+    return put ? node(c, put) : NULL;
+}
+
 static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
 static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
 static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
@@ -626,7 +691,7 @@ static const struct {
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
     {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
     {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
-    {"float_power", float_power},
+    {"float_power", float_power}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
 
 bool dc_known_builtin(const char *name)
