@@ -41,7 +41,7 @@ for s in sorted(defs.get_all_schemas_with_history(), key=lambda s: (s.name, s.si
     cons = ";".join("%s=%s" % (t.type_param_str, ",".join(t.allowed_type_strs)) for t in s.type_constraints)
     attrs = ",".join("%s%s:%s" % (a.name, "!" if a.required else "", ATTR[a.type])
                      for a in sorted(s.attributes.values(), key=lambda a: a.name))
-    rows.append("    {%s, %d, %d, %d, %d, %d,\n     %s,\n     %s,\n     %s,\n     %s},"
+    rows.append("    {%s, %d, %d, %d, %d, %d, %s, %s, %s, %s},"
                 % (c_str(s.name), s.since_version, s.min_input, min(s.max_input, 2**31 - 1), s.min_output,
                    min(s.max_output, 2**31 - 1), c_str(params(s.inputs)), c_str(params(s.outputs)), c_str(cons),
                    c_str(attrs)))
