@@ -46,72 +46,54 @@ static const char *concat(tx *t, const char **in, size_t n, int64_t axis)
     return o;
 }
 
-/* b: self, indices, values, accumulate */
-bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b)
-{
-    const fx_arg *ix = b[1];
-    int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
-    if (r < 0 || !tx_seq_arg(ix) || !ix->u.seq.len || b[2]->kind != FX_ARG_NODE || r > MAX_IDX) {
-        tx_fail_node(t, n, "index_put needs self of known rank, a list of indices and a values tensor");
-        return false;
-    }
-    const char *x = tx_single(t, n, b[0]->u.node), *v = tx_single(t, n, b[2]->u.node);
-    if (!x || !v)
-        return false;
-    /* the index tensors with the dim each indexes; a bool mask of rank m indexes m dims */
+/* The index tensors of an index list with the dim each indexes (None entries skip a dim; a
+ * bool mask of rank m indexes m dims by the rows of its NonZero). */
+typedef struct index_list {
     const char *idx[MAX_IDX];
-    int64_t dims[MAX_IDX], one_m[1] = { -1 };
-    int ranks[MAX_IDX], rb = 0;
-    size_t k = 0, d = 0;
-    const char *xshape = tx_emit1(t, "Shape", x, NULL, NULL);
+    int64_t dims[MAX_IDX];
+    int ranks[MAX_IDX];
+    size_t k, d;     /* index tensors, dims consumed */
+} index_list;
+
+static bool collect_indices(tx *t, const fx_node *n, const fx_arg *ix, index_list *L)
+{
+    memset(L, 0, sizeof *L);
     for (size_t i = 0; i < ix->u.seq.len; i++) {
         const fx_arg *e = ix->u.seq.items[i];
         if (e->kind == FX_ARG_NONE) {
-            d++;
+            L->d++;
             continue;
         }
         int er = e->kind == FX_ARG_NODE ? tx_rank_of_node(e->u.node) : -1;
         const char *en = e->kind == FX_ARG_NODE ? tx_single(t, n, e->u.node) : NULL;
-        if (!en || er < 0) {
-            tx_fail_node(t, n, "index_put: an index is not a tensor of known rank");
+        bool mask = en && tx_onnx_dtype_of_node(e->u.node) == 9;
+        if (!en || er < 0 || (mask && er == 0) || L->k + (mask ? (size_t)er : 1) > MAX_IDX) {
+            tx_fail_node(t, n, "index_put: an index is not a tensor of known rank (or a 0-d bool mask)");
             return false;
         }
-        if (tx_onnx_dtype_of_node(e->u.node) == 9) {
-            const char *nz = tx_emit1(t, "NonZero", en, NULL, NULL);
-            for (int j = 0; j < (er ? er : 1) && k < MAX_IDX; j++) {
-                const char *row = tx_emit2(t, "Gather", nz, tx_const_scalar(t, 7, 0, j, false), NULL, NULL);
-                ox_attr_int(t->m, last_node(t), "axis", 0);
-                idx[k] = row, ranks[k] = 1, dims[k++] = (int64_t)d++;
-            }
-            if (er == 0) {
-                tx_fail_node(t, n, "index_put: a 0-d bool index is not supported");
-                return false;
-            }
+        if (!mask) {
+            L->idx[L->k] = en, L->ranks[L->k] = er, L->dims[L->k++] = (int64_t)L->d++;
             continue;
         }
-        if (k >= MAX_IDX)
-            return false;
-        idx[k] = en, ranks[k] = er, dims[k++] = (int64_t)d++;
+        const char *nz = tx_emit1(t, "NonZero", en, NULL, NULL);
+        for (int j = 0; j < er; j++) {
+            const char *row = tx_emit2(t, "Gather", nz, tx_const_scalar(t, 7, 0, j, false), NULL, NULL);
+            ox_attr_int(t->m, last_node(t), "axis", 0);
+            L->idx[L->k] = row, L->ranks[L->k] = 1, L->dims[L->k++] = (int64_t)L->d++;
+        }
     }
-    if (d > (size_t)r || !k) {
-        tx_fail_node(t, n, "index_put: more indices than dimensions, or none");
-        return false;
-    }
-    bool adjacent = true;
-    for (size_t i = 1; i < k; i++)
-        adjacent &= dims[i] == dims[i - 1] + 1;
-    for (size_t i = 0; i < k; i++)
-        rb = ranks[i] > rb ? ranks[i] : rb;
-    /* B, the broadcast shape of the indices: the shape of their sum */
-    const char *sum = tx_emit2(t, "CastLike", idx[0], tx_const_ints(t, one_m, 1), NULL, NULL);
-    for (size_t i = 1; i < k; i++)
-        sum = tx_emit2(t, "Add", sum, tx_emit2(t, "CastLike", idx[i], tx_const_ints(t, one_m, 1), NULL, NULL), NULL, NULL);
-    const char *bshape = tx_emit1(t, "Shape", sum, NULL, NULL);
-    /* coordinates: each index wrapped (negative + size), broadcast to B, stacked on a last axis */
-    const char *cols[MAX_IDX];
-    for (size_t i = 0; i < k; i++) {
-        const char *c = tx_emit2(t, "CastLike", idx[i], tx_const_ints(t, one_m, 1), NULL, NULL);
-        const char *size = tx_emit2(t, "Gather", xshape, tx_const_scalar(t, 7, 0, dims[i], false), NULL, NULL);
+    return true;
+}
+
+/* ScatterND's coordinates: each index cast to int64, wrapped (negative + size of its dim),
+ * broadcast to B (bshape), stacked on a new last axis */
+static const char *coordinates(tx *t, const char *x, const index_list *L, const char *bshape)
+{
+    int64_t one_m[1] = { -1 };
+    const char *xshape = tx_emit1(t, "Shape", x, NULL, NULL), *cols[MAX_IDX];
+    for (size_t i = 0; i < L->k; i++) {
+        const char *c = tx_emit2(t, "CastLike", L->idx[i], tx_const_ints(t, one_m, 1), NULL, NULL);
+        const char *size = tx_emit2(t, "Gather", xshape, tx_const_scalar(t, 7, 0, L->dims[i], false), NULL, NULL);
         ox_attr_int(t->m, last_node(t), "axis", 0);
         const char *neg = tx_emit2(t, "Less", c, tx_const_scalar(t, 7, 0, 0, false), NULL, NULL);
         const char *wrapped = tx_emit2(t, "Add", c, size, NULL, NULL);
@@ -124,7 +106,41 @@ bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b)
         const char *ex = tx_emit2(t, "Expand", wv, bshape, NULL, NULL);
         cols[i] = tx_emit2(t, "Unsqueeze", ex, tx_const_ints(t, one_m, 1), NULL, NULL);
     }
-    const char *coords = k == 1 ? cols[0] : concat(t, cols, k, -1);
+    return L->k == 1 ? cols[0] : concat(t, cols, L->k, -1);
+}
+
+/* b: self, indices, values, accumulate */
+bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b)
+{
+    const fx_arg *ix = b[1];
+    int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
+    if (r < 0 || !tx_seq_arg(ix) || !ix->u.seq.len || b[2]->kind != FX_ARG_NODE || r > MAX_IDX) {
+        tx_fail_node(t, n, "index_put needs self of known rank, a list of indices and a values tensor");
+        return false;
+    }
+    const char *x = tx_single(t, n, b[0]->u.node), *v = tx_single(t, n, b[2]->u.node);
+    index_list L;
+    if (!x || !v || !collect_indices(t, n, ix, &L))
+        return false;
+    if (L.d > (size_t)r || !L.k) {
+        tx_fail_node(t, n, "index_put: more indices than dimensions, or none");
+        return false;
+    }
+    size_t k = L.k;
+    const int64_t *dims = L.dims;
+    int rb = 0;
+    int64_t one_m[1] = { -1 };
+    bool adjacent = true;
+    for (size_t i = 1; i < k; i++)
+        adjacent &= dims[i] == dims[i - 1] + 1;
+    for (size_t i = 0; i < k; i++)
+        rb = L.ranks[i] > rb ? L.ranks[i] : rb;
+    /* B, the broadcast shape of the indices: the shape of their sum */
+    const char *sum = tx_emit2(t, "CastLike", L.idx[0], tx_const_ints(t, one_m, 1), NULL, NULL);
+    for (size_t i = 1; i < k; i++)
+        sum = tx_emit2(t, "Add", sum, tx_emit2(t, "CastLike", L.idx[i], tx_const_ints(t, one_m, 1), NULL, NULL), NULL, NULL);
+    const char *bshape = tx_emit1(t, "Shape", sum, NULL, NULL);
+    const char *coords = coordinates(t, x, &L, bshape);
     /* self with the indexed dims first */
     int64_t perm[MAX_IDX], inv[MAX_IDX];
     size_t np = 0;
