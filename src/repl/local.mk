@@ -11,6 +11,8 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_onnx.c \
 	src/repl/cmd_program.c \
 	src/repl/cmd_pipeline.c \
-	src/repl/cmd_run.c \
+	src/repl/cmd_run.c src/repl/cmd_run.h \
+	src/repl/cmd_compare.c \
+	src/repl/cmd_trace.c \
 	src/repl/cmd_edit.c src/repl/cmd_edit.h \
 	src/repl/settings.c src/repl/settings.h
