@@ -151,11 +151,12 @@ static fx_node *matmul_call(void *ctx, const char *target, fx_arg **args, size_t
 
 fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)
 {
-    /* the only dc_builtin: matmul(self, other) */
+    if (strcmp(r->builtin, "matmul"))
+        return dc_list_builtin(c, r->builtin, b);
+    /* matmul(self, other) */
     const fx_arg *x = b->src[0], *y = b->src[1];
     if (!x || !y || x->kind != FX_ARG_NODE || y->kind != FX_ARG_NODE)
         return NULL;
-    (void)r;
     dm_emitter e = { c, c->dst, matmul_call };
     bool failed;
     fx_node *m = decomp_matmul(&e, x->u.node, y->u.node, &failed);

@@ -103,5 +103,10 @@ bool dc_holds(dctx *c, const binding *b, const char *when);
 fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals);
 fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const fx_value *want);
 fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
+/* decomp_lists.c: the builtins over lists (broadcast_tensors, meshgrid, ...); NULL when the
+ * arguments are not static enough (the rule does not apply) or after an error (c->failed) */
+fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b);
+/* a builtin: name the C code knows (matmul or one of decomp_lists.c's) */
+bool dc_known_builtin(const char *name);
 
 #endif

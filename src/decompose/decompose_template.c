@@ -243,6 +243,159 @@ static fx_arg *sp_transpose_perm(sp_call *s)
     return int_list(c, v, t.rank);
 }
 
+/* @reverse_dims(x): [rank-1, ..., 1, 0], numpy_T's permutation */
+static fx_arg *sp_reverse_dims(sp_call *s)
+{
+    const fx_value *m = dc_meta_of(s->a0);
+    int64_t v[DL_MAX_RANK];
+    if (!m || m->rank > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < m->rank; i++)
+        v[i] = (int64_t)(m->rank - 1 - i);
+    return int_list(s->c, v, m->rank);
+}
+
+/* @chunk_size(x, chunks, dim): the split size chunk(x, chunks, dim) splits by, ceil(size / chunks) */
+static fx_arg *sp_chunk_size(sp_call *s)
+{
+    dl_tensor t;
+    int64_t n, k = 0;
+    if (!static_tensor(s->a0, &t) || !int_arg(s->a1, &n) || n <= 0 || (s->a2 && !int_arg(s->a2, &k)) ||
+        !wrap_dim(&k, t.rank) || !t.rank)
+        return NULL;
+    return fx_arg_int(s->c->dst, (t.size[k] + n - 1) / n);
+}
+
+/* @float(x): a number as a Python float (a float schema argument given as an int) */
+static fx_arg *sp_float(sp_call *s)
+{
+    const fx_arg *a = s->a0;
+    if (!a || (a->kind != FX_ARG_INT && a->kind != FX_ARG_FLOAT))
+        return NULL;
+    return fx_arg_float(s->c->dst, a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f);
+}
+
+/* @half(x): half of a number, as a float (huber_loss's 0.5 * delta) */
+static fx_arg *sp_half(sp_call *s)
+{
+    const fx_arg *a = s->a0;
+    if (!a || (a->kind != FX_ARG_INT && a->kind != FX_ARG_FLOAT))
+        return NULL;
+    return fx_arg_float(s->c->dst, 0.5 * (a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f));
+}
+
+/* @finfo_or(x, self, max|min): x when given, else the largest / lowest finite value of self's
+ * float dtype (nan_to_num's defaults, torch.finfo) */
+static fx_arg *sp_finfo_or(sp_call *s)
+{
+    const fx_arg *a = s->a0;
+    const fx_value *m = dc_meta_of(s->a1);
+    if (!dc_is_none(a))
+        return a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT ? dc_dup(s->c, a) : NULL;
+    if (!m || s->np < 3)
+        return NULL;
+    double mx = m->dtype == FX_DT_F32 ? 3.4028234663852886e+38 : m->dtype == FX_DT_F64 ? 1.7976931348623157e+308
+              : m->dtype == FX_DT_F16 ? 65504.0 : m->dtype == FX_DT_BF16 ? 3.3895313892515355e+38 : 0;
+    if (!mx)
+        return NULL;
+    bool max = s->pe[2] - s->ps[2] == 3 && !memcmp(s->ps[2], "max", 3);
+    return fx_arg_float(s->c->dst, max ? mx : -mx);
+}
+
+/* @fftshift(x, dim) / @ifftshift(x, dim): roll's shifts, size // 2 (fftshift) or (size + 1) // 2
+ * (ifftshift) of each dim (all dims when dim is None) */
+static fx_arg *sp_fftshift(sp_call *s)
+{
+    dl_tensor t;
+    int64_t dims[DL_MAX_RANK], v[DL_MAX_RANK];
+    size_t n = 0;
+    const fx_arg *d = s->a1;
+    if (!static_tensor(s->a0, &t))
+        return NULL;
+    if (dc_is_none(d)) {
+        for (size_t i = 0; i < t.rank; i++)
+            dims[n++] = (int64_t)i;
+    } else if (d->kind == FX_ARG_INT) {
+        dims[n++] = d->u.i;
+    } else if ((d->kind == FX_ARG_LIST || d->kind == FX_ARG_TUPLE) && d->u.seq.len <= DL_MAX_RANK) {
+        for (size_t i = 0; i < d->u.seq.len; i++)
+            if (!int_arg(d->u.seq.items[i], &dims[n++]))
+                return NULL;
+    } else {
+        return NULL;
+    }
+    bool inverse = sp_is(s, "ifftshift");
+    for (size_t i = 0; i < n; i++) {
+        if (!wrap_dim(&dims[i], t.rank) || !t.rank)
+            return NULL;
+        v[i] = (t.size[dims[i]] + (inverse ? 1 : 0)) / 2;
+    }
+    return sp_is(s, "fft_dims") ? int_list(s->c, dims, n) : int_list(s->c, v, n);
+}
+
+/* @isin_view(elements, test): elements' sizes followed by a 1 for each dim of test; NULL unless
+ * torch._refs.isin takes its default path (test.numel() < 10 * elements.numel() ** 0.145, and
+ * elements not empty) */
+static fx_arg *sp_isin_view(sp_call *s)
+{
+    dl_tensor e, t;
+    int64_t v[DL_MAX_RANK];
+    if (!static_tensor(s->a0, &e) || !static_tensor(s->a1, &t) || e.rank + t.rank > DL_MAX_RANK)
+        return NULL;
+    double ne = 1, nt = 1;
+    for (size_t i = 0; i < e.rank; i++)
+        ne *= (double)e.size[i];
+    for (size_t i = 0; i < t.rank; i++)
+        nt *= (double)t.size[i];
+    if (ne == 0 || !(nt < 10.0 * pow(ne, 0.145)))
+        return NULL;
+    for (size_t i = 0; i < e.rank; i++)
+        v[i] = e.size[i];
+    for (size_t i = 0; i < t.rank; i++)
+        v[e.rank + i] = 1;
+    return int_list(s->c, v, e.rank + t.rank);
+}
+
+/* @isin_dims(test): [-1, -2, .., -rank(test)], the dims isin reduces with any */
+static fx_arg *sp_isin_dims(sp_call *s)
+{
+    const fx_value *m = dc_meta_of(s->a0);
+    int64_t v[DL_MAX_RANK];
+    if (!m || !m->rank || m->rank > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < m->rank; i++)
+        v[i] = -1 - (int64_t)i;
+    return int_list(s->c, v, m->rank);
+}
+
+/* @inner_dim(a, b): the last dimension of the broadcast of a and b, max(rank) - 1 (0 for scalars) */
+static fx_arg *sp_inner_dim(sp_call *s)
+{
+    const fx_value *a = dc_meta_of(s->a0), *b = dc_meta_of(s->a1);
+    if (!a || !b)
+        return NULL;
+    size_t r = a->rank > b->rank ? a->rank : b->rank;
+    return fx_arg_int(s->c->dst, r ? (int64_t)r - 1 : 0);
+}
+
+/* @take_shape(a, b, dim): a's sizes with size dim taken from b, broadcast with b's sizes (the
+ * shapes take_along_dim expands its operands to); NULL unless static and broadcastable */
+static fx_arg *sp_take_shape(sp_call *s)
+{
+    dl_tensor a, b;
+    int64_t k, v[DL_MAX_RANK];
+    if (!static_tensor(s->a0, &a) || !static_tensor(s->a1, &b) || !int_arg(s->a2, &k) || a.rank != b.rank ||
+        !wrap_dim(&k, a.rank) || !a.rank)
+        return NULL;
+    for (size_t i = 0; i < a.rank; i++) {
+        int64_t x = (int64_t)i == k ? b.size[i] : a.size[i], y = b.size[i];
+        if (x != y && x != 1 && y != 1)
+            return NULL;
+        v[i] = x == 1 ? y : x;
+    }
+    return int_list(s->c, v, a.rank);
+}
+
 /* @sizes(x): x's static sizes */
 static fx_arg *sp_sizes(sp_call *s)
 {
@@ -421,11 +574,18 @@ static fx_arg *sp_split_bounds(sp_call *s)
     return fx_arg_int(s->c->dst, sp_is(s, "split_start") ? start : end);
 }
 
-/* @correction(unbiased): var's unbiased flag as the correction prims.var takes */
+/* @correction(x): the correction prims.var takes, as a float: of var's unbiased flag (True 1,
+ * False 0), or of a correction argument (a number; None means 1) */
 static fx_arg *sp_correction(sp_call *s)
 {
     const fx_arg *a0 = s->a0;
-    return a0 && a0->kind == FX_ARG_BOOL ? fx_arg_float(s->c->dst, a0->u.b ? 1.0 : 0.0) : NULL;
+    if (dc_is_none(a0))
+        return fx_arg_float(s->c->dst, 1.0);
+    if (a0->kind == FX_ARG_BOOL)
+        return fx_arg_float(s->c->dst, a0->u.b ? 1.0 : 0.0);
+    if (a0->kind == FX_ARG_INT || a0->kind == FX_ARG_FLOAT)
+        return fx_arg_float(s->c->dst, a0->kind == FX_ARG_INT ? (double)a0->u.i : a0->u.f);
+    return NULL;
 }
 
 /* name, number of arguments, handler: core.yaml's @functions */
@@ -446,6 +606,9 @@ static const struct {
     {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
+    {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
+    {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
+    {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
 };
 
 /* @function operands (see core.yaml); NULL when they do not apply to these arguments. */

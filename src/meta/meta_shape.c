@@ -209,19 +209,37 @@ static bool sh_hstack(mi_ctx *c, mi_out *o)
     return cat_of(c, o, in, n, in[0]->rank == 1 ? 0 : 1);
 }
 
-/* atleast_1d(tensors): the list form returns a list; 0-d tensors become [1]. */
+/* x as torch.atleast_<want>d makes it: rank 0 all ones, a vector [1, n] (or [1, n, 1]), a
+ * matrix [a, b, 1] for want 3. */
+static mi_tensor *at_least_nd(mi_ctx *c, mi_tensor *x, int64_t want)
+{
+    if (x->rank == 0)
+        for (int64_t i = 0; i < want; i++)
+            x = unsqueezed(c, x, 0);
+    else if (x->rank == 1 && want >= 2)
+        x = unsqueezed(c, x, 0);
+    if (x->rank == 2 && want == 3)
+        x = unsqueezed(c, x, 2);
+    return x;
+}
+
+/* atleast_1d(tensors[, n]): the list form returns a list; tensors below rank n (default 1) are
+ * given leading / trailing ones as torch.atleast_nd does. */
 static bool sh_atleast_1d(mi_ctx *c, mi_out *o)
 {
     const fx_arg *a = mi_param(c, 0);
     mi_tensor *in[256];
     size_t n = 1;
+    int64_t want = 1;
     bool list = a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE);
     if (list ? !mi_tensor_list_param(c, 0, in, &n, 256, false) : !(in[0] = mi_tensor_param(c, 0)))
+        return false;
+    if (c->np > 1 && (!mi_int_param(c, 1, &want) || want < 1 || want > 3))
         return false;
     mi_out_alloc(c, o, n);
     o->list = list;
     for (size_t k = 0; k < n; k++) {
-        o->t[k] = *at_least_1d(c, in[k]);
+        o->t[k] = *at_least_nd(c, in[k], want);
         o->t[k].dtype = in[k]->dtype;
         if (!in[k]->strided || !in[k]->rank)
             mi_contiguous(c, &o->t[k]);
@@ -516,7 +534,7 @@ static bool sh_sym_numel(mi_ctx *c, mi_out *o) { return sym_query(c, o, 2); }
 static const mi_fn_entry shape_fns[] = {
     F("same", 1, 1, sh_same), F("self", 1, 1, sh_self), F("broadcast", 1, 8, sh_broadcast),
     F("reduce", 3, 4, sh_reduce), F("cat", 2, 2, sh_cat), F("stack", 2, 2, sh_stack),
-    F("hstack", 1, 1, sh_hstack), F("atleast_1d", 1, 1, sh_atleast_1d), F("index", 2, 2, sh_index),
+    F("hstack", 1, 1, sh_hstack), F("atleast_1d", 1, 2, sh_atleast_1d), F("index", 2, 2, sh_index),
     F("index_select", 3, 3, sh_index_select), F("embedding", 2, 2, sh_embedding), F("topk", 3, 3, sh_topk),
     F("full", 1, 1, sh_full), F("scalar", 0, 0, sh_scalar), F("like", 1, 2, sh_like),
     F("arange", 3, 3, sh_arange), F("pad", 2, 2, sh_pad), F("repeat", 2, 2, sh_repeat), F("none", 0, 0, sh_none),

@@ -173,9 +173,10 @@ static int64_t *adaptive_kernel(tx *t, const fx_node *n, const fx_arg *in, const
     return kernel;
 }
 
-/* adaptive_avg_pool{1,2,3}d: an output of 1 everywhere is GlobalAveragePool; otherwise the
- * windows all have the same width (see adaptive_kernel) and do not overlap: an AveragePool with
- * that kernel and stride. C: the kernel comes from the input's meta. */
+/* adaptive_avg_pool{1,2,3}d: an output of 1 everywhere is GlobalAveragePool; windows all of the
+ * same width (see adaptive_kernel) that do not overlap are an AveragePool with that kernel and
+ * stride; other sizes are MatMuls with window matrices (translate_composite.c). C: the sizes
+ * come from the input's meta. */
 static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     int64_t *os;
@@ -188,6 +189,15 @@ static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, co
         tx_emit1(t, "GlobalAveragePool", x, tx_one_output(t, n), tx_node_name_of(t, n));
         return true;
     }
+    int64_t *sz;
+    size_t r;
+    if (b[0]->kind != FX_ARG_NODE || !static_sizes(b[0]->u.node, &sz, &r, &t->a) || r < k + 1) {
+        tx_fail_node(t, n, "an adaptive average pool needs the input's static sizes (tensor meta)");
+        return false;
+    }
+    bool even = true;
+    for (size_t i = 0; i < k; i++) even &= os[i] > 0 && sz[r - k + i] % os[i] == 0;
+    if (!even) return tx_adaptive_avg_by_matmul(t, n, x, sz, r, os, k);
     int64_t *kernel = adaptive_kernel(t, n, b[0], os, k, "average");
     if (!kernel) return false;
     const char *out = tx_one_output(t, n);
@@ -813,7 +823,8 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     return true;
 }
 
-/* index_put with one integer index on dim 0 → ScatterND (accumulate → reduction "add"). */
+/* index_put with one integer index on dim 0 → ScatterND (accumulate → reduction "add"); any
+ * other list of indices: translate_index_put.c. */
 static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -821,10 +832,8 @@ static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     const fx_arg *ix = b[1];
     if (!x || !vals) return false;
     if (!tx_seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
-        tx_onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL) {
-        tx_fail_node(t, n, "index_put is lowered for one integer index tensor on dim 0");
-        return false;
-    }
+        tx_onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL)
+        return tx_index_put_general(t, n, b);
     const char *idx = tx_single(t, n, ix->u.seq.items[0]->u.node);
     if (!idx) return false;
     int64_t m1 = -1;
@@ -918,23 +927,33 @@ static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const
     return scatter_positions(t, n, x, us, dim, r, &index, 1);
 }
 
-/* atleast_1d over a list: rank-0 tensors become [1], others pass through. */
-static bool b_atleast_1d(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+/* atleast_1d / atleast_2d / atleast_3d over a list (the N from the rule's target): a tensor of
+ * rank r < N is reshaped as torch.atleast_Nd does (rank 0: all ones; rank 1 of size n: [1, n] or
+ * [1, n, 1]; rank 2 of atleast_3d: [a, b, 1]), the others pass through. */
+static bool b_atleast_nd(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
-    (void)rule;
-    if (!tx_seq_arg(b[0])) return false;
+    const char *at = strstr(rule->target, "atleast_");
+    int want = at ? at[8] - '0' : 1;
+    if (!tx_seq_arg(b[0]) || want < 1 || want > 3) return false;
     size_t k = b[0]->u.seq.len;
     const char **outs = tx_output_names_ex(t, n, k, true);
-    int64_t one = 1;
     for (size_t i = 0; i < k; i++) {
         const fx_arg *e = b[0]->u.seq.items[i];
         const char *v = input_of(t, n, e);
         if (!v) return false;
         int r = tx_rank_of_node(e->u.node);
-        if (r < 0) { tx_fail_node(t, n, "atleast_1d needs the rank of its inputs"); return false; }
+        if (r < 0) { tx_fail_node(t, n, arena_printf(&t->a, "%s needs the rank of its inputs", rule->target)); return false; }
         const char *nm = arena_printf(&t->a, "node_%s__%zu", n->name, i);
-        if (r == 0) tx_emit2(t, "Reshape", v, tx_const_ints(t, &one, 1), outs[i], nm);
-        else tx_emit1(t, "Identity", v, outs[i], nm);
+        if (r >= want) {
+            tx_emit1(t, "Identity", v, outs[i], nm);
+            continue;
+        }
+        /* the new shape: ones, with the input's sizes at torch's places (-1 stands for size 0
+         * of a vector, 0 copies a dimension of a matrix) */
+        int64_t shape[3] = { 1, 1, 1 };
+        if (r == 1) shape[want == 2 ? 1 : 1] = -1;
+        if (r == 2) shape[0] = 0, shape[1] = 0;
+        tx_emit2(t, "Reshape", v, tx_const_ints(t, shape, (size_t)want), outs[i], nm);
     }
     tx_set_val(t, n, outs, k);
     return true;
@@ -949,9 +968,10 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
-    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_1d, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
+    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
-    {"symbolic", b_symbolic, -1},
+    {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4},
+    {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
 };
 
 builtin_fn tx_find_builtin(const char *name, int *nargs)

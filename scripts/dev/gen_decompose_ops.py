@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""gen_decompose_ops.py OUTDIR - fixtures for tests/unit/decompose/test_decompose_ops.c from the real
+torch (run in the onnx-env chroot with torch: ../shared/tools/onnx-env-run python3 ...).
+
+For each case below: torch.export of a one-op module (shapes and arguments the OpInfo corpus does
+not use), its program.json (the .pt2 archive's model JSON) and onnx_decomposed.fx.txt, the graph
+torch.onnx's decomposition step gives (torch.onnx._internal.exporter._fx_passes
+.decompose_with_registry, as `torch.onnx.export(dynamo=True)` runs it)."""
+import io, os, sys, zipfile
+import torch
+from torch.onnx._internal.exporter import _fx_passes, _registration
+
+F = torch.nn.functional
+r = lambda *s: torch.randn(*s)
+CASES = {
+    "numpy_T_rank3": (lambda a: a.T, (r(2, 3, 4),)),
+    "mH_rank3": (lambda a: a.mH, (r(2, 3, 4),)),
+    "broadcast_tensors_mixed": (lambda a, b, c: torch.broadcast_tensors(a, b, c), (r(3), r(2, 1), r(2, 3))),
+    "broadcast_to_new_dims": (lambda a: torch.broadcast_to(a, (4, 2, 3)), (r(2, 1),)),
+    "meshgrid_ij_two": (lambda a, b: torch.meshgrid(a, b, indexing="ij"), (r(3), r(4))),
+    "meshgrid_xy_three": (lambda a, b, c: torch.meshgrid(a, b, c, indexing="xy"), (r(3), r(()), r(2))),
+    "cartesian_prod_three": (lambda a, b, c: torch.cartesian_prod(a, b, c), (r(2), r(3), r(2))),
+    "column_stack_mixed": (lambda a, b, c: torch.column_stack((a, b, c)), (r(3), r(3, 2), r(3))),
+    "block_diag_mixed": (lambda a, b, c: torch.block_diag(a, b, c), (r(2, 3), r(3), r(()))),
+    "vstack_mixed": (lambda a, b: torch.vstack((a, b)), (r(3), r(2, 3))),
+    "dstack_two": (lambda a, b: torch.dstack((a, b)), (r(2, 3), r(2, 3))),
+    "unbind_copy_dim1": (lambda a: torch.unbind_copy(a, 1), (r(3, 2),)),
+    "hsplit_sections_2d": (lambda a: torch.hsplit(a, 2), (r(3, 4),)),
+    "hsplit_indices_1d": (lambda a: torch.hsplit(a, [1, 3]), (r(5),)),
+    "vsplit_sections": (lambda a: torch.vsplit(a, 3), (r(6, 2),)),
+    "diff_dim1": (lambda a: torch.diff(a, dim=1), (r(3, 4),)),
+    "diff_n2_prepend": (lambda a, p: torch.diff(a, n=2, dim=0, prepend=p), (r(3, 4), r(1, 4))),
+    "diff_append_last": (lambda a, q: torch.diff(a, append=q), (r(2, 3), r(2, 2))),
+    "diag_embed_offset_dims": (lambda a: torch.diag_embed(a, offset=-1, dim1=0, dim2=2), (r(2, 3),)),
+    "diag_embed_swapped_dims": (lambda a: torch.diag_embed(a, offset=1, dim1=2, dim2=0), (r(2, 3),)),
+    "diag_vector_offset": (lambda a: torch.diag(a, -1), (r(3),)),
+    "diag_matrix_offset": (lambda a: torch.diag(a, 1), (r(3, 4),)),
+    "diagflat_offset": (lambda a: torch.diagflat(a, 1), (r(2, 2),)),
+    "nansum_dim_keepdim": (lambda a: torch.nansum(a, dim=1, keepdim=True), (r(3, 4),)),
+    "nan_to_num_args": (lambda a: torch.nan_to_num(a, nan=1.0, posinf=2.0), (r(3, 4),)),
+    "std_mean_dim_keepdim": (lambda a: torch.std_mean(a, dim=1, keepdim=True), (r(3, 4),)),
+    "std_mean_correction": (lambda a: torch.std_mean(a, dim=[0, 2], correction=0), (r(2, 3, 4),)),
+    "take_along_dim_broadcast": (lambda a, i: torch.take_along_dim(a, i, dim=1), (r(3, 4), torch.tensor([[0, -1]]))),
+    "take_2d_index": (lambda a, i: torch.take(a, i), (r(3, 4), torch.tensor([[0, 5], [11, 2]]))),
+    "pairwise_distance_p3_keepdim": (lambda a, b: F.pairwise_distance(a, b, p=3.0, keepdim=True), (r(2, 5), r(2, 5))),
+    "dist_p1": (lambda a, b: torch.dist(a, b, 1), (r(3, 4), r(4))),
+    "triplet_margin_loss_sum": (lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=0.5, p=1, reduction="sum"), (r(3, 4), r(3, 4), r(3, 4))),
+    "bce_with_logits_weight": (lambda x, t, w: F.binary_cross_entropy_with_logits(x, t, weight=w), (r(3, 4), torch.rand(3, 4), r(4))),
+    "soft_margin_loss_none": (lambda x, t: F.soft_margin_loss(x, t, reduction="none"), (r(3, 4), r(3, 4).sign())),
+    "l1_loss_sum_broadcast": (lambda x, t: F.l1_loss(x, t.expand(3, 4), reduction="sum"), (r(3, 4), r(4))),
+    "huber_loss_none_delta": (lambda x, t: F.huber_loss(x, t, reduction="none", delta=0.5), (r(3, 4), r(3, 4))),
+    "expand_copy_new_dims": (lambda a: torch.expand_copy(a, (2, 3, 4)), (r(3, 1),)),
+    "squeeze_copy_dim": (lambda a: torch.squeeze_copy(a, 1), (r(3, 1, 4),)),
+    "unsafe_chunk_dim1": (lambda a: torch.unsafe_chunk(a, 3, 1), (r(2, 7),)),
+    "isreal_matrix": (lambda a: torch.isreal(a), (r(2, 3),)),
+    "fftshift_all_dims": (lambda a: torch.fft.fftshift(a), (r(3, 4),)),
+    "ifftshift_negative_dim": (lambda a: torch.fft.ifftshift(a, dim=(-1,)), (r(3, 5),)),
+    "isin_invert_2d_test": (lambda a, b: torch.isin(a, b, invert=True), (r(4, 6), r(2, 2))),
+    "trapz_vector_x": (lambda y, x: torch.trapz(y, x, dim=0), (r(4, 3), r(4))),
+    "trapezoid_lower_rank_x": (lambda y, x: torch.trapezoid(y, x), (r(2, 3, 4), r(3, 4))),
+    "float_power_tensor_scalar": (lambda a: torch.float_power(a, 2), (r(3),)),
+    "index_copy_dim1_scalar_index": (lambda a, i, s: torch.index_copy(a, 1, i, s), (r(2, 3), torch.tensor(2), r(2, 1))),
+    "masked_index_put_accumulate_none": (lambda a, m, i, v: torch.ops.aten._unsafe_masked_index_put_accumulate(a, m, [None, i], v), (r(2, 4), torch.tensor([True, False, True]), torch.tensor([0, -1, 5]), r(2, 3))),
+    "float_power_f64_base": (lambda a, b: torch.float_power(a, b), (r(3).double(), r(3))),
+}
+
+def main():
+    out = sys.argv[1]
+    reg = _registration.ONNXRegistry.from_torchlib()
+    class M(torch.nn.Module):
+        def __init__(s, f): super().__init__(); s.f = f
+        def forward(s, *a): return s.f(*a)
+    for name, (f, args) in CASES.items():
+        ep = torch.export.export(M(f), args, strict=False)
+        buf = io.BytesIO(); torch.export.save(ep, buf)
+        z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+        js = [n for n in z.namelist() if n.endswith(".json") and "/models/" in n and "sample" not in n]
+        d = os.path.join(out, name); os.makedirs(d, exist_ok=True)
+        open(os.path.join(d, "program.json"), "wb").write(z.read(js[0]))
+        dec = _fx_passes.decompose_with_registry(ep, reg)
+        open(os.path.join(d, "onnx_decomposed.fx.txt"), "w").write(str(dec.graph))
+        print(name)
+
+if __name__ == "__main__":
+    main()

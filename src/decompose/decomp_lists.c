@@ -1,0 +1,713 @@
+/* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
+ * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
+ * diag_embed / diag / diagflat, trapz, float_power, index_copy, _unsafe_masked_index_put_accumulate):
+ * torch._refs' loops, which a template cannot write. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decompose/decompose_internal.h"
+#include "meta/meta_layout.h"
+
+#define MAX_ITEMS 64
+
+/* target(args | kwargs) through the table; the node it gives, NULL (and c->failed) otherwise */
+static fx_node *call(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv, size_t nk)
+{
+    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
+    if (r && r->kind == FX_ARG_NODE)
+        return r->u.node;
+    if (r && !c->failed) {
+        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
+                   "decompose: %s did not produce a tensor", target);
+        dc_fail(c);
+    }
+    return NULL;
+}
+
+static fx_node *call2(dctx *c, const char *target, fx_arg *a, fx_arg *b)
+{
+    fx_arg *args[2] = { a, b };
+    return call(c, target, args, b ? 2 : 1, NULL, NULL, 0);
+}
+
+static fx_arg *node(dctx *c, fx_node *n) { return fx_arg_node(c->dst, n); }
+
+static fx_arg *ints(dctx *c, const int64_t *v, size_t n)
+{
+    fx_arg *items[DL_MAX_RANK + 2];
+    for (size_t i = 0; i < n && i < DL_MAX_RANK + 2; i++)
+        items[i] = fx_arg_int(c->dst, v[i]);
+    return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+}
+
+static fx_arg *list(dctx *c, fx_arg **items, size_t n) { return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n); }
+
+/* The tensors of a list argument with static sizes; false (the rule does not apply) otherwise. */
+static bool tensor_list(const fx_arg *a, const fx_arg **items, dl_tensor *t, size_t *n)
+{
+    if (!a || (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) || !a->u.seq.len || a->u.seq.len > MAX_ITEMS)
+        return false;
+    *n = a->u.seq.len;
+    for (size_t i = 0; i < *n; i++) {
+        items[i] = a->u.seq.items[i];
+        if (items[i]->kind != FX_ARG_NODE || !dl_static(dc_meta_of(items[i]), &t[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+
+static bool wrap(int64_t *d, size_t rank)
+{
+    int64_t r = rank ? (int64_t)rank : 1;
+    if (*d < 0)
+        *d += r;
+    return *d >= 0 && *d < r;
+}
+
+static int64_t numel(const dl_tensor *t)
+{
+    int64_t p = 1;
+    for (size_t i = 0; i < t->rank; i++)
+        p *= t->size[i];
+    return p;
+}
+
+/* broadcast_tensors (torch._refs._maybe_broadcast): each tensor whose shape is not the common
+ * one is expanded to it; the others are returned as they are. */
+static fx_arg *broadcast_tensors(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n, rank = 0;
+    int64_t shape[DL_MAX_RANK];
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        rank = t[i].rank > rank ? t[i].rank : rank;
+    for (size_t d = 0; d < rank; d++) {
+        shape[d] = 1;
+        for (size_t i = 0; i < n; i++) {
+            if (d + t[i].rank < rank)
+                continue;
+            int64_t s = t[i].size[d + t[i].rank - rank];
+            if (s != 1 && shape[d] != 1 && s != shape[d])
+                return NULL;
+            if (s != 1)
+                shape[d] = s;
+        }
+    }
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++) {
+        bool same = t[i].rank == rank && !memcmp(t[i].size, shape, rank * sizeof *shape);
+        fx_node *e = same ? NULL : call2(c, "torch.ops.aten.expand.default", dc_dup(c, in[i]), ints(c, shape, rank));
+        if (!same && !e)
+            return NULL;
+        out[i] = same ? dc_dup(c, in[i]) : node(c, e);
+    }
+    return list(c, out, n);
+}
+
+/* The grids of meshgrid(tensors, indexing='ij') over 0-d / 1-d tensors, in the order given:
+ * tensor i viewed as [1, .., -1 (at i), .., 1] and expanded to the sizes of all. */
+static bool grids(dctx *c, const fx_arg **in, const dl_tensor *t, size_t n, fx_arg **out)
+{
+    int64_t shape[DL_MAX_RANK], view[DL_MAX_RANK];
+    if (n > DL_MAX_RANK)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank > 1)
+            return false;
+        shape[i] = numel(&t[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < n; k++)
+            view[k] = k == i ? -1 : 1;
+        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), ints(c, view, n));
+        fx_node *e = v ? call2(c, "torch.ops.aten.expand.default", node(c, v), ints(c, shape, n)) : NULL;
+        if (!e)
+            return false;
+        out[i] = node(c, e);
+    }
+    return true;
+}
+
+/* meshgrid (torch._refs): 'xy' swaps the first two tensors before and the first two grids after */
+static fx_arg *meshgrid(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    const fx_arg *ix = b->n > 1 ? b->src[1] : NULL;
+    bool xy = ix && ix->kind == FX_ARG_STR && !strcmp(ix->u.s, "xy");
+    if (ix && ix->kind == FX_ARG_STR && !xy && strcmp(ix->u.s, "ij"))
+        return NULL;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    if (xy && n >= 2) {
+        const fx_arg *a = in[0];
+        dl_tensor ta = t[0];
+        in[0] = in[1], t[0] = t[1];
+        in[1] = a, t[1] = ta;
+    }
+    fx_arg *out[MAX_ITEMS];
+    if (!grids(c, in, t, n, out))
+        return NULL;
+    if (xy && n >= 2) {
+        fx_arg *a = out[0];
+        out[0] = out[1];
+        out[1] = a;
+    }
+    return list(c, out, n);
+}
+
+/* cartesian_prod: one tensor is itself; else the 'ij' grids, each flattened, stacked along 1 */
+static fx_arg *cartesian_prod(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    if (n == 1)
+        return t[0].rank == 1 ? dc_dup(c, in[0]) : NULL;
+    fx_arg *g[MAX_ITEMS], *flat[MAX_ITEMS];
+    if (!grids(c, in, t, n, g))
+        return NULL;
+    int64_t total = 1;
+    for (size_t i = 0; i < n; i++)
+        total *= numel(&t[i]);
+    for (size_t i = 0; i < n; i++) {
+        fx_node *r = call2(c, "torch.ops.aten.reshape.default", g[i], ints(c, &total, 1));
+        if (!r)
+            return NULL;
+        flat[i] = node(c, r);
+    }
+    fx_node *s = call2(c, "torch.ops.aten.stack.default", list(c, flat, n), fx_arg_int(c->dst, 1));
+    return s ? node(c, s) : NULL;
+}
+
+/* column_stack (torch._refs): 0-d and 1-d tensors viewed as columns [numel, 1], then atleast_1d
+ * of the list and cat along 1 */
+static fx_arg *column_stack(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    fx_arg *cols[MAX_ITEMS], *items[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank > 1) {
+            cols[i] = dc_dup(c, in[i]);
+            continue;
+        }
+        int64_t shape[2] = { numel(&t[i]), 1 };
+        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), ints(c, shape, 2));
+        if (!v)
+            return NULL;
+        cols[i] = node(c, v);
+    }
+    fx_node *a = call2(c, "torch.ops.aten.atleast_1d.Sequence", list(c, cols, n), NULL);
+    if (!a)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        fx_node *g = call2(c, "operator.getitem", node(c, a), fx_arg_int(c->dst, (int64_t)i));
+        if (!g)
+            return NULL;
+        items[i] = node(c, g);
+    }
+    fx_node *r = call2(c, "torch.ops.aten.cat.default", list(c, items, n), fx_arg_int(c->dst, 1));
+    return r ? node(c, r) : NULL;
+}
+
+/* zeros(size | dtype, device, pin_memory=False) like x */
+static fx_node *zeros_like_of(dctx *c, const fx_arg *x, const int64_t *size, size_t n)
+{
+    const fx_value *m = dc_meta_of(x);
+    if (!m || !m->device)
+        return NULL;
+    const char *kn[3] = { "dtype", "device", "pin_memory" };
+    fx_arg *kv[3] = { fx_arg_dtype(c->dst, m->dtype), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device),
+                      fx_arg_bool(c->dst, false) };
+    fx_arg *args[1] = { ints(c, size, n) };
+    return call(c, "torch.ops.aten.zeros.default", args, 1, kn, kv, 3);
+}
+
+/* block_diag (torch._refs): 0-d and 1-d tensors viewed as rows [1, -1]; each block padded with
+ * zeros to the left and right (cat along 1), the rows stacked (cat along 0). All tensors must
+ * share a dtype (torch would convert to the promoted one). */
+static fx_arg *block_diag(dctx *c, const binding *b)
+{
+    const fx_arg *in[MAX_ITEMS];
+    dl_tensor t[MAX_ITEMS];
+    size_t n;
+    if (!tensor_list(b->src[0], in, t, &n))
+        return NULL;
+    fx_arg *blk[MAX_ITEMS], *rows[MAX_ITEMS];
+    int64_t r[MAX_ITEMS], k[MAX_ITEMS], total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].rank > 2 || t[i].dtype != t[0].dtype)
+            return NULL;
+        r[i] = t[i].rank == 2 ? t[i].size[0] : 1;
+        k[i] = t[i].rank == 2 ? t[i].size[1] : numel(&t[i]);
+        total += k[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        blk[i] = dc_dup(c, in[i]);
+        if (t[i].rank == 2)
+            continue;
+        int64_t shape[2] = { 1, -1 };
+        fx_node *v = call2(c, "torch.ops.aten.view.default", blk[i], ints(c, shape, 2));
+        if (!v)
+            return NULL;
+        blk[i] = node(c, v);
+    }
+    int64_t before = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t left[2] = { r[i], before }, right[2] = { r[i], total - before - k[i] };
+        fx_node *zl = zeros_like_of(c, in[i], left, 2);
+        fx_node *zr = zl ? zeros_like_of(c, in[i], right, 2) : NULL;
+        if (!zr)
+            return NULL;
+        fx_arg *parts[3] = { node(c, zl), blk[i], node(c, zr) };
+        fx_node *row = call2(c, "torch.ops.aten.cat.default", list(c, parts, 3), fx_arg_int(c->dst, 1));
+        if (!row)
+            return NULL;
+        rows[i] = node(c, row);
+        before += k[i];
+    }
+    fx_node *res = call2(c, "torch.ops.aten.cat.default", list(c, rows, n), NULL);
+    return res ? node(c, res) : NULL;
+}
+
+/* unbind_copy (torch._refs): unbind, then a contiguous clone of each piece */
+static fx_arg *unbind_copy(dctx *c, const binding *b)
+{
+    dl_tensor t;
+    int64_t dim = 0;
+    const fx_arg *x = b->src[0];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || (b->src[1] && !int_of(b->src[1], &dim)) ||
+        !t.rank || !wrap(&dim, t.rank) || t.size[dim] > MAX_ITEMS)
+        return NULL;
+    fx_node *u = call2(c, "torch.ops.aten.unbind.int", dc_dup(c, x), b->src[1] ? dc_dup(c, b->src[1]) : NULL);
+    if (!u)
+        return NULL;
+    size_t n = (size_t)t.size[dim];
+    fx_node *g[MAX_ITEMS];
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++)
+        if (!(g[i] = call2(c, "operator.getitem", node(c, u), fx_arg_int(c->dst, (int64_t)i))))
+            return NULL;
+    const char *kn[1] = { "memory_format" };
+    for (size_t i = 0; i < n; i++) {
+        fx_arg *kv[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "contiguous_format") }, *args[1] = { node(c, g[i]) };
+        fx_node *cl = call(c, "torch.ops.aten.clone.default", args, 1, kn, kv, 1);
+        if (!cl)
+            return NULL;
+        out[i] = node(c, cl);
+    }
+    return list(c, out, n);
+}
+
+/* hsplit / vsplit / dsplit (torch._refs, by tensor_split): slices along dim 1 (0 for a vector),
+ * 0 or 2; sections split evenly (the size must divide), an index list at its indices */
+static fx_arg *xsplit(dctx *c, const binding *b, char which)
+{
+    dl_tensor t;
+    const fx_arg *x = b->src[0], *s = b->src[1];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !s)
+        return NULL;
+    int64_t dim = which == 'h' ? (t.rank == 1 ? 0 : 1) : which == 'v' ? 0 : 2;
+    if ((int64_t)t.rank <= dim || (which == 'v' && t.rank < 2) || (which == 'd' && t.rank < 3))
+        return NULL;
+    int64_t size = t.size[dim], bounds[MAX_ITEMS + 1], sections;
+    size_t nb = 0;
+    bounds[nb++] = 0;
+    if (int_of(s, &sections)) {
+        if (sections <= 0 || sections > MAX_ITEMS || size % sections)
+            return NULL;
+        for (int64_t i = 1; i <= sections; i++)
+            bounds[nb++] = size / sections * i;
+    } else if ((s->kind == FX_ARG_LIST || s->kind == FX_ARG_TUPLE) && s->u.seq.len < MAX_ITEMS) {
+        for (size_t i = 0; i < s->u.seq.len; i++)
+            if (!int_of(s->u.seq.items[i], &bounds[nb++]))
+                return NULL;
+        bounds[nb++] = size;
+    } else {
+        return NULL;
+    }
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i + 1 < nb; i++) {
+        fx_arg *args[4] = { dc_dup(c, x), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, bounds[i]),
+                            fx_arg_int(c->dst, bounds[i + 1]) };
+        fx_node *sl = call(c, "torch.ops.aten.slice.Tensor", args, 4, NULL, NULL, 0);
+        if (!sl)
+            return NULL;
+        out[i] = node(c, sl);
+    }
+    return list(c, out, nb - 1);
+}
+
+/* diff(self, n, dim, prepend, append): prepend / append concatenated along dim (of self's rank),
+ * then n times the difference of neighbours, slice [1:] - slice [:-1]; n = 0 copies self into
+ * zeros_like (torch's composite). */
+static fx_arg *diff(dctx *c, const binding *b)
+{
+    dl_tensor t, tp;
+    int64_t n = 1, dim = -1, given;
+    const fx_arg *x = b->src[0], *pre = b->src[3], *app = b->src[4];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank ||
+        (b->src[1] && !int_of(b->src[1], &n)) || (b->src[2] && !int_of(b->src[2], &dim)) || n < 0)
+        return NULL;
+    given = dim;   /* torch passes dim on as given (-1 stays -1) */
+    if (!wrap(&dim, t.rank))
+        return NULL;
+    pre = dc_is_none(pre) ? NULL : pre;
+    app = dc_is_none(app) ? NULL : app;
+    if (n == 0 && !pre && !app) {
+        fx_node *z = call2(c, "torch.ops.aten.zeros_like.default", dc_dup(c, x), NULL);
+        fx_node *cp = z ? call2(c, "torch.ops.aten.copy.default", node(c, z), dc_dup(c, x)) : NULL;
+        return cp ? node(c, cp) : NULL;
+    }
+    fx_arg *cur = dc_dup(c, x);
+    int64_t len = t.size[dim];
+    if (pre || app) {
+        fx_arg *parts[3];
+        size_t np = 0;
+        for (int k = 0; k < 2; k++) {
+            const fx_arg *e = k ? app : pre;
+            if (!e)
+                continue;
+            if (e->kind != FX_ARG_NODE || !dl_static(dc_meta_of(e), &tp) || tp.rank != t.rank)
+                return NULL;
+            len += tp.size[dim];
+        }
+        if (pre)
+            parts[np++] = dc_dup(c, pre);
+        parts[np++] = cur;
+        if (app)
+            parts[np++] = dc_dup(c, app);
+        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, np), given ? fx_arg_int(c->dst, given) : NULL);
+        if (!cat)
+            return NULL;
+        cur = node(c, cat);
+    }
+    if (n > len)
+        return NULL;
+    for (int64_t k = 0; k < n; k++, len--) {
+        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
+        fx_node *a = call(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
+        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1), fx_arg_int(c->dst, len) };
+        fx_node *bb = a ? call(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0) : NULL;
+        fx_node *s = bb ? call2(c, "torch.ops.aten.sub.Tensor", node(c, bb), node(c, a)) : NULL;
+        if (!s)
+            return NULL;
+        cur = node(c, s);
+    }
+    return cur;
+}
+
+/* arange(args | dtype=int64, device, pin_memory=False) on x's device */
+static fx_node *arange_on(dctx *c, const char *target, const fx_arg *x, fx_arg **args, size_t na)
+{
+    const fx_value *m = dc_meta_of(x);
+    if (!m || !m->device)
+        return NULL;
+    const char *kn[3] = { "dtype", "device", "pin_memory" };
+    fx_arg *kv[3] = { fx_arg_dtype(c->dst, FX_DT_I64), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device),
+                      fx_arg_bool(c->dst, false) };
+    return call(c, target, args, na, kn, kv, 3);
+}
+
+/* diag_embed(x, offset, dim1, dim2) as torch._refs writes it: x padded with |offset| zeros on the
+ * last dim, unsqueezed at dim1, its last dim moved to dim2 (movedim's permute), and kept where
+ * the broadcast comparison arange(n) == arange(offset, n + offset)[:, None] holds. */
+static fx_arg *embed(dctx *c, fx_arg *x, int64_t offset, int64_t d1, int64_t d2)
+{
+    dl_tensor t;
+    if (x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || t.rank + 1 > DL_MAX_RANK)
+        return NULL;
+    size_t rank = t.rank + 1;
+    if (!wrap(&d1, rank) || !wrap(&d2, rank) || d1 == d2)
+        return NULL;
+    if (d1 > d2) {
+        int64_t k = d1;
+        d1 = d2, d2 = k, offset = -offset;
+    }
+    int64_t last = t.size[t.rank - 1], ao = offset < 0 ? -offset : offset;
+    if (offset) {
+        int64_t zs[DL_MAX_RANK];
+        memcpy(zs, t.size, t.rank * sizeof *zs);
+        zs[t.rank - 1] = ao;
+        fx_node *z = zeros_like_of(c, x, zs, t.rank);
+        if (!z)
+            return NULL;
+        fx_arg *pair[2] = { offset > 0 ? node(c, z) : x, offset > 0 ? x : node(c, z) };
+        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, pair, 2), fx_arg_int(c->dst, -1));
+        if (!cat)
+            return NULL;
+        x = node(c, cat);
+        last += ao;
+    }
+    fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x, fx_arg_int(c->dst, d1));
+    if (!u)
+        return NULL;
+    /* movedim(-1, d2): the last dim at d2, the others in order */
+    int64_t perm[DL_MAX_RANK], si = 0, src = (int64_t)rank - 1;
+    for (int64_t di = 0; di < (int64_t)rank; di++) {
+        if (di == d2) {
+            perm[di] = src;
+            continue;
+        }
+        if (si == src)
+            si++;
+        perm[di] = si++;
+    }
+    fx_node *p = call2(c, "torch.ops.aten.permute.default", node(c, u), ints(c, perm, rank));
+    fx_arg *a1[1] = { fx_arg_int(c->dst, last) }, *a2[2] = { fx_arg_int(c->dst, offset), fx_arg_int(c->dst, last + offset) };
+    fx_node *ar = p ? arange_on(c, "torch.ops.aten.arange.default", x, a1, 1) : NULL;
+    fx_node *br = ar ? arange_on(c, "torch.ops.aten.arange.start", x, a2, 2) : NULL;
+    fx_node *bu = br ? call2(c, "torch.ops.aten.unsqueeze.default", node(c, br), fx_arg_int(c->dst, -1)) : NULL;
+    fx_node *eq = bu ? call2(c, "torch.ops.aten.eq.Tensor", node(c, ar), node(c, bu)) : NULL;
+    if (!eq)
+        return NULL;
+    int64_t cs[DL_MAX_RANK];
+    for (size_t i = 0; i < rank; i++)
+        cs[i] = (int64_t)i == d1 || (int64_t)i == d2 ? last : 1;
+    fx_node *cond = call2(c, "torch.ops.aten.reshape.default", node(c, eq), ints(c, cs, rank));
+    if (!cond)
+        return NULL;
+    fx_node *r;
+    if (t.dtype == FX_DT_BOOL) {
+        r = call2(c, "torch.ops.aten.logical_and.default", node(c, cond), node(c, p));
+    } else {
+        fx_arg *wa[3] = { node(c, cond), node(c, p), fx_arg_int(c->dst, 0) };
+        r = call(c, "torch.ops.aten.where.ScalarOther", wa, 3, NULL, NULL, 0);
+    }
+    return r ? node(c, r) : NULL;
+}
+
+static bool opt_int(const binding *b, size_t i, int64_t *v)
+{
+    return i >= b->n || !b->src[i] || int_of(b->src[i], v);
+}
+
+/* diag_embed(self, offset=0, dim1=-2, dim2=-1) */
+static fx_arg *diag_embed(dctx *c, const binding *b)
+{
+    int64_t offset = 0, d1 = -2, d2 = -1;
+    if (!b->src[0] || !opt_int(b, 1, &offset) || !opt_int(b, 2, &d1) || !opt_int(b, 3, &d2))
+        return NULL;
+    return embed(c, dc_dup(c, b->src[0]), offset, d1, d2);
+}
+
+/* diag(self, diagonal=0): a vector's diag_embed, a matrix's diagonal_copy */
+static fx_arg *diag(dctx *c, const binding *b)
+{
+    int64_t offset = 0;
+    const fx_value *m = dc_meta_of(b->src[0]);
+    if (!m || !opt_int(b, 1, &offset) || (m->rank != 1 && m->rank != 2))
+        return NULL;
+    if (m->rank == 1)
+        return embed(c, dc_dup(c, b->src[0]), offset, 0, 1);
+    fx_node *d = call2(c, "torch.ops.aten.diagonal_copy.default", dc_dup(c, b->src[0]),
+                       offset ? fx_arg_int(c->dst, offset) : NULL);
+    return d ? node(c, d) : NULL;
+}
+
+/* diagflat(self, offset=0): self.contiguous().view(-1), then its diag */
+static fx_arg *diagflat(dctx *c, const binding *b)
+{
+    int64_t offset = 0, m1 = -1;
+    if (!b->src[0] || !dl_contiguous(dc_meta_of(b->src[0])) || !opt_int(b, 1, &offset))
+        return NULL;
+    fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, b->src[0]), ints(c, &m1, 1));
+    return v ? embed(c, node(c, v), offset, 0, 1) : NULL;
+}
+
+/* trapz.x / trapezoid.x(y, x, dim=-1) as torch's composite: x viewed to y's rank (a vector
+ * along dim, a lower rank with leading ones), dx = x[1:] - x[:-1] along dim, then
+ * sum((y[:-1] + y[1:]) * dx, dim) / 2 */
+static fx_arg *trapz(dctx *c, const binding *b)
+{
+    dl_tensor ty, tx_;
+    int64_t dim = -1;
+    const fx_arg *y = b->src[0], *x = b->src[1];
+    if (!y || !x || y->kind != FX_ARG_NODE || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(y), &ty) ||
+        !dl_static(dc_meta_of(x), &tx_) || !opt_int(b, 2, &dim) || !ty.rank || !wrap(&dim, ty.rank) ||
+        !ty.size[dim] || tx_.rank > ty.rank || !tx_.rank)
+        return NULL;
+    fx_arg *xv = dc_dup(c, x);
+    if (tx_.rank == 1 || tx_.rank < ty.rank) {
+        int64_t shape[DL_MAX_RANK];
+        for (size_t i = 0; i < ty.rank; i++)
+            shape[i] = 1;
+        if (tx_.rank == 1)
+            shape[dim] = tx_.size[0];
+        else
+            memcpy(shape + ty.rank - tx_.rank, tx_.size, tx_.rank * sizeof *shape);
+        fx_node *v = call2(c, "torch.ops.aten.view.default", xv, ints(c, shape, ty.rank));
+        if (!v)
+            return NULL;
+        xv = node(c, v);
+    }
+    fx_arg *args[4];
+    fx_node *part[4];
+    for (int k = 0; k < 4; k++) {
+        /* x[:-1], x[1:], y[:-1], y[1:] */
+        args[0] = k < 2 ? dc_dup(c, xv) : dc_dup(c, y);
+        args[1] = fx_arg_int(c->dst, dim);
+        args[2] = fx_arg_int(c->dst, k % 2);
+        args[3] = fx_arg_int(c->dst, -1);
+        if (!(part[k] = call(c, "torch.ops.aten.slice.Tensor", args, k % 2 ? 3 : 4, NULL, NULL, 0)))
+            return NULL;
+        if (k == 1) {
+            fx_node *dx = call2(c, "torch.ops.aten.sub.Tensor", node(c, part[1]), node(c, part[0]));
+            if (!dx)
+                return NULL;
+            part[1] = dx;
+        }
+    }
+    fx_node *sum = call2(c, "torch.ops.aten.add.Tensor", node(c, part[2]), node(c, part[3]));
+    fx_node *m = sum ? call2(c, "torch.ops.aten.mul.Tensor", node(c, sum), node(c, part[1])) : NULL;
+    fx_node *r = m ? call2(c, "torch.ops.aten.sum.dim_IntList", node(c, m), ints(c, &dim, 1)) : NULL;
+    fx_node *d = r ? call2(c, "torch.ops.aten.div.Scalar", node(c, r), fx_arg_float(c->dst, 2.0)) : NULL;
+    return d ? node(c, d) : NULL;
+}
+
+/* float_power (torch._refs): both operands converted to float64 (the exponent first; a tensor
+ * already float64 is not converted), then pow */
+static fx_arg *float_power(dctx *c, const binding *b)
+{
+    fx_arg *ops[2];
+    for (int k = 1; k >= 0; k--) {
+        const fx_arg *a = b->src[k];
+        if (!a)
+            return NULL;
+        const fx_value *m = a->kind == FX_ARG_NODE ? dc_meta_of(a) : NULL;
+        if (a->kind == FX_ARG_NODE && (!m || m->dtype == FX_DT_UNKNOWN || (m->dtype >= FX_DT_C32 && m->dtype <= FX_DT_C128)))
+            return NULL;
+        if (a->kind != FX_ARG_NODE || m->dtype == FX_DT_F64) {
+            ops[k] = a->kind == FX_ARG_INT ? fx_arg_float(c->dst, (double)a->u.i) : dc_dup(c, a);
+            continue;
+        }
+        const char *kn[1] = { "dtype" };
+        fx_arg *kv[1] = { fx_arg_dtype(c->dst, FX_DT_F64) }, *args[1] = { dc_dup(c, a) };
+        fx_node *cv = call(c, "torch.ops.aten._to_copy.default", args, 1, kn, kv, 1);
+        if (!cv)
+            return NULL;
+        ops[k] = node(c, cv);
+    }
+    const char *target = ops[0]->kind != FX_ARG_NODE ? "torch.ops.aten.pow.Scalar"
+                         : ops[1]->kind != FX_ARG_NODE ? "torch.ops.aten.pow.Tensor_Scalar" : "torch.ops.aten.pow.Tensor_Tensor";
+    fx_node *p = call2(c, target, ops[0], ops[1]);
+    return p ? node(c, p) : NULL;
+}
+
+/* index_copy (torch._decomp): a 0-d self and a 0-d index unsqueezed, then index_put with the
+ * index at dim (None before it), a 0-d result squeezed back */
+static fx_arg *index_copy(dctx *c, const binding *b)
+{
+    int64_t dim;
+    const fx_arg *x = b->src[0], *ix = b->src[2], *src = b->src[3];
+    const fx_value *mx = dc_meta_of(x), *mi = dc_meta_of(ix);
+    if (!mx || !mi || !src || !int_of(b->src[1], &dim) || !wrap(&dim, mx->rank) || mi->rank > 1 ||
+        dim + 1 > DL_MAX_RANK)
+        return NULL;
+    fx_arg *x1 = dc_dup(c, x), *i1 = dc_dup(c, ix);
+    if (mx->rank == 0) {
+        fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x1, fx_arg_int(c->dst, 0));
+        if (!u)
+            return NULL;
+        x1 = node(c, u);
+    }
+    if (mi->rank == 0) {
+        fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", i1, fx_arg_int(c->dst, 0));
+        if (!u)
+            return NULL;
+        i1 = node(c, u);
+    }
+    fx_arg *items[DL_MAX_RANK + 1];
+    for (int64_t i = 0; i < dim; i++)
+        items[i] = fx_arg_none(c->dst);
+    items[dim] = i1;
+    fx_arg *args[3] = { x1, list(c, items, (size_t)dim + 1), dc_dup(c, src) };
+    fx_node *put = call(c, "torch.ops.aten.index_put.default", args, 3, NULL, NULL, 0);
+    if (!put || mx->rank)
+        return put ? node(c, put) : NULL;
+    fx_node *sq = call2(c, "torch.ops.aten.squeeze.dim", node(c, put), fx_arg_int(c->dst, 0));
+    return sq ? node(c, sq) : NULL;
+}
+
+/* _unsafe_masked_index_put_accumulate (torch._decomp): each index clamped to [-size, size - 1]
+ * of its dim, the values zeroed where the mask is false, then an accumulating _unsafe_index_put */
+static fx_arg *masked_index_put_acc(dctx *c, const binding *b)
+{
+    dl_tensor t;
+    const fx_arg *x = b->src[0], *mask = b->src[1], *ix = b->src[2], *vals = b->src[3];
+    if (!x || !mask || !vals || !dl_static(dc_meta_of(x), &t) || !ix || ix->kind != FX_ARG_LIST ||
+        ix->u.seq.len > t.rank || ix->u.seq.len > DL_MAX_RANK)
+        return NULL;
+    fx_arg *items[DL_MAX_RANK];
+    for (size_t i = 0; i < ix->u.seq.len; i++) {
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) {
+            items[i] = fx_arg_none(c->dst);
+            continue;
+        }
+        fx_arg *args[3] = { dc_dup(c, e), fx_arg_int(c->dst, -t.size[i]), fx_arg_int(c->dst, t.size[i] - 1) };
+        fx_node *cl = call(c, "torch.ops.aten.clamp.default", args, 3, NULL, NULL, 0);
+        if (!cl)
+            return NULL;
+        items[i] = node(c, cl);
+    }
+    fx_node *nm = call2(c, "torch.ops.aten.bitwise_not.default", dc_dup(c, mask), NULL);
+    fx_arg *fa[3] = { dc_dup(c, vals), nm ? node(c, nm) : NULL, fx_arg_int(c->dst, 0) };
+    fx_node *mf = nm ? call(c, "torch.ops.aten.masked_fill.Scalar", fa, 3, NULL, NULL, 0) : NULL;
+    fx_arg *pa[4] = { dc_dup(c, x), list(c, items, ix->u.seq.len), mf ? node(c, mf) : NULL, fx_arg_bool(c->dst, true) };
+    fx_node *put = mf ? call(c, "torch.ops.aten._unsafe_index_put.default", pa, 4, NULL, NULL, 0) : NULL;
+    return put ? node(c, put) : NULL;
+}
+
+static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
+static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
+static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
+
+static const struct {
+    const char *name;
+    fx_arg *(*fn)(dctx *c, const binding *b);
+} list_builtins[] = {
+    {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
+    {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
+    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
+    {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
+    {"float_power", float_power}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
+};
+
+bool dc_known_builtin(const char *name)
+{
+    if (!strcmp(name, "matmul"))
+        return true;
+    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
+        if (!strcmp(list_builtins[i].name, name))
+            return true;
+    return false;
+}
+
+fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b)
+{
+    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
+        if (!strcmp(list_builtins[i].name, name))
+            return list_builtins[i].fn(c, b);
+    return NULL;
+}

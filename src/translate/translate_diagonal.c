@@ -1,0 +1,106 @@
+/* translate_diagonal.c — aten.diagonal / diagonal_copy as torchlib lowers them: the two dims moved
+ * last, multiplied by an EyeLike mask shifted by offset, summed over dim1, and the valid part of
+ * the diagonal sliced out. */
+#include <stdint.h>
+#include <string.h>
+
+#include "translate/translate_internal.h"
+
+static bool int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+
+/* Size d of x as a 1-D tensor [size]. */
+static const char *dim_size(tx *t, const char *shape, int64_t d)
+{
+    int64_t m1 = -1;
+    const char *g = tx_emit2(t, "Gather", shape, tx_const_scalar(t, 7, 0, d, false), NULL, NULL);
+    return tx_emit2(t, "Reshape", g, tx_const_ints(t, &m1, 1), NULL, NULL);
+}
+
+static const char *emit3(tx *t, const char *op, const char *a, const char *b, const char *c, const char *d,
+                         const char *out, const char *name)
+{
+    Onnx__NodeProto *nd = tx_emit(t, op, "", name);
+    const char *in[4] = { a, b, c, d };
+    for (size_t i = 0; i < 4 && in[i]; i++)
+        ox_node_add_input(t->m, nd, in[i]);
+    const char *o = out ? out : tx_fresh_val(t);
+    ox_node_add_output(t->m, nd, o);
+    return o;
+}
+
+/* b: self, offset, dim1, dim2 */
+bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    int64_t offset = 0, d1 = 0, d2 = 1;
+    int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
+    if (r < 2 || (b[1] && !int_of(b[1], &offset)) || (b[2] && !int_of(b[2], &d1)) || (b[3] && !int_of(b[3], &d2))) {
+        tx_fail_node(t, n, "diagonal needs a tensor of known rank >= 2 and constant offset and dims");
+        return false;
+    }
+    if (d1 < 0) d1 += r;
+    if (d2 < 0) d2 += r;
+    if (d1 < 0 || d1 >= r || d2 < 0 || d2 >= r || d1 == d2) {
+        tx_fail_node(t, n, "diagonal dimensions out of range or equal");
+        return false;
+    }
+    const char *x = tx_single(t, n, b[0]->u.node);
+    if (!x) return false;
+    int dt = tx_onnx_dtype_of_node(b[0]->u.node);
+    bool is_bool = dt == 9;
+    int64_t perm[16], k = 0, axis = r - 2;
+    for (int64_t i = 0; i < r; i++)
+        if (i != d1 && i != d2) perm[k++] = i;
+    perm[k++] = d1;
+    perm[k++] = d2;
+    bool identity = true;
+    for (int64_t i = 0; i < r; i++) identity &= perm[i] == i;
+
+    const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
+    const char *rows = dim_size(t, shape, d1), *cols = dim_size(t, shape, d2);
+    const char *mshape = tx_emit2(t, "Concat", rows, cols, NULL, NULL);
+    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", 0);
+    const char *zeros = tx_emit1(t, "ConstantOfShape", mshape, NULL, NULL);
+    const char *mask = tx_emit1(t, "EyeLike", zeros, NULL, NULL);
+    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "k", offset);
+    if (is_bool) {
+        x = tx_emit1(t, "Cast", x, NULL, NULL);
+        ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 7);
+        mask = tx_emit1(t, "Cast", mask, NULL, NULL);
+        ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 7);
+    } else {
+        mask = tx_emit2(t, "CastLike", mask, x, NULL, NULL);
+    }
+    if (!identity) {
+        x = tx_emit1(t, "Transpose", x, NULL, NULL);
+        ox_attr_ints(t->m, t->sc->g->node[t->sc->g->n_node - 1], "perm", perm, (size_t)r);
+    }
+    const char *prod = tx_emit2(t, "Mul", x, mask, NULL, NULL);
+    const char *axes = tx_const_ints(t, &axis, 1);
+    const char *sum = tx_emit2(t, "ReduceSum", prod, axes, NULL, NULL);
+    Onnx__NodeProto *rs = t->sc->g->node[t->sc->g->n_node - 1];
+    ox_attr_int(t->m, rs, "noop_with_empty_axes", 0);
+    ox_attr_int(t->m, rs, "keepdims", 0);
+    const char *mind = tx_emit2(t, "Min", rows, cols, NULL, NULL);
+    const char *off = tx_const_ints(t, &offset, 1);
+    int64_t zero = 0;
+    const char *len = offset < 0 ? tx_emit2(t, "Add", rows, off, NULL, NULL) : tx_emit2(t, "Sub", cols, off, NULL, NULL);
+    const char *start = offset < 0 ? tx_const_ints(t, &zero, 1) : off;
+    len = tx_emit2(t, "Max", tx_emit2(t, "Min", len, mind, NULL, NULL), tx_const_ints(t, &zero, 1), NULL, NULL);
+    const char *end = tx_emit2(t, "Add", start, len, NULL, NULL);
+    const char *out = tx_one_output(t, n);
+    if (!is_bool) {
+        emit3(t, "Slice", sum, start, end, axes, out, tx_node_name_of(t, n));
+        return true;
+    }
+    const char *sl = emit3(t, "Slice", sum, start, end, axes, NULL, NULL);
+    tx_emit1(t, "Cast", sl, out, tx_node_name_of(t, n));
+    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 9);
+    return true;
+}
