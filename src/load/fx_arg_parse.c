@@ -134,7 +134,7 @@ static const char *scan_token(fxp *c)
         if (ch == '\'' || ch == '"') {
             p++;
             while (p < c->end && *p != ch) {
-                if (*p == '\\')
+                if (*p == '\\' && p + 1 < c->end)   /* a final backslash escapes nothing */
                     p++;
                 p++;
             }
