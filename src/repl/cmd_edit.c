@@ -13,6 +13,7 @@
 #include "rewrite/surgery.h"
 #include "repl/cmd_edit.h"
 #include "repl/cmd_handlers.h"
+#include "repl/tokenize.h"
 
 static void push(edit_record **items, size_t *n, size_t *cap, edit_record r)
 {
@@ -46,32 +47,11 @@ static int edit_stage(session *s, const char *cmd)
     return -1;
 }
 
-static char *join_args(int argc, char **argv)
-{
-    strbuf sb;
-    sb_init(&sb);
-    for (int i = 0; i < argc; i++) {
-        if (i) sb_putc(&sb, ' ');
-        bool quote = strpbrk(argv[i], " \t'\"#") != NULL;
-        if (quote) {
-            sb_putc(&sb, '"');
-            for (const char *c = argv[i]; *c; c++) {
-                if (*c == '"' || *c == '\\') sb_putc(&sb, '\\');
-                sb_putc(&sb, *c);
-            }
-            sb_putc(&sb, '"');
-        } else {
-            sb_puts(&sb, argv[i]);
-        }
-    }
-    return sb_detach(&sb);
-}
-
 int edit_commit(session *s, int argc, char **argv, struct fx_program *edited)
 {
     int idx = s->current;
     stage *st = &s->stages[idx];
-    edit_record r = {idx, st->fx, NULL, join_args(argc, argv)};
+    edit_record r = {idx, st->fx, NULL, tokens_join(argc, argv)};
     st->fx = edited;   /* the old program moves to the undo stack instead of being freed */
     push(&s->undo, &s->n_undo, &s->cap_undo, r);
     for (size_t i = 0; i < s->n_redo; i++) {

@@ -21,6 +21,7 @@
 #include "capture/export.h"
 #include "capture/ts_normalize.h"
 #include "repl/cmd_handlers.h"
+#include "repl/tokenize.h"
 
 typedef enum input_format {
     FORMAT_TORCHSCRIPT,  /* torch.jit.script(m).inlined_graph */
@@ -459,6 +460,10 @@ int cmd_load(session *s, int argc, char **argv)
         return 1;
     }
     session_reset(s);
+    char *cmd0 = argv[0];
+    argv[0] = "load";   /* however it was abbreviated */
+    s->load_command = tokens_join(argc, argv);
+    argv[0] = cmd0;
     if (out.fx) session_set_fx(s, out.stage, out.fx, file[0] == '-' && !file[1] ? "<paste>" : file);
     else session_set_onnx(s, out.stage, out.onnx, file[0] == '-' && !file[1] ? "<paste>" : file);
     return 0;

@@ -22,7 +22,9 @@ static stage *need_onnx(session *s, const char *cmd)
     if (st->kind != STAGE_ONNX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the %s stage is an FX program, not an ONNX model",
                                     cmd, st->name);
-        diag_set_hint(dg, "load an .onnx file or ONNX text");
+        /* the program is on its way to ONNX: the next step is the export that makes the model */
+        diag_set_hint(dg, "run `export` first (or `step` until the onnx stage): it makes the ONNX model `%s` works on",
+                      cmd);
         return NULL;
     }
     return st;

@@ -255,10 +255,50 @@ static fx_program *script_ifs_to_cond(session *s, const fx_program *p)
     return cur;
 }
 
+/* An example --input for placeholder q, from what the program says about it: the features a
+ * Linear or a convolution it feeds expects (its weight's shape), else a 2-row float matrix. */
+static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
+{
+    for (size_t u = 0; u < q->n_users; u++) {
+        const fx_node *n = q->users[u];
+        const fx_arg *a = n->args;
+        const fx_module *m = n->op == FX_OP_CALL_MODULE && n->target ? fx_module_find(p->root, n->target) : NULL;
+        const char *feat = m && m->repr ? strstr(m->repr, "in_features=") : NULL;
+        if (feat) {   /* Linear(in_features=8, ...) */
+            sb_printf(out, "%s=f32[2,%d]", q->name, atoi(feat + 12));
+            return;
+        }
+        if (m && m->type && m->repr && (!strcmp(m->type, "Conv2d") || !strcmp(m->type, "Conv1d"))) {
+            const char *c = strchr(m->repr, '(');   /* Conv2d(3, 16, kernel_size=...) */
+            sb_printf(out, "%s=f32[1,%d,32%s]", q->name, c ? atoi(c + 1) : 3, m->type[4] == '2' ? ",32" : "");
+            return;
+        }
+        if (!n->target || !a || a->kind != FX_ARG_TUPLE || a->u.seq.len < 2) continue;
+        const fx_arg *x = a->u.seq.items[0], *w = a->u.seq.items[1];
+        if (x->kind != FX_ARG_NODE || x->u.node != q || w->kind != FX_ARG_NODE) continue;
+        const fx_value *wv = w->u.node->meta.val;
+        if (!wv || wv->kind != FX_VAL_TENSOR) continue;
+        if (strstr(n->target, ".linear.") && wv->rank == 2) {
+            sb_printf(out, "%s=f32[2,%s]", q->name, wv->sizes[1]);
+            return;
+        }
+        if (strstr(n->target, ".conv2d.") && wv->rank == 4) {
+            sb_printf(out, "%s=f32[1,%s,32,32]", q->name, wv->sizes[1]);
+            return;
+        }
+        if (strstr(n->target, ".conv1d.") && wv->rank == 3) {
+            sb_printf(out, "%s=f32[1,%s,32]", q->name, wv->sizes[1]);
+            return;
+        }
+    }
+    sb_printf(out, "%s=f32[2,4]", q->name);
+}
+
 /* torch.export traces the model on example inputs: an input of the loaded program without dtype
  * and shape (TorchScript or torch-level text loaded without --input, graph text without
- * annotations) is refused before anything runs, naming the --input each one needs. For a
- * torch-level graph `set inputs` (export inputs=...) declares them too. */
+ * annotations) is refused before anything runs; the hint is the `load` that was run with the
+ * --input each missing one needs (an example shape built from the program). For a torch-level
+ * graph `set inputs` (export inputs=...) declares them too. */
 static bool inputs_declared(session *s, const stage *st, const export_settings *cfg)
 {
     const fx_program *p = st->fx;
@@ -278,7 +318,6 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
     sb_init(&missing);
     sb_init(&flags);
     size_t n = 0;
-    const char *first = NULL;
     for (const fx_node *q = g ? g->first : NULL; q; q = q->next) {
         if (q->op != FX_OP_PLACEHOLDER) continue;
         bool user = true;
@@ -295,17 +334,21 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
         bool declared = false;
         for (size_t i = 0; i < d.len; i++) declared |= !strcmp(d.items[i].name, q->name);
         if (declared) continue;
-        if (!first) first = q->name;
         sb_printf(&missing, "%s%s", n ? ", " : "", q->name);
-        sb_printf(&flags, " --input %s=DTYPE[SIZES]", q->name);
+        sb_puts(&flags, " --input ");
+        example_input(p, q, &flags);
         n++;
     }
     free_decls(&d);
     if (n) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export: the input%s %s ha%s no dtype and shape (torch.export needs example inputs)",
                                     n == 1 ? "" : "s", missing.s, n == 1 ? "s" : "ve");
-        diag_set_hint(dg, "declare %s: load %s%s (e.g. --input %s=f32[2,4])", n == 1 ? "it" : "them",
-                      st->source ? st->source : "FILE", flags.s, first);
+        if (s->load_command && !strncmp(s->load_command, "load ", 5))
+            diag_set_hint(dg, "load it again with %s example shape%s (the sizes are an example): %s%s",
+                          n == 1 ? "an" : "their", n == 1 ? "" : "s", s->load_command, flags.s);
+        else
+            diag_set_hint(dg, "load the program with %s example shape%s (the sizes are an example): load FILE%s",
+                          n == 1 ? "an" : "their", n == 1 ? "" : "s", flags.s);
     }
     sb_free(&missing);
     sb_free(&flags);
@@ -519,6 +562,35 @@ static int last_filled(const session *s)
     return -1;
 }
 
+/* After an export whose program has parameters or buffers without values (TorchScript or FX
+ * text loaded without --weights): they became inputs of the ONNX model, which is rarely what
+ * was meant, so say where the values come from. */
+static void note_missing_weights(session *s)
+{
+    const fx_program *p = s->stages[STAGE_EXPORTED].fx;
+    if (!p || !p->sig.present) return;
+    strbuf names;
+    sb_init(&names);
+    size_t n = 0;
+    for (size_t i = 0; i < p->sig.n_inputs; i++) {
+        const fx_input_spec *in = &p->sig.inputs[i];
+        if ((in->kind != FX_IN_PARAMETER && in->kind != FX_IN_BUFFER) || !in->target) continue;
+        const fx_weight *w = fx_program_weight(p, in->target);
+        if (w && w->data) continue;
+        if (n < 4) sb_printf(&names, "%s%s", n ? ", " : "", in->target);
+        n++;
+    }
+    if (n) {
+        diagnostic *dg = diag_note(&s->diag, (diag_loc){0},
+                                   "%zu weight%s (%s%s) ha%s no values: the ONNX model takes them as inputs", n,
+                                   n == 1 ? "" : "s", names.s, n > 4 ? ", ..." : "", n == 1 ? "s" : "ve");
+        if (s->load_command && !strstr(s->load_command, " --weights "))
+            diag_set_hint(dg, "give them when loading: %s --weights W (a .pt2, an .onnx or a .safetensors file)",
+                          s->load_command);
+    }
+    sb_free(&names);
+}
+
 /* export [NAME=VALUE ...]: per-run overrides of the `set` defaults. */
 int cmd_export(session *s, int argc, char **argv)
 {
@@ -588,6 +660,7 @@ int cmd_export(session *s, int argc, char **argv)
     } else {
         session_drop_stash(&stash);
     }
+    if (!rc && cfg.export_params) note_missing_weights(s);
     settings_free(&cfg);
     return rc;
 }

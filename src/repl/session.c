@@ -45,6 +45,7 @@ void session_free(session *s)
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     diag_free(&s->diag);
     settings_free(&s->settings);
+    free(s->load_command);
     session_clear_edits(s);
     free(s->undo);
     free(s->redo);
@@ -72,6 +73,8 @@ void session_reset(session *s)
     session_clear_edits(s);
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     s->current = -1;
+    free(s->load_command);
+    s->load_command = NULL;
 }
 
 void session_stash_stages(session *s, int from, stage_stash *st)
