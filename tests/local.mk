@@ -42,6 +42,9 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh
 EXTRA_DIST += tests/interrupt.sh
+# Tab completion and "did you mean" on a terminal (tmux; skips without it).
+TESTS += tests/completion.sh
+EXTRA_DIST += tests/completion.sh
 
 # The inputs of the first fuzzing round (issue 16) through the whole tool: clear errors, no
 # signal, no sanitizer report, bounded time and memory.

@@ -10,4 +10,5 @@ libfxsh_a_SOURCES += \
 	src/base/numfmt.c src/base/numfmt.h \
 	src/base/interrupt.c src/base/interrupt.h \
 	src/base/shape.c src/base/shape.h \
-	src/base/limits.c src/base/limits.h
+	src/base/limits.c src/base/limits.h \
+	src/base/suggest.c src/base/suggest.h

@@ -10,14 +10,8 @@
 
 int cmd_help(session *s, int argc, char **argv)
 {
-    if (argc > 1) {
-        int ambiguous;
-        if (!command_find(argv[1], &ambiguous)) {
-            session_error(s, "help: no command '%s'", argv[1]);
-            return 1;
-        }
-    }
-    command_print_help(s->out, argc > 1 ? argv[1] : NULL);
+    if (argc > 1 && !command_lookup(s, argv[1], "help: ")) return 1;
+    command_print_help(s->out, argc > 1 ? argv[1] : NULL, session_width(s));
     return 0;
 }
 

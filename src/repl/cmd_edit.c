@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "rewrite/rewrite.h"
@@ -124,7 +125,11 @@ int cmd_rewrite(session *s, int argc, char **argv)
     for (size_t i = 0; i < sizeof rewrites / sizeof rewrites[0]; i++)
         if (!strcmp(argv[2], rewrites[i].name)) which = i;
     if (which == sizeof rewrites / sizeof rewrites[0]) {
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'", argv[2]);
+        static const char *const kinds[] = {"cond", "scan", "while_loop"};
+        const char *near = suggest_closest(argv[2], kinds, 3);
+        diagnostic *dg = near ? diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'; did you mean '%s'?",
+                                           argv[2], near)
+                              : diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'", argv[2]);
         diag_set_hint(dg, "`rewrite NODE cond` turns a Python `if` on a tensor into torch.cond, `rewrite NODE scan` "
                           "a `for` over the rows of tensors into scan, `rewrite NODE while_loop` a `while` (or a "
                           "`for` that stops early) into while_loop; see `help rewrite`");

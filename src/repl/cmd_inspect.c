@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "load/pt2_load.h"
@@ -109,7 +110,12 @@ int cmd_show(session *s, int argc, char **argv)
     if (argi < argc) {
         int f = form_by_name(argv[argi]);
         if (f < 0) {
-            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "show: unknown stage or form '%s'", argv[argi]);
+            static const char *const words[] = {"fx", "exported", "decomposed", "onnx", "optimized", "graph",
+                                                "code", "module", "tabular", "program", "text"};
+            const char *near = suggest_closest(argv[argi], words, sizeof words / sizeof words[0]);
+            diagnostic *dg = near ? diag_error(&s->diag, (diag_loc){0}, "show: unknown stage or form '%s'; did you mean '%s'?",
+                                               argv[argi], near)
+                                  : diag_error(&s->diag, (diag_loc){0}, "show: unknown stage or form '%s'", argv[argi]);
             diag_set_hint(dg, "stages: fx exported decomposed onnx optimized; forms: fx code module tabular program text");
             return 1;
         }
@@ -137,6 +143,11 @@ int cmd_nodes(session *s, int argc, char **argv)
     return 0;
 }
 
+static void suggest_cb(const char *name, void *ctx)
+{
+    suggester_add(ctx, name);
+}
+
 int cmd_node(session *s, int argc, char **argv)
 {
     stage *st = need_stage(s, "node");
@@ -145,8 +156,15 @@ int cmd_node(session *s, int argc, char **argv)
     sb_init(&sb);
     int rc = st->kind == STAGE_FX ? fx_print_node(st->fx, argv[1], &sb) : ox_show_node(st->onnx, argv[1], &sb);
     if (rc < 0) {
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "node: no node named '%s' in the %s stage",
-                                    argv[1], st->name);
+        suggester sg;
+        suggester_init(&sg, argv[1][0] == '%' ? argv[1] + 1 : argv[1]);
+        session_each_node_name(s, suggest_cb, &sg);
+        const char *near = suggester_result(&sg);
+        diagnostic *dg = near ? diag_error(&s->diag, (diag_loc){0}, "node: no node named '%s' in the %s stage; did you mean '%s'?",
+                                           argv[1], st->name, near)
+                              : diag_error(&s->diag, (diag_loc){0}, "node: no node named '%s' in the %s stage",
+                                           argv[1], st->name);
+        suggester_free(&sg);
         diag_set_hint(dg, "`nodes` lists them; `find TEXT` searches names and targets");
     } else {
         session_write(s, sb.s, sb.len);

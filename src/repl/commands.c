@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/suggest.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "repl/cmd_handlers.h"
+#include "repl/settings.h"
 
 /* Keep sorted by name: help lists them in this order. */
 const command command_table[] = {
@@ -262,16 +264,42 @@ const command *command_find(const char *name, int *ambiguous)
     return hits == 1 ? hit : NULL;
 }
 
-int command_dispatch(session *s, int argc, char **argv)
+/* Reports why `name` names no command: the candidates of an ambiguous prefix, or the command
+ * a typo is nearest to. `what` prefixes the message ("help: " or ""). */
+static void report_no_command(session *s, const char *what, const char *name, int ambiguous)
+{
+    diagnostic *dg;
+    if (ambiguous) {
+        strbuf list;
+        sb_init(&list);
+        for (const command *c = command_table; c->name; c++)
+            if (!strncmp(c->name, name, strlen(name))) sb_printf(&list, "%s%s", list.len ? ", " : "", c->name);
+        dg = diag_error(&s->diag, (diag_loc){0}, "%sambiguous command '%s': %s", what, name, list.s);
+        diag_set_hint(dg, "type more of the name; `help` lists the commands");
+        sb_free(&list);
+        return;
+    }
+    const char *names[64];
+    size_t n = 0;
+    for (const command *c = command_table; c->name && n < 64; c++) names[n++] = c->name;
+    const char *near = suggest_closest(name, names, n);
+    if (near) dg = diag_error(&s->diag, (diag_loc){0}, "%sunknown command '%s'; did you mean '%s'?", what, name, near);
+    else dg = diag_error(&s->diag, (diag_loc){0}, "%sunknown command '%s'", what, name);
+    diag_set_hint(dg, "type `help` for the list of commands");
+}
+
+const command *command_lookup(session *s, const char *name, const char *what)
 {
     int ambiguous;
-    const command *c = command_find(argv[0], &ambiguous);
-    if (!c) {
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0},
-                                    ambiguous ? "ambiguous command '%s'" : "unknown command '%s'", argv[0]);
-        diag_set_hint(dg, "type `help` for the list of commands");
-        return 1;
-    }
+    const command *c = command_find(name, &ambiguous);
+    if (!c) report_no_command(s, what, name, ambiguous);
+    return c;
+}
+
+int command_dispatch(session *s, int argc, char **argv)
+{
+    const command *c = command_lookup(s, argv[0], "");
+    if (!c) return 1;
     int nargs = argc - 1;
     if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: wrong number of arguments", c->name);
@@ -281,22 +309,92 @@ int command_dispatch(session *s, int argc, char **argv)
     return c->run(s, argc, argv) ? 1 : 0;
 }
 
-void command_print_help(FILE *out, const char *name)
+/* Prints text as paragraphs filled to `width` columns after `indent` spaces: lines of a
+ * paragraph are joined, a blank line separates paragraphs, and a line that starts with two
+ * spaces (an example) is kept as it is. */
+static void wrap_text(strbuf *out, const char *text, int indent, int width)
 {
+    int avail = width - indent > 20 ? width - indent : 20;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (len == 0) {                      /* paragraph break */
+            sb_putc(out, '\n');
+            p += eol ? 1 : 0;
+            continue;
+        }
+        if (len >= 2 && p[0] == ' ' && p[1] == ' ') {   /* verbatim */
+            sb_spaces(out, (size_t)indent);
+            sb_printf(out, "%.*s\n", (int)len, p);
+            p += len + (eol ? 1 : 0);
+            continue;
+        }
+        /* a paragraph: up to a blank or verbatim line */
+        strbuf para;
+        sb_init(&para);
+        while (*p) {
+            eol = strchr(p, '\n');
+            len = eol ? (size_t)(eol - p) : strlen(p);
+            if (len == 0 || (len >= 2 && p[0] == ' ' && p[1] == ' ')) break;
+            if (para.len) sb_putc(&para, ' ');
+            sb_putn(&para, p, len);
+            p += len + (eol ? 1 : 0);
+        }
+        const char *w = para.s;
+        while (*w) {
+            size_t take = strlen(w);
+            if ((int)take > avail) {
+                take = (size_t)avail;
+                while (take > 0 && w[take] != ' ') take--;
+                if (!take) {   /* a word longer than the line */
+                    take = (size_t)avail;
+                    while (w[take] && w[take] != ' ') take++;
+                }
+            }
+            sb_spaces(out, (size_t)indent);
+            sb_printf(out, "%.*s\n", (int)take, w);
+            w += take;
+            while (*w == ' ') w++;
+        }
+        sb_free(&para);
+    }
+}
+
+void command_print_help(FILE *out, const char *name, int width)
+{
+    strbuf sb;
+    sb_init(&sb);
     if (name) {
         int ambiguous;
         const command *c = command_find(name, &ambiguous);
-        if (!c) return;
-        fprintf(out, "usage: %s\n\n%s\n", c->usage, c->summary);
-        if (c->help) fprintf(out, "\n%s\n", c->help);
-        return;
+        if (!c) {
+            sb_free(&sb);
+            return;
+        }
+        sb_printf(&sb, "usage: %s\n\n", c->usage);
+        wrap_text(&sb, c->summary, 0, width);
+        if (c->help) {
+            sb_putc(&sb, '\n');
+            wrap_text(&sb, c->help, 0, width);
+        }
+    } else {
+        /* usage in a column of its own; a longer usage takes its own line, its summary the next */
+        enum { COL = 26 };
+        sb_puts(&sb, "Commands (any unambiguous prefix works; `help CMD` for details):\n");
+        strbuf sum;
+        sb_init(&sum);
+        for (const command *c = command_table; c->name; c++) {
+            if ((int)strlen(c->usage) <= COL) sb_printf(&sb, "  %-*s  ", COL, c->usage);
+            else sb_printf(&sb, "  %s\n%*s", c->usage, COL + 4, "");
+            sb_reset(&sum);
+            wrap_text(&sum, c->summary, COL + 4, width);
+            sb_puts(&sb, sum.s + COL + 4);   /* its first line continues the usage column */
+        }
+        sb_free(&sum);
     }
-    int width = 0;
-    for (const command *c = command_table; c->name; c++)
-        if ((int)strlen(c->usage) > width) width = (int)strlen(c->usage);
-    fputs("Commands (any unambiguous prefix works; `help CMD` for details):\n", out);
-    for (const command *c = command_table; c->name; c++)
-        fprintf(out, "  %-*s  %s\n", width, c->usage, c->summary);
+    fwrite(sb.s, 1, sb.len, out);
+    sb_free(&sb);
 }
 
 static void roff_escape(FILE *out, const char *s)
@@ -363,41 +461,138 @@ static void node_cb(const char *name, void *ctx)
     add_if_prefix(nc->v, name, nc->word);
 }
 
+static void add_words(strvec *v, const char *const *words, const char *word)
+{
+    for (size_t i = 0; words && words[i]; i++) add_if_prefix(v, words[i], word);
+}
+
+static const char *const stage_words[] = {"fx", "exported", "decomposed", "onnx", "optimized", NULL};
+static const char *const form_words[] = {"graph", "code", "module", "tabular", "program", "text", NULL};
+
+/* Setting names, with "=" when they are typed as NAME=VALUE (export). */
+static void add_settings(strvec *v, const char *word, bool with_eq)
+{
+    for (size_t i = 0; settings_name(i); i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s%s", settings_name(i), with_eq ? "=" : "");
+        add_if_prefix(v, buf, word);
+    }
+}
+
+static void add_nodes(session *s, strvec *v, const char *word)
+{
+    struct node_ctx nc = {v, word[0] == '%' ? word + 1 : word};
+    size_t before = v->len;
+    session_each_node_name(s, node_cb, &nc);
+    if (word[0] == '%')   /* keep the % the user typed */
+        for (size_t i = before; i < v->len; i++) {
+            char *w = xmalloc(strlen(v->items[i]) + 2);
+            w[0] = '%';
+            strcpy(w + 1, v->items[i]);
+            free(v->items[i]);
+            v->items[i] = w;
+        }
+}
+
+/* The words of line before `start`: the command and the arguments already typed. */
+typedef struct comp_ctx {
+    char words[8][128];
+    int n;                 /* words before the one being completed (words[0] is the command) */
+    char eq_name[64];      /* NAME when the word being completed follows "NAME=" */
+} comp_ctx;
+
+static void split_before(const char *line, int start, comp_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    int i = 0;
+    while (i < start) {
+        while (i < start && (line[i] == ' ' || line[i] == '\t')) i++;
+        int b = i;
+        while (i < start && line[i] != ' ' && line[i] != '\t') i++;
+        if (i == start && b < start && line[start - 1] != ' ' && line[start - 1] != '\t') {
+            /* the word being completed started earlier: NAME=VALUE (readline splits at =) */
+            const char *eq = memchr(line + b, '=', (size_t)(start - b));
+            if (eq) snprintf(c->eq_name, sizeof c->eq_name, "%.*s", (int)(eq - line - b), line + b);
+            break;
+        }
+        if (i > b && c->n < 8) snprintf(c->words[c->n++], sizeof c->words[0], "%.*s", i - b, line + b);
+    }
+}
+
+static void complete_args(session *s, const command *c, const comp_ctx *x, const char *word, strvec *v)
+{
+    int k = x->n - 1;   /* index of the argument being completed */
+    const char *prev = x->n > 1 ? x->words[x->n - 1] : "";
+    const char *name = c->name;
+    if (x->eq_name[0]) {   /* NAME=VALUE */
+        add_words(v, settings_value_words(x->eq_name), word);
+        return;
+    }
+    if (!strcmp(name, "help")) {
+        for (const command *k2 = command_table; k2->name; k2++) add_if_prefix(v, k2->name, word);
+    } else if (!strcmp(name, "load")) {
+        static const char *const opts[] = {"--weights", "--input", "--attr", NULL};
+        if (!strcmp(prev, "--input") || !strcmp(prev, "--attr")) return;
+        if (word[0] == '-' && strcmp(word, "-") != 0) add_words(v, opts, word);
+        else complete_files(v, word);
+    } else if (!strcmp(name, "set")) {
+        if (k == 0) {
+            add_settings(v, word, false);
+            stage *st = session_current(s);
+            if (st && st->kind == STAGE_FX) add_nodes(s, v, word);
+        } else if (k == 1) {
+            add_words(v, settings_value_words(x->words[1]), word);
+        }
+    } else if (!strcmp(name, "export")) {
+        static const char *const legacy[] = {"script", "trace", NULL};
+        if (!strcmp(prev, "--legacy")) add_words(v, legacy, word);
+        else if (word[0] == '-') add_if_prefix(v, "--legacy", word);
+        else add_settings(v, word, true);
+    } else if (!strcmp(name, "rewrite")) {
+        static const char *const kinds[] = {"cond", "scan", "while_loop", NULL};
+        if (k == 0) add_nodes(s, v, word);
+        else if (k == 1) add_words(v, kinds, word);
+        else if (k == 2) add_if_prefix(v, "--clone", word);
+    } else if (!strcmp(name, "show")) {
+        static const char *const opts[] = {"--no-values", "--values", "--json", NULL};
+        if (word[0] == '-') add_words(v, opts, word);
+        else {
+            if (k == 0) add_words(v, stage_words, word);
+            add_words(v, form_words, word);
+        }
+    } else if (!strcmp(name, "ops")) {
+        static const char *const subs[] = {"show", "load", NULL};
+        if (k == 0) add_words(v, subs, word);
+        else if (!strcmp(x->words[1], "load")) complete_files(v, word);
+    } else if (c->completes == COMPLETE_STAGE_OR_FORM) {   /* diff, run, verify */
+        if (word[0] == '-' || !strcmp(prev, "--inputs") || !strcmp(prev, "--expected") || !strcmp(prev, "--save")) {
+            if (word[0] != '-') complete_files(v, word);
+        } else {
+            add_words(v, stage_words, word);
+        }
+    } else if (c->completes == COMPLETE_NODE) {
+        if (k == 0 || (!strcmp(name, "delete") && k == 1) || (!strcmp(name, "rewire") && k == 2) ||
+            (!strcmp(name, "insert") && k == 0))
+            add_nodes(s, v, word);
+    } else if (c->completes == COMPLETE_FILE) {
+        complete_files(v, word);
+    } else if (c->completes == COMPLETE_COMMAND) {
+        for (const command *k2 = command_table; k2->name; k2++) add_if_prefix(v, k2->name, word);
+    }
+}
+
 char **command_complete(session *s, const char *line, int start, const char *word)
 {
     strvec v = {0};
-    const char *p = line;
-    while (*p == ' ' || *p == '\t') p++;
-    if (p - line >= start) {
+    comp_ctx x;
+    split_before(line, start, &x);
+    if (x.n == 0) {
         for (const command *c = command_table; c->name; c++) add_if_prefix(&v, c->name, word);
     } else {
-        char cmdname[64];
-        size_t n = 0;
-        while (p[n] && p[n] != ' ' && p[n] != '\t' && n + 1 < sizeof cmdname) {
-            cmdname[n] = p[n];
-            n++;
-        }
-        cmdname[n] = '\0';
         int ambiguous;
-        const command *c = command_find(cmdname, &ambiguous);
-        switch (c ? c->completes : COMPLETE_FILE) {
-        case COMPLETE_FILE: complete_files(&v, word); break;
-        case COMPLETE_COMMAND:
-            for (const command *k = command_table; k->name; k++) add_if_prefix(&v, k->name, word);
-            break;
-        case COMPLETE_STAGE_OR_FORM: {
-            static const char *const words[] = {"fx", "exported", "decomposed", "onnx", "optimized",
-                                                "code", "module", "tabular", "program", "text", NULL};
-            for (int i = 0; words[i]; i++) add_if_prefix(&v, words[i], word);
-            break;
-        }
-        case COMPLETE_NODE: {
-            struct node_ctx nc = {&v, word[0] == '%' ? word + 1 : word};
-            session_each_node_name(s, node_cb, &nc);
-            break;
-        }
-        case COMPLETE_NOTHING: break;
-        }
+        const command *c = command_find(x.words[0], &ambiguous);
+        if (c) complete_args(s, c, &x, word, &v);
+        else complete_files(&v, word);
     }
     if (!v.len) {
         vec_free(&v);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/interrupt.h"
@@ -182,4 +184,15 @@ bool session_write(session *s, const char *buf, size_t len)
         len -= n;
     }
     return true;
+}
+
+int session_width(const session *s)
+{
+    int w = 0;
+    struct winsize ws;
+    if (isatty(fileno(s->out)) && ioctl(fileno(s->out), TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
+    const char *env = getenv("COLUMNS");
+    if (!w && env) w = atoi(env);
+    if (!w) w = 80;
+    return w < 40 ? 40 : w > 200 ? 200 : w;
 }

@@ -90,6 +90,9 @@ void session_flush_diag(session *s);
 /* Writes command output to s->out in chunks, stopping early when an interrupt is pending (a
  * big `show` cut short by Ctrl-C). Returns false when it stopped or the stream failed. */
 bool session_write(session *s, const char *buf, size_t len);
+/* Columns to wrap text for: the terminal's width when s->out is one, else $COLUMNS, else 80
+ * (kept within 40..200). */
+int session_width(const session *s);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -51,8 +51,8 @@ usage: stages
 
 list the pipeline stages and what each holds
 
-Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the
-current stage is marked with *.
+Lists fx, exported, decomposed, onnx and optimized with what each currently
+holds; the current stage is marked with *.
 usage: exit
 
 leave fxsh (same as quit)
@@ -63,8 +63,8 @@ usage: stages
 
 list the pipeline stages and what each holds
 
-Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the
-current stage is marked with *.
+Lists fx, exported, decomposed, onnx and optimized with what each currently
+holds; the current stage is marked with *.
 -c:2: error: find: nothing loaded (use `load FILE` first)
 ? 1
 $ fxsh -f /nonexistent.fxsh -c 'help quit'

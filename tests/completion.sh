@@ -1,0 +1,43 @@
+#!/bin/sh
+# completion.sh — tab completion on a real terminal (tmux): a directory completes without a
+# trailing space (so the path goes on), setting names and values complete, and a typo at the
+# prompt gets "did you mean". Skipped (77) without tmux or line editing.
+set -u
+: "${FXSH:?FXSH must point at the fxsh binary}"
+command -v tmux >/dev/null 2>&1 || { echo "completion.sh: tmux not found, skipped"; exit 77; }
+"$FXSH" --version | grep -q 'line editing: none' && { echo "completion.sh: built without line editing, skipped"; exit 77; }
+scratch=$(mktemp -d)
+sock="$scratch/tmux.sock"
+cleanup() { tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$scratch"; }
+trap cleanup EXIT
+export HOME="$scratch" FXSH_HISTFILE="$scratch/history" NO_COLOR=1 LC_ALL=C
+failed=0
+screen() { tmux -S "$sock" capture-pane -p -t fx; }
+wait_for() {
+    i=0
+    while [ "$i" -lt $(($2 * 10)) ]; do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+keys() { tmux -S "$sock" send-keys -t fx "$@"; }
+check() {   # check PATTERN WHAT
+    if wait_for "$1" 5; then echo "ok: $2"; else echo "FAIL: $2"; screen | sed 's/^/  | /'; failed=1; fi
+}
+top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+tmux -S "$sock" new-session -d -s fx -x 150 -y 40 -c "$top" "exec \"$FXSH\"" ||
+    { echo "completion.sh: tmux cannot start, skipped"; exit 77; }
+wait_for '^fxsh>' 10 || { echo "FAIL: no prompt"; screen; exit 1; }
+
+keys 'load exa' Tab 'data/python_if_n' Tab
+check '^fxsh> load examples/data/python_if_nested\.$' "a directory completes without a space, the path goes on"
+keys C-u 'set opt' Tab 'Fa' Tab
+check '^fxsh> set optimize False$' "setting names and their values complete"
+keys C-u 'export opset_v' Tab '2' Tab Tab
+check '^20 +21 +22 +23' "NAME= then its values"
+keys C-u 'shwo' Enter
+check "unknown command 'shwo'; did you mean 'show'\\?" "did you mean"
+keys 'quit' Enter
+exit $failed
