@@ -1,5 +1,6 @@
 /* cmd_inspect.c — looking at the current stage: show, nodes, node, find, stats. */
 #include <string.h>
+#include <unistd.h>
 
 #include "base/strbuf.h"
 #include "base/suggest.h"
@@ -73,7 +74,14 @@ static int show_fx(session *s, const stage *st, show_form form)
     return rc;
 }
 
-static int show_onnx(session *s, const stage *st, show_form form)
+/* How `show` prints tensor values of an ONNX model: all of them (to_text's bytes), none, or the
+ * small ones only (the default on a terminal). */
+typedef enum show_values { VALUES_AUTO, VALUES_ALL, VALUES_NONE } show_values;
+
+/* Tensors of more elements than this print as "{... N values}" on a terminal. */
+enum { SHOW_TERMINAL_VALUES = 16 };
+
+static int show_onnx(session *s, const stage *st, show_form form, show_values values)
 {
     if (form != SHOW_NATURAL && form != SHOW_TEXT) {
         session_error(s, "show: the %s stage is an ONNX model; it prints only as ONNX text", st->name);
@@ -82,7 +90,10 @@ static int show_onnx(session *s, const stage *st, show_form form)
     /* Streamed: a model with large initializers prints in bounded memory. */
     strbuf sb;
     sb_init(&sb);
-    int rc = ox_print_model(st->onnx->proto, &sb, s->out);
+    bool terminal = isatty(fileno(s->out));
+    ox_print_opts po = {.elide_values = values == VALUES_NONE || (values == VALUES_AUTO && terminal),
+                        .elide_over = values == VALUES_NONE ? 0 : SHOW_TERMINAL_VALUES};
+    int rc = ox_print_model_opts(st->onnx->proto, &sb, s->out, &po);
     fputc('\n', s->out);
     sb_free(&sb);
     if (rc) session_error(s, "show: write error");
@@ -92,6 +103,18 @@ static int show_onnx(session *s, const stage *st, show_form form)
 int cmd_show(session *s, int argc, char **argv)
 {
     stage *st = session_current(s);
+    show_values values = VALUES_AUTO;
+    /* options anywhere: --values (every value, exactly as to_text), --no-values (shapes only) */
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--values")) values = VALUES_ALL;
+        else if (!strcmp(argv[i], "--no-values")) values = VALUES_NONE;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            session_error(s, "show: unknown option '%s' (usage: %s)", argv[i], "show [STAGE] [FORM] [--values|--no-values]");
+            return 1;
+        } else argv[kept++] = argv[i];
+    }
+    argc = kept;
     int argi = 1;
     if (argi < argc) {
         int idx = session_stage_index(argv[argi]);
@@ -127,7 +150,7 @@ int cmd_show(session *s, int argc, char **argv)
         return 1;
     }
     if (!st) return need_stage(s, "show") ? 0 : 1;
-    return st->kind == STAGE_FX ? show_fx(s, st, form) : show_onnx(s, st, form);
+    return st->kind == STAGE_FX ? show_fx(s, st, form) : show_onnx(s, st, form, values);
 }
 
 int cmd_nodes(session *s, int argc, char **argv)

@@ -450,7 +450,7 @@ int cmd_load(session *s, int argc, char **argv)
             if (!fx_attach_weights(out.fx, req.weights, &n, &s->diag)) rc = 1;
         }
         if (!rc && !check_weight_names(s, out.fx, req.weights, &before)) rc = 1;
-        if (!rc && !req.weights_by_loader)
+        if (!rc && !req.weights_by_loader && !s->quiet)
             fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", req.weights);
         hm_free(&before);
     }
@@ -466,5 +466,14 @@ int cmd_load(session *s, int argc, char **argv)
     argv[0] = cmd0;
     if (out.fx) session_set_fx(s, out.stage, out.fx, file[0] == '-' && !file[1] ? "<paste>" : file);
     else session_set_onnx(s, out.stage, out.onnx, file[0] == '-' && !file[1] ? "<paste>" : file);
+    if (session_confirm(s)) {   /* on a terminal: what was loaded, and where it went */
+        const stage *st = session_current(s);
+        size_t nodes = 0;
+        if (st->fx) nodes = fx_program_graph(st->fx) ? fx_program_graph(st->fx)->n_nodes : 0;
+        else if (st->onnx->proto->graph) nodes = st->onnx->proto->graph->n_node;
+        fprintf(s->out, "loaded %s: %s, %zu node%s (the %s stage)\n", st->source,
+                st->onnx ? "ONNX model" : fx_program_is_aten(st->fx) ? "ATen program" : "torch-level program", nodes,
+                nodes == 1 ? "" : "s", st->name);
+    }
     return 0;
 }

@@ -1,5 +1,6 @@
 /* cmd_onnx.c — commands on ONNX models: summary, check, dot, save. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -87,6 +88,17 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* On a terminal: one line saying what was written. */
+static void confirm_save(session *s, const char *path, const char *what)
+{
+    if (!session_confirm(s)) return;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        fprintf(s->out, "saved %s (%s, %lld bytes)\n", path, what, (long long)sb.st_size);
+    else
+        fprintf(s->out, "saved %s (%s)\n", path, what);
+}
+
 int cmd_save(session *s, int argc, char **argv)
 {
     stage *st = need_onnx(s, "save");
@@ -138,8 +150,11 @@ int cmd_save(session *s, int argc, char **argv)
             else file_abort(&af);
         }
         sb_free(&sb);
+        if (!rc) confirm_save(s, path, "ONNX text");
         return rc;
     }
     ox_save_opts opts = {.external_data = external};
-    return ox_save_file(st->onnx, path, &opts, &s->diag) ? 1 : 0;
+    if (ox_save_file(st->onnx, path, &opts, &s->diag)) return 1;
+    confirm_save(s, path, external ? "ONNX protobuf, tensors of 1 KiB and more in FILE.data" : "ONNX protobuf");
+    return 0;
 }

@@ -49,7 +49,7 @@ static void capture_title(const stage *fx, strbuf *out)
 
 static void progress(session *s, const export_settings *cfg, const char *title, const char *mark)
 {
-    if (!cfg->verbose) return;
+    if (!cfg->verbose || s->quiet) return;
     fprintf(s->out, "[torch.onnx] %s...%s%s\n", title, mark ? " " : "", mark ? mark : "");
     fflush(s->out);
 }
@@ -385,7 +385,9 @@ static int run_capture(session *s, const stage *from, const export_settings *cfg
     free(dyn_text);
     if (failed) {
         if (scripted) fx_program_free(scripted);
-        session_write(s, report.s, report.len);
+        /* torch's failure text is a diagnostic: stderr, after the progress lines before it */
+        fflush(s->out);
+        fwrite(report.s, 1, report.len, s->err);
         sb_free(&report);
         return 1;
     }
@@ -581,7 +583,7 @@ static void note_missing_weights(session *s)
         n++;
     }
     if (n) {
-        diagnostic *dg = diag_note(&s->diag, (diag_loc){0},
+        diagnostic *dg = diag_warning(&s->diag, (diag_loc){0},
                                    "%zu weight%s (%s%s) ha%s no values: the ONNX model takes them as inputs", n,
                                    n == 1 ? "" : "s", names.s, n > 4 ? ", ..." : "", n == 1 ? "s" : "ve");
         if (s->load_command && !strstr(s->load_command, " --weights "))
@@ -632,8 +634,9 @@ int cmd_export(session *s, int argc, char **argv)
             return 1;
         }
     }
+    fflush(s->out);   /* the warnings below go to stderr, after what was printed before */
     if (cfg.opset_version < 18) {
-        fprintf(s->out,
+        fprintf(s->err,
                 "Setting ONNX exporter to use operator set version 18 because the requested opset_version %d is a "
                 "lower version than we have implementations for. Automatic version conversion will be performed, "
                 "which may not be successful at converting to the requested version. If version conversion is "
@@ -646,7 +649,7 @@ int cmd_export(session *s, int argc, char **argv)
         fputs("UserWarning: # 'dynamic_axes' is not recommended when dynamo=True, and may lead to "
               "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
               "export is unsuccessful.\n",
-              s->out);
+              s->err);
     /* Re-running replaces every later stage; keep the loaded program. The stages of the last
      * run are put aside, and come back if Ctrl-C cancels this one. */
     stage_stash stash;

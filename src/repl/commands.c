@@ -193,7 +193,7 @@ const command command_table[] = {
      "being raised to 18 with torch's warning; True/False; dynamic_shapes as x:0=batch).\n"
      "`set NODE ARG=VALUE` instead edits the loaded FX program: argument ARG (a position or a\n"
      "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
-    {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
+    {"show", 0, 3, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM] [--values|--no-values]",
      "print a stage the way torch / onnx print it",
      "Prints the current stage in the form it was loaded in. FORM chooses another: fx (graph\n"
      "text, as print(gm.graph)), code (gm.print_readable()), module (print(gm)), tabular\n"

@@ -33,7 +33,7 @@ typedef struct action {
 typedef struct options {
     VEC(action) actions;         /* -c and -f, in order */
     VEC(const char *) files;     /* FILE... to load first */
-    bool echo, bail, force_batch, force_interactive;
+    bool echo, bail, force_batch, force_interactive, quiet;
     int color;                   /* -1 auto, 0 never, 1 always */
 } options;
 
@@ -62,6 +62,7 @@ static void usage(FILE *out)
           "  -f FILE         run the commands in FILE and exit (repeatable)\n"
           "  -echo           print each command before running it\n"
           "  -bail           stop at the first failing command\n"
+          "  -q, --quiet     only results, warnings and errors: no progress lines, notes or confirmations\n"
           "  -batch          force non-interactive mode (no banner, prompt or history)\n"
           "  -interactive   force interactive mode\n"
           "  --color=WHEN    auto (default), always or never; NO_COLOR also turns colour off\n"
@@ -239,6 +240,8 @@ static int parse_options(int argc, char **argv)
             vec_push(&opts.actions, act);
         } else if (strcmp(a, "-echo") == 0 || strcmp(a, "--echo") == 0) {
             opts.echo = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            opts.quiet = true;
         } else if (strcmp(a, "-bail") == 0 || strcmp(a, "--bail") == 0) {
             opts.bail = true;
         } else if (strcmp(a, "-batch") == 0 || strcmp(a, "--batch") == 0) {
@@ -319,6 +322,7 @@ int repl_main(int argc, char **argv)
     session s;
     session_init(&s);
     active_session = &s;
+    s.quiet = opts.quiet;
     bool tty_in = isatty(STDIN_FILENO);
     s.interactive = opts.force_interactive || (!opts.force_batch && tty_in && !opts.actions.len);
     const char *no_color = getenv("NO_COLOR");

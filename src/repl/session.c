@@ -151,6 +151,7 @@ stage *session_current(session *s)
 
 void session_flush_diag(session *s)
 {
+    if (s->quiet) diag_drop_notes(&s->diag, 0);
     if (!s->diag.len) return;
     fflush(s->out);
     char prefix[512];
@@ -195,4 +196,9 @@ int session_width(const session *s)
     if (!w && env) w = atoi(env);
     if (!w) w = 80;
     return w < 40 ? 40 : w > 200 ? 200 : w;
+}
+
+bool session_confirm(const session *s)
+{
+    return !s->quiet && isatty(fileno(s->out));
 }

@@ -48,6 +48,7 @@ typedef struct session {
     FILE *err;                   /* diagnostics (stderr) */
     bool interactive;
     bool color;
+    bool quiet;                  /* -q: no progress lines, notes or confirmations */
     bool quit;
     const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
     int input_line;
@@ -93,6 +94,8 @@ bool session_write(session *s, const char *buf, size_t len);
 /* Columns to wrap text for: the terminal's width when s->out is one, else $COLUMNS, else 80
  * (kept within 40..200). */
 int session_width(const session *s);
+/* Whether to print a confirmation line ("loaded ...", "saved ..."): on a terminal, without -q. */
+bool session_confirm(const session *s);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

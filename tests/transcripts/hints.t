@@ -56,7 +56,7 @@ $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt' -c 'export verbose=False'
 ? 1
 
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]' -c 'export verbose=False' -c check 2>&1 | grep -v -e '^  hint: give them'
--c:2: note: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: the ONNX model takes them as inputs
+-c:2: warning: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: the ONNX model takes them as inputs
 check: ok
 
 ## TorchScript loaded without --weights: the parameters say where their values come from, and the
@@ -67,7 +67,7 @@ $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4]'
 rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 -c:3: examples/data/python_if_data.torchscript.txt: note: meta: parameter or buffer of unknown shape: %p_mlp_0_weight, %p_mlp_0_bias, %p_mlp_2_weight, %p_mlp_2_bias left without value meta
   hint: load its weights: load FILE --weights W (a .pt2, an .onnx or a .safetensors file)
--c:3: note: 4 weights (mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias) have no values: the ONNX model takes them as inputs
+-c:3: warning: 4 weights (mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias) have no values: the ONNX model takes them as inputs
   hint: give them when loading: load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights W (a .pt2, an .onnx or a .safetensors file)
 
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights examples/data/python_if_data.weights.onnx' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' 2>&1 | grep -c 'no values'

@@ -1,11 +1,12 @@
 #!/bin/sh
-# completion.sh — tab completion on a real terminal (tmux): a directory completes without a
-# trailing space (so the path goes on), setting names and values complete, and a typo at the
-# prompt gets "did you mean". Skipped (77) without tmux or line editing.
+# terminal.sh — what fxsh does on a real terminal (tmux): tab completion (a directory completes
+# without a trailing space, so the path goes on; setting names and values), "did you mean" at the
+# prompt, one-line confirmations of load and save, and `show` eliding large tensors. Skipped (77)
+# without tmux or line editing.
 set -u
 : "${FXSH:?FXSH must point at the fxsh binary}"
-command -v tmux >/dev/null 2>&1 || { echo "completion.sh: tmux not found, skipped"; exit 77; }
-"$FXSH" --version | grep -q 'line editing: none' && { echo "completion.sh: built without line editing, skipped"; exit 77; }
+command -v tmux >/dev/null 2>&1 || { echo "terminal.sh: tmux not found, skipped"; exit 77; }
+"$FXSH" --version | grep -q 'line editing: none' && { echo "terminal.sh: built without line editing, skipped"; exit 77; }
 scratch=$(mktemp -d)
 sock="$scratch/tmux.sock"
 cleanup() { tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$scratch"; }
@@ -28,7 +29,7 @@ check() {   # check PATTERN WHAT
 }
 top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 tmux -S "$sock" new-session -d -s fx -x 150 -y 40 -c "$top" "exec \"$FXSH\"" ||
-    { echo "completion.sh: tmux cannot start, skipped"; exit 77; }
+    { echo "terminal.sh: tmux cannot start, skipped"; exit 77; }
 wait_for '^fxsh>' 10 || { echo "FAIL: no prompt"; screen; exit 1; }
 
 keys 'load exa' Tab 'data/python_if_n' Tab
@@ -39,5 +40,11 @@ keys C-u 'export opset_v' Tab '2' Tab Tab
 check '^20 +21 +22 +23' "NAME= then its values"
 keys C-u 'shwo' Enter
 check "unknown command 'shwo'; did you mean 'show'\\?" "did you mean"
+keys C-l 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]' Enter
+check '^loaded examples/data/python_if_data.torchscript.txt: ATen program, [0-9]+ nodes \(the fx stage\)$' "load says what it loaded"
+keys 'rewrite if_1 cond --clone' Enter 'export verbose=False' Enter C-l 'show optimized' Enter
+check '"mlp.0.weight" =  \{\.\.\. 32 values\}, float\[8\] "mlp.0.bias" =  \{-0' "show elides tensors over 16 values on a terminal"
+keys C-l "save $scratch/m.onnx" Enter
+check "^saved $scratch/m.onnx \\(ONNX protobuf, [0-9]+ bytes\\)\$" "save says what it wrote"
 keys 'quit' Enter
 exit $failed
