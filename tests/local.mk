@@ -42,6 +42,12 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh
 EXTRA_DIST += tests/interrupt.sh
+# The generated man page: version footer, every command, every environment variable read.
+TESTS += tests/man.sh
+EXTRA_DIST += tests/man.sh
+# --json of every inspection command, parsed with jq (skips without it).
+TESTS += tests/json.sh
+EXTRA_DIST += tests/json.sh
 # Completion, confirmations and `show` on a terminal (tmux; skips without it).
 TESTS += tests/terminal.sh
 EXTRA_DIST += tests/terminal.sh

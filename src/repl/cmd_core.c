@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
 #include "repl/cmd_handlers.h"
@@ -23,6 +24,16 @@ int cmd_quit(session *s, int argc, char **argv)
 
 int cmd_stages(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (json) {
+        strbuf sb;
+        sb_init(&sb);
+        json_stages(s, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return 0;
+    }
     for (int i = 0; i < SESSION_MAX_STAGES; i++) {
         const stage *st = &s->stages[i];
         fprintf(s->out, "%c %-10s  ", i == s->current ? '*' : ' ', st->name);

@@ -59,6 +59,24 @@ int cmd_redo(session *s, int argc, char **argv);
 int cmd_history(session *s, int argc, char **argv);
 int cmd_save_patch(session *s, int argc, char **argv);
 
+/* cmd_json.c: the --json form of the inspection commands. Each appends one JSON object and a
+ * newline to out: {"fxsh": JSON_SCHEMA_VERSION, "command": NAME, "stage": STAGE, ...} (the
+ * members of each are documented in fxsh(1), JSON OUTPUT). */
+enum { JSON_SCHEMA_VERSION = 1 };
+struct strbuf;
+/* Removes every "--json" from argv (keeping argv NULL-terminated); true if there was one. */
+bool json_flag(int *argc, char **argv);
+/* json_flag, then refuses more than nargs other arguments (reporting); false if it did. */
+bool json_option(session *s, int *argc, char **argv, int nargs, bool *json);
+void json_stages(session *s, struct strbuf *out);
+void json_nodes(const stage *st, struct strbuf *out);
+int json_node(const stage *st, const char *name, struct strbuf *out);   /* -1: no such node */
+void json_stats(const stage *st, struct strbuf *out);
+void json_summary(const stage *st, struct strbuf *out);
+void json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
+void json_signature(const stage *st, struct strbuf *out);
+void json_params(const stage *st, struct strbuf *out);
+
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);
 

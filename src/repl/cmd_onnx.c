@@ -33,11 +33,14 @@ static stage *need_onnx(session *s, const char *cmd)
 
 int cmd_summary(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_onnx(s, "summary");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    ox_summary(st->onnx, &sb);
+    if (json) json_summary(st, &sb);
+    else ox_summary(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
@@ -45,8 +48,22 @@ int cmd_summary(session *s, int argc, char **argv)
 
 int cmd_check(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_onnx(s, "check");
     if (!st) return 1;
+    if (json) {   /* the problems are the document; the status still says whether there were any */
+        diag_sink found;
+        diag_init(&found);
+        int n = ox_check(st->onnx, &found);
+        strbuf sb;
+        sb_init(&sb);
+        json_check(st, &found, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        diag_free(&found);
+        return n ? 1 : 0;
+    }
     int problems = ox_check(st->onnx, &s->diag);
     if (problems) {
         session_error(s, "check: %d problem%s found", problems, problems == 1 ? "" : "s");

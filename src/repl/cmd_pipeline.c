@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/interrupt.h"
+#include "base/json_write.h"
 #include "base/shape.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
@@ -813,8 +814,34 @@ static void free_list(diff_list *l)
     vec_free(l);
 }
 
+/* One diff entry, as text ("- key  desc") or as a JSON object. */
+static void diff_line(session *s, json_writer *w, char mark, const diff_entry *e, const diff_entry *old)
+{
+    if (w) {
+        jw_object(w);
+        jw_kstring(w, "name", e->key);
+        if (old) {
+            jw_kstring(w, "from", old->desc);
+            jw_kstring(w, "to", e->desc);
+        } else {
+            jw_kstring(w, "desc", e->desc);
+        }
+        jw_object_end(w);
+    } else if (old) {
+        fprintf(s->out, "~ %s  %s\n      -> %s\n", e->key, old->desc, e->desc);
+    } else {
+        fprintf(s->out, "%c %s  %s\n", mark, e->key, e->desc);
+    }
+}
+
 int cmd_diff(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 2, &json)) return 1;
+    if (argc < 3) {
+        session_error(s, "diff: which stages? (usage: diff STAGE STAGE [--json])");
+        return 1;
+    }
     const stage *st[2];
     for (int i = 0; i < 2; i++) {
         int idx = session_stage_index(argv[i + 1]);
@@ -838,23 +865,58 @@ int cmd_diff(session *s, int argc, char **argv)
     for (size_t i = 0; i < b.len; i++) hm_put(&in_b, b.items[i].key, &b.items[i]);
     size_t added = 0, removed = 0, changed = 0;
     bool comparable = st[0]->kind == st[1]->kind;
+    strbuf js;
+    sb_init(&js);
+    json_writer jw, *w = json ? &jw : NULL;
+    if (w) {
+        jw_init(w, &js);
+        jw_object(w);
+        jw_kint(w, "fxsh", JSON_SCHEMA_VERSION);
+        jw_kstring(w, "command", "diff");
+        jw_kstring(w, "from", st[0]->name);
+        jw_kstring(w, "to", st[1]->name);
+        jw_key(w, "removed");
+        jw_array(w);
+    }
     for (size_t i = 0; i < a.len; i++)
         if (!hm_has(&in_b, a.items[i].key)) {
-            fprintf(s->out, "- %s  %s\n", a.items[i].key, a.items[i].desc);
+            diff_line(s, w, '-', &a.items[i], NULL);
             removed++;
         }
-    for (size_t i = 0; i < b.len; i++) {
-        const diff_entry *old = hm_get(&in_a, b.items[i].key);
-        if (!old) {
-            fprintf(s->out, "+ %s  %s\n", b.items[i].key, b.items[i].desc);
-            added++;
-        } else if (comparable && strcmp(old->desc, b.items[i].desc) != 0) {
-            fprintf(s->out, "~ %s  %s\n      -> %s\n", b.items[i].key, old->desc, b.items[i].desc);
-            changed++;
+    /* text: the second stage's nodes in order, added (+) and changed (~) as they come; JSON:
+     * the added ones, then the changed ones */
+    for (int pass = 0; pass < (w ? 2 : 1); pass++) {
+        if (w) {
+            jw_array_end(w);
+            jw_key(w, pass ? "changed" : "added");
+            jw_array(w);
+        }
+        for (size_t i = 0; i < b.len; i++) {
+            const diff_entry *old = hm_get(&in_a, b.items[i].key);
+            if (!old && (!w || pass == 0)) {
+                diff_line(s, w, '+', &b.items[i], NULL);
+                added++;
+            } else if (old && comparable && strcmp(old->desc, b.items[i].desc) != 0 && (!w || pass == 1)) {
+                diff_line(s, w, '~', &b.items[i], old);
+                changed++;
+            }
         }
     }
-    fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name, st[1]->name,
-            added, removed, changed, a.len, b.len);
+    if (w) {
+        jw_array_end(w);
+        jw_key(w, "nodes");
+        jw_array(w);
+        jw_uint(w, a.len);
+        jw_uint(w, b.len);
+        jw_array_end(w);
+        jw_object_end(w);
+        sb_putc(&js, '\n');
+        session_write(s, js.s, js.len);
+    } else {
+        fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name,
+                st[1]->name, added, removed, changed, a.len, b.len);
+    }
+    sb_free(&js);
     hm_free(&in_a);
     hm_free(&in_b);
     free_list(&a);

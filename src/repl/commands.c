@@ -14,7 +14,7 @@
 
 /* Keep sorted by name: help lists them in this order. */
 const command command_table[] = {
-    {"check", 0, 0, cmd_check, COMPLETE_NOTHING, "check",
+    {"check", 0, 1, cmd_check, COMPLETE_NOTHING, "check [--json]",
      "validate the current ONNX model",
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
@@ -23,7 +23,7 @@ const command command_table[] = {
      "delete a node (rewiring its users to %OTHER)",
      "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
      "%OTHER is given: its users are then rewired to %OTHER first. Undo with `undo`."},
-    {"diff", 2, 2, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE",
+    {"diff", 2, 3, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE [--json]",
      "nodes added, removed and changed between two stages",
      "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
      "node_ prefix removed so that an FX node lines up with the ONNX node made from it) and lists\n"
@@ -92,12 +92,12 @@ const command command_table[] = {
      "does not have, or when a tensor of the --weights file names no parameter or buffer of the\n"
      "program (another model's weights); an .onnx file's other initializers (the exporter's\n"
      "constants) are ignored as long as some name parameters. Each error lists the valid names."},
-    {"node", 1, 1, cmd_node, COMPLETE_NODE, "node NAME",
+    {"node", 1, 2, cmd_node, COMPLETE_NODE, "node NAME [--json]",
      "show one node: args, kwargs, users, meta, source",
      "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"
      "true_graph_0.mul): opcode, target, arguments, users, dtype and shape, and the source\n"
      "location it came from."},
-    {"nodes", 0, 0, cmd_nodes, COMPLETE_NOTHING, "nodes",
+    {"nodes", 0, 1, cmd_nodes, COMPLETE_NOTHING, "nodes [--json]",
      "list the nodes of the current graph",
      "One line per node: name, opcode, target and number of users."},
     {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE]",
@@ -107,7 +107,7 @@ const command command_table[] = {
      "`ops show TARGET` prints the rule for one (e.g. ops show aten.linear.default). `ops load FILE`\n"
      "adds the rules of a YAML file in the format of share/fxsh/translate/*.yaml (later rules replace\n"
      "earlier ones)."},
-    {"params", 0, 0, cmd_params, COMPLETE_NOTHING, "params",
+    {"params", 0, 1, cmd_params, COMPLETE_NOTHING, "params [--json]",
      "list parameters, buffers and constants",
      "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
      "dtype, shape and bytes, with the total."},
@@ -199,7 +199,7 @@ const command command_table[] = {
      "text, as print(gm.graph)), code (gm.print_readable()), module (print(gm)), tabular\n"
      "(graph.print_tabular()), program (print(ep)), text (ONNX text, onnx.printer.to_text).\n"
      "STAGE selects another stage: fx, exported, decomposed, onnx, optimized."},
-    {"signature", 0, 0, cmd_signature, COMPLETE_NOTHING, "signature",
+    {"signature", 0, 1, cmd_signature, COMPLETE_NOTHING, "signature [--json]",
      "show the graph signature of a torch.export program",
      "Lists the inputs (user inputs, parameters, buffers, constants) and outputs (user outputs,\n"
      "mutations) of a torch.export program by kind."},
@@ -207,11 +207,11 @@ const command command_table[] = {
      "run the commands in FILE",
      "Reads FILE as a script of fxsh commands; errors are reported as FILE:LINE:. Ctrl-C stops\n"
      "the script."},
-    {"stages", 0, 0, cmd_stages, COMPLETE_NOTHING, "stages",
+    {"stages", 0, 1, cmd_stages, COMPLETE_NOTHING, "stages [--json]",
      "list the pipeline stages and what each holds",
      "Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the\n"
      "current stage is marked with *."},
-    {"stats", 0, 0, cmd_stats, COMPLETE_NOTHING, "stats",
+    {"stats", 0, 1, cmd_stats, COMPLETE_NOTHING, "stats [--json]",
      "node counts and op histogram",
      "Prints the node count, the histogram of opcodes and targets (or ONNX op types), and the\n"
      "subgraphs with their sizes."},
@@ -219,7 +219,7 @@ const command command_table[] = {
      "run only the next stage of the pipeline",
      "Runs the stage after the last one that holds something (export, decompose, translate or\n"
      "optimize) with the `set` defaults, printing its progress line."},
-    {"summary", 0, 0, cmd_summary, COMPLETE_NOTHING, "summary",
+    {"summary", 0, 1, cmd_summary, COMPLETE_NOTHING, "summary [--json]",
      "overview of the current ONNX model",
      "ir_version, opsets, inputs and outputs with types, node count, op histogram, initializer\n"
      "count and bytes, functions and subgraphs."},

@@ -13,4 +13,5 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_pipeline.c \
 	src/repl/cmd_run.c \
 	src/repl/cmd_edit.c src/repl/cmd_edit.h \
+	src/repl/cmd_json.c \
 	src/repl/settings.c src/repl/settings.h

@@ -74,7 +74,7 @@ $ fxsh -c shwo -c 'help stgaes' -c 'set opset_verison 18' -c 'show exportd' -c '
 
 ## help fills the terminal's width ($COLUMNS when it is not a terminal).
 $ COLUMNS=50 fxsh -c 'help stages'
-usage: stages
+usage: stages [--json]
 
 list the pipeline stages and what each holds
 
