@@ -205,8 +205,13 @@ int cmd_save_patch(session *s, int argc, char **argv)
     const stage *first = &s->stages[s->undo[0].stage];
     fprintf(af.f, "# fxsh patch: %zu edit%s of the %s stage", s->n_undo, s->n_undo == 1 ? "" : "s", first->name);
     if (first->source) fprintf(af.f, " loaded from %s", first->source);
-    fputs(".\n# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).\n",
-          af.f);
+    if (s->load_command) {   /* the load as it was run, options included: the replay starts from it */
+        fputs(".\n# Replay it: fxsh -f THIS_FILE (or `source` it); it loads the program as it was loaded.\n", af.f);
+        fprintf(af.f, "%s\n", s->load_command);
+    } else {
+        fputs(".\n# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).\n",
+              af.f);
+    }
     for (size_t i = 0; i < s->n_undo; i++) fprintf(af.f, "%s\n", s->undo[i].command);
     return file_commit(&af, &s->diag) ? 0 : 1;
 }

@@ -12,17 +12,20 @@
 #include "onnx/onnx_print.h"
 #include "repl/cmd_handlers.h"
 
-/* The printed forms `show` knows, by the word the user types. */
+/* The printed forms `show` knows, by the word the user types. Stage names are never forms:
+ * `show fx` is the fx stage. SHOW_DEFAULT is the form of a stage's kind (graph text for an FX
+ * program, to_text for an ONNX model), whatever was loaded; SHOW_LOADED the form the file was
+ * written in (a load and show round trip). */
 typedef enum show_form {
-    SHOW_NATURAL, SHOW_GRAPH, SHOW_CODE, SHOW_MODULE, SHOW_TABULAR, SHOW_PROGRAM, SHOW_TEXT,
+    SHOW_DEFAULT, SHOW_LOADED, SHOW_GRAPH, SHOW_CODE, SHOW_MODULE, SHOW_TABULAR, SHOW_PROGRAM, SHOW_TEXT,
 } show_form;
 
 static int form_by_name(const char *w)
 {
     static const struct { const char *name; show_form form; } forms[] = {
-        {"fx", SHOW_GRAPH},       {"graph", SHOW_GRAPH},   {"code", SHOW_CODE},
-        {"readable", SHOW_CODE},  {"module", SHOW_MODULE}, {"tabular", SHOW_TABULAR},
-        {"program", SHOW_PROGRAM}, {"text", SHOW_TEXT},
+        {"graph", SHOW_GRAPH},     {"code", SHOW_CODE},   {"readable", SHOW_CODE},
+        {"module", SHOW_MODULE},   {"tabular", SHOW_TABULAR}, {"program", SHOW_PROGRAM},
+        {"text", SHOW_TEXT},       {"loaded", SHOW_LOADED},
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
         if (strcmp(forms[i].name, w) == 0) return (int)forms[i].form;
@@ -50,7 +53,8 @@ static int show_fx(session *s, const stage *st, show_form form)
     sb_init(&sb);
     int rc = 0;
     switch (form) {
-    case SHOW_NATURAL: fx_print(st->fx, fx_program_source_form(st->fx), &sb); break;
+    case SHOW_LOADED: fx_print(st->fx, fx_program_source_form(st->fx), &sb); break;
+    case SHOW_DEFAULT:
     case SHOW_GRAPH: fx_print(st->fx, FX_FORM_GRAPH, &sb); break;
     case SHOW_CODE: fx_print(st->fx, FX_FORM_CODE, &sb); break;
     case SHOW_MODULE: fx_print(st->fx, FX_FORM_MODULE, &sb); break;
@@ -83,7 +87,7 @@ enum { SHOW_TERMINAL_VALUES = 16 };
 
 static int show_onnx(session *s, const stage *st, show_form form, show_values values)
 {
-    if (form != SHOW_NATURAL && form != SHOW_TEXT) {
+    if (form != SHOW_DEFAULT && form != SHOW_LOADED && form != SHOW_TEXT) {
         session_error(s, "show: the %s stage is an ONNX model; it prints only as ONNX text", st->name);
         return 1;
     }
@@ -118,28 +122,32 @@ int cmd_show(session *s, int argc, char **argv)
     int argi = 1;
     if (argi < argc) {
         int idx = session_stage_index(argv[argi]);
-        /* `fx` is both a stage and a form: it means the form while an FX stage is current. */
-        bool fx_is_form = strcmp(argv[argi], "fx") == 0 && st && st->kind == STAGE_FX;
-        if (idx >= 0 && !fx_is_form) {
+        if (idx >= 0) {
             st = &s->stages[idx];
             if (st->kind == STAGE_EMPTY) {
-                session_error(s, "show: the %s stage is empty", st->name);
+                diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "show: the %s stage is empty", st->name);
+                const stage *cur = session_current(s);
+                if (cur && cur->kind == STAGE_FX && idx == 0)   /* a .pt2 loads into `exported` */
+                    diag_set_hint(dg, "the program was loaded into the %s stage: `show %s` (`show graph` is "
+                                      "print(gm.graph) of the current stage)", cur->name, cur->name);
+                else
+                    diag_set_hint(dg, "`stages` lists what each holds; `export` or `step` fills them");
                 return 1;
             }
             argi++;
         }
     }
-    show_form form = SHOW_NATURAL;
+    show_form form = SHOW_DEFAULT;
     if (argi < argc) {
         int f = form_by_name(argv[argi]);
         if (f < 0) {
             static const char *const words[] = {"fx", "exported", "decomposed", "onnx", "optimized", "graph",
-                                                "code", "module", "tabular", "program", "text"};
+                                                "code", "module", "tabular", "program", "text", "loaded"};
             const char *near = suggest_closest(argv[argi], words, sizeof words / sizeof words[0]);
             diagnostic *dg = near ? diag_error(&s->diag, (diag_loc){0}, "show: unknown stage or form '%s'; did you mean '%s'?",
                                                argv[argi], near)
                                   : diag_error(&s->diag, (diag_loc){0}, "show: unknown stage or form '%s'", argv[argi]);
-            diag_set_hint(dg, "stages: fx exported decomposed onnx optimized; forms: fx code module tabular program text");
+            diag_set_hint(dg, "stages: fx exported decomposed onnx optimized; forms: graph code module tabular program text loaded");
             return 1;
         }
         form = (show_form)f;

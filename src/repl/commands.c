@@ -181,8 +181,9 @@ const command command_table[] = {
      "or socket is refused. `dot FILE` and `save-patch FILE` write files the same way."},
     {"save-patch", 1, 1, cmd_save_patch, COMPLETE_FILE, "save-patch FILE",
      "write the edits as a script that replays them",
-     "Writes every applied edit, in order, as fxsh commands: run it on the original program\n"
-     "with `fxsh ORIGINAL -f FILE`, or `source FILE` after loading it."},
+     "Writes the `load` that made the program (with its --weights, --input and --attr) and every\n"
+     "applied edit after it, in order, as fxsh commands: `fxsh -f FILE` (or `source FILE`) replays\n"
+     "them exactly."},
     {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE",
      "show or change the export settings, or set a node argument",
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
@@ -195,10 +196,17 @@ const command command_table[] = {
      "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
     {"show", 0, 3, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM] [--values|--no-values]",
      "print a stage the way torch / onnx print it",
-     "Prints the current stage in the form it was loaded in. FORM chooses another: fx (graph\n"
-     "text, as print(gm.graph)), code (gm.print_readable()), module (print(gm)), tabular\n"
-     "(graph.print_tabular()), program (print(ep)), text (ONNX text, onnx.printer.to_text).\n"
-     "STAGE selects another stage: fx, exported, decomposed, onnx, optimized."},
+     "Prints the current stage, or STAGE (fx, exported, decomposed, onnx, optimized). Without FORM\n"
+     "an FX program prints as graph text (print(gm.graph)) and an ONNX model as ONNX text\n"
+     "(onnx.printer.to_text), whatever file they came from. FORM chooses another: graph, code\n"
+     "(gm.print_readable()), module (print(gm)), tabular (graph.print_tabular()), program\n"
+     "(print(ep)), text (ONNX text), or loaded: the form the loaded file was written in, byte for\n"
+     "byte (load F; show loaded prints F back). Stage names are never forms: `show fx` is the fx\n"
+     "stage, empty after loading a .pt2 (which is the exported stage).\n"
+     "\n"
+     "On a terminal an ONNX model's tensors of more than 16 elements print as {... N values};\n"
+     "--values prints every value (what to_text prints; the default when the output is piped or\n"
+     "redirected), --no-values only types and shapes, as polygraphy inspect shows them."},
     {"signature", 0, 1, cmd_signature, COMPLETE_NOTHING, "signature [--json]",
      "show the graph signature of a torch.export program",
      "Lists the inputs (user inputs, parameters, buffers, constants) and outputs (user outputs,\n"
@@ -467,7 +475,7 @@ static void add_words(strvec *v, const char *const *words, const char *word)
 }
 
 static const char *const stage_words[] = {"fx", "exported", "decomposed", "onnx", "optimized", NULL};
-static const char *const form_words[] = {"graph", "code", "module", "tabular", "program", "text", NULL};
+static const char *const form_words[] = {"graph", "code", "module", "tabular", "program", "text", "loaded", NULL};
 
 /* Setting names, with "=" when they are typed as NAME=VALUE (export). */
 static void add_settings(strvec *v, const char *word, bool with_eq)

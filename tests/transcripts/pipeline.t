@@ -86,7 +86,7 @@ $ fxsh -c 'step'
 
 ## A torch-level program (print(gm)) with weights from a .pt2: export lifts the parameters and
 ## prints exactly what torch.export printed (the expected graph is the corpus's exported.fx.txt).
-$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported fx' -c signature
+$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported graph' -c signature
 attached 6 weight tensors from tests/fixtures/pt2/mlp.pt2
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`...
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`... ✅

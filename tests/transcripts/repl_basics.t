@@ -65,7 +65,7 @@ $ fxsh -c shwo -c 'help stgaes' -c 'set opset_verison 18' -c 'show exportd' -c '
 -c:3: error: set: no setting named 'opset_verison'; did you mean 'opset_version'?
   hint: settings: opset_version, input_names, output_names, dynamic_shapes, dynamic_axes, inputs, export_params, keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose (`set` shows their values)
 -c:4: error: show: unknown stage or form 'exportd'; did you mean 'exported'?
-  hint: stages: fx exported decomposed onnx optimized; forms: fx code module tabular program text
+  hint: stages: fx exported decomposed onnx optimized; forms: graph code module tabular program text loaded
 -c:6: error: rewrite: no rewrite named 'cnod'; did you mean 'cond'?
   hint: `rewrite NODE cond` turns a Python `if` on a tensor into torch.cond, `rewrite NODE scan` a `for` over the rows of tensors into scan, `rewrite NODE while_loop` a `while` (or a `for` that stops early) into while_loop; see `help rewrite`
 -c:7: error: node: no node named 'lineer_1' in the exported stage; did you mean 'linear_1'?

@@ -122,7 +122,7 @@ static void test_help_fits_the_width(void **state)
     /* the list: summaries start at one column, whatever the longest usage; a long usage takes a
      * line of its own */
     text = help_text(NULL, 80);
-    assert_non_null(strstr(text, "\n  check                       validate the current ONNX model\n"));
+    assert_non_null(strstr(text, "\n  check [--json]              validate the current ONNX model\n"));
     assert_non_null(strstr(text, "\n  load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]... [--attr NAME=VALUE]...\n"
                                  "                              load an FX graph"));
     free(text);
