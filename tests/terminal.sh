@@ -30,6 +30,7 @@ check() {   # check PATTERN WHAT
 top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 tmux -S "$sock" new-session -d -s fx -x 150 -y 40 -c "$top" "exec \"$FXSH\"" ||
     { echo "terminal.sh: tmux cannot start, skipped"; exit 77; }
+tmux -S "$sock" set-option -g remain-on-exit on >/dev/null
 wait_for '^fxsh>' 10 || { echo "FAIL: no prompt"; screen; exit 1; }
 
 keys 'load exa' Tab 'data/python_if_n' Tab
@@ -46,5 +47,11 @@ keys 'rewrite if_1 cond --clone' Enter 'export verbose=False' Enter C-l 'show op
 check '"mlp.0.weight" =  \{\.\.\. 32 values\}, float\[8\] "mlp.0.bias" =  \{-0' "show elides tensors over 16 values on a terminal"
 keys C-l "save $scratch/m.onnx" Enter
 check "^saved $scratch/m.onnx \\(ONNX protobuf, [0-9]+ bytes\\)\$" "save says what it wrote"
+keys C-l 'load -' Enter
+check '^\(paste the graph text: it ends when the graph is complete; Ctrl-C cancels, `quit` before it leaves\)$' "load - says how the block ends"
 keys 'quit' Enter
+check "no graph text before .quit.: nothing loaded, leaving" "quit after load - is no graph text"
+i=0
+while [ "$(tmux -S "$sock" display -p -t fx '#{pane_dead}')" != 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if [ "$(tmux -S "$sock" display -p -t fx '#{pane_dead}')" = 1 ]; then echo "ok: ... and leaves"; else echo "FAIL: fxsh still runs after quit"; failed=1; fi
 exit $failed

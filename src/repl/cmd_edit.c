@@ -1,6 +1,7 @@
 /* cmd_edit.c — patching the current FX stage: node surgery (replace, set, rewire, insert, delete,
  * rename), undo / redo / history, and save-patch. Every edit works on a copy of the stage and
  * keeps the original on the undo stack; the stages after the edited one are dropped as stale. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +82,20 @@ static int run_edit(session *s, int argc, char **argv, edit_op op)
             break;
         }
         *eq = '\0';
-        ok = surgery_set_arg(copy, argv[1], argv[2], eq + 1, d);
+        /* approximate="tanh" reaches us without its quotes (the command line took them): a bare
+         * word that is no Python constant is the string the user quoted */
+        const char *v = eq + 1;
+        bool word = (isalpha((unsigned char)v[0]) || v[0] == '_') && strcmp(v, "True") && strcmp(v, "False") &&
+                    strcmp(v, "None") && strcmp(v, "inf") && strcmp(v, "nan");
+        for (const char *c = v; word && *c; c++) word = isalnum((unsigned char)*c) || *c == '_';
+        char *quoted = NULL;
+        if (word) {
+            size_t n = strlen(v) + 3;
+            quoted = xmalloc(n);
+            snprintf(quoted, n, "'%s'", v);
+        }
+        ok = surgery_set_arg(copy, argv[1], argv[2], quoted ? quoted : v, d);
+        free(quoted);
         *eq = '=';
         break;
     }
