@@ -64,7 +64,7 @@ kwargs:  {}
 users:   1 (getitem)
 value:   unknown
 source:  <eval_with_key>.860:9 in forward, code: cond = torch.ops.higher_order.cond(l_args_0_, cond_true_0, cond_false_0, (l_args_3_0_,));  l_args_0_ = cond_true_0 = cond_false_0 = l_args_3_0_ = None
-module:  L__self__,,model.MLPCond
+module:  the model (model.MLPCond)
 
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'replace node_gt Less'
 -c:2: error: replace: an ONNX model has no FX program to patch
