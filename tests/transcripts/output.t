@@ -60,6 +60,5 @@ $ fxsh -c 'show --full'
 
 ## node's module line reads as the module path, innermost first (torch's nn_module_stack text was
 ## "L__self__,,model.MLPCond;L__self__seq,seq,torch.nn...Sequential;L__self__seq.0,seq.0,...Linear").
-$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'node linear' | grep module
-source:  /usr/lib/python3/dist-packages/torch/nn/modules/linear.py:134 in forward, code: return F.linear(input, self.weight, self.bias)
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'node linear' | grep '^module'
 module:  seq.0 (Linear) in seq (Sequential) in the model (model.MLPCond)
