@@ -59,6 +59,21 @@ int cmd_redo(session *s, int argc, char **argv);
 int cmd_history(session *s, int argc, char **argv);
 int cmd_save_patch(session *s, int argc, char **argv);
 
+/* cmd_report.c: `export --report FILE.md` and `dot --svg`. What one export run did: */
+typedef struct export_report {
+    const char *command;              /* the command line, for the report's header */
+    export_settings cfg;              /* the settings the run used (borrowed) */
+    double ms[SESSION_MAX_STAGES];    /* time of each stage the run made */
+    bool ran[SESSION_MAX_STAGES];
+    int failed_stage;                 /* when the run failed */
+    size_t diag_mark;                 /* s->diag.len when it started: its notes, warnings, errors */
+} export_report;
+/* Writes the Markdown report of the run (rc its status) to path; false after reporting. */
+bool report_write(session *s, const char *path, const export_report *r, int rc);
+/* Renders DOT text to an SVG file with Graphviz's dot (FXSH_DOT names another binary); false
+ * after reporting (with a hint when Graphviz is not installed). */
+bool render_svg(session *s, const char *dot_text, size_t len, const char *path);
+
 /* cmd_json.c: the --json form of the inspection commands. Each appends one JSON object and a
  * newline to out: {"fxsh": JSON_SCHEMA_VERSION, "command": NAME, "stage": STAGE, ...} (the
  * members of each are documented in fxsh(1), JSON OUTPUT). */

@@ -75,13 +75,26 @@ int cmd_check(session *s, int argc, char **argv)
 
 int cmd_dot(session *s, int argc, char **argv)
 {
+    const char *svg = NULL;
+    if (argc > 1 && !strcmp(argv[1], "--svg")) {
+        if (argc != 3) {
+            session_error(s, "dot --svg: which file? (dot --svg FILE.svg)");
+            return 1;
+        }
+        svg = argv[2];
+    } else if (argc > 2) {
+        session_error(s, "dot: unexpected '%s' (usage: dot [FILE] | dot --svg FILE.svg)", argv[2]);
+        return 1;
+    }
     stage *st = need_onnx(s, "dot");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
     ox_dot(st->onnx, &sb);
     int rc = 0;
-    if (argc > 1) {
+    if (svg) {
+        rc = render_svg(s, sb.s, sb.len, svg) ? 0 : 1;
+    } else if (argc > 1) {
         atomic_file af;
         if (!file_create(&af, argv[1], &s->diag)) {
             rc = 1;

@@ -4,6 +4,7 @@
  * before it and never changes it, so a failure leaves every earlier stage inspectable. The
  * progress lines are the ones torch.onnx.export(..., dynamo=True, verbose=True) prints. */
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -29,6 +30,7 @@
 #include "translate/translate.h"
 #include "repl/cmd_handlers.h"
 #include "repl/settings.h"
+#include "repl/tokenize.h"
 
 enum { STAGE_FX_INDEX, STAGE_EXPORTED, STAGE_DECOMPOSED, STAGE_ONNX_INDEX, STAGE_OPTIMIZED };
 
@@ -389,6 +391,8 @@ static int run_capture(session *s, const stage *from, const export_settings *cfg
         /* torch's failure text is a diagnostic: stderr, after the progress lines before it */
         fflush(s->out);
         fwrite(report.s, 1, report.len, s->err);
+        free(s->failure_text);
+        s->failure_text = xstrdup(report.s ? report.s : "");
         sb_free(&report);
         return 1;
     }
@@ -607,7 +611,17 @@ int cmd_export(session *s, int argc, char **argv)
     export_settings cfg;
     settings_copy(&cfg, &s->settings);
     bool legacy_script = false;
+    const char *report_path = NULL;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--report")) {
+            if (i + 1 >= argc) {
+                session_error(s, "export --report: which file? (export --report FILE.md)");
+                settings_free(&cfg);
+                return 1;
+            }
+            report_path = argv[++i];
+            continue;
+        }
         if (!strcmp(argv[i], "--legacy")) {
             const char *how = i + 1 < argc ? argv[++i] : "";
             if (!strcmp(how, "script")) {
@@ -657,7 +671,20 @@ int cmd_export(session *s, int argc, char **argv)
     session_stash_stages(s, first + 1, &stash);
     int last = cfg.optimize ? STAGE_OPTIMIZED : STAGE_ONNX_INDEX;
     int rc = 0;
-    for (int to = first + 1; to <= last && !rc; to++) rc = run_stage(s, to, &cfg, legacy_script);
+    export_report rep = {.cfg = cfg, .diag_mark = s->diag.len, .failed_stage = -1};
+    char *line = tokens_join(argc, argv);
+    rep.command = line;
+    free(s->failure_text);
+    s->failure_text = NULL;
+    for (int to = first + 1; to <= last && !rc; to++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = run_stage(s, to, &cfg, legacy_script);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        rep.ms[to] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        rep.ran[to] = true;
+        if (rc) rep.failed_stage = to;
+    }
     if (interrupt_pending()) {
         session_restore_stages(s, &stash);
         rc = 1;
@@ -665,6 +692,9 @@ int cmd_export(session *s, int argc, char **argv)
         session_drop_stash(&stash);
     }
     if (!rc && cfg.export_params) note_missing_weights(s);
+    /* the report is written whether the run failed or not: the failure is what it is for */
+    if (report_path && !interrupt_pending() && !report_write(s, report_path, &rep, rc)) rc = 1;
+    free(line);
     settings_free(&cfg);
     return rc;
 }

@@ -28,12 +28,13 @@ const command command_table[] = {
      "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
      "node_ prefix removed so that an FX node lines up with the ONNX node made from it) and lists\n"
      "the nodes added (+), removed (-) and changed (~), then a count line."},
-    {"dot", 0, 1, cmd_dot, COMPLETE_FILE, "dot [FILE]",
-     "write the current graph as Graphviz DOT",
+    {"dot", 0, 2, cmd_dot, COMPLETE_FILE, "dot [FILE | --svg FILE.svg]",
+     "write the current graph as Graphviz DOT, or render it to SVG",
      "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
-     "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
+     "to FILE. --svg FILE.svg renders it with Graphviz's dot (dot -Tsvg) when Graphviz is\n"
+     "installed (FXSH_DOT names another dot binary), e.g. to embed the graph in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
-    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [--legacy script] [NAME=VALUE...]",
+    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [--legacy script] [--report FILE.md] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -53,7 +54,13 @@ const command command_table[] = {
      "shape (TorchScript, torch-level text loaded without --input) is refused with the --input\n"
      "each one needs, and an example shape a node rejects (a Linear given the wrong number of\n"
      "features) fails the export at that node. Ctrl-C cancels the run and keeps the stages of the\n"
-     "run before."},
+     "run before.\n"
+     "\n"
+     "--report FILE.md writes what torch.onnx.export(..., report=True) writes, as Markdown: the\n"
+     "program and the settings, each stage with the pass that made it, its node count and time,\n"
+     "the op histogram of the model, every decision the run made (branches specialized, checks\n"
+     "folded, weights without values) and its warnings, and, when it fails, the error with its\n"
+     "hint and torch's failure text. The report is written when the export fails too."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
      "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"

@@ -48,6 +48,7 @@ void session_free(session *s)
     diag_free(&s->diag);
     settings_free(&s->settings);
     free(s->load_command);
+    free(s->failure_text);
     session_clear_edits(s);
     free(s->undo);
     free(s->redo);

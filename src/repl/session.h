@@ -55,6 +55,7 @@ typedef struct session {
     session_read_fn read_more;
     void *read_ctx;
     export_settings settings;    /* `set`: defaults of `export` */
+    char *failure_text;          /* what torch printed when the last export failed (report), or NULL */
     char *load_command;          /* the `load` that made the stages, as a command line (hints, save-patch) */
     struct ops_registry *ops;    /* op tables, loaded on first use (NULL until then) */
     edit_record *undo;           /* applied edits, oldest first */

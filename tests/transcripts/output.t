@@ -62,3 +62,18 @@ $ fxsh -c 'show --full'
 ## "L__self__,,model.MLPCond;L__self__seq,seq,torch.nn...Sequential;L__self__seq.0,seq.0,...Linear").
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'node linear' | grep '^module'
 module:  seq.0 (Linear) in seq (Sequential) in the model (model.MLPCond)
+
+## dot --svg renders through Graphviz's dot (FXSH_DOT names the binary; here a stand-in that
+## writes what it reads), and says how to get it when it is not installed.
+$ printf '#!/bin/sh\n[ "$1 $2" = "-Tsvg -o" ] && cat > "$3"\n' > $FXSH_SCRATCH/fakedot && chmod +x $FXSH_SCRATCH/fakedot && FXSH_DOT=$FXSH_SCRATCH/fakedot fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c "dot --svg $FXSH_SCRATCH/g.svg" && head -1 $FXSH_SCRATCH/g.svg && FXSH_DOT=/nonexistent/dot fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c "dot --svg $FXSH_SCRATCH/h.svg"
+digraph "main_graph" {
+-c:3: error: dot --svg: cannot run Graphviz's dot: No such file or directory
+  hint: install Graphviz (apt-get install graphviz), or write the DOT text: dot FILE.dot
+? 1
+
+## export --report FILE is written when the export fails too, with the error and its hint (the
+## report's Markdown headings shown indented).
+$ fxsh -q -c 'load tests/fixtures/repl/mlp.module.txt' -c "export --report $FXSH_SCRATCH/r.md" 2>/dev/null; grep -A2 '^## Failure' $FXSH_SCRATCH/r.md | sed "s|$FXSH_SCRATCH/||; s/^##/ ##/"
+ ## Failure
+
+- **error**: export: the input x has no dtype and shape (torch.export needs example inputs) — hint: load it again with an example shape (the sizes are an example): load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]
