@@ -19,6 +19,7 @@ int cmd_nodes(session *s, int argc, char **argv);
 int cmd_node(session *s, int argc, char **argv);
 int cmd_find(session *s, int argc, char **argv);
 int cmd_stats(session *s, int argc, char **argv);
+int cmd_lint(session *s, int argc, char **argv);
 
 /* cmd_onnx.c: ONNX models */
 int cmd_summary(session *s, int argc, char **argv);

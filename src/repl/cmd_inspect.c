@@ -10,6 +10,7 @@
 #include "onnx/onnx_inspect.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_print.h"
+#include "rewrite/lint.h"
 #include "repl/cmd_handlers.h"
 
 /* The printed forms `show` knows, by the word the user types. Stage names are never forms:
@@ -243,6 +244,23 @@ int cmd_stats(session *s, int argc, char **argv)
     else ox_show_stats(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
+    return 0;
+}
+
+/* lint: the nodes tracing would get wrong, as warnings with their fix; a summary line after. */
+int cmd_lint(session *s, int argc, char **argv)
+{
+    stage *st = need_stage(s, "lint");
+    if (!st) return 1;
+    if (st->kind != STAGE_FX) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "lint: the %s stage is an ONNX model; lint reads FX programs", st->name);
+        diag_set_hint(dg, "load the TorchScript IR or FX text of the model");
+        return 1;
+    }
+    size_t n = lint_tracing(st->fx, &s->diag);
+    session_flush_diag(s);   /* the warnings, then the count */
+    fprintf(s->out, "lint: %zu tracing pitfall%s in the %s stage%s\n", n, n == 1 ? "" : "s", st->name,
+            n ? " (each with its fix; torch.export with the rewrites avoids them)" : "");
     return 0;
 }
 

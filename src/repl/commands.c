@@ -77,6 +77,17 @@ const command command_table[] = {
      "Inserts NAME = TARGET(ARGS) after node AFTER, e.g.\n"
      "  insert relu clone torch.ops.aten.clone.default (%relu,)\n"
      "ARGS is FX argument text; rewire users to the new node with `rewire`."},
+    {"lint", 0, 0, cmd_lint, COMPLETE_NOTHING, "lint",
+     "name the nodes tracing would get wrong, each with its fix",
+     "Lists the nodes of the current FX program (TorchScript IR, FX text) that torch.jit.trace, and\n"
+     "the exporter's tracer, would get wrong, since they run the model once on the example and\n"
+     "record only its tensor ops: a Python `if` on a tensor (one branch recorded), a `while` or a\n"
+     "`for` over a size (unrolled for the example), .item() / .tolist() / .numpy() (the example's\n"
+     "value becomes a constant), an in-place update of an input, a shape used as a Python int.\n"
+     "Each is a warning at the node's source line with the rewrite or change that fixes it (the\n"
+     "`rewrite` that works, as export's hints give it). torch's own library code is not listed.\n"
+     "Example (examples/lint.fxsh):\n"
+     "  lint"},
     {"load", 1, -1, cmd_load, COMPLETE_FILE,
      "load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]... [--attr NAME=VALUE]...",
      "load an FX graph, torch.export program or ONNX model",
