@@ -17,6 +17,15 @@
 
 enum { MAX_SARGS = 12 };
 
+/* One argument of a schema string "self,dim:i*,keepdim=False,*,dtype=None". */
+typedef struct sarg {
+    char name[32];
+    char type[8];       /* "" any, "iN" int list of N (scalar repeated), "i*" int list, "list" varargs */
+    const char *def;    /* default text, NULL if required */
+    size_t def_len;
+    bool kwonly;
+} sarg;
+
 typedef struct xctx xctx;
 
 typedef struct module_spec {
@@ -97,6 +106,30 @@ fx_arg *xp_weight_arg(xctx *x, const char *path, const char *name);
 /* A module's configuration as "Type(args)" (its one-line repr, or the extra_repr lines of a
  * multi-line one); NULL when the text shows none. */
 const char *xp_module_config(xctx *x, const fx_module *m);
+
+/* export_emit.c: the schema string's arguments (at most MAX_SARGS) into out; their count. */
+size_t xp_parse_schema(const char *s, sarg *out);
+/* a in the form schema argument s expects (an int list of N from a scalar, ...). */
+fx_arg *xp_coerce(fx_program *p, fx_arg *a, const sarg *s);
+/* a as Python source text (for messages and defaults). */
+void xp_arg_text(const fx_arg *a, char *buf, size_t cap);
+/* torch.export's check of self's metadata before some ops (aten._assert_tensor_metadata). */
+bool xp_emit_metadata_assert(xctx *x, fx_arg *self);
+
+/* export_tables.c: builds x's module and op tables from share/fxsh/capture; frees them. */
+bool xp_load_tables(xctx *x);
+void xp_free_tables(xctx *x);
+const module_spec *xp_find_module_spec(xctx *x, const char *type);
+
+/* export_module.c: lifts m's parameters (or buffers) and its children's as placeholders; inlines
+ * call_module node n. Both report and return false on failure. */
+bool xp_lift_module(xctx *x, const fx_module *m, const char *prefix, fx_tensor_role role);
+bool xp_module_call(xctx *x, const fx_node *n, bool *ok);
+/* A tensor read with get_attr from the root: lifted as a root parameter. */
+void xp_lift_root_attr(xctx *x, const char *name);
+
+/* export_call.c: call_function / call_method node n (torch functions, tensor methods, operators). */
+bool xp_function_call(xctx *x, const fx_node *n, bool *ok);
 
 /* export_mha.c: nn.MultiheadAttention as F.multi_head_attention_forward records it. */
 bool xp_build_multihead_attention(xctx *x, const fx_node *n, const fx_module *m);

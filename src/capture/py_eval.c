@@ -22,60 +22,17 @@
 #include "meta/meta_rules.h"
 #include "capture/py_values.h"
 #include "capture/ts_normalize.h"
+#include "capture/py_eval_internal.h"
 
-
-/* ---- Python values ----------------------------------------------------------------------------- */
-
-/* A graph of the new program and the namer that gives its nodes torch's names. */
-typedef struct out_graph {
-    fx_graph *g;
-    fx_namer nm;
-    struct out_graph *next;
-} out_graph;
-
-/* One execution of a source graph: its values, and where its tensor ops go. */
-typedef struct frame {
-    const fx_graph *src;
-    out_graph *out;
-    hashmap env;        /* source node name -> pv* */
-    pv **args;          /* inlined: the values of the placeholders; emitted: their operands */
-    size_t n_args;
-    bool emit;          /* a kept subgraph: placeholders and output become nodes of out */
-    const bool *fold;   /* emitted: placeholder k takes args[k] itself (a known Python value) */
-    const fx_value **metas;  /* emitted: placeholder k's meta when args[k] is not a node */
-    size_t n_index;     /* emitted: leading placeholders that are a loop's index (a SymInt) */
-    pv *result;         /* inlined: what the output returns */
-} frame;
-
-typedef struct pe {
-    const fx_program *src;
-    fx_program *dst;
-    const py_eval_options *o;
-    diag_sink *d;
-    diag_sink quiet;
-    const meta_rules *rules;  /* shared, read-only (meta_rules_shipped) */
-    meta_inferer *mi;
-    arena a;
-    out_graph *outs;
-    size_t steps;
-    uint64_t max_steps; /* node executions before the replay gives up (FXSH_MAX_REPLAY_STEPS) */
-    const fx_node *loop;    /* the innermost loop being unrolled, for messages */
-    size_t n_lifted;    /* torch.tensor(...) constants lifted so far */
-    int next_group;     /* trace groups handed out (fx_meta.trace_group) */
-    const fx_node *group_src;
-    int group;          /* the group of the nodes recorded for group_src */
-    bool failed;
-} pe;
 
 /* ---- diagnostics --------------------------------------------------------------------------- */
 
-static diag_loc loc_of(pe *E, const fx_node *n)
+diag_loc pe_loc(pe *E, const fx_node *n)
 {
     return (diag_loc){E->src->file, n ? n->src_line : 0, 0};
 }
 
-static pv *fail(pe *E, const fx_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static pv *fail(pe *E, const fx_node *n, const char *fmt, ...)
+pv *pe_fail(pe *E, const fx_node *n, const char *fmt, ...)
 {
     if (!E->failed) {
         char msg[512];
@@ -83,7 +40,7 @@ static pv *fail(pe *E, const fx_node *n, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        diag_error(E->d, loc_of(E, n), "export: %s (node %%%s)", msg, n ? n->name : "?");
+        diag_error(E->d, pe_loc(E, n), "export: %s (node %%%s)", msg, n ? n->name : "?");
     }
     E->failed = true;
     return NULL;
@@ -97,7 +54,7 @@ static bool unknown_attr(pe *E, const fx_node *n, const pv *v)
         return false;
     if (!E->failed) {
         const char *dot = strrchr(v->u.s, '.');
-        diagnostic *dg = diag_error(E->d, loc_of(E, n),
+        diagnostic *dg = diag_error(E->d, pe_loc(E, n),
                                     "export: the value of %s is not known: TorchScript reads module attributes at "
                                     "run time and its text does not hold them (node %%%s)",
                                     v->u.s, n ? n->name : "?");
@@ -110,20 +67,18 @@ static bool unknown_attr(pe *E, const fx_node *n, const pv *v)
 /* The replay ran (or would run) more than E->max_steps Python-level steps: a loop with a huge
  * trip count, or a `while` that does not end on the example inputs. What to do about it is in
  * the hint: torch.export would unroll it too. */
-static const char *qualified_name(pe *E, const fx_node *n);
-
-static pv *too_long(pe *E, const fx_node *n, const char *what)
+pv *pe_too_long(pe *E, const fx_node *n, const char *what)
 {
     if (!E->failed) {
         const fx_node *loop = E->loop;
-        diagnostic *dg = diag_error(E->d, loc_of(E, n),
+        diagnostic *dg = diag_error(E->d, pe_loc(E, n),
                                     "export: %s: replaying it as torch.export's tracing does would take more than %" PRIu64
                                     " Python-level steps (node %%%s)",
                                     what, E->max_steps, n ? n->name : "?");
         if (loop)
             diag_set_hint(dg, "torch.export unrolls the loop %%%s too; make it one loop op with `rewrite %s scan` (or "
                               "while_loop), or raise the limit with the environment variable " FXSH_MAX_REPLAY_STEPS_ENV "=N",
-                          loop->name, qualified_name(E, loop));
+                          loop->name, pe_qualified_name(E, loop));
         else
             diag_set_hint(dg, "raise the limit with the environment variable " FXSH_MAX_REPLAY_STEPS_ENV "=N");
     }
@@ -132,14 +87,14 @@ static pv *too_long(pe *E, const fx_node *n, const char *what)
 }
 
 /* Nodes of a subgraph, nested loop bodies counted once: a lower bound of one iteration's steps. */
-static size_t body_steps(const fx_module *body)
+size_t pe_body_steps(const fx_module *body)
 {
     return body && body->graph && body->graph->n_nodes ? body->graph->n_nodes : 1;
 }
 
 /* ---- values of the source program ---------------------------------------------------------------- */
 
-static pv *from_arg(pe *E, frame *f, const fx_arg *a)
+pv *pe_from_arg(pe *E, frame *f, const fx_arg *a)
 {
     switch (a->kind) {
     case FX_ARG_NONE: return pv_new(&E->a, PV_NONE);
@@ -159,13 +114,13 @@ static pv *from_arg(pe *E, frame *f, const fx_arg *a)
     }
     case FX_ARG_NODE: {
         pv *v = hm_get(&f->env, a->u.node->name);
-        return v ? v : fail(E, a->u.node, "the value of %%%s is not known here", a->u.node->name);
+        return v ? v : pe_fail(E, a->u.node, "the value of %%%s is not known here", a->u.node->name);
     }
     case FX_ARG_LIST: case FX_ARG_TUPLE: case FX_ARG_SLICE: {
         pv *v = pv_seq(&E->a, a->kind == FX_ARG_LIST ? PV_LIST : a->kind == FX_ARG_TUPLE ? PV_TUPLE : PV_SLICE,
                        a->u.seq.len);
         for (size_t i = 0; i < a->u.seq.len; i++) {
-            pv *it = from_arg(E, f, a->u.seq.items[i]);
+            pv *it = pe_from_arg(E, f, a->u.seq.items[i]);
             if (!it)
                 return NULL;
             pv_push(&E->a, v, it);
@@ -174,14 +129,14 @@ static pv *from_arg(pe *E, frame *f, const fx_arg *a)
     }
     case FX_ARG_DICT: break;
     }
-    return fail(E, NULL, "an argument of an unexpected kind");
+    return pe_fail(E, NULL, "an argument of an unexpected kind");
 }
 
 static fx_node *materialize_lift(pe *E, const fx_node *at, pv *v, fx_graph *g);
 
 /* A value as an argument of a node of graph g of the new program; NULL (reported) when it is
  * not one (a subgraph, a value of another graph). */
-static fx_arg *to_arg(pe *E, const fx_node *at, const pv *v, const fx_graph *g)
+fx_arg *pe_to_arg(pe *E, const fx_node *at, const pv *v, const fx_graph *g)
 {
     fx_program *p = E->dst;
     if (v->kind == PV_LIFT && !materialize_lift(E, at, (pv *)v, (fx_graph *)g))
@@ -200,7 +155,7 @@ static fx_arg *to_arg(pe *E, const fx_node *at, const pv *v, const fx_graph *g)
     case PV_DTYPE: return fx_arg_dtype(p, v->u.dt);
     case PV_NODE:
         if (v->u.node->graph != g) {
-            fail(E, at, "%%%s is used inside a subgraph it was not passed into", v->u.node->name);
+            pe_fail(E, at, "%%%s is used inside a subgraph it was not passed into", v->u.node->name);
             return NULL;
         }
         return fx_arg_node(p, v->u.node);
@@ -208,14 +163,14 @@ static fx_arg *to_arg(pe *E, const fx_node *at, const pv *v, const fx_graph *g)
         size_t n = v->u.seq.n;
         fx_arg **items = arena_alloc(&E->a, (n ? n : 1) * sizeof *items);
         for (size_t i = 0; i < n; i++)
-            if (!(items[i] = to_arg(E, at, v->u.seq.items[i], g)))
+            if (!(items[i] = pe_to_arg(E, at, v->u.seq.items[i], g)))
                 return NULL;
         return fx_arg_seq(p, v->kind == PV_LIST ? FX_ARG_LIST : v->kind == PV_TUPLE ? FX_ARG_TUPLE : FX_ARG_SLICE,
                           items, NULL, n);
     }
     case PV_MODULE: case PV_LIFT: break;
     }
-    fail(E, at, "a subgraph is used as a value");
+    pe_fail(E, at, "a subgraph is used as a value");
     return NULL;
 }
 
@@ -238,7 +193,7 @@ static void take_meta(pe *E, fx_node *n, const fx_node *src)
     n->src_line = src->src_line;
 }
 
-static out_graph *out_new(pe *E, fx_graph *g)
+out_graph *pe_out_new(pe *E, fx_graph *g)
 {
     out_graph *o = xcalloc(1, sizeof *o);
     o->g = g;
@@ -250,7 +205,7 @@ static out_graph *out_new(pe *E, fx_graph *g)
 
 /* Appends target(args | kwargs) to f's graph, named as torch names it, with src's stack trace
  * and a value meta inferred from its arguments. */
-static fx_node *record(pe *E, frame *f, const fx_node *src, const char *name_base, const char *target, fx_arg *args,
+fx_node *pe_record(pe *E, frame *f, const fx_node *src, const char *name_base, const char *target, fx_arg *args,
                        fx_arg *kwargs)
 {
     char base[128];
@@ -279,7 +234,7 @@ static fx_node *record(pe *E, frame *f, const fx_node *src, const char *name_bas
 
 /* A kept control-flow node prints as one group with the get_attrs of its subgraphs before it
  * and the getitems of its results after it (torch's node for the call and its outputs). */
-static fx_node *group_with_attrs(pe *E, fx_node *n)
+fx_node *pe_group_with_attrs(pe *E, fx_node *n)
 {
     int g = ++E->next_group;
     n->meta.trace_group = g;
@@ -290,7 +245,7 @@ static fx_node *group_with_attrs(pe *E, fx_node *n)
     return n;
 }
 
-static fx_arg *tuple_arg(pe *E, fx_arg **items, size_t n)
+fx_arg *pe_tuple_arg(pe *E, fx_arg **items, size_t n)
 {
     return fx_arg_seq(E->dst, FX_ARG_TUPLE, items, NULL, n);
 }
@@ -301,16 +256,16 @@ static pv *record_call(pe *E, frame *f, const fx_node *src, const char *name_bas
     size_t na = src->args->u.seq.len, nk = src->kwargs->u.seq.len;
     fx_arg **a = arena_alloc(&E->a, (na + 1) * sizeof *a), **kv = arena_alloc(&E->a, (nk + 1) * sizeof *kv);
     for (size_t i = 0; i < na; i++) {
-        pv *v = from_arg(E, f, src->args->u.seq.items[i]);
-        if (!v || !(a[i] = to_arg(E, src, v, f->out->g)))
+        pv *v = pe_from_arg(E, f, src->args->u.seq.items[i]);
+        if (!v || !(a[i] = pe_to_arg(E, src, v, f->out->g)))
             return NULL;
     }
     for (size_t i = 0; i < nk; i++) {
-        pv *v = from_arg(E, f, src->kwargs->u.seq.items[i]);
-        if (!v || !(kv[i] = to_arg(E, src, v, f->out->g)))
+        pv *v = pe_from_arg(E, f, src->kwargs->u.seq.items[i]);
+        if (!v || !(kv[i] = pe_to_arg(E, src, v, f->out->g)))
             return NULL;
     }
-    fx_node *n = record(E, f, src, name_base, src->target, tuple_arg(E, a, na),
+    fx_node *n = pe_record(E, f, src, name_base, src->target, pe_tuple_arg(E, a, na),
                         fx_arg_seq(E->dst, FX_ARG_DICT, kv, src->kwargs->u.seq.keys, nk));
     return pv_node(&E->a, n);
 }
@@ -333,8 +288,8 @@ static void record_metadata_assert(pe *E, frame *f, const fx_node *src, fx_node 
     keys[nk] = "layout";
     kv[nk++] = fx_arg_str(E->dst, FX_ARG_LAYOUT, "strided");
     fx_arg *a = fx_arg_node(E->dst, self);
-    record(E, f, src, "_assert_tensor_metadata_default", "torch.ops.aten._assert_tensor_metadata.default",
-           tuple_arg(E, &a, 1), fx_arg_seq(E->dst, FX_ARG_DICT, kv, keys, nk));
+    pe_record(E, f, src, "_assert_tensor_metadata_default", "torch.ops.aten._assert_tensor_metadata.default",
+           pe_tuple_arg(E, &a, 1), fx_arg_seq(E->dst, FX_ARG_DICT, kv, keys, nk));
 }
 
 /* ---- sizes and Python calls ------------------------------------------------------------------------ */
@@ -362,61 +317,40 @@ static pv *size_of(pe *E, frame *f, const fx_node *src, fx_node *t, int64_t k)
 {
     const fx_value *v = t->meta.val;
     if (!v || v->kind != FX_VAL_TENSOR)
-        return fail(E, src, "the size of %%%s is read, but its shape is not known", t->name);
+        return pe_fail(E, src, "the size of %%%s is read, but its shape is not known", t->name);
     if (k < 0)
         k += (int64_t)v->rank;
     int64_t s;
     if (static_size(E, t, k, &s))
         return pv_int(&E->a, s);
     if (k < 0 || (size_t)k >= v->rank)
-        return fail(E, src, "dimension %" PRId64 " of %%%s is out of range", k, t->name);
+        return pe_fail(E, src, "dimension %" PRId64 " of %%%s is out of range", k, t->name);
     fx_arg *a[2] = {fx_arg_node(E->dst, t), fx_arg_int(E->dst, k)};
     /* torch.export's symbolic-size nodes come out of an earlier trace already counted once
      * (as the export pass names them) */
-    return pv_node(&E->a, record(E, f, src, "sym_size_int_1", "torch.ops.aten.sym_size.int", tuple_arg(E, a, 2), NULL));
+    return pv_node(&E->a, pe_record(E, f, src, "sym_size_int_1", "torch.ops.aten.sym_size.int", pe_tuple_arg(E, a, 2), NULL));
 }
 
 static pv *tensor_arg(pe *E, const fx_node *src, pv *v)
 {
     if (v->kind != PV_NODE || !v->u.node->meta.val || v->u.node->meta.val->kind != FX_VAL_TENSOR)
-        return fail(E, src, "expected a tensor with known shape");
+        return pe_fail(E, src, "expected a tensor with known shape");
     return v;
 }
 
-static pv *run_graph(pe *E, frame *f);
-static pv *control(pe *E, frame *f, const fx_node *n);
+pv *pe_control(pe *E, frame *f, const fx_node *n);
 
 /* A Python-level call: its value, computed; NULL with E->failed on an error; the recorded call
  * when its operands are not all known (SymInts of dynamic sizes). */
-static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
+/* Each python_* handler below takes a call whose target it knows, with its arguments' values.
+ * With *final set, what it returns is the call's value (NULL: reported); otherwise it did not
+ * know the operands (SymInts of dynamic sizes) and the call is recorded, as torch records it. */
+/* operator.* on known values (indexing, arithmetic, comparisons). */
+static pv *python_operator(pe *E, frame *f, const fx_node *n, pv **a, size_t na, bool *final)
 {
     const char *t = n->target;
-    size_t na = n->args->u.seq.len;
-    *handled = true;
-    bool py = !strncmp(t, "operator.", 9) || !strncmp(t, "builtins.", 9) || !strncmp(t, "math.", 5) ||
-              !strncmp(t, "fxsh.", 5) || !strcmp(t, "torch.ops.aten.dim.default") ||
-              !strncmp(t, "torch.ops.aten.sym_size.", 24);
-    if (!py) {
-        *handled = false;
-        return NULL;
-    }
-    pv **a = arena_alloc(&E->a, (na + 1) * sizeof *a);
-    for (size_t i = 0; i < na; i++)
-        if (!(a[i] = from_arg(E, f, n->args->u.seq.items[i])))
-            return NULL;
-    for (size_t i = 0; i < na; i++)
-        if (unknown_attr(E, n, a[i]))
-            return NULL;
-    /* a SymInt node whose meta is a known number is that number */
-    for (size_t i = 0; i < na; i++) {
-        pv c;
-        if (a[i]->kind == PV_NODE && pv_node_const(a[i]->u.node, &c)) {
-            pv *k = pv_new(&E->a, c.kind);
-            *k = c;
-            a[i] = k;
-        }
-    }
     pv *r = NULL;
+    *final = true;
     if (!strncmp(t, "operator.", 9)) {
         const char *op = t + 9;
         if (!strcmp(op, "getitem") && na == 2) {
@@ -434,14 +368,25 @@ static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
             if (!r && f->emit)
                 return record_call(E, f, n, "getitem");   /* a kept branch indexing what it does not know */
             if (!r)
-                return fail(E, n, "cannot index this value");
+                return pe_fail(E, n, "cannot index this value");
             return r;
         }
         const char *error = NULL;
         r = py_operator(&E->a, op, a[0], na > 1 ? a[1] : NULL, &error);
         if (error)
-            return fail(E, n, "%s", error);
-    } else if (!strcmp(t, "torch.ops.aten.dim.default") && na == 1) {
+            return pe_fail(E, n, "%s", error);
+    }
+    *final = false;
+    return r;
+}
+
+/* What a Python-level query of a tensor gives: dim(), sizes, dtype, device. */
+static pv *python_tensor_query(pe *E, frame *f, const fx_node *n, pv **a, size_t na, bool *final)
+{
+    const char *t = n->target;
+    pv *r = NULL;
+    *final = true;
+    if (!strcmp(t, "torch.ops.aten.dim.default") && na == 1) {
         if (!tensor_arg(E, n, a[0]))
             return NULL;
         return pv_int(&E->a, (int64_t)a[0]->u.node->meta.val->rank);
@@ -461,7 +406,29 @@ static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
             pv_push(&E->a, r, s);
         }
         return r;
-    } else if (!strcmp(t, "builtins.len") && na == 1) {
+    } else if (!strcmp(t, "fxsh.prim.dtype") && na == 1) {
+        if (!tensor_arg(E, n, a[0]))
+            return NULL;
+        r = pv_new(&E->a, PV_DTYPE);
+        r->u.dt = a[0]->u.node->meta.val->dtype;
+        return r;
+    } else if (!strcmp(t, "fxsh.prim.device") && na == 1) {
+        if (!tensor_arg(E, n, a[0]))
+            return NULL;
+        const char *dev = a[0]->u.node->meta.val->device;
+        return pv_str(&E->a, PV_DEVICE, dev ? dev : "cpu");
+    }
+    *final = false;
+    return r;
+}
+
+/* Python builtins and math on known values (len, int, float, bool, abs, min, max, list, str.format). */
+static pv *python_builtin(pe *E, frame *f, const fx_node *n, pv **a, size_t na, bool *final)
+{
+    const char *t = n->target;
+    pv *r = NULL;
+    *final = true;
+    if (!strcmp(t, "builtins.len") && na == 1) {
         if (pv_is_seq(a[0]))
             return pv_int(&E->a, (int64_t)a[0]->u.seq.n);
         if (a[0]->kind == PV_STR)
@@ -506,26 +473,25 @@ static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
         for (size_t i = 0; na && i < a[0]->u.seq.n; i++)
             pv_push(&E->a, r, a[0]->u.seq.items[i]);
         return r;
-    } else if (!strcmp(t, "fxsh.list_append") && na == 2) {
-        if (a[0]->kind != PV_LIST)
-            return f->emit ? record_call(E, f, n, "append") : fail(E, n, "append to a value that is not a list");
-        pv_push(&E->a, a[0], a[1]);
-        return pv_new(&E->a, PV_NONE);
     } else if (!strcmp(t, "builtins.str.format")) {
         r = py_format(&E->a, a, na);
+    }
+    *final = false;
+    return r;
+}
+
+/* fxsh's own pseudo-calls of TorchScript code: list append, warnings, raise. */
+static pv *python_fxsh(pe *E, frame *f, const fx_node *n, pv **a, size_t na, bool *final)
+{
+    const char *t = n->target;
+    *final = true;
+    if (!strcmp(t, "fxsh.list_append") && na == 2) {
+        if (a[0]->kind != PV_LIST)
+            return f->emit ? record_call(E, f, n, "append") : pe_fail(E, n, "append to a value that is not a list");
+        pv_push(&E->a, a[0], a[1]);
+        return pv_new(&E->a, PV_NONE);
     } else if (!strcmp(t, "fxsh.warn")) {
         return pv_new(&E->a, PV_NONE);
-    } else if (!strcmp(t, "fxsh.prim.dtype") && na == 1) {
-        if (!tensor_arg(E, n, a[0]))
-            return NULL;
-        r = pv_new(&E->a, PV_DTYPE);
-        r->u.dt = a[0]->u.node->meta.val->dtype;
-        return r;
-    } else if (!strcmp(t, "fxsh.prim.device") && na == 1) {
-        if (!tensor_arg(E, n, a[0]))
-            return NULL;
-        const char *dev = a[0]->u.node->meta.val->device;
-        return pv_str(&E->a, PV_DEVICE, dev ? dev : "cpu");
     } else if (!strcmp(t, "fxsh.prim.RaiseException")) {
         if (f->emit)
             return record_call(E, f, n, "raise_exception");
@@ -535,11 +501,53 @@ static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
             pv_str_of(a[0], &msg);
         const char *cls = na > 1 && a[1]->kind == PV_STR ? a[1]->u.s : "builtins.Exception";
         const char *dot = strrchr(cls, '.');
-        fail(E, n, "the model raises %s: %s", dot ? dot + 1 : cls, msg.s ? msg.s : "");
+        pe_fail(E, n, "the model raises %s: %s", dot ? dot + 1 : cls, msg.s ? msg.s : "");
         sb_free(&msg);
         return NULL;
     }
-    if (r)
+    *final = false;
+    return NULL;
+}
+
+static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
+{
+    const char *t = n->target;
+    size_t na = n->args->u.seq.len;
+    *handled = true;
+    bool py = !strncmp(t, "operator.", 9) || !strncmp(t, "builtins.", 9) || !strncmp(t, "math.", 5) ||
+              !strncmp(t, "fxsh.", 5) || !strcmp(t, "torch.ops.aten.dim.default") ||
+              !strncmp(t, "torch.ops.aten.sym_size.", 24);
+    if (!py) {
+        *handled = false;
+        return NULL;
+    }
+    pv **a = arena_alloc(&E->a, (na + 1) * sizeof *a);
+    for (size_t i = 0; i < na; i++)
+        if (!(a[i] = pe_from_arg(E, f, n->args->u.seq.items[i])))
+            return NULL;
+    for (size_t i = 0; i < na; i++)
+        if (unknown_attr(E, n, a[i]))
+            return NULL;
+    /* a SymInt node whose meta is a known number is that number */
+    for (size_t i = 0; i < na; i++) {
+        pv c;
+        if (a[i]->kind == PV_NODE && pv_node_const(a[i]->u.node, &c)) {
+            pv *k = pv_new(&E->a, c.kind);
+            *k = c;
+            a[i] = k;
+        }
+    }
+    bool final = false;
+    pv *r;
+    if (!strncmp(t, "operator.", 9))
+        r = python_operator(E, f, n, a, na, &final);
+    else if (!strncmp(t, "torch.ops.aten.", 15) || !strncmp(t, "fxsh.prim.dtype", 15) || !strncmp(t, "fxsh.prim.device", 16))
+        r = python_tensor_query(E, f, n, a, na, &final);
+    else if (!strncmp(t, "builtins.", 9) || !strncmp(t, "math.", 5))
+        r = python_builtin(E, f, n, a, na, &final);
+    else
+        r = python_fxsh(E, f, n, a, na, &final);
+    if (final || r)
         return r;
     if (E->failed)
         return NULL;
@@ -547,418 +555,9 @@ static pv *python_call(pe *E, frame *f, const fx_node *n, bool *handled)
     return record_call(E, f, n, NULL);
 }
 
-/* ---- control flow ------------------------------------------------------------------------- */
-
-static void frame_init(frame *f, const fx_graph *src, out_graph *out)
-{
-    memset(f, 0, sizeof *f);
-    f->src = src;
-    f->out = out;
-    hm_init(&f->env);
-}
-
-/* Runs sub with its placeholders bound to args; returns what it returns (a TUPLE). */
-static pv *inline_graph(pe *E, frame *f, const fx_module *sub, pv **args, size_t n_args)
-{
-    if (!sub || !sub->graph)
-        return fail(E, NULL, "a branch or body subgraph is missing");
-    frame c;
-    frame_init(&c, sub->graph, f->out);
-    c.args = args;
-    c.n_args = n_args;
-    pv *r = run_graph(E, &c);
-    hm_free(&c.env);
-    return r;
-}
-
-static const fx_module *module_of(pe *E, frame *f, const fx_node *n)
-{
-    (void)E;
-    pv *v = hm_get(&f->env, n->name);
-    return v && v->kind == PV_MODULE ? v->u.mod : NULL;
-}
-
-static pv **values_of(pe *E, frame *f, const fx_arg *seq, size_t *n)
-{
-    *n = seq && (seq->kind == FX_ARG_TUPLE || seq->kind == FX_ARG_LIST) ? seq->u.seq.len : 0;
-    pv **v = arena_alloc(&E->a, (*n + 1) * sizeof *v);
-    for (size_t i = 0; i < *n; i++)
-        if (!(v[i] = from_arg(E, f, seq->u.seq.items[i])))
-            return NULL;
-    return v;
-}
-
-/* A value that can be folded into a subgraph instead of being passed (a known Python value
- * holding no node). */
-static bool foldable(const pv *v)
-{
-    if (v->kind == PV_NODE || v->kind == PV_MODULE)
-        return false;
-    if (v->kind == PV_LIST || v->kind == PV_TUPLE || v->kind == PV_SLICE)
-        for (size_t i = 0; i < v->u.seq.n; i++)
-            if (!foldable(v->u.seq.items[i]))
-                return false;
-    return true;
-}
-
-/* Records a subgraph of a kept control-flow node: a new child module of f's graph, replayed
- * with placeholders for the operands ops[0..n) (metas[i] giving placeholder i's meta when ops
- * does not; those in fold taken as the known values themselves), after n_index loop-index
- * placeholders; returns the get_attr node naming it. */
-static fx_node *record_subgraph(pe *E, frame *f, const fx_module *sub, pv **ops, const fx_value **metas, size_t n,
-                                const bool *fold, size_t n_index)
-{
-    if (!sub || !sub->graph) {
-        fail(E, NULL, "a branch or body subgraph is missing");
-        return NULL;
-    }
-    /* true_graph_0 → true_graph_N with the first free N, as torch numbers them */
-    char base[128];
-    snprintf(base, sizeof base, "%s", sub->name);
-    char *us = strrchr(base, '_');
-    if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1))
-        *us = 0;
-    fx_module *m = fx_control_new_subgraph(f->out->g->owner, base);
-    fx_node *attr = fx_node_new(f->out->g, m->name, FX_OP_GET_ATTR, m->name);
-    fx_graph_append(f->out->g, attr);
-    frame c;
-    frame_init(&c, sub->graph, out_new(E, m->graph));
-    c.emit = true;
-    c.n_index = n_index;
-    c.n_args = n + n_index;
-    c.args = arena_alloc(&E->a, (c.n_args + 1) * sizeof *c.args);
-    c.metas = arena_alloc(&E->a, (c.n_args + 1) * sizeof *c.metas);
-    bool *fl = arena_alloc(&E->a, c.n_args + 1);
-    for (size_t i = 0; i < c.n_args; i++) {
-        size_t j = i - n_index;
-        c.args[i] = i >= n_index && ops ? ops[j] : NULL;
-        c.metas[i] = i >= n_index && metas ? metas[j] : NULL;
-        fl[i] = i >= n_index && fold && fold[j];
-    }
-    c.fold = fl;
-    run_graph(E, &c);
-    hm_free(&c.env);
-    return E->failed ? NULL : attr;
-}
-
-/* The operands of a kept node as an argument tuple, without the folded ones. */
-static fx_arg *operand_tuple(pe *E, frame *f, const fx_node *at, pv **ops, size_t n, const bool *fold)
-{
-    fx_arg **items = arena_alloc(&E->a, (n + 1) * sizeof *items);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (fold && fold[i])
-            continue;
-        if (!(items[k++] = to_arg(E, at, ops[i], f->out->g)))
-            return NULL;
-    }
-    return tuple_arg(E, items, k);
-}
-
-/* A Python `if` / torch.cond that stays: both branches replayed, known operands folded in. */
-static pv *keep_if(pe *E, frame *f, const fx_node *n, const fx_control_view *v, pv *cond)
-{
-    size_t no;
-    pv **ops = values_of(E, f, v->operands, &no);
-    if (!ops)
-        return NULL;
-    bool *fold = arena_alloc(&E->a, no + 1);
-    for (size_t i = 0; i < no; i++)
-        fold[i] = foldable(ops[i]);
-    fx_arg *c = to_arg(E, n, cond, f->out->g);
-    fx_node *ta = c ? record_subgraph(E, f, v->sub[0], ops, NULL, no, fold, 0) : NULL;
-    fx_node *fa = ta ? record_subgraph(E, f, v->sub[1], ops, NULL, no, fold, 0) : NULL;
-    fx_arg *tup = fa ? operand_tuple(E, f, n, ops, no, fold) : NULL;
-    if (!tup)
-        return NULL;
-    fx_arg *a[4] = {c, fx_arg_node(E->dst, ta), fx_arg_node(E->dst, fa), tup};
-    return pv_node(&E->a, group_with_attrs(E, record(E, f, n, v->kind == FX_CTRL_IF ? "if" : NULL, n->target,
-                                                 tuple_arg(E, a, 4), NULL)));
-}
-
-/* A loop that stays: python_for / python_while with its body replayed (index placeholder new,
- * carried values passed, captured known values folded). */
-static pv *keep_loop(pe *E, frame *f, const fx_node *n, const fx_control_view *v, pv *trip, pv *cond, pv **carried,
-                     size_t nc)
-{
-    size_t ncap;
-    pv **cap = values_of(E, f, v->captured, &ncap);
-    if (!cap)
-        return NULL;
-    pv **ops = arena_alloc(&E->a, (nc + ncap + 1) * sizeof *ops);
-    bool *fold = arena_alloc(&E->a, nc + ncap + 1);
-    for (size_t i = 0; i < nc; i++) {
-        ops[i] = carried[i];
-        fold[i] = false;
-    }
-    for (size_t i = 0; i < ncap; i++) {
-        ops[nc + i] = cap[i];
-        fold[nc + i] = foldable(cap[i]);
-    }
-    fx_arg *ta = to_arg(E, n, trip, f->out->g), *ca = cond ? to_arg(E, n, cond, f->out->g) : NULL;
-    if (!ta || (cond && !ca))
-        return NULL;
-    fx_node *body = record_subgraph(E, f, v->sub[0], ops, NULL, nc + ncap, fold, 1);
-    fx_arg *ct = body ? operand_tuple(E, f, n, ops, nc, NULL) : NULL;
-    fx_arg *kt = ct ? operand_tuple(E, f, n, ops + nc, ncap, fold + nc) : NULL;
-    if (!kt)
-        return NULL;
-    fx_arg *a[5];
-    size_t k = 0;
-    a[k++] = ta;
-    if (cond)
-        a[k++] = ca;
-    a[k++] = fx_arg_node(E->dst, body);
-    a[k++] = ct;
-    a[k++] = kt;
-    return pv_node(&E->a, group_with_attrs(E, record(E, f, n, v->kind == FX_CTRL_FOR ? "for" : "while", n->target,
-                                                 tuple_arg(E, a, k), NULL)));
-}
-
-/* Code of torch's own library (nn.functional checks, module forwards, the builtins TorchScript
- * compiles from "<string>"): its decisions are not worth a note each. */
-static bool library_code(const fx_node *n)
-{
-    const char *st = n->meta.stack_trace ? n->meta.stack_trace : n->meta.source;
-    return st && (strstr(st, "/dist-packages/torch/") || strstr(st, "/site-packages/torch/") ||
-                  strstr(st, "\"<string>\"") || !strncmp(st, "<string>", 8));
-}
-
-/* n's name qualified by the subgraphs holding it ("true_graph_0.if_1"), as `rewrite` takes it. */
-static const char *qualified_name(pe *E, const fx_node *n)
-{
-    strbuf sb;
-    sb_init(&sb);
-    const char *parts[64];
-    size_t k = 0;
-    for (const fx_module *m = n->graph->owner; m && m->parent && k < 64; m = m->parent)
-        parts[k++] = m->name;
-    while (k-- > 0)
-        sb_printf(&sb, "%s.", parts[k]);
-    sb_puts(&sb, n->name);
-    const char *r = fx_strdup(E->dst, sb.s);
-    sb_free(&sb);
-    return r;
-}
-
-static pv *kept(pe *E, const fx_node *src, pv *v)
-{
-    if (v && E->o && E->o->origins)
-        hm_put(E->o->origins, v->u.node->name, (void *)qualified_name(E, src));
-    return v;
-}
-
-/* A `while` body whose exit test reads a tensor (a `break` on a tensor, a tensor test): torch
- * fails in the first iteration, so the loop is kept whole. */
-static bool exit_reads_tensor(const fx_module *body)
-{
-    const fx_arg *r = body && body->graph ? fx_control_graph_result(body->graph) : NULL;
-    const fx_arg *next = r && (r->kind == FX_ARG_TUPLE || r->kind == FX_ARG_LIST) && r->u.seq.len ? r->u.seq.items[0]
-                                                                                                   : NULL;
-    const fx_value *nv = next && next->kind == FX_ARG_NODE ? next->u.node->meta.val : NULL;
-    if (nv && nv->kind == FX_VAL_TENSOR)
-        return true;
-    for (const fx_node *x = body ? body->graph->first : NULL; x; x = x->next) {
-        fx_control_view iv;
-        const fx_value *cv = fx_control_kind_of(x) == FX_CTRL_IF && fx_control_inspect(x, &iv) &&
-                                     iv.cond->kind == FX_ARG_NODE
-                                 ? iv.cond->u.node->meta.val
-                                 : NULL;
-        if (cv && cv->kind == FX_VAL_TENSOR)
-            return true;
-    }
-    return false;
-}
-
-/* The trip count of a `for` the TorchScript exporter's route unrolls: a literal range. */
-static bool literal_trip(const fx_control_view *v) { return v->trip && v->trip->kind == FX_ARG_INT; }
-
-/* A loop body that computes tensors (rather than only Python values: sizes, lists of them).
- * The TorchScript exporter's route keeps only those as loops; the others are folded. */
-static bool body_has_tensor_ops(const fx_module *body)
-{
-    for (const fx_node *x = body && body->graph ? body->graph->first : NULL; x; x = x->next) {
-        if (x->op != FX_OP_CALL_FUNCTION)
-            continue;
-        fx_control_view iv;
-        if (fx_control_kind_of(x) != FX_CTRL_NONE && fx_control_inspect(x, &iv) &&
-            (body_has_tensor_ops(iv.sub[0]) || body_has_tensor_ops(iv.sub[1])))
-            return true;
-        if (!strncmp(x->target, "torch.ops.", 10) && strncmp(x->target, "torch.ops.aten.sym_", 19) &&
-            strcmp(x->target, "torch.ops.aten.dim.default"))
-            return true;
-    }
-    return false;
-}
-
-static pv *control(pe *E, frame *f, const fx_node *n)
-{
-    fx_control_view v;
-    if (!fx_control_inspect(n, &v))
-        return fail(E, n, "a control-flow node of unexpected shape");
-    if (v.kind == FX_CTRL_IF || v.kind == FX_CTRL_COND) {
-        pv *cond = from_arg(E, f, v.cond);
-        if (!cond)
-            return NULL;
-        int t = pv_truth(cond);
-        if (v.kind == FX_CTRL_IF && t >= 0) {
-            size_t no;
-            pv **ops = values_of(E, f, v.operands, &no);
-            if (!library_code(n) && v.sub[t ? 0 : 1])
-                diag_note(E->d, loc_of(E, n),
-                          "%%%s: the condition is %s for the example shapes; specialized to %s (guard recorded)",
-                          qualified_name(E, n), t ? "True" : "False", v.sub[t ? 0 : 1]->name);
-            return ops ? inline_graph(E, f, v.sub[t ? 0 : 1], ops, no) : NULL;
-        }
-        return kept(E, n, keep_if(E, f, n, &v, cond));
-    }
-    size_t nc, ncap;
-    pv **carried = values_of(E, f, v.operands, &nc), **cap = values_of(E, f, v.captured, &ncap);
-    pv *trip = carried && cap ? from_arg(E, f, v.trip) : NULL;
-    if (!trip)
-        return NULL;
-    pv c;
-    if (trip->kind == PV_NODE && pv_node_const(trip->u.node, &c))
-        *trip = c;
-    bool unroll = !(E->o && E->o->keep_loops) || literal_trip(&v) || !body_has_tensor_ops(v.sub[0]);
-    pv **args = arena_alloc(&E->a, (1 + nc + ncap + 1) * sizeof *args);
-    memcpy(args + 1 + nc, cap, ncap * sizeof *cap);
-    if (v.kind == FX_CTRL_FOR) {
-        if (!unroll || trip->kind != PV_INT)
-            return kept(E, n, keep_loop(E, f, n, &v, trip, NULL, carried, nc));
-        /* a trip count whose iterations cannot all be replayed is refused before the first:
-         * the TorchScript exporter's route keeps such a loop a loop, torch.export's fails */
-        size_t per = body_steps(v.sub[0]);
-        if (trip->u.i > 0 && ((uint64_t)trip->u.i > (E->max_steps - E->steps) / per)) {
-            if (E->o && E->o->keep_loops) {
-                diag_note(E->d, loc_of(E, n), "%%%s: `for` over range(%" PRId64 ") kept as a loop: unrolling it would take "
-                          "more than %" PRIu64 " steps (" FXSH_MAX_REPLAY_STEPS_ENV ")", qualified_name(E, n), trip->u.i,
-                          E->max_steps);
-                return kept(E, n, keep_loop(E, f, n, &v, trip, NULL, carried, nc));
-            }
-            char what[96];
-            snprintf(what, sizeof what, "the `for` loop runs %" PRId64 " iterations of %zu nodes", trip->u.i, per);
-            E->loop = n;
-            return too_long(E, n, what);
-        }
-        const fx_node *outer = E->loop;
-        E->loop = n;
-        if (!library_code(n))
-            diag_note(E->d, loc_of(E, n), "%%%s: `for` over range(%" PRId64 ") unrolled", qualified_name(E, n),
-                      trip->u.i);
-        for (int64_t it = 0; it < trip->u.i; it++) {
-            args[0] = pv_int(&E->a, it);
-            memcpy(args + 1, carried, nc * sizeof *carried);
-            pv *r = inline_graph(E, f, v.sub[0], args, 1 + nc + ncap);
-            if (!r || !pv_is_seq(r) || r->u.seq.n < nc)
-                return r ? fail(E, n, "the loop body returns fewer values than it carries") : NULL;
-            carried = r->u.seq.items;
-        }
-        E->loop = outer;
-        pv *res = pv_seq(&E->a, PV_TUPLE, nc);
-        for (size_t i = 0; i < nc; i++)
-            pv_push(&E->a, res, carried[i]);
-        return res;
-    }
-    /* python_while: body(i, *carried, *captured) returns (next test, *carried) */
-    pv *cond = from_arg(E, f, v.cond);
-    if (!cond)
-        return NULL;
-    int64_t max = trip->kind == PV_INT ? trip->u.i : INT64_MAX;
-    bool tensor_exit = exit_reads_tensor(v.sub[0]);
-    const fx_node *outer = E->loop;
-    E->loop = n;
-    for (int64_t it = 0;; it++) {
-        int t = pv_truth(cond);
-        if (!unroll || t < 0 || tensor_exit) {
-            E->loop = outer;
-            return kept(E, n, keep_loop(E, f, n, &v, trip->kind == PV_INT ? pv_int(&E->a, max - it) : trip, cond, carried, nc));
-        }
-        if (!t || it >= max) {
-            E->loop = outer;
-            pv *res = pv_seq(&E->a, PV_TUPLE, nc);
-            for (size_t i = 0; i < nc; i++)
-                pv_push(&E->a, res, carried[i]);
-            return res;
-        }
-        args[0] = pv_int(&E->a, it);
-        memcpy(args + 1, carried, nc * sizeof *carried);
-        pv *r = inline_graph(E, f, v.sub[0], args, 1 + nc + ncap);
-        if (!r || !pv_is_seq(r) || r->u.seq.n < nc + 1)
-            return r ? fail(E, n, "the loop body returns fewer values than it carries") : NULL;
-        cond = r->u.seq.items[0];
-        carried = r->u.seq.items + 1;
-    }
-}
-
-/* The meta of one step's slice of a scanned tensor (dim 0 dropped). */
-static const fx_value *slice_meta(pe *E, const pv *x)
-{
-    const fx_value *v = x->kind == PV_NODE ? x->u.node->meta.val : NULL;
-    if (!v || v->kind != FX_VAL_TENSOR || !v->rank)
-        return NULL;
-    fx_value *s = fx_copy_value(E->dst, v);
-    s->rank = v->rank - 1;
-    s->sizes = s->sizes + 1;
-    s->strides = NULL;
-    return s;
-}
-
-/* Appends the values of a TUPLE / LIST argument to ops (and their metas, sliced for scan's xs). */
-static bool add_operands(pe *E, frame *f, const fx_arg *seq, bool sliced, pv **ops, const fx_value **metas, size_t *n)
-{
-    size_t k;
-    pv **v = values_of(E, f, seq, &k);
-    if (!v)
-        return false;
-    for (size_t i = 0; i < k; i++) {
-        ops[*n] = sliced ? NULL : v[i];
-        metas[*n] = sliced ? slice_meta(E, v[i]) : NULL;
-        (*n)++;
-    }
-    return true;
-}
-
-/* while_loop / scan and other calls taking subgraphs: replayed with every operand passed;
- * the subgraphs' placeholders take while_loop's carried + additional inputs, scan's init,
- * one slice of each xs and additional inputs. */
-static pv *keep_hop(pe *E, frame *f, const fx_node *n)
-{
-    size_t na = n->args->u.seq.len, nops = 0;
-    fx_arg **a = arena_alloc(&E->a, (na + 1) * sizeof *a);
-    pv *ops[256];
-    const fx_value *metas[256];
-    bool scan = !strcmp(n->target, "torch.ops.higher_order.scan");
-    size_t first = scan ? 1 : 2;
-    for (size_t i = first; i < na && i < first + 3; i++) {
-        size_t len = n->args->u.seq.items[i]->kind == FX_ARG_TUPLE || n->args->u.seq.items[i]->kind == FX_ARG_LIST
-                         ? n->args->u.seq.items[i]->u.seq.len
-                         : 0;
-        if (nops + len > 256)
-            return fail(E, n, "too many operands");
-        if (!add_operands(E, f, n->args->u.seq.items[i], scan && i == 2, ops, metas, &nops))
-            return NULL;
-    }
-    for (size_t i = 0; i < na; i++) {
-        const fx_arg *x = n->args->u.seq.items[i];
-        const fx_module *m = x->kind == FX_ARG_NODE ? module_of(E, f, x->u.node) : NULL;
-        if (m) {
-            fx_node *attr = record_subgraph(E, f, m, ops, metas, nops, NULL, 0);
-            if (!attr)
-                return NULL;
-            a[i] = fx_arg_node(E->dst, attr);
-            continue;
-        }
-        pv *v = from_arg(E, f, x);
-        if (!v || !(a[i] = to_arg(E, n, v, f->out->g)))
-            return NULL;
-    }
-    return pv_node(&E->a, group_with_attrs(E, record(E, f, n, NULL, n->target, tuple_arg(E, a, na), NULL)));
-}
-
 /* ---- the walk ------------------------------------------------------------------------------- */
 
-static pv *placeholder(pe *E, frame *f, const fx_node *n, size_t k)
+pv *pe_placeholder(pe *E, frame *f, const fx_node *n, size_t k)
 {
     bool root = !f->args && !f->emit;
     if (!root && !f->emit)
@@ -994,7 +593,7 @@ static pv *placeholder(pe *E, frame *f, const fx_node *n, size_t k)
 
 static pv *output(pe *E, frame *f, const fx_node *n)
 {
-    pv *r = n->args->u.seq.len ? from_arg(E, f, n->args->u.seq.items[0]) : pv_seq(&E->a, PV_TUPLE, 1);
+    pv *r = n->args->u.seq.len ? pe_from_arg(E, f, n->args->u.seq.items[0]) : pv_seq(&E->a, PV_TUPLE, 1);
     if (!r)
         return NULL;
     if (!f->args && !f->emit) {
@@ -1008,11 +607,11 @@ static pv *output(pe *E, frame *f, const fx_node *n)
         r = flat;
     }
     if (f->emit || (!f->args && !f->emit)) {
-        fx_arg *a = to_arg(E, n, r, f->out->g);
+        fx_arg *a = pe_to_arg(E, n, r, f->out->g);
         if (!a)
             return NULL;
         fx_node *o = fx_node_new(f->out->g, "output", FX_OP_OUTPUT, "output");
-        fx_node_set_args(o, tuple_arg(E, &a, 1), fx_arg_seq(E->dst, FX_ARG_DICT, NULL, NULL, 0));
+        fx_node_set_args(o, pe_tuple_arg(E, &a, 1), fx_arg_seq(E->dst, FX_ARG_DICT, NULL, NULL, 0));
         fx_graph_append(f->out->g, o);
     }
     return r;
@@ -1028,7 +627,7 @@ static int64_t int_or(const pv *v, int64_t dflt)
 /* The i-th positional argument's value (NULL when dropped at its default). */
 static pv *arg_value(pe *E, frame *f, const fx_node *n, size_t i)
 {
-    return i < n->args->u.seq.len ? from_arg(E, f, n->args->u.seq.items[i]) : NULL;
+    return i < n->args->u.seq.len ? pe_from_arg(E, f, n->args->u.seq.items[i]) : NULL;
 }
 
 /* x[a:b:c] as torch's __getitem__ records it (TorchScript lowers indexing to aten::slice):
@@ -1054,11 +653,11 @@ static pv *python_slice(pe *E, frame *f, const fx_node *n)
     if (step == 1 && start->kind == PV_INT && start->u.i == 0 && end->kind == PV_INT && end->u.i == INT64_MAX &&
         static_size(E, x->u.node, d, &size))
         return x;
-    fx_arg *a[5] = {fx_arg_node(E->dst, x->u.node), fx_arg_int(E->dst, d), to_arg(E, n, start, f->out->g),
-                    to_arg(E, n, end, f->out->g), fx_arg_int(E->dst, step)};
+    fx_arg *a[5] = {fx_arg_node(E->dst, x->u.node), fx_arg_int(E->dst, d), pe_to_arg(E, n, start, f->out->g),
+                    pe_to_arg(E, n, end, f->out->g), fx_arg_int(E->dst, step)};
     if (!a[2] || !a[3])
         return NULL;
-    return pv_node(&E->a, record(E, f, n, NULL, n->target, tuple_arg(E, a, step == 1 ? 4 : 5), NULL));
+    return pv_node(&E->a, pe_record(E, f, n, NULL, n->target, pe_tuple_arg(E, a, step == 1 ? 4 : 5), NULL));
 }
 
 /* x[..., i]: torch's __getitem__ counts the dimension from the front. */
@@ -1070,8 +669,8 @@ static pv *python_select(pe *E, frame *f, const fx_node *n)
     int64_t d = int_or(dim, 0);
     if (d < 0)
         d += (int64_t)x->u.node->meta.val->rank;
-    fx_arg *a[3] = {fx_arg_node(E->dst, x->u.node), fx_arg_int(E->dst, d), to_arg(E, n, ix, f->out->g)};
-    return a[2] ? pv_node(&E->a, record(E, f, n, NULL, n->target, tuple_arg(E, a, 3), NULL)) : NULL;
+    fx_arg *a[3] = {fx_arg_node(E->dst, x->u.node), fx_arg_int(E->dst, d), pe_to_arg(E, n, ix, f->out->g)};
+    return a[2] ? pv_node(&E->a, pe_record(E, f, n, NULL, n->target, pe_tuple_arg(E, a, 3), NULL)) : NULL;
 }
 
 /* x[i] = v with a number v: TorchScript copies a 0-d tensor into the view, torch's __setitem__
@@ -1087,10 +686,10 @@ static pv *python_copy(pe *E, frame *f, const fx_node *n)
                   (sv && sv->kind == FX_VAL_TENSOR && sv->rank == 0 && (!sv->device || !strcmp(sv->device, "cpu")));
     if (!dv || dv->kind != FX_VAL_TENSOR || dv->rank == 0 || !scalar)
         return record_call(E, f, n, NULL);
-    fx_arg *a[2] = {fx_arg_node(E->dst, dst->u.node), to_arg(E, n, src, f->out->g)};
+    fx_arg *a[2] = {fx_arg_node(E->dst, dst->u.node), pe_to_arg(E, n, src, f->out->g)};
     if (!a[1])
         return NULL;
-    return pv_node(&E->a, record(E, f, n, NULL, "torch.ops.aten.fill_.Tensor", tuple_arg(E, a, 2), NULL));
+    return pv_node(&E->a, pe_record(E, f, n, NULL, "torch.ops.aten.fill_.Tensor", pe_tuple_arg(E, a, 2), NULL));
 }
 
 /* torch.tensor(number): torch.export lifts the constant into a placeholder c_lifted_tensor_N
@@ -1100,7 +699,7 @@ static pv *kwarg_value(pe *E, frame *f, const fx_node *n, const char *key)
 {
     for (size_t i = 0; i < n->kwargs->u.seq.len; i++)
         if (!strcmp(n->kwargs->u.seq.keys[i], key))
-            return from_arg(E, f, n->kwargs->u.seq.items[i]);
+            return pe_from_arg(E, f, n->kwargs->u.seq.items[i]);
     return NULL;
 }
 
@@ -1134,7 +733,7 @@ static bool is_view_op(const fx_node *n)
 static fx_node *materialize_lift(pe *E, const fx_node *at, pv *v, fx_graph *g)
 {
     if (g != fx_program_graph(E->dst)) {
-        fail(E, at, "a tensor constant is used inside a subgraph");
+        pe_fail(E, at, "a tensor constant is used inside a subgraph");
         return NULL;
     }
     fx_dtype dtype = v->u.lift.dtype;
@@ -1195,7 +794,7 @@ static fx_node *materialize_lift(pe *E, const fx_node *at, pv *v, fx_graph *g)
     fx_arg *a = fx_arg_node(E->dst, ph);
     fx_node *lf = fx_node_new(g, fx_namer_name(&o->nm, "lift_fresh_copy"), FX_OP_CALL_FUNCTION,
                               "torch.ops.aten.lift_fresh_copy.default");
-    fx_node_set_args(lf, tuple_arg(E, &a, 1), fx_arg_seq(E->dst, FX_ARG_DICT, NULL, NULL, 0));
+    fx_node_set_args(lf, pe_tuple_arg(E, &a, 1), fx_arg_seq(E->dst, FX_ARG_DICT, NULL, NULL, 0));
     if (before)
         fx_graph_insert_before(g, before, lf);
     else
@@ -1210,15 +809,15 @@ static fx_node *materialize_lift(pe *E, const fx_node *at, pv *v, fx_graph *g)
 static pv *call(pe *E, frame *f, const fx_node *n)
 {
     if (fx_control_kind_of(n) != FX_CTRL_NONE)
-        return control(E, f, n);
+        return pe_control(E, f, n);
     bool handled;
     pv *r = python_call(E, f, n, &handled);
     if (handled || E->failed)
         return r;
     for (size_t i = 0; i < n->args->u.seq.len; i++) {
         const fx_arg *x = n->args->u.seq.items[i];
-        if (x->kind == FX_ARG_NODE && module_of(E, f, x->u.node))
-            return kept(E, n, keep_hop(E, f, n));
+        if (x->kind == FX_ARG_NODE && pe_module_of(E, f, x->u.node))
+            return pe_kept(E, n, pe_keep_hop(E, f, n));
     }
     if (!strcmp(n->target, "torch.ops.aten.slice.Tensor"))
         return python_slice(E, f, n);
@@ -1229,7 +828,7 @@ static pv *call(pe *E, frame *f, const fx_node *n)
     if (!strcmp(n->target, "torch.ops.aten.tensor.default"))
         return python_tensor(E, f, n);
     if (!strncmp(n->target, "torch.ops.aten.to.", 18) && n->args->u.seq.len > 0) {
-        pv *self = from_arg(E, f, n->args->u.seq.items[0]);
+        pv *self = pe_from_arg(E, f, n->args->u.seq.items[0]);
         if (!self)
             return NULL;
         if (self->kind == PV_NODE)
@@ -1238,17 +837,17 @@ static pv *call(pe *E, frame *f, const fx_node *n)
     return record_call(E, f, n, NULL);
 }
 
-static pv *run_graph(pe *E, frame *f)
+pv *pe_run_graph(pe *E, frame *f)
 {
     size_t k = 0;
     for (const fx_node *n = f->src->first; n && !E->failed; n = n->next) {
         if (++E->steps > E->max_steps)
-            return too_long(E, n, "the Python code runs too long on the example inputs");
+            return pe_too_long(E, n, "the Python code runs too long on the example inputs");
         if (interrupt_pending())
-            return fail(E, n, "interrupted");
+            return pe_fail(E, n, "interrupted");
         pv *v = NULL;
         switch (n->op) {
-        case FX_OP_PLACEHOLDER: v = placeholder(E, f, n, k++); break;
+        case FX_OP_PLACEHOLDER: v = pe_placeholder(E, f, n, k++); break;
         case FX_OP_GET_ATTR: {
             const fx_module *m = f->src->owner ? fx_module_find(f->src->owner, n->target) : NULL;
             if (m && m->graph) {
@@ -1269,10 +868,10 @@ static pv *run_graph(pe *E, frame *f)
         default: v = record_call(E, f, n, NULL); break;
         }
         if (!v)
-            return fail(E, n, "cannot replay %s", n->target);
+            return pe_fail(E, n, "cannot replay %s", n->target);
         hm_put(&f->env, n->name, v);
     }
-    return E->failed ? NULL : fail(E, NULL, "a graph ends without an output");
+    return E->failed ? NULL : pe_fail(E, NULL, "a graph ends without an output");
 }
 
 /* ---- entry -------------------------------------------------------------------------------- */
@@ -1298,8 +897,8 @@ fx_program *py_eval_program(const fx_program *p, const py_eval_options *o, diag_
         fx_control_drop_subgraph(E.dst->root, E.dst->root->first_child);
     E.mi = meta_inferer_new(E.dst, E.rules, &E.quiet);
     frame f;
-    frame_init(&f, fx_program_graph(p), out_new(&E, fx_program_graph(E.dst)));
-    pv *r = fx_program_graph(p) ? run_graph(&E, &f) : fail(&E, NULL, "the program has no graph");
+    pe_frame_init(&f, fx_program_graph(p), pe_out_new(&E, fx_program_graph(E.dst)));
+    pv *r = fx_program_graph(p) ? pe_run_graph(&E, &f) : pe_fail(&E, NULL, "the program has no graph");
     hm_free(&f.env);
     fx_program_refresh(E.dst);
     meta_inferer_finish(E.mi, !E.failed);   /* subgraph nodes recorded before their inputs' meta */

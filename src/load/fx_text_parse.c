@@ -39,6 +39,102 @@ static void set_line(fxp *c, const fx_line *l)
 }
 
 /* "%name : [type ][num_users=N] = op[target=T]..." ; c is positioned after the indent. */
+/* The node's type annotation (NULL when empty) and "[num_users=N]" (or "[#users=N]"), up to the
+ * ' = ' before the opcode; false after reporting. */
+static bool parse_type_and_users(fxp *c, const char **type_text, long *users)
+{
+    const char *type_s = c->s;
+    const char *bracket = NULL;
+    for (const char *q = c->s; q < c->end; q++)
+        if (*q == '[' && (((size_t)(c->end - q) >= 11 && memcmp(q, "[num_users=", 11) == 0) ||
+                          ((size_t)(c->end - q) >= 8 && memcmp(q, "[#users=", 8) == 0))) {
+            bracket = q;
+            break;
+        }
+    if (!bracket) {
+        fxp_error(c, c->s, "expected '[num_users=N]'");
+        return false;
+    }
+    *type_text = NULL;
+    if (bracket > type_s) {
+        const char *te = bracket;
+        while (te > type_s && te[-1] == ' ')
+            te--;
+        *type_text = fx_strndup(c->p, type_s, (size_t)(te - type_s));
+    }
+    c->s = bracket + (bracket[1] == '#' ? 8 : 11);
+    /* the text is not NUL-terminated: read the digits by hand */
+    const char *endp = c->s;
+    long nu = 0;
+    while (endp < c->end && *endp >= '0' && *endp <= '9' && nu < 100000000)
+        nu = nu * 10 + (*endp++ - '0');
+    if (endp == c->s || endp >= c->end || *endp != ']') {
+        fxp_error(c, c->s, "expected a user count and ']'");
+        return false;
+    }
+    c->s = endp + 1;
+    *users = nu;
+    return true;
+}
+
+/* A placeholder's "(default=VALUE)", from just after "(default=" to the end of the line: the
+ * args tuple (VALUE,); NULL after reporting. */
+static fx_arg *parse_placeholder_default(fxp *c)
+{
+    /* str(default): parse up to the final ')' of the line */
+    if (c->end[-1] != ')') {
+        fxp_error(c, c->s, "unbalanced '(': default value is not closed");
+        return NULL;
+    }
+    const char *save_end = c->end;
+    c->end--;
+    fx_arg *dv = fxp_arg(c, FXA_FX);
+    if (!dv)
+        return NULL;
+    fxp_skip_ws(c);
+    if (c->s != c->end) {
+        fxp_error(c, c->s, "unexpected text in default value");
+        return NULL;
+    }
+    c->end = save_end;
+    c->s = c->end;
+    return fx_arg_seq(c->p, FX_ARG_TUPLE, &dv, NULL, 1);
+}
+
+/* "(args = (...), kwargs = {...})" of a call node into *args / *kwargs; false after reporting. */
+static bool parse_call_args(fxp *c, fx_arg **args, fx_arg **kwargs)
+{
+    const char *call_start = c->s;
+    if (!fxp_lit(c, "(args = (")) {
+        fxp_error(c, c->s, "expected '(args = (' after the target");
+        return false;
+    }
+    *args = fxp_seq(c, FXA_FX, ')', FX_ARG_TUPLE);
+    if (!*args)
+        return false;
+    if (!fxp_lit(c, ", kwargs = {")) {
+        /* Usually a bracket left open inside the arguments swallowed the kwargs: say so, at
+         * the bracket, rather than where the parser ran out of text. */
+        const char *open = unclosed_bracket(call_start, c->end);
+        if (open) {
+            diagnostic *dg = fxp_error(c, open, "unbalanced brackets: this '%c' is never closed", *open);
+            diag_set_hint(dg, "every ( [ { in the arguments needs its ) ] }");
+        } else {
+            fxp_error(c, c->s, "expected ', kwargs = {...}'");
+        }
+        return false;
+    }
+    c->s--;
+    *kwargs = fxp_arg(c, FXA_FX);
+    if (!*kwargs)
+        return false;
+    if (!fxp_lit(c, ")")) {
+        fxp_error(c, c->s, "unbalanced '(': expected ')' closing the argument list");
+        return false;
+    }
+    return true;
+}
+
 static bool parse_node_line(fxp *c)
 {
     const char *at = c->s;
@@ -59,36 +155,10 @@ static bool parse_node_line(fxp *c)
         fxp_error(c, c->s, "expected ' : ' after '%%%s'", name);
         return false;
     }
-    const char *type_s = c->s;
-    const char *bracket = NULL;
-    for (const char *q = c->s; q < c->end; q++)
-        if (*q == '[' && (((size_t)(c->end - q) >= 11 && memcmp(q, "[num_users=", 11) == 0) ||
-                          ((size_t)(c->end - q) >= 8 && memcmp(q, "[#users=", 8) == 0))) {
-            bracket = q;
-            break;
-        }
-    if (!bracket) {
-        fxp_error(c, c->s, "expected '[num_users=N]'");
-        return false;
-    }
-    const char *type_text = NULL;
-    if (bracket > type_s) {
-        const char *te = bracket;
-        while (te > type_s && te[-1] == ' ')
-            te--;
-        type_text = fx_strndup(c->p, type_s, (size_t)(te - type_s));
-    }
-    c->s = bracket + (bracket[1] == '#' ? 8 : 11);
-    /* the text is not NUL-terminated: read the digits by hand */
-    const char *endp = c->s;
+    const char *type_text;
     long nu = 0;
-    while (endp < c->end && *endp >= '0' && *endp <= '9' && nu < 100000000)
-        nu = nu * 10 + (*endp++ - '0');
-    if (endp == c->s || endp >= c->end || *endp != ']') {
-        fxp_error(c, c->s, "expected a user count and ']'");
+    if (!parse_type_and_users(c, &type_text, &nu))
         return false;
-    }
-    c->s = endp + 1;
     if (!fxp_lit(c, " = ")) {
         fxp_error(c, c->s, "expected ' = ' before the opcode");
         return false;
@@ -122,55 +192,11 @@ static bool parse_node_line(fxp *c)
     c->s = te + 1;
     fx_arg *args = NULL, *kwargs = NULL;
     if (op == FX_OP_PLACEHOLDER || op == FX_OP_GET_ATTR) {
-        if (op == FX_OP_PLACEHOLDER && fxp_lit(c, "(default=")) {
-            /* str(default): parse up to the final ')' of the line */
-            if (c->end[-1] != ')') {
-                fxp_error(c, c->s, "unbalanced '(': default value is not closed");
-                return false;
-            }
-            const char *save_end = c->end;
-            c->end--;
-            fx_arg *dv = fxp_arg(c, FXA_FX);
-            if (!dv)
-                return false;
-            fxp_skip_ws(c);
-            if (c->s != c->end) {
-                fxp_error(c, c->s, "unexpected text in default value");
-                return false;
-            }
-            c->end = save_end;
-            c->s = c->end;
-            args = fx_arg_seq(c->p, FX_ARG_TUPLE, &dv, NULL, 1);
-        }
+        if (op == FX_OP_PLACEHOLDER && fxp_lit(c, "(default=") && !(args = parse_placeholder_default(c)))
+            return false;
     } else {
-        const char *call_start = c->s;
-        if (!fxp_lit(c, "(args = (")) {
-            fxp_error(c, c->s, "expected '(args = (' after the target");
+        if (!parse_call_args(c, &args, &kwargs))
             return false;
-        }
-        args = fxp_seq(c, FXA_FX, ')', FX_ARG_TUPLE);
-        if (!args)
-            return false;
-        if (!fxp_lit(c, ", kwargs = {")) {
-            /* Usually a bracket left open inside the arguments swallowed the kwargs: say so, at
-             * the bracket, rather than where the parser ran out of text. */
-            const char *open = unclosed_bracket(call_start, c->end);
-            if (open) {
-                diagnostic *dg = fxp_error(c, open, "unbalanced brackets: this '%c' is never closed", *open);
-                diag_set_hint(dg, "every ( [ { in the arguments needs its ) ] }");
-            } else {
-                fxp_error(c, c->s, "expected ', kwargs = {...}'");
-            }
-            return false;
-        }
-        c->s--;
-        kwargs = fxp_arg(c, FXA_FX);
-        if (!kwargs)
-            return false;
-        if (!fxp_lit(c, ")")) {
-            fxp_error(c, c->s, "unbalanced '(': expected ')' closing the argument list");
-            return false;
-        }
     }
     fxp_skip_ws(c);
     if (c->s != c->end) {

@@ -333,6 +333,42 @@ static fx_arg *symlike(gctx *x, const json_value *v, const char *const_key)
 
 static void decode_graph(dec *c, fx_module *mod, const json_value *jg, bool list_output);
 
+static fx_arg *decode_arg(gctx *x, const json_value *a);
+
+/* Element e of a list argument of kind k ("as_ints", "as_int_lists", "as_nested_tensors", ...). */
+static fx_arg *decode_list_item(gctx *x, const char *k, const json_value *e)
+{
+    fx_program *p = x->c->p;
+    int64_t i;
+    double f;
+    if (!strcmp(k, "as_tensors")) {
+        fx_node *nd = ref(x, e, json_str(json_get(e, "name")));
+        return nd ? fx_arg_node(p, nd) : fx_arg_none(p);
+    }
+    if (!strcmp(k, "as_ints") && json_int(e, &i)) return fx_arg_int(p, i);
+    if (!strcmp(k, "as_floats") && serde_float(e, &f)) return fx_arg_float(p, f);
+    if (!strcmp(k, "as_bools") && e->kind == JSON_BOOL) return fx_arg_bool(p, e->u.boolean);
+    if (!strcmp(k, "as_strings") && json_str(e)) return fx_arg_str(p, FX_ARG_STR, json_str(e));
+    if (!strcmp(k, "as_sym_ints")) return symlike(x, e, "as_int");
+    if (!strcmp(k, "as_sym_bools")) return symlike(x, e, "as_bool");
+    if (!strcmp(k, "as_sym_floats")) return symlike(x, e, "as_float");
+    if (!strcmp(k, "as_optional_tensors")) return json_get(e, "as_none") ? fx_arg_none(p) : decode_arg(x, e);
+    /* list[list[int]], list[list[float]], list[list[TensorArgument]]: each inner list is a list
+     * of the flat kind's elements */
+    const char *inner_kind = !strcmp(k, "as_int_lists") ? "as_ints" : !strcmp(k, "as_float_lists") ? "as_floats"
+                           : !strcmp(k, "as_nested_tensors") ? "as_tensors" : NULL;
+    if (inner_kind && e->kind == JSON_ARRAY) {
+        size_t m = json_len(e);
+        fx_arg **inner = m ? xmalloc(m * sizeof *inner) : NULL;
+        for (size_t q = 0; q < m; q++) inner[q] = decode_list_item(x, inner_kind, json_at(e, q));
+        fx_arg *r = fx_arg_seq(p, FX_ARG_LIST, inner, NULL, m);
+        free(inner);
+        return r;
+    }
+    derr(x->c, e, "bad element in '%s'", k);
+    return fx_arg_none(p);
+}
+
 static fx_arg *decode_arg(gctx *x, const json_value *a)
 {
     fx_program *p = x->c->p;
@@ -392,40 +428,15 @@ static fx_arg *decode_arg(gctx *x, const json_value *a)
         fx_node *n = ref(x, v, json_str(json_get(v, "name")));
         return n ? fx_arg_node(p, n) : fx_arg_none(p);
     }
-    if (v && v->kind == JSON_ARRAY &&
-        (!strcmp(k, "as_tensors") || !strcmp(k, "as_ints") || !strcmp(k, "as_floats") || !strcmp(k, "as_bools") ||
-         !strcmp(k, "as_strings") || !strcmp(k, "as_sym_ints") || !strcmp(k, "as_sym_bools") ||
-         !strcmp(k, "as_sym_floats") || !strcmp(k, "as_optional_tensors") || !strcmp(k, "as_int_lists"))) {
+    static const char *const list_kinds[] = { "as_tensors", "as_ints", "as_floats", "as_bools", "as_strings",
+                                              "as_sym_ints", "as_sym_bools", "as_sym_floats", "as_optional_tensors",
+                                              "as_int_lists", "as_float_lists", "as_nested_tensors", NULL };
+    bool is_list = false;
+    for (size_t j = 0; list_kinds[j] && !is_list; j++) is_list = !strcmp(k, list_kinds[j]);
+    if (v && v->kind == JSON_ARRAY && is_list) {
         size_t n = json_len(v);
         fx_arg **items = n ? xmalloc(n * sizeof *items) : NULL;
-        for (size_t j = 0; j < n; j++) {
-            const json_value *e = json_at(v, j);
-            if (!strcmp(k, "as_tensors")) {
-                fx_node *nd = ref(x, e, json_str(json_get(e, "name")));
-                items[j] = nd ? fx_arg_node(p, nd) : fx_arg_none(p);
-            } else if (!strcmp(k, "as_ints") && json_int(e, &i)) items[j] = fx_arg_int(p, i);
-            else if (!strcmp(k, "as_floats") && serde_float(e, &f)) items[j] = fx_arg_float(p, f);
-            else if (!strcmp(k, "as_bools") && e->kind == JSON_BOOL) items[j] = fx_arg_bool(p, e->u.boolean);
-            else if (!strcmp(k, "as_strings") && json_str(e)) items[j] = fx_arg_str(p, FX_ARG_STR, json_str(e));
-            else if (!strcmp(k, "as_sym_ints")) items[j] = symlike(x, e, "as_int");
-            else if (!strcmp(k, "as_sym_bools")) items[j] = symlike(x, e, "as_bool");
-            else if (!strcmp(k, "as_sym_floats")) items[j] = symlike(x, e, "as_float");
-            else if (!strcmp(k, "as_optional_tensors")) items[j] = json_get(e, "as_none") ? fx_arg_none(p) : decode_arg(x, e);
-            else if (!strcmp(k, "as_int_lists") && e->kind == JSON_ARRAY) {
-                size_t m = json_len(e);
-                fx_arg **inner = m ? xmalloc(m * sizeof *inner) : NULL;
-                for (size_t q = 0; q < m; q++) {
-                    int64_t iv = 0;
-                    if (!json_int(json_at(e, q), &iv)) derr(x->c, json_at(e, q), "expected an integer");
-                    inner[q] = fx_arg_int(p, iv);
-                }
-                items[j] = fx_arg_seq(p, FX_ARG_LIST, inner, NULL, m);
-                free(inner);
-            } else {
-                derr(x->c, e, "bad element in '%s'", k);
-                items[j] = fx_arg_none(p);
-            }
-        }
+        for (size_t j = 0; j < n; j++) items[j] = decode_list_item(x, k, json_at(v, j));
         /* Operand lists of higher-order ops are tuples in the traced graph. */
         fx_arg *r = fx_arg_seq(p, x->hop && !x->hop_lists && !strcmp(k, "as_tensors") ? FX_ARG_TUPLE : FX_ARG_LIST, items, NULL, n);
         free(items);
@@ -875,6 +886,112 @@ fx_program *pt2_load_json(const char *text, size_t len, const char *name, diag_s
 
 /* ---- weights from the archive ------------------------------------------------------------------ */
 
+/* Where a weight's elements are in its storage: sizes, strides (contiguous when absent), the
+ * element count and the storage offset, from its tensor_meta (already decoded into v). */
+typedef struct weight_layout {
+    size_t rank;
+    int64_t *shape, *stride;   /* in the program's arena */
+    int64_t numel, off;
+    bool contiguous;
+} weight_layout;
+
+/* Fills wl; false after reporting (at l, naming fqn) a size, stride or offset that is not a
+ * concrete non-negative integer, or an element count that overflows. */
+static bool weight_layout_of(dec *c, diag_loc l, const char *fqn, const fx_value *v, const json_value *tm,
+                             weight_layout *wl)
+{
+    size_t rank = v->rank;
+    int64_t *shape = fx_alloc(c->p, (rank + 1) * sizeof *shape);
+    int64_t numel = 1;
+    bool contiguous = true;
+    int64_t expect_stride = 1;
+    int64_t *stride = fx_alloc(c->p, (rank + 1) * sizeof *stride);
+    for (size_t k = rank; k-- > 0;) {
+        if (shape_parse_dim(v->sizes[k], &shape[k]) != 1) {
+            diag_error(c->d, l, "weight '%s': size '%s' is not a concrete non-negative integer", fqn, v->sizes[k]);
+            return false;
+        }
+        stride[k] = expect_stride;
+        if (v->strides && shape_parse_dim(v->strides[k], &stride[k]) != 1) {
+            diag_error(c->d, l, "weight '%s': stride '%s' is not a concrete non-negative integer", fqn, v->strides[k]);
+            return false;
+        }
+        if (shape[k] != 1 && stride[k] != expect_stride) contiguous = false;
+        if (shape[k] != 0 && numel > INT64_MAX / shape[k]) {
+            diag_error(c->d, l, "weight '%s': its element count overflows 64 bits", fqn);
+            return false;
+        }
+        numel *= shape[k];
+        expect_stride = numel;
+    }
+    int64_t off;
+    if (shape_parse_dim(symint_text(c, json_get(tm, "storage_offset")), &off) != 1) {
+        diag_error(c->d, l, "weight '%s': its storage offset is not a concrete non-negative integer", fqn);
+        return false;
+    }
+    *wl = (weight_layout){ rank, shape, stride, numel, off, contiguous };
+    return true;
+}
+
+/* The weight fqn whose bytes are archive member rel, laid out as wl: borrowed from the archive's
+ * mapping when the member is stored and contiguous, else copied once (inflated, offset or
+ * gathered from a strided view). NULL after reporting a member too small for its layout. */
+static fx_weight *weight_from_member(dec *c, pt2_archive *ar, diag_loc l, const char *fqn, const char *rel,
+                                     fx_tensor_role role, const fx_value *v, const weight_layout *wl)
+{
+    fx_program *p = c->p;
+    const fx_dtype_info *di = fx_dtype_get(v->dtype);
+    pt2_blob b;
+    if (!pt2_archive_read(ar, rel, &b, c->d)) return NULL;
+    /* Bytes the view touches: offset + sum((size-1)*stride) + 1 elements (checked: a
+     * sum that overflows needs more than any file holds). */
+    uint64_t span = wl->numel ? (uint64_t)wl->off + 1 : 0, need = 0;
+    bool over = false;
+    for (size_t k = 0; k < wl->rank && wl->numel && !over; k++) {
+        uint64_t t;
+        over = __builtin_mul_overflow((uint64_t)(wl->shape[k] - 1), (uint64_t)wl->stride[k], &t) ||
+               __builtin_add_overflow(span, t, &span);
+    }
+    over = over || __builtin_mul_overflow(span, (uint64_t)di->elem_size, &need);
+    if (over) need = UINT64_MAX;
+    if (di->elem_size == 0 || b.size < need) {
+        diag_error(c->d, l, "weight '%s': member '%s/%s' holds %zu bytes but its metadata (%s%s, storage offset %lld) needs %llu",
+                   fqn, pt2_archive_root(ar), rel, b.size, di->abbr, "", (long long)wl->off, (unsigned long long)need);
+        pt2_blob_free(&b);
+        return NULL;
+    }
+    size_t nbytes = (size_t)wl->numel * di->elem_size;
+    if (wl->contiguous) {
+        /* Borrowed from the mapping when stored; owned copy from inflation otherwise. */
+        if (b.owned && wl->off == 0) {
+            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, b.data, nbytes, true);
+        } else if (b.owned) {
+            void *cp = xmalloc(nbytes ? nbytes : 1);
+            memcpy(cp, b.data + wl->off * di->elem_size, nbytes);
+            pt2_blob_free(&b);
+            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, cp, nbytes, true);
+        } else {
+            return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, b.data + wl->off * di->elem_size, nbytes, false);
+        }
+    } else {
+        /* A strided view of a shared storage: gather it into a contiguous copy. */
+        unsigned char *cp = xmalloc(nbytes ? nbytes : 1);
+        int64_t *idx = xcalloc(wl->rank + 1, sizeof *idx);
+        for (int64_t e = 0; e < wl->numel; e++) {
+            int64_t src = wl->off;
+            for (size_t k = 0; k < wl->rank; k++) src += idx[k] * wl->stride[k];
+            memcpy(cp + (size_t)e * di->elem_size, b.data + (size_t)src * di->elem_size, di->elem_size);
+            for (size_t k = wl->rank; k-- > 0;) {
+                if (++idx[k] < wl->shape[k]) break;
+                idx[k] = 0;
+            }
+        }
+        free(idx);
+        pt2_blob_free(&b);
+        return fx_program_add_weight(p, fqn, role, v->dtype, wl->shape, wl->rank, cp, nbytes, true);
+    }
+}
+
 static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const char *dir_rel, bool constants)
 {
     fx_program *p = c->p;
@@ -912,96 +1029,20 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
         fx_tensor_role role = constants ? FX_TENSOR_CONSTANT : isp && isp->kind == JSON_BOOL && isp->u.boolean ? FX_TENSOR_PARAMETER : FX_TENSOR_BUFFER;
         fx_value *v = tensor_meta(c, tm);
         if (!v) { ok = false; break; }
-        size_t rank = v->rank;
-        int64_t *shape = fx_alloc(p, (rank + 1) * sizeof *shape);
-        int64_t numel = 1;
-        bool contiguous = true;
-        int64_t expect_stride = 1;
-        int64_t *stride = fx_alloc(p, (rank + 1) * sizeof *stride);
-        for (size_t k = rank; k-- > 0;) {
-            if (shape_parse_dim(v->sizes[k], &shape[k]) != 1) {
-                diag_error(c->d, l, "weight '%s': size '%s' is not a concrete non-negative integer", fqn, v->sizes[k]);
-                ok = false;
-                break;
-            }
-            stride[k] = expect_stride;
-            if (v->strides && shape_parse_dim(v->strides[k], &stride[k]) != 1) {
-                diag_error(c->d, l, "weight '%s': stride '%s' is not a concrete non-negative integer", fqn, v->strides[k]);
-                ok = false;
-                break;
-            }
-            if (shape[k] != 1 && stride[k] != expect_stride) contiguous = false;
-            if (shape[k] != 0 && numel > INT64_MAX / shape[k]) {
-                diag_error(c->d, l, "weight '%s': its element count overflows 64 bits", fqn);
-                ok = false;
-                break;
-            }
-            numel *= shape[k];
-            expect_stride = numel;
-        }
-        if (!ok) break;
-        const fx_dtype_info *di = fx_dtype_get(v->dtype);
-        int64_t off;
-        if (shape_parse_dim(symint_text(c, json_get(tm, "storage_offset")), &off) != 1) {
-            diag_error(c->d, l, "weight '%s': its storage offset is not a concrete non-negative integer", fqn);
+        weight_layout wl;
+        if (!weight_layout_of(c, l, fqn, v, tm, &wl)) {
             ok = false;
             break;
         }
         fx_weight *w;
         if (up && up->kind == JSON_BOOL && up->u.boolean) {
             diag_warning(c->d, l, "weight '%s' is pickled (use_pickle); fxsh keeps its metadata only", fqn);
-            w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, NULL, 0, false);
+            w = fx_program_add_weight(p, fqn, role, v->dtype, wl.shape, wl.rank, NULL, 0, false);
         } else {
-            char *rel = arena_printf(&c->tmp, "%s%s", dir_rel, path);
-            pt2_blob b;
-            if (!pt2_archive_read(ar, rel, &b, c->d)) { ok = false; break; }
-            /* Bytes the view touches: offset + sum((size-1)*stride) + 1 elements (checked: a
-             * sum that overflows needs more than any file holds). */
-            uint64_t span = numel ? (uint64_t)off + 1 : 0, need = 0;
-            bool over = false;
-            for (size_t k = 0; k < rank && numel && !over; k++) {
-                uint64_t t;
-                over = __builtin_mul_overflow((uint64_t)(shape[k] - 1), (uint64_t)stride[k], &t) ||
-                       __builtin_add_overflow(span, t, &span);
-            }
-            over = over || __builtin_mul_overflow(span, (uint64_t)di->elem_size, &need);
-            if (over) need = UINT64_MAX;
-            if (di->elem_size == 0 || b.size < need) {
-                diag_error(c->d, l, "weight '%s': member '%s/%s' holds %zu bytes but its metadata (%s%s, storage offset %lld) needs %llu",
-                           fqn, pt2_archive_root(ar), rel, b.size, di->abbr, "", (long long)off, (unsigned long long)need);
-                pt2_blob_free(&b);
+            w = weight_from_member(c, ar, l, fqn, arena_printf(&c->tmp, "%s%s", dir_rel, path), role, v, &wl);
+            if (!w) {
                 ok = false;
                 break;
-            }
-            size_t nbytes = (size_t)numel * di->elem_size;
-            if (contiguous) {
-                /* Borrowed from the mapping when stored; owned copy from inflation otherwise. */
-                if (b.owned && off == 0) {
-                    w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, b.data, nbytes, true);
-                } else if (b.owned) {
-                    void *cp = xmalloc(nbytes ? nbytes : 1);
-                    memcpy(cp, b.data + off * di->elem_size, nbytes);
-                    pt2_blob_free(&b);
-                    w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, cp, nbytes, true);
-                } else {
-                    w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, b.data + off * di->elem_size, nbytes, false);
-                }
-            } else {
-                /* A strided view of a shared storage: gather it into a contiguous copy. */
-                unsigned char *cp = xmalloc(nbytes ? nbytes : 1);
-                int64_t *idx = xcalloc(rank + 1, sizeof *idx);
-                for (int64_t e = 0; e < numel; e++) {
-                    int64_t src = off;
-                    for (size_t k = 0; k < rank; k++) src += idx[k] * stride[k];
-                    memcpy(cp + (size_t)e * di->elem_size, b.data + (size_t)src * di->elem_size, di->elem_size);
-                    for (size_t k = rank; k-- > 0;) {
-                        if (++idx[k] < shape[k]) break;
-                        idx[k] = 0;
-                    }
-                }
-                free(idx);
-                pt2_blob_free(&b);
-                w = fx_program_add_weight(p, fqn, role, v->dtype, shape, rank, cp, nbytes, true);
             }
         }
         if (spec) {

@@ -17,7 +17,7 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_ir.c src/onnx/onnx_ir.h \
 	src/onnx/onnx_pb.c src/onnx/onnx_pb.h \
 	src/onnx/onnx_print.c src/onnx/onnx_print.h \
-	src/onnx/onnx_parse.c src/onnx/onnx_parse.h \
+	src/onnx/onnx_parse.c src/onnx/onnx_parse_internal.h src/onnx/onnx_lex.c src/onnx/onnx_parse.h \
 	src/onnx/onnx_check.c src/onnx/onnx_check.h \
 	src/onnx/onnx_eval.c src/onnx/onnx_eval.h src/onnx/onnx_eval_internal.h \
 	src/onnx/onnx_eval_math.c src/onnx/onnx_eval_reduce.c src/onnx/onnx_eval_shape.c \

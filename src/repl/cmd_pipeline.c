@@ -21,6 +21,7 @@
 #include "fx/fx_ir.h"
 #include "onnx/onnx_edit.h"
 #include "onnx/onnx_ir.h"
+#include "tables/aten_schemas.h"
 #include "tables/ops.h"
 #include "rewrite/control_flow.h"
 #include "decompose/decompose.h"
@@ -759,7 +760,11 @@ int cmd_ops(session *s, int argc, char **argv)
     } else if (!strcmp(argv[1], "show") && argc == 3) {
         if (!ops_print_rule(s->ops, argv[2], &sb)) {
             diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "ops show: no rule for %s", argv[2]);
-            diag_set_hint(dg, "`ops` lists the covered targets; `ops load FILE` adds rules");
+            const char *schema = aten_schemas_lookup(argv[2], NULL);
+            if (schema)
+                diag_set_hint(dg, "torch's schema: %s\n`ops` lists the covered targets; `ops load FILE` adds rules", schema);
+            else
+                diag_set_hint(dg, "`ops` lists the covered targets; `ops load FILE` adds rules");
             rc = 1;
         }
     } else if (!strcmp(argv[1], "load") && argc == 3) {

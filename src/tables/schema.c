@@ -53,18 +53,67 @@ static aten_base_type base_of(const char *t)
     return ATY_OTHER;
 }
 
-/* TYPE := IDENT ['(' alias ')'] { '?' | '[' [N] ']' } */
-static bool parse_type(sp *s, aten_arg *arg)
+/* Container types whose parenthesis holds type arguments ("Dict(str, Tensor)"), not an alias
+ * annotation ("Tensor(a!)"). */
+static bool is_generic(const char *name)
+{
+    static const char *const names[] = { "Dict", "Future", "Await", "RRef", "Union", "Optional", "List", "Tuple", NULL };
+    for (size_t i = 0; names[i]; i++)
+        if (!strcmp(names[i], name)) return true;
+    return false;
+}
+
+static bool parse_type_inner(sp *s, aten_arg *arg);
+
+/* "(T, U, ...)" of a tuple type or a generic's type arguments, from the '('. */
+static bool parse_type_args(sp *s)
+{
+    s->p++;
+    skip_ws(s);
+    if (*s->p == ')') { s->p++; return true; }
+    for (;;) {
+        aten_arg inner = {0};
+        if (!parse_type_inner(s, &inner)) return false;
+        skip_ws(s);
+        if (*s->p == ',') { s->p++; continue; }
+        if (*s->p == ')') { s->p++; return true; }
+        sp_error(s, s->p, "expected ',' or ')' in a type");
+        return false;
+    }
+}
+
+/* An alias annotation "(a!)", "(a -> *)", "(*)" at s->p, if there is one. */
+static bool skip_alias(sp *s)
+{
+    if (*s->p != '(') return true;
+    while (*s->p && *s->p != ')') s->p++;
+    if (*s->p != ')') { sp_error(s, s->p, "unterminated alias annotation"); return false; }
+    s->p++;
+    return true;
+}
+
+/* TYPE := (IDENT [GENERIC_ARGS | ALIAS] | '(' TYPE, ... ')') { '?' | '[' [N] ']' [ALIAS] }
+ * as torch's schema parser reads it; sets arg's base type and its outermost ?/[] flags. */
+static bool parse_type_inner(sp *s, aten_arg *arg)
 {
     skip_ws(s);
-    const char *b = s->p;
-    const char *base = ident(s);
-    if (!base) { sp_error(s, s->p, "expected a type"); return false; }
-    arg->base = base_of(base);
-    if (*s->p == '(') {             /* alias annotation Tensor(a!) */
-        while (*s->p && *s->p != ')') s->p++;
-        if (*s->p != ')') { sp_error(s, s->p, "unterminated alias annotation"); return false; }
-        s->p++;
+    if (*s->p == '(') {             /* a tuple type "(Tensor, t)" */
+        if (!parse_type_args(s)) return false;
+        arg->base = ATY_OTHER;
+    } else {
+        const char *base = ident(s);
+        if (!base) { sp_error(s, s->p, "expected a type"); return false; }
+        while (*s->p == '.' && is_ident((unsigned char)s->p[1])) {   /* __torch__.torch.classes.X */
+            s->p++;
+            const char *part = ident(s);
+            base = arena_printf(s->a, "%s.%s", base, part);
+        }
+        arg->base = base_of(base);
+        if (*s->p == '(' && is_generic(base)) {
+            if (!parse_type_args(s)) return false;
+            arg->base = ATY_OTHER;
+        }
+        if (!skip_alias(s)) return false;     /* Tensor(a!) */
     }
     for (;;) {
         if (*s->p == '?') { arg->optional = true; s->p++; }
@@ -74,8 +123,17 @@ static bool parse_type(sp *s, aten_arg *arg)
             if (*s->p != ']') { sp_error(s, s->p, "expected ']'"); return false; }
             s->p++;
             arg->is_list = true;
+            if (!skip_alias(s)) return false; /* Tensor[](a!) */
         } else break;
     }
+    return true;
+}
+
+static bool parse_type(sp *s, aten_arg *arg)
+{
+    skip_ws(s);
+    const char *b = s->p;
+    if (!parse_type_inner(s, arg)) return false;
     arg->type_text = arena_strndup(s->a, b, (size_t)(s->p - b));
     return true;
 }
@@ -115,6 +173,11 @@ static bool parse_arg_list(sp *s, argvec *v, bool returns)
         if (!returns && *s->p == '*') {
             s->p++;
             kwonly = true;
+        } else if (!returns && !strncmp(s->p, "...", 3)) {
+            /* varargs (format(str self, ...)): any further positional arguments */
+            s->p += 3;
+            aten_arg arg = { .name = "...", .type_text = "...", .base = ATY_OTHER, .is_list = true };
+            vec_push(v, arg);
         } else {
             aten_arg arg = {0};
             if (!parse_type(s, &arg)) return false;
@@ -174,6 +237,8 @@ bool aten_schema_parse(arena *a, const char *text, aten_schema *out, diag_sink *
     } else {
         aten_arg r = {0};
         if (!parse_type(&s, &r)) goto fail;
+        skip_ws(&s);
+        if (is_ident((unsigned char)*s.p)) r.name = ident(&s);   /* "-> Tensor output" */
         vec_push(&rets, r);
     }
     skip_ws(&s);

@@ -10,12 +10,32 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "onnx/onnx_edit.h"
+#include "tables/aten_schemas.h"
 #include "translate/translate.h"
 #include "translate/translate_internal.h"
 #include "translate/translate_meta.h"
 
 /* ---- per-node dispatch ---- */
 
+/* The first plain Tensor argument of schema text (for the example lowering), "self" if none. */
+static const char *first_tensor_arg(tx *t, const char *text)
+{
+    diag_sink quiet;
+    diag_init(&quiet);
+    aten_schema sc;
+    const char *name = "self";
+    if (aten_schema_parse(&t->a, text, &sc, &quiet, (diag_loc){ 0 }))
+        for (size_t i = 0; i < sc.nargs; i++)
+            if (sc.args[i].base == ATY_TENSOR && !sc.args[i].is_list) {
+                name = sc.args[i].name;
+                break;
+            }
+    diag_free(&quiet);
+    return name;
+}
+
+/* No rule for target: an error at the node, and a hint with torch's schema of the op (or what
+ * torch has under that name) and the YAML that adds a lowering. */
 static void no_lowering(tx *t, const fx_node *n, const char *target)
 {
     t->failed = true;
@@ -23,15 +43,37 @@ static void no_lowering(tx *t, const fx_node *n, const char *target)
     diagnostic *dg = diag_error(t->d, (diag_loc){t->p->file, 0, 0}, "No ONNX lowering for %s (node %%%s)", target, n->name);
     const char *op = strchr(short_t, '.');
     op = op ? op + 1 : short_t;
-    size_t oplen = strcspn(op, ".");
-    diag_set_hint(dg,
-                  "add one with `ops load FILE`, a YAML file like:\n"
-                  "    opset: 18\n"
-                  "    rules:\n"
-                  "      - target: %s\n"
-                  "        schema: %.*s(Tensor self) -> Tensor\n"
-                  "        lowering: '%.*s (self) => (result) { result = Identity (self) }'",
-                  short_t, (int)oplen, op, (int)oplen, op);
+    int oplen = (int)strcspn(op, ".");
+    bool aten = !strncmp(short_t, "aten.", 5);
+    const char *schema = aten ? aten_schemas_lookup(target, NULL) : NULL;
+    strbuf h;
+    sb_init(&h);
+    if (schema) {
+        sb_printf(&h, "torch's schema: %s\n", schema);
+    } else if (aten) {
+        char *name = arena_strndup(&t->a, op, (size_t)oplen);
+        const char *ov[8];
+        size_t n_ov = aten_schemas_overloads(name, ov, 8, NULL);
+        if (n_ov == 0) {
+            sb_printf(&h, "torch has no ATen operator named '%s' (a custom op needs its own namespace)\n", name);
+        } else {
+            sb_printf(&h, "torch has no overload %s; its overloads of %s:\n", short_t, name);
+            for (size_t i = 0; i < n_ov && i < 8; i++) sb_printf(&h, "    %s\n", ov[i]);
+            if (n_ov > 8) sb_printf(&h, "    ... %zu more\n", n_ov - 8);
+        }
+    }
+    const char *sch = schema ? schema + 6 : arena_printf(&t->a, "%.*s(Tensor self) -> Tensor", oplen, op);
+    const char *param = schema ? first_tensor_arg(t, sch) : "self";
+    sb_printf(&h,
+              "add a lowering with `ops load FILE`, a YAML file like:\n"
+              "    opset: 18\n"
+              "    rules:\n"
+              "      - target: %s\n"
+              "        schema: %s\n"
+              "        lowering: '%.*s (%s) => (result) { result = Identity (%s) }'",
+              short_t, sch, oplen, op, param, param);
+    diag_set_hint(dg, "%s", h.s);
+    sb_free(&h);
 }
 
 static bool translate_getitem(tx *t, const fx_node *n)

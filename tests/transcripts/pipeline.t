@@ -55,7 +55,8 @@ $ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt --input x=f32[2,3]' -c exp
 [torch.onnx] Translate the graph into ONNX...
 [torch.onnx] Translate the graph into ONNX... ❌
 -c:2: tests/fixtures/repl/nolowering.fx.txt: error: No ONNX lowering for torch.ops.aten.frobnicate.default (node %frobnicate)
-  hint: add one with `ops load FILE`, a YAML file like:
+  hint: torch has no ATen operator named 'frobnicate' (a custom op needs its own namespace)
+add a lowering with `ops load FILE`, a YAML file like:
     opset: 18
     rules:
       - target: aten.frobnicate.default
@@ -69,6 +70,26 @@ $ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt --input x=f32[2,3]' -c exp
   onnx        -
   optimized   -
 ? 1
+
+## An ATen op torch has but fxsh does not lower: the hint gives torch's own schema (the first
+## tensor argument in the example lowering), and that YAML loaded with `ops load` gets past the
+## node; an overload torch does not have lists the ones it has.
+$ fxsh -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export' 2>&1 | grep -A7 'No ONNX'
+-c:2: tests/fixtures/repl/nolowering_aten.fx.txt: error: No ONNX lowering for torch.ops.aten.polygamma.default (node %polygamma)
+  hint: torch's schema: aten::polygamma(int n, Tensor self) -> Tensor
+add a lowering with `ops load FILE`, a YAML file like:
+    opset: 18
+    rules:
+      - target: aten.polygamma.default
+        schema: polygamma(int n, Tensor self) -> Tensor
+        lowering: 'polygamma (self) => (result) { result = Identity (self) }'
+$ fxsh -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'ops load tests/fixtures/ops/polygamma_identity.yaml' -c 'export' 2>&1 | grep -A5 'No ONNX'
+-c:3: tests/fixtures/repl/nolowering_aten.fx.txt: error: No ONNX lowering for torch.ops.aten.add.Frob (node %add)
+  hint: torch has no overload aten.add.Frob; its overloads of add:
+    aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+    aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+    aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    aten::add.complex(complex a, complex b) -> complex
 
 ## (the first line names the YAML file and line the rule comes from)
 $ fxsh -c 'ops show aten.relu.default' -c 'ops show aten.nosuch.default' 2>&1 | tail -n +2

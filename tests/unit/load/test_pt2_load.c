@@ -375,6 +375,8 @@ static void test_synthetic_argument_unions(void **state)
     assert_null(strstr(sb.s, "var_mean_unused_0"));
     assert_non_null(strstr(sb.s, "%getitem_1 : [num_users=1] = call_function[target=operator.getitem](args = (%var_mean, 1)"));
     assert_non_null(strstr(sb.s, "return (getitem_1, sym_size_int)"));
+    /* list[list[TensorArgument]] and list[list[float]] (serde's as_nested_tensors, as_float_lists) */
+    assert_non_null(strstr(sb.s, "(args = ([[%x, %b_buf], [%x]], [[1.5, 2.0], [], [-0.25]]), kwargs = {})"));
     sb_reset(&sb);
     assert_true(fx_print_program(p, &sb, &d));
     assert_non_null(strstr(sb.s, "def forward(self, x: \"f32[s0, 4]\", b_buf):"));
@@ -385,6 +387,26 @@ static void test_synthetic_argument_unions(void **state)
     sb_free(&sb);
     fx_program_free(p);
     diag_free(&d);
+}
+
+/* A nested list with an element of the wrong kind is an error at that element. */
+static void test_nested_list_bad_element(void **state)
+{
+    (void)state;
+    size_t len;
+    char *js = slurp(FIX "synthetic_args.json", &len);
+    char *at = strstr(js, "[[1.5, 2.0], [], [-0.25]]");
+    assert_non_null(at);
+    memcpy(at, "[[1.5, \"x\"], [], [0.250]]", 25);   /* same length: the rest of the text is unchanged */
+    diag_sink d;
+    diag_init(&d);
+    fx_program *p = pt2_load_json(js, len, "bad.json", &d);
+    assert_null(p);
+    assert_true(d.errors > 0);
+    assert_non_null(strstr(d.items[0].message, "bad element in 'as_floats'"));
+    assert_int_equal(d.items[0].line, 22);
+    diag_free(&d);
+    free(js);
 }
 
 /* Byte corruptions of a real program JSON and of a real archive: errors or success, never a
@@ -437,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_bad_json_programs),
         cmocka_unit_test(test_corruptions_never_crash),
         cmocka_unit_test(test_synthetic_argument_unions),
+        cmocka_unit_test(test_nested_list_bad_element),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

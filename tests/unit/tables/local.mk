@@ -5,3 +5,5 @@ tests_unit_tables_test_ops_registry_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) 
 UNIT_TESTS += tests/unit/tables/test_tables
 tests_unit_tables_test_tables_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) \
 	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+UNIT_TESTS += tests/unit/tables/test_aten_schemas
+tests_unit_tables_test_aten_schemas_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS)
