@@ -1,8 +1,8 @@
 #!/bin/sh
 # terminal.sh — what fxsh does on a real terminal (tmux): tab completion (a directory completes
 # without a trailing space, so the path goes on; setting names and values), "did you mean" at the
-# prompt, one-line confirmations of load and save, and `show` eliding large tensors. Skipped (77)
-# without tmux or line editing.
+# prompt, one-line confirmations of load and save, `show` eliding large tensors, $PAGER for
+# output longer than the screen, `quit` inside `load -`. Skipped (77) without tmux or line editing.
 set -u
 : "${FXSH:?FXSH must point at the fxsh binary}"
 command -v tmux >/dev/null 2>&1 || { echo "terminal.sh: tmux not found, skipped"; exit 77; }
@@ -28,6 +28,9 @@ check() {   # check PATTERN WHAT
     if wait_for "$1" 5; then echo "ok: $2"; else echo "FAIL: $2"; screen | sed 's/^/  | /'; failed=1; fi
 }
 top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+# a pager that records how many lines it was given
+printf '#!/bin/sh\nwc -l > "%s/paged"\n' "$scratch" > "$scratch/pager" && chmod +x "$scratch/pager"
+export PAGER="$scratch/pager"
 tmux -S "$sock" new-session -d -s fx -x 150 -y 40 -c "$top" "exec \"$FXSH\"" ||
     { echo "terminal.sh: tmux cannot start, skipped"; exit 77; }
 tmux -S "$sock" set-option -g remain-on-exit on >/dev/null
@@ -47,6 +50,16 @@ keys 'rewrite if_1 cond --clone' Enter 'export verbose=False' Enter C-l 'show op
 check '"mlp.0.weight" =  \{\.\.\. 32 values\}, float\[8\] "mlp.0.bias" =  \{-0' "show elides tensors over 16 values on a terminal"
 keys C-l "save $scratch/m.onnx" Enter
 check "^saved $scratch/m.onnx \\(ONNX protobuf, [0-9]+ bytes\\)\$" "save says what it wrote"
+keys C-l 'help' Enter
+i=0; while [ ! -s "$scratch/paged" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+want=$(COLUMNS=150 "$FXSH" -c help | wc -l)   # the terminal is 150 columns wide
+if [ "$(cat "$scratch/paged" 2>/dev/null | tr -d ' ')" = "$want" ] && ! screen | grep -q 'Commands (any'; then
+    echo "ok: output longer than the screen goes through \$PAGER"
+else
+    echo "FAIL: help was not paged (pager got '$(cat "$scratch/paged" 2>/dev/null)', want $want lines)"; screen | sed 's/^/  | /'; failed=1
+fi
+keys C-l 'help stages' Enter
+check '^list the pipeline stages and what each holds$' "output that fits the screen is printed, not paged"
 keys C-l 'load -' Enter
 check '^\(paste the graph text: it ends when the graph is complete; Ctrl-C cancels, `quit` before it leaves\)$' "load - says how the block ends"
 keys 'quit' Enter

@@ -95,7 +95,7 @@ static int show_onnx(session *s, const stage *st, show_form form, show_values va
     /* Streamed: a model with large initializers prints in bounded memory. */
     strbuf sb;
     sb_init(&sb);
-    bool terminal = isatty(fileno(s->out));
+    bool terminal = s->terminal;
     ox_print_opts po = {.elide_values = values == VALUES_NONE || (values == VALUES_AUTO && terminal),
                         .elide_over = values == VALUES_NONE ? 0 : SHOW_TERMINAL_VALUES};
     int rc = ox_print_model_opts(st->onnx->proto, &sb, s->out, &po);

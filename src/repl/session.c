@@ -192,7 +192,7 @@ int session_width(const session *s)
 {
     int w = 0;
     struct winsize ws;
-    if (isatty(fileno(s->out)) && ioctl(fileno(s->out), TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
+    if (s->terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
     const char *env = getenv("COLUMNS");
     if (!w && env) w = atoi(env);
     if (!w) w = 80;
@@ -201,5 +201,5 @@ int session_width(const session *s)
 
 bool session_confirm(const session *s)
 {
-    return !s->quiet && isatty(fileno(s->out));
+    return !s->quiet && s->terminal;
 }

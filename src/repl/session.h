@@ -49,6 +49,7 @@ typedef struct session {
     bool interactive;
     bool color;
     bool quiet;                  /* -q: no progress lines, notes or confirmations */
+    bool terminal;               /* standard output is a terminal (s->out may be a pager's buffer) */
     bool quit;
     const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
     int input_line;
