@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "fx/fx.h"
@@ -149,7 +150,7 @@ typedef struct names {
 static void collect(const char *name, void *ctx)
 {
     names *c = ctx;
-    vec_push(&c->items, strdup(name));
+    vec_push(&c->items, xstrdup(name));
 }
 
 size_t lint_tracing(const fx_program *p, diag_sink *d)
