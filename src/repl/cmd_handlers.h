@@ -80,8 +80,11 @@ bool render_svg(session *s, const char *dot_text, size_t len, const char *path);
  * members of each are documented in fxsh(1), JSON OUTPUT). */
 enum { JSON_SCHEMA_VERSION = 1 };
 struct strbuf;
-/* Removes every "--json" from argv (keeping argv NULL-terminated); true if there was one. */
+/* Moves every "--json" behind the other words and lowers *argc past them (argv keeps all its
+ * pointers, still NULL-terminated after the last); true if there was one. */
 bool json_flag(int *argc, char **argv);
+/* The same for any words: drop says which move behind; returns how many did. */
+int args_partition(int argc, char **argv, bool (*drop)(const char *word, void *ctx), void *ctx);
 /* json_flag, then refuses more than nargs other arguments (reporting); false if it did. */
 bool json_option(session *s, int *argc, char **argv, int nargs, bool *json);
 void json_stages(session *s, struct strbuf *out);

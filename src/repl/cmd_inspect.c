@@ -105,21 +105,26 @@ static int show_onnx(session *s, const stage *st, show_form form, show_values va
     return rc ? 1 : 0;
 }
 
+static bool is_option(const char *word, void *ctx)
+{
+    (void)ctx;
+    return word[0] == '-' && word[1];
+}
+
 int cmd_show(session *s, int argc, char **argv)
 {
     stage *st = session_current(s);
     show_values values = VALUES_AUTO;
     /* options anywhere: --values (every value, exactly as to_text), --no-values (shapes only) */
-    int kept = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--values")) values = VALUES_ALL;
         else if (!strcmp(argv[i], "--no-values")) values = VALUES_NONE;
         else if (argv[i][0] == '-' && argv[i][1]) {
             session_error(s, "show: unknown option '%s' (usage: %s)", argv[i], "show [STAGE] [FORM] [--values|--no-values]");
             return 1;
-        } else argv[kept++] = argv[i];
+        }
     }
-    argc = kept;
+    argc -= args_partition(argc, argv, is_option, NULL);
     int argi = 1;
     if (argi < argc) {
         int idx = session_stage_index(argv[argi]);

@@ -14,17 +14,31 @@
 #include "onnx/onnx_summary.h"
 #include "repl/cmd_handlers.h"
 
+/* Moves the words `drop` accepts behind the others (the order of each kept; argv keeps all its
+ * pointers, so whoever owns them frees them all) and returns how many were moved. */
+int args_partition(int argc, char **argv, bool (*drop)(const char *word, void *ctx), void *ctx)
+{
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (drop(argv[i], ctx)) continue;
+        char *w = argv[i];   /* rotate w to position kept, the dropped words between move up */
+        memmove(&argv[kept + 1], &argv[kept], (size_t)(i - kept) * sizeof *argv);
+        argv[kept++] = w;
+    }
+    return argc - kept;
+}
+
+static bool is_json(const char *word, void *ctx)
+{
+    (void)ctx;
+    return !strcmp(word, "--json");
+}
+
 bool json_flag(int *argc, char **argv)
 {
-    bool found = false;
-    int kept = 1;
-    for (int i = 1; i < *argc; i++) {
-        if (!strcmp(argv[i], "--json")) found = true;
-        else argv[kept++] = argv[i];
-    }
-    argv[kept] = NULL;
-    *argc = kept;
-    return found;
+    int moved = args_partition(*argc, argv, is_json, NULL);
+    *argc -= moved;
+    return moved > 0;
 }
 
 bool json_option(session *s, int *argc, char **argv, int nargs, bool *json)

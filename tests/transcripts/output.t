@@ -77,3 +77,7 @@ $ fxsh -q -c 'load tests/fixtures/repl/mlp.module.txt' -c "export --report $FXSH
  ## Failure
 
 - **error**: export: the input x has no dtype and shape (torch.export needs example inputs) — hint: load it again with an example shape (the sizes are an example): load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]
+
+## Options go anywhere: before the stage as after it (--json too).
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'show --no-values optimized' -c 'diff --json onnx optimized' | grep -c -e '{[.][.][.] 6 values}' -e '"command":"diff"'
+2
