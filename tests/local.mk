@@ -37,7 +37,8 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 	examples/while_loop.t examples/scan.t examples/cond_two_outputs.t examples/sequence.t examples/custom_op.t examples/export_report.t examples/lint.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
 	tests/transcripts/onnx_commands.t tests/transcripts/pt2_commands.t tests/transcripts/pipeline.t \
 	tests/transcripts/view_mutation.t tests/transcripts/safe_writes.t tests/transcripts/strict.t \
-	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/hints.t tests/transcripts/output.t tests/transcripts/names.t tests/transcripts/small_things.t
+	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/check_types.t \
+	tests/transcripts/hints.t tests/transcripts/output.t tests/transcripts/names.t tests/transcripts/small_things.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh

@@ -1,5 +1,6 @@
 /* onnx_check.c — structural checker: scoping, SSA, topological order, opsets, arity, types. */
 #include "onnx/onnx_check.h"
+#include "onnx/onnx_check_internal.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -17,9 +18,7 @@ typedef struct scope {
 } scope;
 
 typedef struct checker {
-    const ox_model *m;
-    diag_sink *d;
-    int problems;
+    ox_check_report r;  /* the model, the sink and the problem count */
     hashmap opsets;     /* domain -> (void*)1 for the opset list in force */
     hashmap fn_domains; /* domains of model-local functions */
     hashmap fns;        /* "domain\x01name" -> FunctionProto */
@@ -34,8 +33,7 @@ static bool scope_has(const scope *s, const char *name)
     return false;
 }
 
-/* "node 3 ("conv1", Conv) in graph 'main_graph'" */
-static void node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__NodeProto *n)
+void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__NodeProto *n)
 {
     sb_printf(sb, "%s: node %zu (", where, idx);
     if (n->name && n->name[0])
@@ -45,8 +43,7 @@ static void node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__Nod
     sb_printf(sb, "%s)", n->op_type ? n->op_type : "?");
 }
 
-static void problem(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(checker *c, const char *fmt, ...)
+void ox_check_problem(ox_check_report *r, const char *fmt, ...)
 {
     strbuf sb;
     sb_init(&sb);
@@ -54,11 +51,14 @@ static void problem(checker *c, const char *fmt, ...)
     va_start(ap, fmt);
     sb_vprintf(&sb, fmt, ap);
     va_end(ap);
-    diag_loc loc = {c->m->path, 0, 0};
-    diag_error(c->d, loc, "%s", sb.s);
+    diag_loc loc = {r->m->path, 0, 0};
+    diag_error(r->d, loc, "%s", sb.s);
     sb_free(&sb);
-    c->problems++;
+    r->problems++;
 }
+
+#define problem(c, ...) ox_check_problem(&(c)->r, __VA_ARGS__)
+#define node_desc ox_check_node_desc
 
 static const char *norm_domain(const char *d)
 {
@@ -359,7 +359,7 @@ static void check_function(checker *c, const Onnx__FunctionProto *f)
 
 int ox_check(const ox_model *m, diag_sink *d)
 {
-    checker c = {.m = m, .d = d};
+    checker c = {.r = {.m = m, .d = d}};
     hm_init(&c.opsets);
     hm_init(&c.fn_domains);
     hm_init(&c.fns);
@@ -382,9 +382,12 @@ int ox_check(const ox_model *m, diag_sink *d)
     }
     for (size_t i = 0; i < mp->n_functions; i++)
         check_function(&c, mp->functions[i]);
+    /* operator signatures and element types, on a model whose names resolve */
+    if (c.r.problems == 0)
+        ox_check_types(&c.r, m);
     hm_free(&c.opsets);
     hm_free(&c.fn_domains);
     hm_free(&c.fns);
     arena_free(&c.keys);
-    return c.problems;
+    return c.r.problems;
 }

@@ -1,0 +1,25 @@
+/* onnx_check_internal.h — what the structural checker (onnx_check.c) shares with the operator
+ * signature checks (onnx_check_types.c): problem reporting and node descriptions. Not a public API. */
+#ifndef FXSH_ONNX_CHECK_INTERNAL_H
+#define FXSH_ONNX_CHECK_INTERNAL_H
+
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "onnx/onnx_ir.h"
+
+typedef struct ox_check_report {
+    const ox_model *m;
+    diag_sink *d;
+    int problems;
+} ox_check_report;
+
+/* Reports one problem (an error at the model's path) and counts it. */
+void ox_check_problem(ox_check_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "WHERE: node 3 ("conv1", Conv)" */
+void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__NodeProto *n);
+/* The operator-level checks of every ai.onnx node (onnx_check_types.c). */
+void ox_check_types(ox_check_report *r, const ox_model *m);
+
+#endif

@@ -1,0 +1,30 @@
+/* onnx_schema.h — the signatures of the ai.onnx operators, every version (generated from onnx's
+ * own op definitions into onnx_schema_data.c by scripts/dev/onnx_schemas.py): formal inputs and
+ * outputs, type constraints and attributes, as onnx's checker and type inference read them.
+ *
+ * Ownership: static read-only data. */
+#ifndef FXSH_ONNX_SCHEMA_H
+#define FXSH_ONNX_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ox_op_schema {
+    const char *name;
+    int since_version;
+    int min_inputs, max_inputs, min_outputs, max_outputs;
+    /* formal parameters "NAME:TYPE:OPT|...": TYPE a type variable of `constraints` or a type
+     * ("tensor(int64)"); OPT s single, o optional, v variadic of one type, h variadic of any */
+    const char *inputs, *outputs;
+    const char *constraints;   /* "T=tensor(float),tensor(double);I=tensor(int64)" */
+    const char *attributes;    /* "NAME[!]:CODE,...": ! required; CODE f i s t g F I S T G p P x X */
+} ox_op_schema;
+
+extern const ox_op_schema ox_op_schema_table[];   /* sorted by name, then version */
+extern const size_t ox_op_schema_count;
+
+/* The version of op_type a model importing ai.onnx opset `opset` uses (the latest at or before
+ * it), or NULL; *first (if non-NULL) is the op's first version, 0 when ai.onnx has no such op. */
+const ox_op_schema *ox_op_schema_find(const char *op_type, int64_t opset, int *first);
+
+#endif
