@@ -34,11 +34,13 @@ endif
 # Transcript tests: the REPL and the examples, run against the built fxsh.
 TESTS += $(REPL_TRANSCRIPTS)
 REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_cond.t \
-	examples/while_loop.t examples/scan.t examples/cond_two_outputs.t examples/sequence.t examples/custom_op.t examples/export_report.t examples/lint.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
+	examples/while_loop.t examples/scan.t examples/cond_two_outputs.t examples/sequence.t examples/custom_op.t examples/shape_guard.t examples/legacy_trace.t \
+	examples/export_report.t examples/lint.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
 	tests/transcripts/onnx_commands.t tests/transcripts/pt2_commands.t tests/transcripts/pipeline.t \
 	tests/transcripts/view_mutation.t tests/transcripts/safe_writes.t tests/transcripts/strict.t \
-	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/check_types.t \
-	tests/transcripts/hints.t tests/transcripts/output.t tests/transcripts/names.t tests/transcripts/small_things.t
+	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/check_types.t tests/transcripts/compare.t \
+	tests/transcripts/legacy_trace.t tests/transcripts/hints.t tests/transcripts/output.t tests/transcripts/names.t \
+	tests/transcripts/small_things.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh
@@ -69,6 +71,12 @@ EXTRA_DIST += tests/corpus_repl.sh
 # `verify` on every corpus case, its verdicts held against ONNX Runtime's (skips without it).
 TESTS += tests/corpus_verify.sh
 EXTRA_DIST += tests/corpus_verify.sh
+# `compare` of fxsh's export with torch.onnx's models, node by node, on every fx case (skips without it).
+TESTS += tests/corpus_compare.sh
+EXTRA_DIST += tests/corpus_compare.sh
+# `export --legacy trace` prints the TracerWarnings torch's tracing printed, on every fx case (skips without it).
+TESTS += tests/corpus_trace.sh
+EXTRA_DIST += tests/corpus_trace.sh
 
 # The source tree's layering (DESIGN.md): no folder includes a folder after it in the pipeline.
 TESTS += tests/include_order.sh

@@ -18,6 +18,7 @@
 #include "capture/export.h"
 #include "meta/meta_infer.h"
 #include "meta/meta_rules.h"
+#include "capture/py_guard.h"
 #include "capture/py_values.h"
 #include "capture/ts_normalize.h"
 #include "capture/py_eval_internal.h"
@@ -277,10 +278,16 @@ pv *pe_control(pe *E, frame *f, const fx_node *n)
         if (!cond)
             return NULL;
         int t = pv_truth(cond);
+        bool guarded = false;   /* a size `if` on a dynamic dimension, decided as torch guards it */
+        if (v.kind == FX_CTRL_IF && t < 0 && cond->kind == PV_NODE && !(E->o && E->o->keep_loops) && v.sub[1]) {
+            const char *const br[2] = {v.sub[0]->name, v.sub[1]->name};
+            t = py_guard_decide(cond->u.node, E->src, E->o, pe_qualified_name(E, n), br, pe_loc(E, n), E->d);
+            guarded = t >= 0;
+        }
         if (v.kind == FX_CTRL_IF && t >= 0) {
             size_t no;
             pv **ops = values_of(E, f, v.operands, &no);
-            if (!library_code(n) && v.sub[t ? 0 : 1])
+            if (!library_code(n) && !guarded && v.sub[t ? 0 : 1])
                 diag_note(E->d, pe_loc(E, n),
                           "%%%s: the condition is %s for the example shapes; specialized to %s (guard recorded)",
                           pe_qualified_name(E, n), t ? "True" : "False", v.sub[t ? 0 : 1]->name);

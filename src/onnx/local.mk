@@ -26,6 +26,7 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_eval_resize.c src/onnx/onnx_eval_control.c src/onnx/onnx_eval_fft.c src/onnx/onnx_eval_rnn.c src/onnx/onnx_eval_misc.c \
 	src/onnx/onnx_eval_graph.c src/onnx/onnx_npz.c src/onnx/onnx_npz.h \
 	src/onnx/onnx_values.c src/onnx/onnx_values.h src/onnx/onnx_repr.c src/onnx/onnx_repr.h \
+	src/onnx/onnx_compare.c src/onnx/onnx_compare.h \
 	src/onnx/onnx_dot.c src/onnx/onnx_dot.h \
 	src/onnx/onnx_summary.c src/onnx/onnx_summary.h \
 	src/onnx/onnx_inspect.c src/onnx/onnx_inspect.h \

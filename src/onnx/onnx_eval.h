@@ -98,9 +98,12 @@ void oe_each_op(void (*fn)(const char *op_type, void *ctx), void *ctx);
 
 /* ---- whole models ------------------------------------------------------------------------------ */
 
-/* Called after each node with each output value (borrowed; valid during the call only). */
+/* Called after each node with each output value (borrowed; valid during the call only). `once`
+ * is true for a node of the main graph or of an If branch outside any Loop / Scan body or
+ * function: it runs at most once per evaluation and its output names are the model's own (a
+ * body's values repeat per iteration, a function's names are local to it). */
 typedef void (*oe_observe_fn)(void *ctx, const Onnx__NodeProto *n, const char *name,
-                              const oe_tensor *value);
+                              const oe_tensor *value, bool once);
 
 typedef struct oe_model_opts {
     int max_depth;               /* nesting of If / Loop / Scan / functions; 0 → 64 */

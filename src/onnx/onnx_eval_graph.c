@@ -30,6 +30,7 @@ typedef struct oe_run {
     const oe_model_opts *o;
     diag_sink *d;
     int depth;
+    int repeated;                     /* how many Loop / Scan bodies or functions enclose the node */
     oe_scope *scope;                  /* the scope of the node being evaluated */
     hashmap funcs;                    /* "domain:name" → FunctionProto */
     arena tmp;                        /* the function table's keys */
@@ -205,7 +206,9 @@ static int call_function(oe_run *r, const Onnx__FunctionProto *f, const Onnx__No
     const oe_tensor **args = xcalloc(f->n_input + 1, sizeof *args);
     for (size_t i = 0; i < nin; i++) args[i] = in[i];
     oe_tensor *res = xcalloc(f->n_output + 1, sizeof *res);
+    r->repeated++;
     int rc = run_body(r, &b, NULL, args, f->n_input, res);
+    r->repeated--;
     for (size_t i = 0; i < f->n_output; i++) {
         if (rc == OE_OK && i < n->n_output) out[i] = res[i];
         else oe_tensor_free(&res[i]);
@@ -269,7 +272,7 @@ static int exec_node(oe_run *r, oe_scope *s, const Onnx__NodeProto *n0, const bo
             oe_tensor_free(&out[i]);
             continue;
         }
-        if (r->o->observe) r->o->observe(r->o->observe_ctx, n0, name, &out[i]);
+        if (r->o->observe) r->o->observe(r->o->observe_ctx, n0, name, &out[i], r->repeated == 0);
         slot *sl = scope_define(r, s, name);
         slot_release(sl);
         sl->v = out[i];
@@ -388,7 +391,10 @@ int oe_run_subgraph(ectx *c, const Onnx__GraphProto *g, const oe_tensor *const *
     body b;
     graph_body(g, c->opset, &b);
     oe_scope *saved = r->scope;
+    bool branch = c->n && !strcmp(c->n->op_type, "If");   /* a branch runs once; a body per iteration */
+    r->repeated += !branch;
     int rc = run_body(r, &b, saved, in, nin, out);
+    r->repeated -= !branch;
     r->scope = saved;
     body_free(&b);
     return rc;
@@ -423,7 +429,7 @@ int oe_eval_model(const ox_model *m, const oe_named *inputs, size_t nin, oe_tens
         return OE_ERROR;
     }
     oe_model_opts defaults = {0};
-    oe_run r = {m, opts ? opts : &defaults, d, 0, NULL, {0}, {0}};
+    oe_run r = {m, opts ? opts : &defaults, d, 0, 0, NULL, {0}, {0}};
     hm_init(&r.funcs);
     arena_init(&r.tmp);
     for (size_t i = 0; i < m->proto->n_functions; i++) {

@@ -198,7 +198,7 @@ static const char *node_meta(const Onnx__NodeProto *n, const char *key)
 
 /* Where the node came from, from the metadata torch.onnx (and fxsh) write: the module path,
  * the FX node, and the Python stack one frame a line ("file:line in fn: code"). */
-static void print_provenance(strbuf *out, const Onnx__NodeProto *n)
+void ox_show_provenance(const Onnx__NodeProto *n, strbuf *out)
 {
     const char *ns = node_meta(n, "namespace"), *fx = node_meta(n, "pkg.torch.onnx.fx_node"),
                *st = node_meta(n, "pkg.torch.onnx.stack_trace");
@@ -275,7 +275,7 @@ int ox_show_node(const ox_model *m, const char *name, strbuf *out)
             sb_printf(out, "  (%zu user%s)\n", users, users == 1 ? "" : "s");
         }
         if (n->n_attribute) sb_printf(out, "attributes: %zu\n", n->n_attribute);
-        print_provenance(out, n);
+        ox_show_provenance(n, out);
         sb_puts(out, "text:\n");
         ox_print_node(n, out, NULL);
         rc = 0;

@@ -2,6 +2,8 @@
 #ifndef FXSH_CMD_HANDLERS_H
 #define FXSH_CMD_HANDLERS_H
 
+#include <stdint.h>
+
 #include "repl/session.h"
 
 /* cmd_core.c: the shell itself */
@@ -12,6 +14,9 @@ int cmd_source(session *s, int argc, char **argv);
 
 /* cmd_load.c: loading by content */
 int cmd_load(session *s, int argc, char **argv);
+/* An ONNX model file (binary or text) loaded outside the stages, for commands that compare a
+ * stage with it; NULL after reporting (messages start with `cmd`). */
+struct ox_model *load_model_file(session *s, const char *cmd, const char *path);
 
 /* cmd_inspect.c: looking at the current stage */
 int cmd_show(session *s, int argc, char **argv);
@@ -43,9 +48,22 @@ int cmd_ops(session *s, int argc, char **argv);
  * reporting (messages start with `cmd`). */
 struct ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *owned);
 
+struct fx_program;
+struct export_settings;
+/* A program through export, decompose and translate with cfg, outside the stages (the messages
+ * of a successful run dropped); NULL after reporting. */
+struct ox_model *pipeline_program_model(session *s, const struct fx_program *p, const struct export_settings *cfg);
+/* cmd_trace.c: `export --legacy trace` — tracing's decisions replayed on the example inputs:
+ * a copy of p with each Python `if` on a tensor replaced by the branch the inputs take
+ * (TracerWarning printed at each), NULL after reporting. */
+struct fx_program *trace_program(session *s, const struct fx_program *p, const struct export_settings *cfg,
+                                 const char *inputs, uint64_t seed);
+
 /* cmd_run.c: evaluating stages */
 int cmd_run(session *s, int argc, char **argv);
 int cmd_verify(session *s, int argc, char **argv);
+/* cmd_compare.c: two models node by node */
+int cmd_compare(session *s, int argc, char **argv);
 
 /* cmd_edit.c: patching FX stages */
 int cmd_replace(session *s, int argc, char **argv);

@@ -557,3 +557,30 @@ int cmd_load(session *s, int argc, char **argv)
     }
     return 0;
 }
+
+/* An ONNX model file (binary or text, by content) for a command that compares it with a stage
+ * (`verify STAGE FILE`, `compare A FILE`), outside the session's stages. NULL after reporting. */
+ox_model *load_model_file(session *s, const char *cmd, const char *path)
+{
+    size_t len;
+    diag_sink d;
+    diag_init(&d);
+    char *buf = file_read(path, &len, &d);
+    ox_model *m = NULL;
+    input_format f = buf ? sniff(buf, len) : FORMAT_ONNX_BINARY;
+    if (buf && f == FORMAT_ONNX_TEXT) m = ox_parse_model(buf, len, path, &d);
+    else if (buf && f == FORMAT_ONNX_BINARY) m = ox_load_bytes(buf, len, path, &d);
+    for (size_t i = 0; i < d.len; i++) {
+        const diagnostic *dg = &d.items[i];
+        if (dg->severity != DIAG_ERROR) continue;
+        if (dg->file && !strstr(dg->message, path)) session_error(s, "%s: %s: %s", cmd, dg->file, dg->message);
+        else session_error(s, "%s: %s", cmd, dg->message);
+    }
+    diag_free(&d);
+    if (buf && !m && f != FORMAT_ONNX_TEXT && f != FORMAT_ONNX_BINARY) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: %s is not an ONNX model", cmd, path);
+        diag_set_hint(dg, "load a PyTorch program and export it first; then `%s STAGE %s` names its stage", cmd, path);
+    }
+    free(buf);
+    return m;
+}

@@ -359,18 +359,14 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
     return n == 0;
 }
 
-/* Runs the pass that makes stage `to` from stage `to - 1`. Returns 0 on success. */
-/* The capture stage (torch.export): Python control flow first — a data-dependent `if` fails as
- * torch.export fails (with the partial graph torch prints), a shape `if` is specialized, a
- * constant `for` unrolled — then the export proper. Returns 0 or 1. */
-static int run_capture(session *s, const stage *from, const export_settings *cfg, bool legacy_script)
+/* torch.export of src (the loaded program, or what `export --legacy` made of it): returns the
+ * ATen program, and in *spec the specialized copy it may borrow weight data from (free it after
+ * the result). NULL after reporting; the partial graph torch prints on a data-dependent `if` goes
+ * to report. */
+static fx_program *capture_program(session *s, const fx_program *src, const export_settings *cfg, strbuf *report,
+                                   fx_program **spec_out, bool legacy_script)
 {
-    fx_program *folded = legacy_script ? control_flow_fold_bool_ifs(from->fx, &s->diag) : NULL;
-    fx_program *scripted = legacy_script ? script_ifs_to_cond(s, folded) : NULL;
-    if (folded) fx_program_free(folded);
-    if (legacy_script && !scripted)
-        return 1;
-    const fx_program *src = scripted ? scripted : from->fx;
+    *spec_out = NULL;
     /* a loop over a dimension marked dynamic fails as torch fails: it specializes it */
     cf_dynamic_dim dyn[16];
     char *dyn_text = cfg->dynamic_shapes ? xstrdup(cfg->dynamic_shapes) : NULL;
@@ -382,37 +378,57 @@ static int run_capture(session *s, const stage *from, const export_settings *cfg
         *colon = *eq = '\0';
         dyn[cfo.n_dynamic++] = (cf_dynamic_dim){it, atoi(colon + 1), eq + 1};
     }
-    strbuf report;
-    sb_init(&report);
-    int failed = control_flow_export_check_ex(src, &cfo, &s->diag, &report);
+    int failed = control_flow_export_check_ex(src, &cfo, &s->diag, report);
     fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, &s->diag);
     free(dyn_text);
-    if (failed) {
-        if (scripted) fx_program_free(scripted);
-        /* torch's failure text is a diagnostic: stderr, after the progress lines before it */
-        fflush(s->out);
-        fwrite(report.s, 1, report.len, s->err);
-        free(s->failure_text);
-        s->failure_text = xstrdup(report.s ? report.s : "");
-        sb_free(&report);
-        return 1;
-    }
-    sb_free(&report);
-    if (scripted) fx_program_free(scripted);   /* spec is a copy; weights are borrowed from fx */
     decls d;
     if (!spec || !parse_inputs(cfg->inputs, &d, &s->diag)) {
         if (spec) fx_program_free(spec);
-        return 1;
+        return NULL;
     }
     export_options eo = {.inputs = d.items, .n_inputs = d.len};
     fx_program *p = export_program(spec, &eo, &s->diag);
     free_decls(&d);
     if (!p) {
         fx_program_free(spec);
+        return NULL;
+    }
+    *spec_out = spec;
+    return p;
+}
+
+/* The capture stage (torch.export): Python control flow first — a data-dependent `if` fails as
+ * torch.export fails (with the partial graph torch prints), a shape `if` is specialized, a
+ * constant `for` unrolled — then the export proper. `traced` (export --legacy trace) replaces the
+ * loaded program. Returns 0 or 1. */
+static int run_capture(session *s, const stage *from, const export_settings *cfg, bool legacy_script,
+                       fx_program *traced)
+{
+    fx_program *folded = legacy_script ? control_flow_fold_bool_ifs(from->fx, &s->diag) : NULL;
+    fx_program *scripted = legacy_script ? script_ifs_to_cond(s, folded) : NULL;
+    if (folded) fx_program_free(folded);
+    if (legacy_script && !scripted)
+        return 1;
+    const fx_program *src = scripted ? scripted : traced ? traced : from->fx;   /* traced: ours from here */
+    strbuf report;
+    sb_init(&report);
+    fx_program *spec;
+    fx_program *p = capture_program(s, src, cfg, &report, &spec, legacy_script);
+    if (scripted) fx_program_free(scripted);   /* spec is a copy; weights are borrowed from fx */
+    if (report.len) {   /* torch's failure text is a diagnostic: stderr, after the progress lines before it */
+        fflush(s->out);
+        fwrite(report.s, 1, report.len, s->err);
+        free(s->failure_text);
+        s->failure_text = xstrdup(report.s);
+    }
+    sb_free(&report);
+    if (!p) {
+        if (traced) fx_program_free(traced);
         return 1;
     }
     session_set_fx(s, STAGE_EXPORTED, p, "export");
-    s->stages[STAGE_EXPORTED].keepalive = spec;   /* p may borrow weight data from it */
+    s->stages[STAGE_EXPORTED].keepalive[0] = spec;     /* p may borrow weight data from it */
+    s->stages[STAGE_EXPORTED].keepalive[1] = traced;   /* and spec from this one */
     return 0;
 }
 
@@ -487,13 +503,17 @@ static void report_stage_failure(session *s, int to, const export_settings *cfg,
                   session_stage_name(to - 1));
 }
 
-static int run_stage(session *s, int to, const export_settings *cfg, bool legacy_script)
+/* Runs the pass that makes stage `to` from stage `to - 1`; `traced` as run_capture takes it.
+ * Returns 0 on success. */
+static int run_stage(session *s, int to, const export_settings *cfg, bool legacy_script, fx_program *traced)
 {
     stage *from = &s->stages[to - 1];
     int loaded = 0;
     while (loaded < SESSION_MAX_STAGES && s->stages[loaded].kind == STAGE_EMPTY) loaded++;
-    if (to - 1 == loaded && from->kind == STAGE_FX && to <= STAGE_DECOMPOSED && !inputs_declared(s, from, cfg))
+    if (to - 1 == loaded && from->kind == STAGE_FX && to <= STAGE_DECOMPOSED && !inputs_declared(s, from, cfg)) {
+        if (traced) fx_program_free(traced);
         return 1;
+    }
     /* The capture stage only runs on a program loaded at `fx` (torch-level FX text, TorchScript);
      * a torch.export program loads straight into `exported`, and torch prints no capture line
      * for it either. */
@@ -505,7 +525,7 @@ static int run_stage(session *s, int to, const export_settings *cfg, bool legacy
     int rc = 0;
     switch (to) {
     case STAGE_EXPORTED:
-        rc = run_capture(s, from, cfg, legacy_script);
+        rc = run_capture(s, from, cfg, legacy_script, traced);
         break;
     case STAGE_DECOMPOSED: {
         fx_program *p = decompose_program(from->fx, DECOMP_ONNX, &s->diag);
@@ -562,6 +582,35 @@ ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *own
     return m;
 }
 
+/* A program (a torch-level or TorchScript one, as the fx stage holds) through export, decompose
+ * and translate with cfg, outside the session's stages; NULL after reporting (the messages of a
+ * successful run, notes and warnings, are dropped: the caller's run is an internal one). */
+ox_model *pipeline_program_model(session *s, const fx_program *p, const export_settings *cfg)
+{
+    diag_sink outer = s->diag;
+    diag_init(&s->diag);
+    strbuf report;
+    sb_init(&report);
+    fx_program *spec = NULL;
+    fx_program *exp = capture_program(s, p, cfg, &report, &spec, false);
+    fx_program *dec = exp ? decompose_program(exp, DECOMP_ONNX, &s->diag) : NULL;
+    ox_model *m = dec ? translate_with(s, dec, cfg) : NULL;
+    if (dec) fx_program_free(dec);
+    if (exp) fx_program_free(exp);
+    if (spec) fx_program_free(spec);
+    sb_free(&report);
+    diag_sink inner = s->diag;
+    s->diag = outer;
+    for (size_t i = 0; !m && i < inner.len; i++) {
+        const diagnostic *x = &inner.items[i];
+        if (x->severity != DIAG_ERROR) continue;
+        diagnostic *y = diag_report(&s->diag, x->severity, (diag_loc){x->file, x->line, x->col}, "%s", x->message);
+        if (x->hint) diag_set_hint(y, "%s", x->hint);
+    }
+    diag_free(&inner);
+    return m;
+}
+
 /* The last stage holding something: where `step` continues from. */
 static int last_filled(const session *s)
 {
@@ -611,7 +660,9 @@ int cmd_export(session *s, int argc, char **argv)
     }
     export_settings cfg;
     settings_copy(&cfg, &s->settings);
-    bool legacy_script = false;
+    bool legacy_script = false, legacy_trace = false;
+    const char *trace_inputs = NULL;
+    uint64_t trace_seed = 0;
     const char *report_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--report")) {
@@ -625,16 +676,29 @@ int cmd_export(session *s, int argc, char **argv)
         }
         if (!strcmp(argv[i], "--legacy")) {
             const char *how = i + 1 < argc ? argv[++i] : "";
-            if (!strcmp(how, "script")) {
-                legacy_script = true;
+            if (!strcmp(how, "script") || !strcmp(how, "trace")) {
+                legacy_script |= how[0] == 's';
+                legacy_trace |= how[0] == 't';
                 continue;
             }
-            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export --legacy %s: %s", how,
-                                        !strcmp(how, "trace") ? "tracing needs to run the model, which fxsh cannot do yet"
-                                                              : "expected `script` or `trace`");
-            diag_set_hint(dg, "`export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did");
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export --legacy %s: expected `script` or `trace`", how);
+            diag_set_hint(dg, "`export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did; "
+                              "`export --legacy trace --inputs FILE` bakes in the branches the example inputs take");
             settings_free(&cfg);
             return 1;
+        }
+        if (!strcmp(argv[i], "--inputs") || !strcmp(argv[i], "--seed")) {
+            char *end = NULL;
+            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            if (v && argv[i][2] == 's') trace_seed = strtoull(v, &end, 10);
+            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-'))) {
+                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "a non-negative integer" : "a file");
+                settings_free(&cfg);
+                return 1;
+            }
+            if (argv[i][2] == 'i') trace_inputs = v;
+            i++;
+            continue;
         }
         char *eq = strchr(argv[i], '=');
         if (!eq) {
@@ -666,6 +730,25 @@ int cmd_export(session *s, int argc, char **argv)
               "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
               "export is unsuccessful.\n",
               s->err);
+    if (legacy_script && legacy_trace) {
+        session_error(s, "export: --legacy script or --legacy trace, not both");
+        settings_free(&cfg);
+        return 1;
+    }
+    if ((trace_inputs || trace_seed) && !legacy_trace) {
+        session_error(s, "export: --inputs and --seed give tracing its example inputs: use them with --legacy trace");
+        settings_free(&cfg);
+        return 1;
+    }
+    /* tracing decides the Python ifs on tensors first, on the example inputs */
+    fx_program *traced = NULL;
+    if (legacy_trace && first == STAGE_FX_INDEX) {
+        if (!inputs_declared(s, &s->stages[first], &cfg) ||
+            !(traced = trace_program(s, s->stages[first].fx, &cfg, trace_inputs, trace_seed))) {
+            settings_free(&cfg);
+            return 1;
+        }
+    }
     /* Re-running replaces every later stage; keep the loaded program. The stages of the last
      * run are put aside, and come back if Ctrl-C cancels this one. */
     stage_stash stash;
@@ -680,12 +763,14 @@ int cmd_export(session *s, int argc, char **argv)
     for (int to = first + 1; to <= last && !rc; to++) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        rc = run_stage(s, to, &cfg, legacy_script);
+        rc = run_stage(s, to, &cfg, legacy_script, to == STAGE_EXPORTED ? traced : NULL);
+        if (to == STAGE_EXPORTED) traced = NULL;   /* the stage keeps it (or freed it) */
         clock_gettime(CLOCK_MONOTONIC, &t1);
         rep.ms[to] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
         rep.ran[to] = true;
         if (rc) rep.failed_stage = to;
     }
+    if (traced) fx_program_free(traced);
     if (interrupt_pending()) {
         session_restore_stages(s, &stash);
         rc = 1;
@@ -719,7 +804,7 @@ int cmd_step(session *s, int argc, char **argv)
         s->stages[k].source && strcmp(s->stages[k].source, "translate") != 0) {
         /* a loaded ONNX model: the only step left is optimize */
     }
-    return run_stage(s, k + 1, &s->settings, false);
+    return run_stage(s, k + 1, &s->settings, false, NULL);
 }
 
 int cmd_set(session *s, int argc, char **argv)

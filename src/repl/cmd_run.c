@@ -6,25 +6,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "onnx/onnx_compare.h"
 #include "onnx/onnx_eval.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_npz.h"
 #include "onnx/onnx_repr.h"
 #include "onnx/onnx_values.h"
 #include "repl/cmd_handlers.h"
+#include "repl/cmd_run.h"
 
 /* ---- options ---------------------------------------------------------------------------------- */
-
-typedef struct run_opts {
-    const char *stages[2];       /* named stages, in order (NULL: the current one) */
-    int n_stages;
-    const char *inputs, *expected, *save;
-    uint64_t seed;
-    double atol, rtol;
-} run_opts;
 
 static bool parse_number(session *s, const char *cmd, const char *opt, const char *text, double *out)
 {
@@ -38,9 +33,7 @@ static bool parse_number(session *s, const char *cmd, const char *opt, const cha
     return true;
 }
 
-/* Parses `[STAGE...] [--inputs F] [--seed N] [--save F] [--expected F] [--atol A] [--rtol R]`;
- * `allowed` lists the options the command takes. */
-static bool parse_opts(session *s, const char *cmd, int argc, char **argv, const char *allowed, int max_stages, run_opts *o)
+bool run_parse_opts(session *s, const char *cmd, int argc, char **argv, const char *allowed, int max_stages, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->atol = 1e-4;
@@ -66,9 +59,9 @@ static bool parse_opts(session *s, const char *cmd, int argc, char **argv, const
                 return false;
             }
         } else if (o->n_stages < max_stages) {
-            if (session_stage_index(a) < 0) {
-                diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: unknown stage '%s'", cmd, a);
-                diag_set_hint(dg, "stages: fx, exported, decomposed, onnx, optimized");
+            if (session_stage_index(a) < 0 && access(a, R_OK) != 0) {
+                diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: '%s' is neither a stage nor a readable file", cmd, a);
+                diag_set_hint(dg, "stages: fx, exported, decomposed, onnx, optimized; or an .onnx / ONNX text file");
                 return false;
             }
             o->stages[o->n_stages++] = a;
@@ -184,14 +177,7 @@ static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *
     return 0;
 }
 
-/* The inputs of model m: from the file (by name, input_N or position), else random. */
-typedef struct input_set {
-    size_t n;
-    oe_tensor *values;
-    oe_named *named;
-} input_set;
-
-static void input_set_free(input_set *in)
+void run_inputs_free(run_input_set *in)
 {
     for (size_t i = 0; i < in->n; i++) oe_tensor_free(&in->values[i]);
     free(in->values);
@@ -199,8 +185,8 @@ static void input_set_free(input_set *in)
     memset(in, 0, sizeof *in);
 }
 
-static int make_inputs(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
-                       uint64_t seed, input_set *in)
+int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
+                    uint64_t seed, run_input_set *in)
 {
     const Onnx__ValueInfoProto **vis;
     in->n = oe_model_user_inputs(m, &vis);
@@ -223,14 +209,56 @@ static int make_inputs(session *s, const char *cmd, const ox_model *m, const oe_
     }
     free(names);
     free(vis);
-    if (rc) input_set_free(in);
+    if (rc) run_inputs_free(in);
     return rc;
+}
+
+void run_inputs_as_values(const run_input_set *from, oe_values *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < from->n; i++) {
+        oe_tensor copy;
+        oe_tensor_copy(&copy, &from->values[i]);
+        oe_values_add(out, from->named[i].name, &copy, OE_ROLE_INPUT);
+    }
+}
+
+/* ---- models ------------------------------------------------------------------------------------ */
+
+int run_model_resolve(session *s, const char *cmd, const char *what, run_model_ref *r)
+{
+    memset(r, 0, sizeof *r);
+    int idx = what ? session_stage_index(what) : s->current;
+    if (what && idx < 0) {
+        r->m = load_model_file(s, cmd, what);
+        r->owned = r->m != NULL;
+        r->label = what;
+    } else if (idx < 0) {
+        session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
+        return -1;
+    } else {
+        r->m = pipeline_stage_model(s, idx, cmd, &r->owned);
+        r->label = session_stage_name(idx);
+    }
+    if (!r->m) return -1;
+    if (!r->m->proto->graph) {
+        session_error(s, "%s: the %s%s model has no graph", cmd, r->label, idx >= 0 ? " stage's" : "");
+        run_model_ref_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+void run_model_ref_free(run_model_ref *r)
+{
+    if (r->owned) ox_model_free(r->m);
+    memset(r, 0, sizeof *r);
 }
 
 /* ---- evaluation -------------------------------------------------------------------------------- */
 
 /* Runs model m; outputs[] (n_output of them) belong to the caller. Errors become `cmd: ...`. */
-static int evaluate(session *s, const char *cmd, const ox_model *m, const input_set *in, oe_tensor *outputs)
+static int evaluate(session *s, const char *cmd, const ox_model *m, const run_input_set *in, oe_tensor *outputs)
 {
     diag_sink d;
     diag_init(&d);
@@ -243,19 +271,19 @@ static int evaluate(session *s, const char *cmd, const ox_model *m, const input_
 
 /* A stage's model and its outputs on the given inputs (the file's, or random with seed). */
 typedef struct stage_run {
-    ox_model *m;
-    bool owned;
+    run_model_ref ref;
+    ox_model *m;                 /* ref.m */
     size_t nout;
     oe_tensor *outputs;
-    input_set in;
+    run_input_set in;
 } stage_run;
 
 static void stage_run_free(stage_run *r)
 {
     for (size_t i = 0; i < r->nout; i++) oe_tensor_free(&r->outputs[i]);
     free(r->outputs);
-    input_set_free(&r->in);
-    if (r->owned) ox_model_free(r->m);
+    run_inputs_free(&r->in);
+    run_model_ref_free(&r->ref);
     memset(r, 0, sizeof *r);
 }
 
@@ -263,21 +291,11 @@ static int run_stage_named(session *s, const char *cmd, const char *name, const 
                            uint64_t seed, stage_run *r)
 {
     memset(r, 0, sizeof *r);
-    int idx = name ? session_stage_index(name) : s->current;
-    if (idx < 0) {
-        session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
-        return -1;
-    }
-    r->m = pipeline_stage_model(s, idx, cmd, &r->owned);
-    if (!r->m) return -1;
-    if (!r->m->proto->graph) {
-        session_error(s, "%s: the %s stage's model has no graph", cmd, session_stage_name(idx));
-        stage_run_free(r);
-        return -1;
-    }
+    if (run_model_resolve(s, cmd, name, &r->ref)) return -1;
+    r->m = r->ref.m;
     r->nout = r->m->proto->graph->n_output;
     r->outputs = xcalloc(r->nout + 1, sizeof *r->outputs);
-    if (make_inputs(s, cmd, r->m, file, file_name, seed, &r->in) || evaluate(s, cmd, r->m, &r->in, r->outputs)) {
+    if (run_make_inputs(s, cmd, r->m, file, file_name, seed, &r->in) || evaluate(s, cmd, r->m, &r->in, r->outputs)) {
         r->nout = 0;
         stage_run_free(r);
         return -1;
@@ -285,7 +303,7 @@ static int run_stage_named(session *s, const char *cmd, const char *name, const 
     return 0;
 }
 
-static int read_file_values(session *s, const char *cmd, const char *path, oe_values *v)
+int run_read_values(session *s, const char *cmd, const char *path, oe_values *v)
 {
     diag_sink d;
     diag_init(&d);
@@ -351,9 +369,9 @@ static int save_outputs(session *s, const stage_run *r, const char *path)
 int cmd_run(session *s, int argc, char **argv)
 {
     run_opts o;
-    if (!parse_opts(s, "run", argc, argv, "--inputs --seed --save", 1, &o)) return 1;
+    if (!run_parse_opts(s, "run", argc, argv, "--inputs --seed --save", 1, &o)) return 1;
     oe_values file = {0};
-    if (o.inputs && read_file_values(s, "run", o.inputs, &file)) return 1;
+    if (o.inputs && run_read_values(s, "run", o.inputs, &file)) return 1;
     stage_run r;
     int rc = run_stage_named(s, "run", o.stages[0], o.inputs ? &file : NULL, o.inputs, o.seed, &r);
     oe_values_free(&file);
@@ -366,46 +384,14 @@ int cmd_run(session *s, int argc, char **argv)
 
 /* ---- verify ------------------------------------------------------------------------------------ */
 
-typedef struct diff {
-    double max_abs, max_rel;
-    int64_t bad, total, worst;
-    const char *problem;         /* a structural mismatch, or NULL */
-} diff;
-
-static void compare_tensors(const oe_tensor *got, const oe_tensor *want, double atol, double rtol, diff *df)
-{
-    if (got->kind != want->kind || got->n_items != want->n_items) {
-        df->problem = "a different kind of value or sequence length";
-        return;
-    }
-    for (int64_t i = 0; i < want->n_items; i++) compare_tensors(&got->items[i], &want->items[i], atol, rtol, df);
-    if (want->kind != OE_KIND_TENSOR) return;
-    if (got->rank != want->rank || memcmp(got->dims, want->dims, sizeof(int64_t) * (size_t)want->rank)) {
-        df->problem = "shape";
-        return;
-    }
-    for (int64_t i = 0; i < want->numel; i++) {
-        double a = oe_get_f(got, i), b = oe_get_f(want, i);
-        double ad = (isnan(a) && isnan(b)) || a == b ? 0 : isnan(a) || isnan(b) ? INFINITY : fabs(a - b);
-        double rd = ad == 0 ? 0 : b == 0 ? INFINITY : ad / fabs(b);
-        df->total++;
-        if (ad > atol + rtol * fabs(b) || isnan(ad)) {
-            if (df->bad == 0 || ad > df->max_abs) df->worst = df->total - 1;
-            df->bad++;
-        }
-        df->max_abs = fmax(df->max_abs, ad);
-        df->max_rel = fmax(df->max_rel, rd);
-    }
-}
-
 /* One PASS/FAIL line; returns true on PASS. */
 static bool report_output(session *s, const char *name, const oe_tensor *got, const oe_tensor *want, const run_opts *o)
 {
-    diff df = {0};
-    compare_tensors(got, want, o->atol, o->rtol, &df);
+    oe_diff df = {0};
+    oe_diff_values(got, want, o->atol, o->rtol, &df);
     strbuf sb;
     sb_init(&sb);
-    bool pass = !df.problem && df.bad == 0;
+    bool pass = oe_diff_ok(&df);
     sb_printf(&sb, "%s %s: ", pass ? "PASS" : "FAIL", name);
     if (df.problem && !strcmp(df.problem, "shape") && got->kind == OE_KIND_TENSOR) {
         sb_puts(&sb, "shape ");
@@ -467,7 +453,7 @@ static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, 
 int cmd_verify(session *s, int argc, char **argv)
 {
     run_opts o;
-    if (!parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol", 2, &o)) return 1;
+    if (!run_parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol", 2, &o)) return 1;
     if (!o.expected && o.n_stages < 2) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "verify: nothing to compare with");
         diag_set_hint(dg, "verify [STAGE] --expected FILE, or verify STAGE_A STAGE_B");
@@ -479,8 +465,8 @@ int cmd_verify(session *s, int argc, char **argv)
     }
     oe_values inputs = {0}, expected = {0};
     int rc = 0;
-    if (o.inputs && read_file_values(s, "verify", o.inputs, &inputs)) rc = 1;
-    if (!rc && o.expected && read_file_values(s, "verify", o.expected, &expected)) rc = 1;
+    if (o.inputs && run_read_values(s, "verify", o.inputs, &inputs)) rc = 1;
+    if (!rc && o.expected && run_read_values(s, "verify", o.expected, &expected)) rc = 1;
     /* inputs: --inputs, else those the expected file holds (io.json, io.npz), else random */
     bool exp_has_inputs = false;
     for (size_t i = 0; i < expected.len; i++) exp_has_inputs |= expected.items[i].role == OE_ROLE_INPUT;
@@ -490,14 +476,10 @@ int cmd_verify(session *s, int argc, char **argv)
     if (!rc && run_stage_named(s, "verify", o.stages[0], in, in_name, o.seed, &a)) rc = 1;
     if (!rc && o.n_stages > 1) {
         /* the second stage gets exactly the first one's inputs, random ones included */
-        oe_values same = {0};
-        for (size_t i = 0; i < a.in.n; i++) {
-            oe_tensor copy;
-            oe_tensor_copy(&copy, &a.in.values[i]);
-            oe_values_add(&same, a.in.named[i].name, &copy, OE_ROLE_INPUT);
-        }
-        char label[64];
-        snprintf(label, sizeof label, "the inputs of the %s stage", o.stages[0]);
+        oe_values same;
+        run_inputs_as_values(&a.in, &same);
+        char label[512];
+        snprintf(label, sizeof label, "the inputs of %s", a.ref.label);
         if (run_stage_named(s, "verify", o.stages[1], &same, label, o.seed, &b)) rc = 1;
         oe_values_free(&same);
     }

@@ -19,6 +19,21 @@ const command command_table[] = {
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
      "Each problem is reported with its node; the command fails if there is any."},
+    {"compare", 2, 8, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R]",
+     "evaluate two stages or models node by node; the first value that differs",
+     "Runs A and B (each a stage: onnx, optimized, or exported / decomposed translated as `run`\n"
+     "translates them; or an ONNX model file, binary or text) on the same inputs (--inputs FILE, or\n"
+     "random with --seed N, as `run` makes them) and compares every value the two compute under\n"
+     "the same name, in A's order. ONNX values are named after the FX nodes they come from, by\n"
+     "torch.onnx and by fxsh alike, so fxsh's model lines up with torch.onnx's onnx_dynamo.onnx and\n"
+     "one stage with another; the exporters' numbered temporaries (val_12) are not matched, nor\n"
+     "values inside Loop / Scan bodies. The first value that differs beyond the tolerance (as\n"
+     "`verify` judges it: |a - b| <= atol + rtol * |b|, defaults 1e-4 and 1e-3; shapes must match)\n"
+     "is shown with both values summarised (dtype, shape, min, max, mean), the largest difference\n"
+     "and where, and the node's provenance: the FX node and the Python source line it came from.\n"
+     "The command then fails. Without a divergence it says how many values agreed. This is the tool\n"
+     "for \"the export runs but the numbers are wrong\", e.g.\n"
+     "  compare optimized ../corpus/fx/mlp/onnx_dynamo.onnx --inputs ../corpus/fx/mlp/io.json"},
     {"delete", 1, 2, cmd_delete, COMPLETE_NODE, "delete NODE [%OTHER]",
      "delete a node (rewiring its users to %OTHER)",
      "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
@@ -34,7 +49,8 @@ const command command_table[] = {
      "to FILE. --svg FILE.svg renders it with Graphviz's dot (dot -Tsvg) when Graphviz is\n"
      "installed (FXSH_DOT names another dot binary), e.g. to embed the graph in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
-    {"export", 0, -1, cmd_export, COMPLETE_NOTHING, "export [--legacy script] [--report FILE.md] [NAME=VALUE...]",
+    {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
+     "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -44,11 +60,22 @@ const command command_table[] = {
      "e.g. `export opset_version=18 optimize=False`. Python control flow fails as torch.export\n"
      "fails (an if or while on a tensor, a for over a dimension marked dynamic with\n"
      "dynamic_shapes) and names the rewrite that fixes it; a for over a known range is unrolled.\n"
+     "An if on a size that dynamic_shapes marks dynamic (if x.shape[0] > 2 with x:0=batch) is\n"
+     "decided for the example input, as torch.export decides it, with a warning: the model keeps\n"
+     "the dimension dynamic but only the branch taken, and is wrong for the other sizes (verify\n"
+     "with inputs of such a size shows it; rewrite NODE cond keeps both branches).\n"
      "--legacy script replays the TorchScript-based exporter given torch.jit.script(model): every\n"
      "Python `if` becomes an ONNX If (through torch.cond, innermost first) and every loop an\n"
      "ONNX Loop(trip count, first test, carried...) as prim::Loop was translated (a for over a\n"
-     "literal range is unrolled, as scripting did); --legacy trace is not available (tracing\n"
-     "runs the model).\n"
+     "literal range is unrolled, as scripting did). --legacy trace replays what tracing\n"
+     "(torch.onnx.export(model, args, dynamo=False) of an nn.Module) does: it runs the model on the\n"
+     "example inputs, so every Python `if` on a tensor is decided by the tensor's value there and\n"
+     "only the branch taken is kept, with torch's TracerWarning at each (an if on x.shape[k] warns\n"
+     "too, as tracing records sizes as tensors; the source line follows when the model's file is\n"
+     "readable, as Python prints it) and a note saying which branch. The\n"
+     "conditions are evaluated with the reference evaluator on --inputs FILE (as `run --inputs`\n"
+     "reads it; the example inputs, e.g. the corpus's io.json), or on random inputs seeded by\n"
+     "--seed N. `verify` with an input that takes the other branch shows what the trace lost.\n"
      "\n"
      "Like torch.export, export needs example inputs: a program whose inputs have no dtype and\n"
      "shape (TorchScript, torch-level text loaded without --input) is refused with the --input\n"
@@ -175,17 +202,18 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
-    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE] [--inputs FILE] [--seed N] [--save FILE.npz]",
+    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz]",
      "evaluate a stage and print its outputs",
      "Evaluates the current stage (or STAGE: onnx, optimized, a loaded model; exported and\n"
      "decomposed are first translated to ONNX with the `set` defaults, as `export` would, and that\n"
-     "model runs) with fxsh's reference evaluator, which follows onnx.reference's numerics, and\n"
-     "prints each output as NAME: DTYPE[DIMS] and numpy's repr (array([...], dtype=float32);\n"
-     "arrays over 1000 elements are summarized as numpy does). --inputs FILE gives the inputs: an\n"
-     ".npz (arrays named after the inputs, or input_0, input_1 ...), an .npy or an ONNX TensorProto\n"
-     ".pb (one input), or JSON ({\"x\": [[1, 2], [3, 4]]}, or the corpus's io.json). Without it the\n"
-     "inputs are random and deterministic, as Polygraphy makes them: floats uniform in [0, 1),\n"
-     "integers in [0, 4), bools 50/50, a dynamic dimension 2, seeded by --seed N (default 0).\n"
+     "model runs; or MODEL, an ONNX model file) with fxsh's reference evaluator, which follows\n"
+     "onnx.reference's numerics, and prints each output as NAME: DTYPE[DIMS] and numpy's repr\n"
+     "(array([...], dtype=float32); arrays over 1000 elements are summarized as numpy does).\n"
+     "--inputs FILE gives the inputs: an .npz (arrays named after the inputs, or input_0, input_1\n"
+     "...), an .npy or an ONNX TensorProto .pb (one input), or JSON ({\"x\": [[1, 2], [3, 4]]}, or\n"
+     "the corpus's io.json). Without it the inputs are random and deterministic, as Polygraphy\n"
+     "makes them: floats uniform in [0, 1), integers in [0, 4), bools 50/50, a dynamic dimension\n"
+     "2, seeded by --seed N (default 0).\n"
      "--save FILE.npz writes the outputs, uncompressed, named after the graph outputs. An op the\n"
      "evaluator does not implement fails with the node's name."},
     {"save", 1, 4, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data] [--force]",
@@ -256,7 +284,7 @@ const command command_table[] = {
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
     {"verify", 0, 12, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [STAGE_B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
+     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
@@ -264,10 +292,12 @@ const command command_table[] = {
      "(NaN equals NaN; defaults atol 1e-4, rtol 1e-3, the tolerances the corpus's ONNX Runtime check\n"
      "used); shapes must match. --expected FILE holds the expected outputs (named after the graph\n"
      "outputs, or output_0, output_1 ... as in the corpus's io.npz, or the corpus's io.json); its\n"
-     "inputs, when it has them, are the inputs unless --inputs is given. `verify STAGE_A STAGE_B`\n"
-     "instead runs both stages on the same inputs (given, or random with --seed N) and compares\n"
-     "the first with the second, e.g.\n"
-     "  verify exported optimized"},
+     "inputs, when it has them, are the inputs unless --inputs is given. `verify STAGE B` instead\n"
+     "runs both on the same inputs (given, or random with --seed N) and compares the first with the\n"
+     "second; B is another stage or an ONNX model file (binary or text), e.g.\n"
+     "  verify exported optimized\n"
+     "  verify optimized onnx_legacy_script.onnx --inputs other.json\n"
+     "`compare A B` finds the first node where two models part."},
     {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
      "summarise one parameter's values",
      "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"

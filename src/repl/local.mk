@@ -11,7 +11,9 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_onnx.c \
 	src/repl/cmd_program.c \
 	src/repl/cmd_pipeline.c \
-	src/repl/cmd_run.c \
+	src/repl/cmd_run.c src/repl/cmd_run.h \
+	src/repl/cmd_compare.c \
+	src/repl/cmd_trace.c \
 	src/repl/cmd_edit.c src/repl/cmd_edit.h \
 	src/repl/cmd_json.c \
 	src/repl/cmd_report.c \

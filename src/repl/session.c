@@ -33,8 +33,10 @@ static void stage_clear(stage *st)
 {
     if (st->fx) fx_program_free(st->fx);
     if (st->onnx) ox_model_free(st->onnx);
-    if (st->keepalive) fx_program_free(st->keepalive);
-    st->keepalive = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (st->keepalive[i]) fx_program_free(st->keepalive[i]);
+        st->keepalive[i] = NULL;
+    }
     free(st->source);
     st->fx = NULL;
     st->onnx = NULL;

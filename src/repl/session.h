@@ -24,7 +24,7 @@ typedef struct stage {
     struct fx_program *fx;
     struct ox_model *onnx;
     char *source;                /* file it was loaded from, or the pass that made it */
-    struct fx_program *keepalive;  /* an intermediate program whose data fx borrows, or NULL */
+    struct fx_program *keepalive[2];  /* intermediate programs whose data fx borrows (or NULL) */
 } stage;
 
 enum { SESSION_MAX_STAGES = 5 };

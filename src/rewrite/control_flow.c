@@ -305,12 +305,12 @@ static fx_program *replay_python(const fx_program *p, const control_flow_options
 static int check_program(const fx_program *p, const fx_program *src, const hashmap *origins,
                          const control_flow_options *o, diag_sink *d, strbuf *report);
 
-/* The errors and warnings of from, reported again to d (its notes are dropped). */
-static void forward_problems(const diag_sink *from, diag_sink *d)
+/* The diagnostics of one severity (errors, or warnings) of from, reported again to d. */
+static void forward_problems(const diag_sink *from, diag_sink *d, diag_severity only)
 {
     for (size_t i = 0; i < from->len; i++) {
         const diagnostic *x = &from->items[i];
-        if (x->severity == DIAG_NOTE)
+        if (x->severity != only)
             continue;
         diagnostic *y = diag_report(d, x->severity, (diag_loc){x->file, x->line, x->col}, "%s", x->message);
         if (x->hint)
@@ -331,9 +331,12 @@ int control_flow_export_check_ex(const fx_program *p, const control_flow_options
     diag_sink quiet;   /* the notes of the replay: control_flow_specialize gives them */
     diag_init(&quiet);
     fx_program *q = replay_python(p, o, &origins, &quiet);
-    forward_problems(&quiet, d);
-    diag_free(&quiet);
+    forward_problems(&quiet, d, DIAG_ERROR);
     int r = q ? check_program(q, p, &origins, o, d, report) : 1;
+    /* its warnings: control_flow_specialize replays again and gives them, unless export stops here */
+    if (r)
+        forward_problems(&quiet, d, DIAG_WARNING);
+    diag_free(&quiet);
     hm_free(&origins);
     fx_program_free(q);
     return r;
@@ -353,6 +356,18 @@ static int check_program(const fx_program *p, const fx_program *src, const hashm
         if (k == FX_CTRL_IF && data_dependent(v.cond)) {
             partial_graph(p, v.cond->u.node, report);
             guard_failure(src, name, v.cond->u.node, "Python `if`", "cond", d, report);
+            return 1;
+        }
+        if (k == FX_CTRL_IF && origins && !keep_loops) {
+            /* left by the replay, which decides every size `if` it has sizes for */
+            const fx_value *cv = v.cond && v.cond->kind == FX_ARG_NODE ? v.cond->u.node->meta.val : NULL;
+            diagnostic *dg = diag_error(d, (diag_loc){p->file, n->src_line, 0},
+                                        "export failed at %%%s: the condition `%s` reads a size the example input does "
+                                        "not give (a symbol in --input), and torch.export decides a Python `if` on "
+                                        "sizes for the example's",
+                                        name, cv && cv->kind == FX_VAL_SYM && cv->text ? cv->text : "?");
+            diag_set_hint(dg, "give the example's size (--input x=f32[4,3]) and mark the dimension dynamic with "
+                              "dynamic_shapes=x:0=batch; or keep both branches: rewrite %%%s cond", name);
             return 1;
         }
         if (keep_loops || k == FX_CTRL_IF)
@@ -594,6 +609,21 @@ static void replace_results(fx_graph *g, fx_node *n, const fx_arg *outs, fx_node
     hm_free(&dead);
 }
 
+/* The size arithmetic that fed a specialized condition is dead now: torch keeps none. */
+static void remove_dead_sizes(fx_graph *g)
+{
+    fx_graph_recompute_users(g);
+    fx_node **seeds = xmalloc((g->n_nodes + 1) * sizeof *seeds);
+    size_t ns = 0;
+    for (fx_node *x = g->first; x; x = x->next)
+        if (x->op == FX_OP_CALL_FUNCTION && x->n_users == 0 &&
+            (strncmp(x->target, "operator.", 9) == 0 || strncmp(x->target, "builtins.", 9) == 0 ||
+             strncmp(x->target, "torch.ops.aten.sym_size", 23) == 0))
+            seeds[ns++] = x;
+    rw_remove_dead(g, seeds, ns);
+    free(seeds);
+}
+
 static bool specialize_graph(fx_graph *g, bool keep_loops, diag_sink *d)
 {
     fx_program *p = g->owner->prog;
@@ -648,26 +678,22 @@ static bool specialize_graph(fx_graph *g, bool keep_loops, diag_sink *d)
         /* n and its getitems are gone when it was specialized: go on after what replaced them */
         n = fx_graph_lookup(g, n->name) == n ? next : prev ? prev->next : g->first;
     }
-    if (changed) {
-        /* the size arithmetic that fed a specialized condition is dead now (torch keeps none) */
-        fx_graph_recompute_users(g);
-        fx_node **seeds = xmalloc((g->n_nodes + 1) * sizeof *seeds);
-        size_t ns = 0;
-        for (fx_node *x = g->first; x; x = x->next)
-            if (x->op == FX_OP_CALL_FUNCTION && x->n_users == 0 &&
-                (strncmp(x->target, "operator.", 9) == 0 || strncmp(x->target, "builtins.", 9) == 0 ||
-                 strncmp(x->target, "torch.ops.aten.sym_size", 23) == 0))
-                seeds[ns++] = x;
-        rw_remove_dead(g, seeds, ns);
-        free(seeds);
-    }
+    if (changed)
+        remove_dead_sizes(g);
     return changed;
 }
 
 fx_program *control_flow_specialize_ex(const fx_program *p, const control_flow_options *o, diag_sink *d)
 {
-    if (fx_program_is_aten(p))
-        return replay_python(p, o, NULL, d);
+    if (fx_program_is_aten(p)) {
+        /* an `if` on a dynamic size decided by its guard leaves the sizes it read unused */
+        fx_program *r = replay_python(p, o, NULL, d);
+        if (r && o && o->n_dynamic) {
+            remove_dead_sizes(fx_program_graph(r));
+            fx_program_refresh(r);
+        }
+        return r;
+    }
     fx_program *q = fx_program_clone(p);
     if (!q) {
         diag_error(d, (diag_loc){0}, "out of memory while copying the program");
@@ -755,4 +781,87 @@ fx_program *control_flow_fold_bool_ifs(const fx_program *p, diag_sink *d)
 fx_program *control_flow_specialize(const fx_program *p, diag_sink *d)
 {
     return control_flow_specialize_ex(p, NULL, d);
+}
+
+/* ---- tracing (export --legacy trace) ----------------------------------------------------------- */
+
+const fx_node *control_flow_first_tensor_if(const fx_program *p)
+{
+    const fx_graph *g = fx_program_graph(p);
+    for (const fx_node *n = g ? g->first : NULL; n; n = n->next) {
+        fx_control_view v;
+        if (fx_control_kind_of(n) == FX_CTRL_IF && fx_control_inspect(n, &v) && v.sub[0] && v.sub[1] &&
+            data_dependent(v.cond))
+            return n;
+    }
+    return NULL;
+}
+
+/* The root python_if `name` of q, with its view; NULL after reporting. */
+static fx_node *root_if(fx_program *q, const char *name, fx_control_view *v, diag_sink *d)
+{
+    fx_node *n = fx_graph_lookup(fx_program_graph(q), name);
+    if (!n || fx_control_kind_of(n) != FX_CTRL_IF || !fx_control_inspect(n, v) || !v->sub[0] || !v->sub[1]) {
+        diag_error(d, (diag_loc){0}, "%%%s is not a Python `if` of the root graph", name);
+        return NULL;
+    }
+    return n;
+}
+
+fx_program *control_flow_condition_program(const fx_program *p, const char *if_name, diag_sink *d)
+{
+    fx_program *q = fx_program_clone(p);
+    fx_control_view v;
+    fx_node *n = q ? root_if(q, if_name, &v, d) : NULL;
+    fx_graph *g = fx_program_graph(q);
+    fx_node *out = g ? g->last : NULL;
+    if (!n || !out || out->op != FX_OP_OUTPUT) {
+        if (q && n) diag_error(d, (diag_loc){0}, "the program has no output node");
+        fx_program_free(q);
+        return NULL;
+    }
+    fx_arg *item = fx_arg_node(q, v.cond->u.node);
+    fx_arg *ret = fx_arg_seq(q, FX_ARG_TUPLE, &item, NULL, 1);
+    fx_node_set_args(out, fx_arg_seq(q, FX_ARG_TUPLE, &ret, NULL, 1), fx_arg_seq(q, FX_ARG_DICT, NULL, NULL, 0));
+    if (q->sig.present) {
+        q->sig.n_outputs = 1;
+        q->sig.outputs = fx_alloc(q, sizeof *q->sig.outputs);
+        q->sig.outputs[0] = (fx_output_spec){FX_OUT_USER_OUTPUT, v.cond->u.node->name, NULL};
+    }
+    /* what the condition does not need goes, back to front (a node's users before it) */
+    fx_graph_recompute_users(g);
+    for (fx_node *x = out->prev, *prev; x; x = prev) {
+        prev = x->prev;
+        if (x->op == FX_OP_PLACEHOLDER || x->n_users)
+            continue;
+        fx_module *sub = x->op == FX_OP_GET_ATTR ? fx_module_child(q->root, x->target) : NULL;
+        fx_graph_remove(g, x);
+        if (sub && sub->graph) fx_control_drop_subgraph(q->root, sub);
+    }
+    fx_program_refresh(q);
+    return q;
+}
+
+fx_program *control_flow_take_branch(const fx_program *p, const char *if_name, int which, diag_sink *d)
+{
+    fx_program *q = fx_program_clone(p);
+    fx_control_view v;
+    fx_node *n = q ? root_if(q, if_name, &v, d) : NULL;
+    if (!n) {
+        fx_program_free(q);
+        return NULL;
+    }
+    fx_graph *g = fx_program_graph(q);
+    fx_arg *outs = inline_graph(g, n, v.sub[which ? 1 : 0]->graph, v.operands->u.seq.items, v.operands->u.seq.len,
+                                NULL, NULL);
+    fx_module *a = v.sub[0], *b = v.sub[1];
+    replace_results(g, n, outs, v.graph_attr);
+    fx_control_drop_subgraph(g->owner, a);
+    fx_control_drop_subgraph(g->owner, b);
+    diag_sink quiet;   /* what cannot be inferred is export's to report */
+    diag_init(&quiet);
+    meta_infer_program(q, &quiet);
+    diag_free(&quiet);
+    fx_program_refresh(q);
+    return q;
 }

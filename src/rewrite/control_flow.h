@@ -62,4 +62,14 @@ fx_program *control_flow_fold_bool_ifs(const fx_program *p, diag_sink *d);
  * false when it depends on data or unknown sizes. */
 bool control_flow_eval_int(const fx_arg *a, int64_t *out);
 
+/* The TorchScript exporter's tracing route (export --legacy trace) runs the model on the example
+ * inputs: a Python `if` on a tensor is decided by the tensor's value there and only the branch
+ * taken is recorded. These give the pieces: the first python_if of p's root graph whose condition
+ * is a tensor (NULL if none); a copy of p whose root returns only that if's condition (what it
+ * does not need removed), to evaluate; and a copy with the if replaced by branch `which` (0: the
+ * true branch) inlined. The copies are new programs (fx_program_free); NULL after reporting. */
+const fx_node *control_flow_first_tensor_if(const fx_program *p);
+fx_program *control_flow_condition_program(const fx_program *p, const char *if_name, diag_sink *d);
+fx_program *control_flow_take_branch(const fx_program *p, const char *if_name, int which, diag_sink *d);
+
 #endif

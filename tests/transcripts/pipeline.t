@@ -151,11 +151,9 @@ op histogram:
        1  ReduceSum
 check: ok
 
-$ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy trace' -c 'export --legacy'
--c:2: error: export --legacy trace: tracing needs to run the model, which fxsh cannot do yet
-  hint: `export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did
--c:3: error: export --legacy : expected `script` or `trace`
-  hint: `export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did
+$ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy'
+-c:2: error: export --legacy : expected `script` or `trace`
+  hint: `export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did; `export --legacy trace --inputs FILE` bakes in the branches the example inputs take
 ? 1
 
 ## Every ONNX node carries its provenance as torch.onnx writes it (module path, FX node, stack):
@@ -254,3 +252,16 @@ $ fxsh -c 'load tests/fixtures/repl/mha.module.txt --input x=f32[2,5,8]' -c 'exp
         mean: "f32[2, 5, 5]" = torch.ops.aten.mean.dim(view_5, [1]);  view_5 = None
         return (linear_2, mean)
 check: ok
+
+## A Python `if` on a size that --input leaves symbolic: torch.export would decide it for the
+## example's size, which there is none of here; the error says what to give, and the rewrite into
+## torch.cond exports both branches.
+$ fxsh -c 'load examples/data/python_if_shape.torchscript.txt --weights examples/data/python_if_shape.pt2 --input x=f32[s77,3]' -c 'export verbose=False' -c 'rewrite if_1 cond' -c 'export verbose=False' -c 'verify --expected examples/data/python_if_shape.batch2.json'
+-c:2: examples/data/python_if_shape.torchscript.txt:13: error: export failed at %if_1: the condition `s77 > 2` reads a size the example input does not give (a symbol in --input), and torch.export decides a Python `if` on sizes for the example's
+  hint: give the example's size (--input x=f32[4,3]) and mark the dimension dynamic with dynamic_shapes=x:0=batch; or keep both branches: rewrite %if_1 cond
+-c:2: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
+  hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
+rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
+PASS getitem: max abs diff 0, max rel diff 0
+verify: 1 output within atol 0.0001, rtol 0.001
+? 1

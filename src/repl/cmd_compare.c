@@ -1,0 +1,150 @@
+/* cmd_compare.c — `compare A B`: two stages or models evaluated on the same inputs, node by node;
+ * the first value that differs beyond the tolerance, both values summarised and its node's source. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "onnx/onnx_compare.h"
+#include "onnx/onnx_inspect.h"
+#include "repl/cmd_handlers.h"
+#include "repl/cmd_run.h"
+
+/* "Relu (node_relu)" */
+static void node_text(const Onnx__NodeProto *n, strbuf *out)
+{
+    if (n->domain && *n->domain) sb_printf(out, "%s.", n->domain);
+    sb_puts(out, n->op_type ? n->op_type : "?");
+    if (n->name && *n->name) sb_printf(out, " node %s", n->name);
+}
+
+/* The provenance torch.onnx (and fxsh) record on a node, indented under "  source:". */
+static void source_text(const Onnx__NodeProto *n, const char *label, strbuf *out)
+{
+    strbuf p;
+    sb_init(&p);
+    ox_show_provenance(n, &p);
+    if (p.len) {
+        sb_printf(out, "  where (%s):\n", label);
+        for (const char *line = p.s; *line;) {
+            const char *eol = strchr(line, '\n');
+            size_t len = eol ? (size_t)(eol - line) : strlen(line);
+            sb_printf(out, "    %.*s\n", (int)len, line);
+            if (!eol) break;
+            line = eol + 1;
+        }
+    }
+    sb_free(&p);
+}
+
+static void report_divergence(session *s, const oe_compare_result *r, const run_model_ref *a, const run_model_ref *b,
+                              const run_opts *o)
+{
+    size_t w = strlen(a->label) > strlen(b->label) ? strlen(a->label) : strlen(b->label);
+    strbuf sb;
+    sb_init(&sb);
+    strbuf na, nb;
+    sb_init(&na);
+    sb_init(&nb);
+    node_text(r->node_a, &na);
+    node_text(r->node_b, &nb);
+    if (!strcmp(na.s, nb.s)) sb_printf(&sb, "first divergence: %s (%s in both)\n", r->name, na.s);
+    else sb_printf(&sb, "first divergence: %s (%s in %s; %s in %s)\n", r->name, na.s, a->label, nb.s, b->label);
+    sb_free(&na);
+    sb_free(&nb);
+    sb_printf(&sb, "  %s:%*s ", a->label, (int)(w - strlen(a->label)), "");
+    oe_value_summary(&r->value_a, &sb);
+    sb_printf(&sb, "\n  %s:%*s ", b->label, (int)(w - strlen(b->label)), "");
+    oe_value_summary(&r->value_b, &sb);
+    sb_puts(&sb, "\n  ");
+    const oe_diff *df = &r->diff;
+    if (df->problem && !strcmp(df->problem, "shape")) {
+        sb_puts(&sb, "the shapes differ");
+    } else if (df->problem) {
+        sb_printf(&sb, "%s", df->problem);
+    } else {
+        sb_printf(&sb, "max abs diff %.3g, max rel diff %.3g: %lld of %lld elements beyond atol %g, rtol %g", df->max_abs,
+                  df->max_rel, (long long)df->bad, (long long)df->total, o->atol, o->rtol);
+        if (r->value_a.kind == OE_KIND_TENSOR && r->value_a.numel > df->worst) {
+            sb_puts(&sb, "; the largest at ");
+            oe_index_text(&r->value_a, df->worst, &sb);
+            sb_printf(&sb, ": %.6g vs %.6g", oe_get_f(&r->value_a, df->worst), oe_get_f(&r->value_b, df->worst));
+        }
+    }
+    if (r->value_a.kind == OE_KIND_TENSOR && r->value_b.kind == OE_KIND_TENSOR && r->value_a.dtype != r->value_b.dtype)
+        sb_printf(&sb, " (dtypes %s and %s)", oe_numpy_dtype_name(r->value_a.dtype), oe_numpy_dtype_name(r->value_b.dtype));
+    sb_putc(&sb, '\n');
+    for (size_t i = 0; i < r->n_unmatched; i++) {
+        sb_printf(&sb, "  its input %s (", r->unmatched[i]);
+        node_text(r->unmatched_node[i], &sb);
+        sb_printf(&sb, ") has no counterpart in %s: look there first\n", b->label);
+    }
+    source_text(r->node_a, a->label, &sb);
+    fwrite(sb.s, 1, sb.len, s->out);
+    sb_free(&sb);
+}
+
+int cmd_compare(session *s, int argc, char **argv)
+{
+    run_opts o;
+    if (!run_parse_opts(s, "compare", argc, argv, "--inputs --seed --atol --rtol", 2, &o)) return 1;
+    if (o.n_stages < 2) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "compare: needs two stages or model files");
+        diag_set_hint(dg, "compare STAGE_A STAGE_B (e.g. compare exported optimized), or compare STAGE model.onnx");
+        return 1;
+    }
+    oe_values file = {0}, same = {0};
+    run_model_ref a = {0}, b = {0};
+    run_input_set in_a = {0}, in_b = {0};
+    int rc = 0;
+    if (o.inputs && run_read_values(s, "compare", o.inputs, &file)) rc = 1;
+    if (!rc && (run_model_resolve(s, "compare", o.stages[0], &a) || run_model_resolve(s, "compare", o.stages[1], &b)))
+        rc = 1;
+    if (!rc && run_make_inputs(s, "compare", a.m, o.inputs ? &file : NULL, o.inputs, o.seed, &in_a)) rc = 1;
+    char label[512];
+    snprintf(label, sizeof label, "the inputs of %s", a.label ? a.label : "");
+    if (!rc) run_inputs_as_values(&in_a, &same);
+    if (!rc && run_make_inputs(s, "compare", b.m, &same, label, o.seed, &in_b)) rc = 1;
+    oe_compare_result r = {0};
+    oe_compare_opts co = {.atol = o.atol, .rtol = o.rtol};
+    if (!rc) {
+        diag_sink d;
+        diag_init(&d);
+        if (oe_compare_models(a.m, a.label, in_a.named, in_a.n, b.m, b.label, in_b.named, in_b.n, &co, &r, &d) != OE_OK)
+            rc = 1;
+        for (size_t i = 0; i < d.len; i++) session_error(s, "compare: %s", d.items[i].message);
+        diag_free(&d);
+    }
+    if (!rc) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)o.seed);
+        fprintf(s->out, "compare: %s vs %s on %s%s%s: %zu value%s in both, %zu computed by both", a.label, b.label,
+                o.inputs ? "the inputs of " : "random inputs (seed ", o.inputs ? o.inputs : seed, o.inputs ? "" : ")",
+                r.n_matched, r.n_matched == 1 ? "" : "s", r.n_checked);
+        if (r.n_only_a || r.n_only_b) fprintf(s->out, " (%zu only in %s, %zu only in %s)", r.n_only_a, a.label, r.n_only_b, b.label);
+        fputc('\n', s->out);
+        if (r.diverged) {
+            report_divergence(s, &r, &a, &b, &o);
+            session_error(s, "compare: %s and %s diverge at %s (%zu of %zu values differ)", a.label, b.label, r.name,
+                          r.n_diverged, r.n_checked);
+            rc = 1;
+        } else if (r.n_checked == 0) {
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "compare: %s and %s compute no value of the same name",
+                                        a.label, b.label);
+            diag_set_hint(dg, "values are matched by name (the FX node names both exporters use); `verify %s %s` "
+                              "compares the outputs by position", o.stages[0], o.stages[1]);
+            rc = 1;
+        } else {
+            fprintf(s->out, "no divergence: all %zu within atol %g, rtol %g (largest abs diff %.3g, at %s)\n", r.n_checked,
+                    o.atol, o.rtol, r.max_abs, r.max_abs_name);
+        }
+    }
+    oe_compare_result_free(&r);
+    run_inputs_free(&in_a);
+    run_inputs_free(&in_b);
+    oe_values_free(&file);
+    oe_values_free(&same);
+    run_model_ref_free(&a);
+    run_model_ref_free(&b);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* cmd_run.h — what the commands that evaluate models share (cmd_run.c: run, verify; cmd_compare.c:
+ * compare): their options, the model a STAGE-or-FILE argument names, inputs from a file or random.
+ *
+ * Ownership: run_model_ref owns the model when `owned` is set (run_model_ref_free releases it);
+ * a run_input_set owns its tensors (run_inputs_free). Errors are reported to the session,
+ * prefixed with the command's name. */
+#ifndef FXSH_CMD_RUN_H
+#define FXSH_CMD_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnx/onnx_eval.h"
+#include "onnx/onnx_ir.h"
+#include "onnx/onnx_values.h"
+#include "repl/session.h"
+
+/* `[STAGE|FILE...] [--inputs F] [--seed N] [--save F] [--expected F] [--atol A] [--rtol R]` */
+typedef struct run_opts {
+    const char *stages[2];       /* named stages or model files, in order (NULL: the current stage) */
+    int n_stages;
+    const char *inputs, *expected, *save;
+    uint64_t seed;
+    double atol, rtol;
+} run_opts;
+
+/* `allowed` lists the options the command takes; at most max_stages positional arguments, each a
+ * stage name or an existing file. false after reporting. */
+bool run_parse_opts(session *s, const char *cmd, int argc, char **argv, const char *allowed, int max_stages, run_opts *o);
+
+/* The ONNX model a STAGE or FILE argument names (NULL: the current stage): an ONNX stage's model,
+ * an FX stage translated (pipeline_stage_model), or a model file loaded outside the session. */
+typedef struct run_model_ref {
+    ox_model *m;
+    bool owned;
+    const char *label;           /* the stage's name or the file's path */
+} run_model_ref;
+
+int run_model_resolve(session *s, const char *cmd, const char *what, run_model_ref *r);
+void run_model_ref_free(run_model_ref *r);
+
+/* The graph inputs of a model with their values. */
+typedef struct run_input_set {
+    size_t n;
+    oe_tensor *values;
+    oe_named *named;
+} run_input_set;
+
+/* Values for m's inputs: from `file` (by name, input_N or position; file_name names it in
+ * messages), else random of the declared types, seeded. -1 after reporting. */
+int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
+                    uint64_t seed, run_input_set *in);
+/* The values of `from` as a value file, so that a second model gets exactly the same inputs. */
+void run_inputs_as_values(const run_input_set *from, oe_values *out);
+void run_inputs_free(run_input_set *in);
+
+/* Reads a value file (--inputs, --expected); -1 after reporting. */
+int run_read_values(session *s, const char *cmd, const char *path, oe_values *v);
+
+#endif
