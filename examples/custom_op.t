@@ -12,7 +12,7 @@ kwargs:  {shape: [2, 4], attr_keys: [attr_key, alpha, count], attr_types: [s, f,
 users:   1 (relu)
 value:   f32[2, 4]
 source:  /src/models/symbolic_op/model.py:14 in forward, code: val = torch.onnx.ops.symbolic(
-module:  L__self__,,model.SymbolicOp
+module:  the model (model.SymbolicOp)
 export
 [torch.onnx] Run decompositions...
 [torch.onnx] Run decompositions... ✅

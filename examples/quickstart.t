@@ -1,7 +1,7 @@
 ## quickstart.t — the expected transcript of examples/quickstart.fxsh (checked by make check).
 $ fxsh -echo -f examples/quickstart.fxsh
 load examples/data/mlp_cond.pt2
-show fx
+show graph
 graph():
     %p_seq_0_weight : [num_users=1] = placeholder[target=p_seq_0_weight]
     %p_seq_0_bias : [num_users=1] = placeholder[target=p_seq_0_bias]

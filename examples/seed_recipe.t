@@ -1,6 +1,6 @@
 ## seed_recipe.t — expected transcript of examples/seed_recipe.fxsh: export fails like torch on the
 ## data-dependent `if`, the rewrite into torch.cond, and the export that then succeeds.
-## (exit status 1: the failing export and the refused first rewrite are part of the lesson)
+## (exit status 1: the failing export is part of the lesson; its hint is the rewrite that works)
 $ fxsh -echo -f examples/seed_recipe.fxsh
 load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]
 export
@@ -40,19 +40,12 @@ The following call raised this error:
 [torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=True)`...
 [torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=True)`... ❌
 examples/seed_recipe.fxsh:11: /src/models/python_if_data/model.py:14: error: export failed at %if_1: Python `if` on the tensor %sum_1 (data-dependent: Could not guard on data-dependent expression Eq(u0, 1))
-  hint: rewrite %if_1 cond
+  hint: rewrite %if_1 cond --clone (false_graph_0 returns its input linear_1 unchanged, which torch.cond rejects as aliasing: --clone returns a copy instead, torch's fix)
 examples/seed_recipe.fxsh:11: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
-rewrite if_1 cond
-examples/seed_recipe.fxsh:14: examples/data/python_if_data.torchscript.txt:18: error: cannot rewrite %if_1: Encountered aliasing during higher order op tracing
-  Higher Order Operator: torch.cond
-  Explanation: Higher order ops do not support aliasing. Branch false_graph_0 returns its input linear_1 unchanged.
-  Hint: Replace `return input` with `return input.clone()` to avoid aliasing.
-  Developer debug context: Input-to-output aliasing detected at nodes linear_1 and linear_1
-  hint: rewrite %if_1 cond --clone applies torch's fix (return linear_1.clone())
 rewrite if_1 cond --clone
 rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
-examples/seed_recipe.fxsh:15: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
+examples/seed_recipe.fxsh:14: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 show code
 class GraphModule(torch.nn.Module):
     def forward(self, p_mlp_0_weight: "f32[8, 4]", p_mlp_0_bias: "f32[8]", p_mlp_2_weight: "f32[4, 8]", p_mlp_2_bias: "f32[4]", x: "f32[3, 4]"):

@@ -1,7 +1,7 @@
 ## sequence.t — expected transcript of examples/sequence.fxsh (checked by make check).
 $ fxsh -echo -f examples/sequence.fxsh
 load examples/data/sequence_ops.pt2
-show fx
+show graph
 graph():
     %x : [num_users=3] = placeholder[target=x]
     %y : [num_users=2] = placeholder[target=y]

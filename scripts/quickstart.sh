@@ -16,8 +16,9 @@ phase() { echo "quickstart: $1 ($(( $(date +%s) - start )) s)"; }
 packages="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev
           libyaml-dev libzip-dev libreadline-dev libcmocka-dev libonnx-dev tmux
           libonnx-testdata"
-# the sanitizer build and the fuzz harnesses need clang and its sanitizer/libFuzzer runtimes
-[ "$what" != check ] || packages="$packages clang libclang-rt-14-dev"
+# the sanitizer build and the fuzz harnesses need clang and its sanitizer/libFuzzer runtimes; the
+# JSON test parses with jq
+[ "$what" != check ] || packages="$packages clang libclang-rt-14-dev jq"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -34,20 +34,20 @@ report() {
 
 pass=0 fail=0
 for f in "$corpus"/fx/*/*.fx.txt "$corpus"/fx/*/*.readable.txt "$corpus"/fx/*/*.module.txt; do
-    [ -f "$f" ] && check "fx round trip" "$f" -c "load $f" -c show
+    [ -f "$f" ] && check "fx round trip" "$f" -c "load $f" -c "show loaded"
 done
-report "FX text round trip (load F; show)"
+report "FX text round trip (load F; show loaded)"
 
 for d in "$corpus"/fx/*/; do
     [ -f "$d/exported.fx.txt" ] || continue
     for src in "$d/program.pt2" "$d/program.json"; do
         [ -f "$src" ] || continue
-        check "pt2 graph" "$d/exported.fx.txt" -c "load $src" -c "show fx"
+        check "pt2 graph" "$d/exported.fx.txt" -c "load $src" -c "show graph"
         check "pt2 code" "$d/exported.readable.txt" -c "load $src" -c "show code"
         check "pt2 program" "$d/exported.program.txt" -c "load $src" -c "show program"
     done
 done
-report "torch.export programs (show fx / code / program)"
+report "torch.export programs (show graph / code / program)"
 
 for m in "$corpus"/onnx_text/*/*/model.onnx; do
     [ -f "$m" ] && check "onnx print" "$(dirname "$m")/expected.txt" -c "load $m" -c show

@@ -34,15 +34,26 @@ endif
 # Transcript tests: the REPL and the examples, run against the built fxsh.
 TESTS += $(REPL_TRANSCRIPTS)
 REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_cond.t \
-	examples/while_loop.t examples/scan.t examples/cond_two_outputs.t examples/sequence.t examples/custom_op.t examples/shape_guard.t examples/legacy_trace.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
+	examples/while_loop.t examples/scan.t examples/cond_two_outputs.t examples/sequence.t examples/custom_op.t examples/shape_guard.t examples/legacy_trace.t \
+	examples/export_report.t examples/lint.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
 	tests/transcripts/onnx_commands.t tests/transcripts/pt2_commands.t tests/transcripts/pipeline.t \
 	tests/transcripts/view_mutation.t tests/transcripts/safe_writes.t tests/transcripts/strict.t \
 	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/check_types.t tests/transcripts/compare.t \
-	tests/transcripts/legacy_trace.t tests/transcripts/weights.t
+	tests/transcripts/legacy_trace.t tests/transcripts/weights.t tests/transcripts/hints.t tests/transcripts/output.t \
+	tests/transcripts/names.t tests/transcripts/small_things.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh
 EXTRA_DIST += tests/interrupt.sh
+# The generated man page: version footer, every command, every environment variable read.
+TESTS += tests/man.sh
+EXTRA_DIST += tests/man.sh
+# --json of every inspection command, parsed with jq (skips without it).
+TESTS += tests/json.sh
+EXTRA_DIST += tests/json.sh
+# Completion, confirmations and `show` on a terminal (tmux; skips without it).
+TESTS += tests/terminal.sh
+EXTRA_DIST += tests/terminal.sh
 
 # The inputs of the first fuzzing round (issue 16) through the whole tool: clear errors, no
 # signal, no sanitizer report, bounded time and memory.

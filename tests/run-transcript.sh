@@ -8,7 +8,7 @@
 #   LINE                           expected output (stdout and stderr, merged, in order)
 #   ? N                            expected exit status (default 0)
 # Commands run in $FXSH_TOP (the source tree top; else the transcript's directory), with HOME in a scratch directory,
-# FXSH_HISTFILE=/dev/null, NO_COLOR=1, LC_ALL=C and FXSH_SCRATCH, an empty directory per case.
+# FXSH_HISTFILE=/dev/null, NO_COLOR=1, LC_ALL=C, no COLUMNS, and FXSH_SCRATCH, an empty directory per case.
 # FXSH_TRANSCRIPT_UPDATE=1 rewrites the transcript with the actual outputs and statuses (commands,
 # inputs and ## comments kept): for a deliberate change of output, to be reviewed with git diff.
 set -u
@@ -20,6 +20,7 @@ name=$(basename "$t")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export HOME="$scratch/home" FXSH_HISTFILE=/dev/null NO_COLOR=1 LC_ALL=C
+unset COLUMNS   # help fills 80 columns when its output is not a terminal
 mkdir -p "$HOME"
 
 passed=0 failed=0 caseno=0

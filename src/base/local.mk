@@ -6,9 +6,10 @@ libfxsh_a_SOURCES += \
 	src/base/hashmap.c src/base/hashmap.h \
 	src/base/diag.c src/base/diag.h \
 	src/base/file.c src/base/file.h \
-	src/base/json.c src/base/json.h \
+	src/base/json.c src/base/json.h src/base/json_write.c src/base/json_write.h \
 	src/base/numfmt.c src/base/numfmt.h \
 	src/base/interrupt.c src/base/interrupt.h \
 	src/base/shape.c src/base/shape.h \
 	src/base/limits.c src/base/limits.h \
-	src/base/fmap.c src/base/fmap.h
+	src/base/fmap.c src/base/fmap.h \
+	src/base/suggest.c src/base/suggest.h

@@ -121,6 +121,42 @@ static void module_path(strbuf *sb, const fx_module *m)
     sb_puts(sb, m->name);
 }
 
+/* torch's nn_module_stack text ("key,path,type;key,path,type", outermost first) as the module
+ * the node was made in, then the modules around it: "module:  seq.0 (Linear) in seq
+ * (Sequential) in the model (model.MLPCond)". Text of another shape is printed as it is. */
+static void module_stack_text(strbuf *out, const char *stack)
+{
+    VEC(const char *) starts = {0};
+    for (const char *p = stack; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) vec_push(&starts, p);
+    strbuf text;
+    sb_init(&text);
+    bool ok = starts.len > 0;
+    for (size_t i = starts.len; ok && i-- > 0;) {
+        const char *e = starts.items[i], *end = strchr(e, ';');
+        size_t len = end ? (size_t)(end - e) : strlen(e);
+        const char *c1 = memchr(e, ',', len), *c2 = NULL;
+        for (const char *q = e + len; q > e && !c2; q--)
+            if (q[-1] == ',') c2 = q - 1;
+        if (!c1 || !c2 || c2 <= c1) {
+            ok = false;
+            break;
+        }
+        const char *type = c2 + 1, *dot = NULL;
+        for (const char *q = type; q < e + len; q++)
+            if (*q == '.') dot = q;
+        /* torch.nn classes by their short name; the model's own class in full */
+        bool nn = !strncmp(type, "torch.nn.", 9);
+        const char *shown = nn && dot ? dot + 1 : type;
+        int shown_len = (int)(e + len - shown);
+        if (i + 1 < starts.len) sb_puts(&text, " in ");
+        if (c2 > c1 + 1) sb_printf(&text, "%.*s (%.*s)", (int)(c2 - c1 - 1), c1 + 1, shown_len, shown);
+        else sb_printf(&text, "the model (%.*s)", shown_len, shown);
+    }
+    sb_printf(out, "module:  %s\n", ok ? text.s : stack);
+    sb_free(&text);
+    vec_free(&starts);
+}
+
 int fx_print_node(const fx_program *p, const char *name, strbuf *out)
 {
     fx_node *n = fx_program_find_node(p, name);
@@ -149,7 +185,7 @@ int fx_print_node(const fx_program *p, const char *name, strbuf *out)
     sb_puts(out, n->meta.source ? n->meta.source : "unknown");
     sb_putc(out, '\n');
     if (n->meta.nn_module_stack)
-        sb_printf(out, "module:  %s\n", n->meta.nn_module_stack);
+        module_stack_text(out, n->meta.nn_module_stack);
     return 0;
 }
 

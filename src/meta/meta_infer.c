@@ -60,9 +60,18 @@ static void miss(inferer *I, const fx_node *n, const char *what, const char *hin
         hm_put(&I->groups, grp->what, grp);
         vec_push(&I->order, grp);
     }
-    if (grp->count < 8)
+    /* nodes of different graphs may share a name (a branch's linear_1): each name once */
+    strbuf key;
+    sb_init(&key);
+    sb_printf(&key, "%s\n%s", what, n->name);
+    bool seen = hm_has(&I->groups, key.s);
+    if (!seen)
+        hm_put(&I->groups, arena_strdup(&I->keys, key.s), NULL);
+    sb_free(&key);
+    if (!seen && grp->count < 8)
         sb_printf(&grp->names, "%s%%%s", grp->count ? ", " : "", n->name);
-    grp->count++;
+    if (!seen)
+        grp->count++;
     I->unset++;
 }
 
@@ -451,8 +460,15 @@ static void do_placeholder(inferer *I, fx_node *n, bool root)
     }
     if (w && (n->meta.val = weight_value(I, w)))
         return;
-    if (w)
-        miss(I, n, "parameter or buffer of unknown shape", "load its weights (load ... --weights W)");
+    bool lifted = false;   /* a parameter, buffer or constant the signature names, without weights */
+    for (size_t i = 0; root && i < I->p->sig.n_inputs; i++) {
+        const fx_input_spec *in = &I->p->sig.inputs[i];
+        if (in->name && !strcmp(in->name, n->name))
+            lifted = in->kind != FX_IN_USER_INPUT;
+    }
+    if (w || lifted)
+        miss(I, n, "parameter or buffer of unknown shape",
+             "load its weights: load FILE --weights W (a .pt2, an .onnx or a .safetensors file)");
     else
         miss(I, n, root ? "placeholder without value meta" : "subgraph placeholder without value meta",
              root ? "declare the input's dtype and shape (load --input NAME=DTYPE[DIMS])" : NULL);

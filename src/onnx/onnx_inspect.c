@@ -357,12 +357,20 @@ void ox_show_stats(const ox_model *m, strbuf *out)
 
 void ox_each_node_name(const ox_model *m, void (*cb)(const char *name, void *ctx), void *ctx)
 {
-    const Onnx__GraphProto *g = main_graph(m);
-    if (!g) return;
-    for (size_t i = 0; i < g->n_node; i++) {
-        const char *label = node_label(g->node[i]);
-        if (label[0]) cb(label, ctx);
+    /* subgraph nodes by their path (node_cond__0/then_branch/node_mul), as `node` takes them */
+    node_list l = {0};
+    collect(main_graph(m), "", 0, &l);
+    strbuf name;
+    sb_init(&name);
+    for (size_t i = 0; i < l.len; i++) {
+        const char *label = node_label(l.items[i].node);
+        if (!label[0]) continue;
+        sb_reset(&name);
+        sb_printf(&name, "%s%s", l.items[i].path, label);
+        cb(name.s, ctx);
     }
+    sb_free(&name);
+    list_free(&l);
 }
 
 /* Reads element i of a tensor as a double; false for types this summary does not decode. */

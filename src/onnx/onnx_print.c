@@ -16,6 +16,7 @@ typedef struct printer {
     FILE *out;
     int indent;
     int err;
+    const ox_print_opts *opts;   /* NULL: exactly to_text */
 } printer;
 
 static void maybe_flush(printer *p)
@@ -273,6 +274,14 @@ static void print_tensor(printer *p, const Onnx__TensorProto *t, int is_initiali
         put_id(p, t->name);
     }
     if (is_initializer) sb_puts(p->sb, " = ");
+    if (p->opts && p->opts->elide_values) {   /* shapes only, as polygraphy inspect shows them */
+        size_t count = 1;
+        for (size_t i = 0; i < t->n_dims; i++) count *= t->dims[i] > 0 ? (size_t)t->dims[i] : 0;
+        if (count > p->opts->elide_over) {
+            sb_printf(p->sb, " {... %zu value%s}", count, count == 1 ? "" : "s");
+            return;
+        }
+    }
     if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
         print_string_entries(p, t->external_data, t->n_external_data);
         return;
@@ -619,28 +628,35 @@ static int finish(printer *p)
 
 int ox_print_model(const Onnx__ModelProto *m, strbuf *sb, FILE *out)
 {
-    printer p = {sb, out, 3, 0};
+    printer p = {sb, out, 3, 0, NULL};
+    print_model(&p, m);
+    return finish(&p);
+}
+
+int ox_print_model_opts(const Onnx__ModelProto *m, strbuf *sb, FILE *out, const ox_print_opts *o)
+{
+    printer p = {sb, out, 3, 0, o};
     print_model(&p, m);
     return finish(&p);
 }
 
 int ox_print_graph(const Onnx__GraphProto *g, strbuf *sb, FILE *out)
 {
-    printer p = {sb, out, 3, 0};
+    printer p = {sb, out, 3, 0, NULL};
     print_graph(&p, g);
     return finish(&p);
 }
 
 int ox_print_function(const Onnx__FunctionProto *f, strbuf *sb, FILE *out)
 {
-    printer p = {sb, out, 3, 0};
+    printer p = {sb, out, 3, 0, NULL};
     print_function(&p, f);
     return finish(&p);
 }
 
 int ox_print_node(const Onnx__NodeProto *n, strbuf *sb, FILE *out)
 {
-    printer p = {sb, out, 3, 0};
+    printer p = {sb, out, 3, 0, NULL};
     print_node(&p, n);
     return finish(&p);
 }

@@ -16,6 +16,15 @@
 /* Each returns 0, or -1 if writing to out failed. */
 int ox_print_model(const Onnx__ModelProto *m, strbuf *sb, FILE *out);
 int ox_print_graph(const Onnx__GraphProto *g, strbuf *sb, FILE *out);
+
+/* For people rather than parsers: with elide_values, a tensor (initializer or attribute) of more
+ * than elide_over elements prints its values as "{... N values}" (0: every tensor shows only
+ * its type and shape, as polygraphy inspect does). Everything else is to_text's. */
+typedef struct ox_print_opts {
+    int elide_values;
+    size_t elide_over;
+} ox_print_opts;
+int ox_print_model_opts(const Onnx__ModelProto *m, strbuf *sb, FILE *out, const ox_print_opts *o);
 int ox_print_function(const Onnx__FunctionProto *f, strbuf *sb, FILE *out);
 int ox_print_node(const Onnx__NodeProto *n, strbuf *sb, FILE *out);
 

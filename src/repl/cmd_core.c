@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
 #include "repl/cmd_handlers.h"
@@ -10,14 +11,8 @@
 
 int cmd_help(session *s, int argc, char **argv)
 {
-    if (argc > 1) {
-        int ambiguous;
-        if (!command_find(argv[1], &ambiguous)) {
-            session_error(s, "help: no command '%s'", argv[1]);
-            return 1;
-        }
-    }
-    command_print_help(s->out, argc > 1 ? argv[1] : NULL);
+    if (argc > 1 && !command_lookup(s, argv[1], "help: ")) return 1;
+    command_print_help(s->out, argc > 1 ? argv[1] : NULL, session_width(s));
     return 0;
 }
 
@@ -29,6 +24,16 @@ int cmd_quit(session *s, int argc, char **argv)
 
 int cmd_stages(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (json) {
+        strbuf sb;
+        sb_init(&sb);
+        json_stages(s, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return 0;
+    }
     for (int i = 0; i < SESSION_MAX_STAGES; i++) {
         const stage *st = &s->stages[i];
         fprintf(s->out, "%c %-10s  ", i == s->current ? '*' : ' ', st->name);

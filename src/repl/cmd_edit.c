@@ -1,18 +1,21 @@
 /* cmd_edit.c — patching the current FX stage: node surgery (replace, set, rewire, insert, delete,
  * rename), undo / redo / history, and save-patch. Every edit works on a copy of the stage and
  * keeps the original on the undo stack; the stages after the edited one are dropped as stale. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "rewrite/rewrite.h"
 #include "rewrite/surgery.h"
 #include "repl/cmd_edit.h"
 #include "repl/cmd_handlers.h"
+#include "repl/tokenize.h"
 
 static void push(edit_record **items, size_t *n, size_t *cap, edit_record r)
 {
@@ -46,32 +49,11 @@ static int edit_stage(session *s, const char *cmd)
     return -1;
 }
 
-static char *join_args(int argc, char **argv)
-{
-    strbuf sb;
-    sb_init(&sb);
-    for (int i = 0; i < argc; i++) {
-        if (i) sb_putc(&sb, ' ');
-        bool quote = strpbrk(argv[i], " \t'\"#") != NULL;
-        if (quote) {
-            sb_putc(&sb, '"');
-            for (const char *c = argv[i]; *c; c++) {
-                if (*c == '"' || *c == '\\') sb_putc(&sb, '\\');
-                sb_putc(&sb, *c);
-            }
-            sb_putc(&sb, '"');
-        } else {
-            sb_puts(&sb, argv[i]);
-        }
-    }
-    return sb_detach(&sb);
-}
-
 int edit_commit(session *s, int argc, char **argv, struct fx_program *edited)
 {
     int idx = s->current;
     stage *st = &s->stages[idx];
-    edit_record r = {idx, st->fx, NULL, join_args(argc, argv)};
+    edit_record r = {idx, st->fx, NULL, tokens_join(argc, argv)};
     st->fx = edited;   /* the old program moves to the undo stack instead of being freed */
     push(&s->undo, &s->n_undo, &s->cap_undo, r);
     for (size_t i = 0; i < s->n_redo; i++) {
@@ -100,7 +82,20 @@ static int run_edit(session *s, int argc, char **argv, edit_op op)
             break;
         }
         *eq = '\0';
-        ok = surgery_set_arg(copy, argv[1], argv[2], eq + 1, d);
+        /* approximate="tanh" reaches us without its quotes (the command line took them): a bare
+         * word that is no Python constant is the string the user quoted */
+        const char *v = eq + 1;
+        bool word = (isalpha((unsigned char)v[0]) || v[0] == '_') && strcmp(v, "True") && strcmp(v, "False") &&
+                    strcmp(v, "None") && strcmp(v, "inf") && strcmp(v, "nan");
+        for (const char *c = v; word && *c; c++) word = isalnum((unsigned char)*c) || *c == '_';
+        char *quoted = NULL;
+        if (word) {
+            size_t n = strlen(v) + 3;
+            quoted = xmalloc(n);
+            snprintf(quoted, n, "'%s'", v);
+        }
+        ok = surgery_set_arg(copy, argv[1], argv[2], quoted ? quoted : v, d);
+        free(quoted);
         *eq = '=';
         break;
     }
@@ -144,7 +139,11 @@ int cmd_rewrite(session *s, int argc, char **argv)
     for (size_t i = 0; i < sizeof rewrites / sizeof rewrites[0]; i++)
         if (!strcmp(argv[2], rewrites[i].name)) which = i;
     if (which == sizeof rewrites / sizeof rewrites[0]) {
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'", argv[2]);
+        static const char *const kinds[] = {"cond", "scan", "while_loop"};
+        const char *near = suggest_closest(argv[2], kinds, 3);
+        diagnostic *dg = near ? diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'; did you mean '%s'?",
+                                           argv[2], near)
+                              : diag_error(&s->diag, (diag_loc){0}, "rewrite: no rewrite named '%s'", argv[2]);
         diag_set_hint(dg, "`rewrite NODE cond` turns a Python `if` on a tensor into torch.cond, `rewrite NODE scan` "
                           "a `for` over the rows of tensors into scan, `rewrite NODE while_loop` a `while` (or a "
                           "`for` that stops early) into while_loop; see `help rewrite`");
@@ -154,7 +153,8 @@ int cmd_rewrite(session *s, int argc, char **argv)
     fx_program *out = rewrites[which].fn(s->stages[s->current].fx, argv[1], clone, &s->diag);
     if (!out) return 1;
     edit_commit(s, argc, argv, out);
-    fprintf(s->out, "rewrote %s into %s (`show code` shows %s; `export` re-runs the pipeline)\n", argv[1],
+    if (!s->quiet)
+        fprintf(s->out, "rewrote %s into %s (`show code` shows %s; `export` re-runs the pipeline)\n", argv[1],
             rewrites[which].hop, rewrites[which].shows);
     return 0;
 }
@@ -173,7 +173,7 @@ int cmd_undo(session *s, int argc, char **argv)
     r.before = NULL;
     push(&s->redo, &s->n_redo, &s->cap_redo, r);
     drop_later_stages(s, r.stage);
-    fprintf(s->out, "undone: %s\n", r.command);
+    if (!s->quiet) fprintf(s->out, "undone: %s\n", r.command);
     return 0;
 }
 
@@ -191,7 +191,7 @@ int cmd_redo(session *s, int argc, char **argv)
     r.after = NULL;
     push(&s->undo, &s->n_undo, &s->cap_undo, r);
     drop_later_stages(s, r.stage);
-    fprintf(s->out, "redone: %s\n", r.command);
+    if (!s->quiet) fprintf(s->out, "redone: %s\n", r.command);
     return 0;
 }
 
@@ -219,8 +219,13 @@ int cmd_save_patch(session *s, int argc, char **argv)
     const stage *first = &s->stages[s->undo[0].stage];
     fprintf(af.f, "# fxsh patch: %zu edit%s of the %s stage", s->n_undo, s->n_undo == 1 ? "" : "s", first->name);
     if (first->source) fprintf(af.f, " loaded from %s", first->source);
-    fputs(".\n# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).\n",
-          af.f);
+    if (s->load_command) {   /* the load as it was run, options included: the replay starts from it */
+        fputs(".\n# Replay it: fxsh -f THIS_FILE (or `source` it); it loads the program as it was loaded.\n", af.f);
+        fprintf(af.f, "%s\n", s->load_command);
+    } else {
+        fputs(".\n# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).\n",
+              af.f);
+    }
     for (size_t i = 0; i < s->n_undo; i++) fprintf(af.f, "%s\n", s->undo[i].command);
     return file_commit(&af, &s->diag) ? 0 : 1;
 }

@@ -24,6 +24,7 @@ int cmd_nodes(session *s, int argc, char **argv);
 int cmd_node(session *s, int argc, char **argv);
 int cmd_find(session *s, int argc, char **argv);
 int cmd_stats(session *s, int argc, char **argv);
+int cmd_lint(session *s, int argc, char **argv);
 
 /* cmd_onnx.c: ONNX models */
 int cmd_summary(session *s, int argc, char **argv);
@@ -76,6 +77,42 @@ int cmd_undo(session *s, int argc, char **argv);
 int cmd_redo(session *s, int argc, char **argv);
 int cmd_history(session *s, int argc, char **argv);
 int cmd_save_patch(session *s, int argc, char **argv);
+
+/* cmd_report.c: `export --report FILE.md` and `dot --svg`. What one export run did: */
+typedef struct export_report {
+    const char *command;              /* the command line, for the report's header */
+    export_settings cfg;              /* the settings the run used (borrowed) */
+    double ms[SESSION_MAX_STAGES];    /* time of each stage the run made */
+    bool ran[SESSION_MAX_STAGES];
+    int failed_stage;                 /* when the run failed */
+    size_t diag_mark;                 /* s->diag.len when it started: its notes, warnings, errors */
+} export_report;
+/* Writes the Markdown report of the run (rc its status) to path; false after reporting. */
+bool report_write(session *s, const char *path, const export_report *r, int rc);
+/* Renders DOT text to an SVG file with Graphviz's dot (FXSH_DOT names another binary); false
+ * after reporting (with a hint when Graphviz is not installed). */
+bool render_svg(session *s, const char *dot_text, size_t len, const char *path);
+
+/* cmd_json.c: the --json form of the inspection commands. Each appends one JSON object and a
+ * newline to out: {"fxsh": JSON_SCHEMA_VERSION, "command": NAME, "stage": STAGE, ...} (the
+ * members of each are documented in fxsh(1), JSON OUTPUT). */
+enum { JSON_SCHEMA_VERSION = 1 };
+struct strbuf;
+/* Moves every "--json" behind the other words and lowers *argc past them (argv keeps all its
+ * pointers, still NULL-terminated after the last); true if there was one. */
+bool json_flag(int *argc, char **argv);
+/* The same for any words: drop says which move behind; returns how many did. */
+int args_partition(int argc, char **argv, bool (*drop)(const char *word, void *ctx), void *ctx);
+/* json_flag, then refuses more than nargs other arguments (reporting); false if it did. */
+bool json_option(session *s, int *argc, char **argv, int nargs, bool *json);
+void json_stages(session *s, struct strbuf *out);
+void json_nodes(const stage *st, struct strbuf *out);
+int json_node(const stage *st, const char *name, struct strbuf *out);   /* -1: no such node */
+void json_stats(const stage *st, struct strbuf *out);
+void json_summary(const stage *st, struct strbuf *out);
+void json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
+void json_signature(const stage *st, struct strbuf *out);
+void json_params(const stage *st, struct strbuf *out);
 
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);

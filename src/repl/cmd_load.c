@@ -22,6 +22,7 @@
 #include "capture/export.h"
 #include "capture/ts_normalize.h"
 #include "repl/cmd_handlers.h"
+#include "repl/tokenize.h"
 
 typedef enum input_format {
     FORMAT_TORCHSCRIPT,  /* torch.jit.script(m).inlined_graph */
@@ -63,6 +64,33 @@ static bool looks_binary(const unsigned char *b, size_t len)
 {
     size_t probe = len < 4096 ? len : 4096;
     return (len >= 4 && memcmp(b, "PK\003\004", 4) == 0) || memchr(b, '\0', probe);
+}
+
+/* What a file that is none of fxsh's formats looks like, by its magic number or first line (a
+ * clearer answer than the parser's first complaint); NULL for anything else. */
+static const char *looks_like(const char *buf, size_t len)
+{
+    static const struct { const char *magic; size_t n; const char *what; } magics[] = {
+        {"\x89PNG\r\n\x1a\n", 8, "a PNG image"},
+        {"\xff\xd8\xff", 3, "a JPEG image"},
+        {"GIF8", 4, "a GIF image"},
+        {"%PDF-", 5, "a PDF document"},
+        {"\x1f\x8b", 2, "a gzip archive (uncompress it first)"},
+        {"\x7f" "ELF", 4, "an executable (ELF)"},
+        {"\x93NUMPY", 6, "a numpy .npy array (inputs for `run --inputs`)"},
+        {"\x80\x02", 2, "a Python pickle (torch.save); fxsh reads torch.export.save archives (.pt2)"},
+        {"\x80\x04", 2, "a Python pickle (torch.save); fxsh reads torch.export.save archives (.pt2)"},
+        {"\x80\x05", 2, "a Python pickle (torch.save); fxsh reads torch.export.save archives (.pt2)"},
+    };
+    for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++)
+        if (len >= magics[i].n && !memcmp(buf, magics[i].magic, magics[i].n)) return magics[i].what;
+    const char *end = buf + len, *p = skip_space(buf, end);
+    size_t rest = (size_t)(end - p);
+    if ((rest > 7 && !memcmp(p, "import ", 7)) || (rest > 5 && !memcmp(p, "from ", 5)) ||
+        (rest > 2 && !memcmp(p, "#!", 2)))
+        return "Python source; fxsh reads what torch prints of a model (print(gm), gm.print_readable(), "
+               "torch.jit.script(m).inlined_graph) or saves (torch.export.save)";
+    return NULL;
 }
 
 /* A torch-level graph (call_module, torch functions) starts the pipeline at `fx`; an ATen-level
@@ -113,6 +141,29 @@ static bool declare_inputs(session *s, fx_program *p, const load_request *req)
     return true;
 }
 
+/* print(gm.graph) names the submodules a call_module calls but not what they are: export cannot
+ * inline them. print(gm) prints the module tree with the code; say so at load. */
+static void note_unknown_modules(session *s, const fx_program *p, const char *name)
+{
+    const fx_graph *g = fx_program_graph((fx_program *)p);
+    strbuf targets;
+    sb_init(&targets);
+    size_t n = 0;
+    for (const fx_node *q = g ? g->first : NULL; q; q = q->next)
+        if (q->op == FX_OP_CALL_MODULE && q->target && !fx_module_find(p->root, q->target)) {
+            if (n < 4) sb_printf(&targets, "%s%s", n ? ", " : "", q->target);
+            n++;
+        }
+    if (n) {
+        diagnostic *dg = diag_warning(&s->diag, (diag_loc){name, 0, 0},
+                                      "the graph calls %zu module%s it does not define (%s%s): graph text names "
+                                      "modules but not what they are, so export cannot inline them",
+                                      n, n == 1 ? "" : "s", targets.s, n > 4 ? ", ..." : "");
+        diag_set_hint(dg, "load print(gm) instead of print(gm.graph): it prints the modules (Linear(...)) with the code");
+    }
+    sb_free(&targets);
+}
+
 /* What a load made, not yet in the session: a failed or interrupted load leaves it untouched. */
 typedef struct loaded {
     int stage;
@@ -130,6 +181,13 @@ static void loaded_free(loaded *l)
 static int load_buffer(session *s, const char *buf, size_t len, const char *name, const char *path,
                        load_request *req, loaded *out)
 {
+    const char *other = looks_like(buf, len);
+    if (other) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){name, 0, 0},
+                                    "load: not an FX graph, .pt2, ONNX or TorchScript file: it looks like %s", other);
+        diag_set_hint(dg, "`help load` lists the formats fxsh reads");
+        return 1;
+    }
     switch (sniff(buf, len)) {
     case FORMAT_TORCHSCRIPT: {
         /* Python control flow stays as fxsh.python_if / python_for nodes; the program starts
@@ -163,6 +221,7 @@ static int load_buffer(session *s, const char *buf, size_t len, const char *name
             fx_program_free(p);
             return 1;
         }
+        note_unknown_modules(s, p, name);
         out->fx = p;
         out->stage = fx_stage_for_text(buf);
         return 0;
@@ -212,6 +271,9 @@ static int load_stdin_block(session *s, load_request *req, loaded *out)
         session_error(s, "load -: no input to read the graph from");
         return 1;
     }
+    if (s->interactive)
+        fputs("(paste the graph text: it ends when the graph is complete; Ctrl-C cancels, `quit` before it "
+              "leaves)\n", s->err);
     strbuf text;
     sb_init(&text);
     char *line;
@@ -223,6 +285,15 @@ static int load_stdin_block(session *s, load_request *req, loaded *out)
             if (!*p) { /* blank lines before the block */
                 free(line);
                 continue;
+            }
+            size_t n = strcspn(p, " \t");
+            if ((n == 4 && !strncmp(p, "quit", 4)) || (n == 4 && !strncmp(p, "exit", 4))) {
+                /* no graph is pasted: the user wants out, not a parse error on `quit` */
+                diag_error(&s->diag, (diag_loc){0}, "load -: no graph text before `%.4s`: nothing loaded, leaving", p);
+                s->quit = true;
+                free(line);
+                sb_free(&text);
+                return 1;
             }
             started = true;
             onnx = *p == '<' || strstr(p, "=>") != NULL;
@@ -393,21 +464,31 @@ int cmd_load(session *s, int argc, char **argv)
         if (!strcmp(argv[i], "--weights") && i + 1 < argc) {
             req.weights = argv[++i];
         } else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+            /* x=f32[3, 4] as Python prints a shape: the words up to the one with "]" are one */
+            int last = i + 1;
+            if (strchr(argv[i + 1], '[') && !strchr(argv[i + 1], ']'))
+                while (last + 1 < argc && !strchr(argv[last], ']')) last++;
+            strbuf spec;
+            sb_init(&spec);
+            for (int k = i + 1; k <= last; k++) sb_printf(&spec, "%s%s", k > i + 1 ? " " : "", argv[k]);
             if (req.n_inputs == sizeof req.inputs / sizeof req.inputs[0] ||
-                !ts_parse_input_decl(argv[i + 1], &req.inputs[req.n_inputs])) {
-                session_error(s, "load: cannot read --input '%s' (write NAME=DTYPE[DIMS], e.g. x=f32[3,4])",
-                              argv[i + 1]);
+                !ts_parse_input_decl(spec.s, &req.inputs[req.n_inputs])) {
+                session_error(s, "load: cannot read --input '%s' (write NAME=DTYPE[DIMS], e.g. x=f32[3,4])", spec.s);
+                sb_free(&spec);
                 return 1;
             }
+            i = last - 1;   /* the loop's i++ below steps over the last word */
             const ts_input_decl *in = &req.inputs[req.n_inputs];
             const char *dims[8];
             for (size_t k = 0; k < in->rank; k++) dims[k] = in->dims[k];
             char why[128];
             if (shape_text_problem(dims, in->rank, fx_dtype_get(in->dtype)->elem_size, why, sizeof why)) {
                 session_error(s, "load --input '%s': %s (a size is an integer below 2^63, or a symbol such as s77)",
-                              argv[i + 1], why);
+                              spec.s, why);
+                sb_free(&spec);
                 return 1;
             }
+            sb_free(&spec);
             req.n_inputs++;
             i++;
         } else if (!strcmp(argv[i], "--attr") && i + 1 < argc) {
@@ -468,7 +549,7 @@ int cmd_load(session *s, int argc, char **argv)
             if (!fx_attach_weights(out.fx, req.weights, &n, &s->diag)) rc = 1;
         }
         if (!rc && !check_weight_names(s, out.fx, req.weights, &before)) rc = 1;
-        if (!rc && !req.weights_by_loader)
+        if (!rc && !req.weights_by_loader && !s->quiet)
             fprintf(s->out, "attached %zu weight tensor%s from %s\n", n, n == 1 ? "" : "s", req.weights);
         hm_free(&before);
     }
@@ -478,8 +559,21 @@ int cmd_load(session *s, int argc, char **argv)
         return 1;
     }
     session_reset(s);
+    char *cmd0 = argv[0];
+    argv[0] = "load";   /* however it was abbreviated */
+    s->load_command = tokens_join(argc, argv);
+    argv[0] = cmd0;
     if (out.fx) session_set_fx(s, out.stage, out.fx, file[0] == '-' && !file[1] ? "<paste>" : file);
     else session_set_onnx(s, out.stage, out.onnx, file[0] == '-' && !file[1] ? "<paste>" : file);
+    if (session_confirm(s)) {   /* on a terminal: what was loaded, and where it went */
+        const stage *st = session_current(s);
+        size_t nodes = 0;
+        if (st->fx) nodes = fx_program_graph(st->fx) ? fx_program_graph(st->fx)->n_nodes : 0;
+        else if (st->onnx->proto->graph) nodes = st->onnx->proto->graph->n_node;
+        fprintf(s->out, "loaded %s: %s, %zu node%s (the %s stage)\n", st->source,
+                st->onnx ? "ONNX model" : fx_program_is_aten(st->fx) ? "ATen program" : "torch-level program", nodes,
+                nodes == 1 ? "" : "s", st->name);
+    }
     return 0;
 }
 

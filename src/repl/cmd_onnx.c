@@ -1,5 +1,6 @@
 /* cmd_onnx.c — commands on ONNX models: summary, check, dot, save. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -22,7 +23,9 @@ static stage *need_onnx(session *s, const char *cmd)
     if (st->kind != STAGE_ONNX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the %s stage is an FX program, not an ONNX model",
                                     cmd, st->name);
-        diag_set_hint(dg, "load an .onnx file or ONNX text");
+        /* the program is on its way to ONNX: the next step is the export that makes the model */
+        diag_set_hint(dg, "run `export` first (or `step` until the onnx stage): it makes the ONNX model `%s` works on",
+                      cmd);
         return NULL;
     }
     return st;
@@ -30,11 +33,14 @@ static stage *need_onnx(session *s, const char *cmd)
 
 int cmd_summary(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_onnx(s, "summary");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    ox_summary(st->onnx, &sb);
+    if (json) json_summary(st, &sb);
+    else ox_summary(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
@@ -42,8 +48,22 @@ int cmd_summary(session *s, int argc, char **argv)
 
 int cmd_check(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_onnx(s, "check");
     if (!st) return 1;
+    if (json) {   /* the problems are the document; the status still says whether there were any */
+        diag_sink found;
+        diag_init(&found);
+        int n = ox_check(st->onnx, &found);
+        strbuf sb;
+        sb_init(&sb);
+        json_check(st, &found, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        diag_free(&found);
+        return n ? 1 : 0;
+    }
     int problems = ox_check(st->onnx, &s->diag);
     if (problems) {
         session_error(s, "check: %d problem%s found", problems, problems == 1 ? "" : "s");
@@ -55,13 +75,26 @@ int cmd_check(session *s, int argc, char **argv)
 
 int cmd_dot(session *s, int argc, char **argv)
 {
+    const char *svg = NULL;
+    if (argc > 1 && !strcmp(argv[1], "--svg")) {
+        if (argc != 3) {
+            session_error(s, "dot --svg: which file? (dot --svg FILE.svg)");
+            return 1;
+        }
+        svg = argv[2];
+    } else if (argc > 2) {
+        session_error(s, "dot: unexpected '%s' (usage: dot [FILE] | dot --svg FILE.svg)", argv[2]);
+        return 1;
+    }
     stage *st = need_onnx(s, "dot");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
     ox_dot(st->onnx, &sb);
     int rc = 0;
-    if (argc > 1) {
+    if (svg) {
+        rc = render_svg(s, sb.s, sb.len, svg) ? 0 : 1;
+    } else if (argc > 1) {
         atomic_file af;
         if (!file_create(&af, argv[1], &s->diag)) {
             rc = 1;
@@ -83,6 +116,17 @@ static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* On a terminal: one line saying what was written. */
+static void confirm_save(session *s, const char *path, const char *what)
+{
+    if (!session_confirm(s)) return;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        fprintf(s->out, "saved %s (%s, %lld bytes)\n", path, what, (long long)sb.st_size);
+    else
+        fprintf(s->out, "saved %s (%s)\n", path, what);
 }
 
 int cmd_save(session *s, int argc, char **argv)
@@ -136,8 +180,11 @@ int cmd_save(session *s, int argc, char **argv)
             else file_abort(&af);
         }
         sb_free(&sb);
+        if (!rc) confirm_save(s, path, "ONNX text");
         return rc;
     }
     ox_save_opts opts = {.external_data = external};
-    return ox_save_file(st->onnx, path, &opts, &s->diag) ? 1 : 0;
+    if (ox_save_file(st->onnx, path, &opts, &s->diag)) return 1;
+    confirm_save(s, path, external ? "ONNX protobuf, tensors of 1 KiB and more in FILE.data" : "ONNX protobuf");
+    return 0;
 }

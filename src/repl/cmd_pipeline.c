@@ -4,11 +4,13 @@
  * before it and never changes it, so a failure leaves every earlier stage inspectable. The
  * progress lines are the ones torch.onnx.export(..., dynamo=True, verbose=True) prints. */
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/interrupt.h"
+#include "base/json_write.h"
 #include "base/shape.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
@@ -29,6 +31,7 @@
 #include "translate/translate.h"
 #include "repl/cmd_handlers.h"
 #include "repl/settings.h"
+#include "repl/tokenize.h"
 
 enum { STAGE_FX_INDEX, STAGE_EXPORTED, STAGE_DECOMPOSED, STAGE_ONNX_INDEX, STAGE_OPTIMIZED };
 
@@ -50,7 +53,7 @@ static void capture_title(const stage *fx, strbuf *out)
 
 static void progress(session *s, const export_settings *cfg, const char *title, const char *mark)
 {
-    if (!cfg->verbose) return;
+    if (!cfg->verbose || s->quiet) return;
     fprintf(s->out, "[torch.onnx] %s...%s%s\n", title, mark ? " " : "", mark ? mark : "");
     fflush(s->out);
 }
@@ -256,10 +259,50 @@ static fx_program *script_ifs_to_cond(session *s, const fx_program *p)
     return cur;
 }
 
+/* An example --input for placeholder q, from what the program says about it: the features a
+ * Linear or a convolution it feeds expects (its weight's shape), else a 2-row float matrix. */
+static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
+{
+    for (size_t u = 0; u < q->n_users; u++) {
+        const fx_node *n = q->users[u];
+        const fx_arg *a = n->args;
+        const fx_module *m = n->op == FX_OP_CALL_MODULE && n->target ? fx_module_find(p->root, n->target) : NULL;
+        const char *feat = m && m->repr ? strstr(m->repr, "in_features=") : NULL;
+        if (feat) {   /* Linear(in_features=8, ...) */
+            sb_printf(out, "%s=f32[2,%d]", q->name, atoi(feat + 12));
+            return;
+        }
+        if (m && m->type && m->repr && (!strcmp(m->type, "Conv2d") || !strcmp(m->type, "Conv1d"))) {
+            const char *c = strchr(m->repr, '(');   /* Conv2d(3, 16, kernel_size=...) */
+            sb_printf(out, "%s=f32[1,%d,32%s]", q->name, c ? atoi(c + 1) : 3, m->type[4] == '2' ? ",32" : "");
+            return;
+        }
+        if (!n->target || !a || a->kind != FX_ARG_TUPLE || a->u.seq.len < 2) continue;
+        const fx_arg *x = a->u.seq.items[0], *w = a->u.seq.items[1];
+        if (x->kind != FX_ARG_NODE || x->u.node != q || w->kind != FX_ARG_NODE) continue;
+        const fx_value *wv = w->u.node->meta.val;
+        if (!wv || wv->kind != FX_VAL_TENSOR) continue;
+        if (strstr(n->target, ".linear.") && wv->rank == 2) {
+            sb_printf(out, "%s=f32[2,%s]", q->name, wv->sizes[1]);
+            return;
+        }
+        if (strstr(n->target, ".conv2d.") && wv->rank == 4) {
+            sb_printf(out, "%s=f32[1,%s,32,32]", q->name, wv->sizes[1]);
+            return;
+        }
+        if (strstr(n->target, ".conv1d.") && wv->rank == 3) {
+            sb_printf(out, "%s=f32[1,%s,32]", q->name, wv->sizes[1]);
+            return;
+        }
+    }
+    sb_printf(out, "%s=f32[2,4]", q->name);
+}
+
 /* torch.export traces the model on example inputs: an input of the loaded program without dtype
  * and shape (TorchScript or torch-level text loaded without --input, graph text without
- * annotations) is refused before anything runs, naming the --input each one needs. For a
- * torch-level graph `set inputs` (export inputs=...) declares them too. */
+ * annotations) is refused before anything runs; the hint is the `load` that was run with the
+ * --input each missing one needs (an example shape built from the program). For a torch-level
+ * graph `set inputs` (export inputs=...) declares them too. */
 static bool inputs_declared(session *s, const stage *st, const export_settings *cfg)
 {
     const fx_program *p = st->fx;
@@ -279,7 +322,6 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
     sb_init(&missing);
     sb_init(&flags);
     size_t n = 0;
-    const char *first = NULL;
     for (const fx_node *q = g ? g->first : NULL; q; q = q->next) {
         if (q->op != FX_OP_PLACEHOLDER) continue;
         bool user = true;
@@ -296,17 +338,21 @@ static bool inputs_declared(session *s, const stage *st, const export_settings *
         bool declared = false;
         for (size_t i = 0; i < d.len; i++) declared |= !strcmp(d.items[i].name, q->name);
         if (declared) continue;
-        if (!first) first = q->name;
         sb_printf(&missing, "%s%s", n ? ", " : "", q->name);
-        sb_printf(&flags, " --input %s=DTYPE[SIZES]", q->name);
+        sb_puts(&flags, " --input ");
+        example_input(p, q, &flags);
         n++;
     }
     free_decls(&d);
     if (n) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export: the input%s %s ha%s no dtype and shape (torch.export needs example inputs)",
                                     n == 1 ? "" : "s", missing.s, n == 1 ? "s" : "ve");
-        diag_set_hint(dg, "declare %s: load %s%s (e.g. --input %s=f32[2,4])", n == 1 ? "it" : "them",
-                      st->source ? st->source : "FILE", flags.s, first);
+        if (s->load_command && !strncmp(s->load_command, "load ", 5))
+            diag_set_hint(dg, "load it again with %s example shape%s (the sizes are an example): %s%s",
+                          n == 1 ? "an" : "their", n == 1 ? "" : "s", s->load_command, flags.s);
+        else
+            diag_set_hint(dg, "load the program with %s example shape%s (the sizes are an example): load FILE%s",
+                          n == 1 ? "an" : "their", n == 1 ? "" : "s", flags.s);
     }
     sb_free(&missing);
     sb_free(&flags);
@@ -369,7 +415,12 @@ static int run_capture(session *s, const stage *from, const export_settings *cfg
     fx_program *spec;
     fx_program *p = capture_program(s, src, cfg, &report, &spec, legacy_script);
     if (scripted) fx_program_free(scripted);   /* spec is a copy; weights are borrowed from fx */
-    session_write(s, report.s, report.len);
+    if (report.len) {   /* torch's failure text is a diagnostic: stderr, after the progress lines before it */
+        fflush(s->out);
+        fwrite(report.s, 1, report.len, s->err);
+        free(s->failure_text);
+        s->failure_text = xstrdup(report.s);
+    }
     sb_free(&report);
     if (!p) {
         if (traced) fx_program_free(traced);
@@ -568,6 +619,35 @@ static int last_filled(const session *s)
     return -1;
 }
 
+/* After an export whose program has parameters or buffers without values (TorchScript or FX
+ * text loaded without --weights): they became inputs of the ONNX model, which is rarely what
+ * was meant, so say where the values come from. */
+static void note_missing_weights(session *s)
+{
+    const fx_program *p = s->stages[STAGE_EXPORTED].fx;
+    if (!p || !p->sig.present) return;
+    strbuf names;
+    sb_init(&names);
+    size_t n = 0;
+    for (size_t i = 0; i < p->sig.n_inputs; i++) {
+        const fx_input_spec *in = &p->sig.inputs[i];
+        if ((in->kind != FX_IN_PARAMETER && in->kind != FX_IN_BUFFER) || !in->target) continue;
+        const fx_weight *w = fx_program_weight(p, in->target);
+        if (w && w->data) continue;
+        if (n < 4) sb_printf(&names, "%s%s", n ? ", " : "", in->target);
+        n++;
+    }
+    if (n) {
+        diagnostic *dg = diag_warning(&s->diag, (diag_loc){0},
+                                   "%zu weight%s (%s%s) ha%s no values: the ONNX model takes them as inputs", n,
+                                   n == 1 ? "" : "s", names.s, n > 4 ? ", ..." : "", n == 1 ? "s" : "ve");
+        if (s->load_command && !strstr(s->load_command, " --weights "))
+            diag_set_hint(dg, "give them when loading: %s --weights W (a .pt2, an .onnx or a .safetensors file)",
+                          s->load_command);
+    }
+    sb_free(&names);
+}
+
 /* export [NAME=VALUE ...]: per-run overrides of the `set` defaults. */
 int cmd_export(session *s, int argc, char **argv)
 {
@@ -583,7 +663,17 @@ int cmd_export(session *s, int argc, char **argv)
     bool legacy_script = false, legacy_trace = false;
     const char *trace_inputs = NULL;
     uint64_t trace_seed = 0;
+    const char *report_path = NULL;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--report")) {
+            if (i + 1 >= argc) {
+                session_error(s, "export --report: which file? (export --report FILE.md)");
+                settings_free(&cfg);
+                return 1;
+            }
+            report_path = argv[++i];
+            continue;
+        }
         if (!strcmp(argv[i], "--legacy")) {
             const char *how = i + 1 < argc ? argv[++i] : "";
             if (!strcmp(how, "script") || !strcmp(how, "trace")) {
@@ -624,8 +714,9 @@ int cmd_export(session *s, int argc, char **argv)
             return 1;
         }
     }
+    fflush(s->out);   /* the warnings below go to stderr, after what was printed before */
     if (cfg.opset_version < 18) {
-        fprintf(s->out,
+        fprintf(s->err,
                 "Setting ONNX exporter to use operator set version 18 because the requested opset_version %d is a "
                 "lower version than we have implementations for. Automatic version conversion will be performed, "
                 "which may not be successful at converting to the requested version. If version conversion is "
@@ -638,7 +729,7 @@ int cmd_export(session *s, int argc, char **argv)
         fputs("UserWarning: # 'dynamic_axes' is not recommended when dynamo=True, and may lead to "
               "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
               "export is unsuccessful.\n",
-              s->out);
+              s->err);
     if (legacy_script && legacy_trace) {
         session_error(s, "export: --legacy script or --legacy trace, not both");
         settings_free(&cfg);
@@ -664,9 +755,20 @@ int cmd_export(session *s, int argc, char **argv)
     session_stash_stages(s, first + 1, &stash);
     int last = cfg.optimize ? STAGE_OPTIMIZED : STAGE_ONNX_INDEX;
     int rc = 0;
+    export_report rep = {.cfg = cfg, .diag_mark = s->diag.len, .failed_stage = -1};
+    char *line = tokens_join(argc, argv);
+    rep.command = line;
+    free(s->failure_text);
+    s->failure_text = NULL;
     for (int to = first + 1; to <= last && !rc; to++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         rc = run_stage(s, to, &cfg, legacy_script, to == STAGE_EXPORTED ? traced : NULL);
         if (to == STAGE_EXPORTED) traced = NULL;   /* the stage keeps it (or freed it) */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        rep.ms[to] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        rep.ran[to] = true;
+        if (rc) rep.failed_stage = to;
     }
     if (traced) fx_program_free(traced);
     if (interrupt_pending()) {
@@ -675,6 +777,10 @@ int cmd_export(session *s, int argc, char **argv)
     } else {
         session_drop_stash(&stash);
     }
+    if (!rc && cfg.export_params) note_missing_weights(s);
+    /* the report is written whether the run failed or not: the failure is what it is for */
+    if (report_path && !interrupt_pending() && !report_write(s, report_path, &rep, rc)) rc = 1;
+    free(line);
     settings_free(&cfg);
     return rc;
 }
@@ -828,8 +934,34 @@ static void free_list(diff_list *l)
     vec_free(l);
 }
 
+/* One diff entry, as text ("- key  desc") or as a JSON object. */
+static void diff_line(session *s, json_writer *w, char mark, const diff_entry *e, const diff_entry *old)
+{
+    if (w) {
+        jw_object(w);
+        jw_kstring(w, "name", e->key);
+        if (old) {
+            jw_kstring(w, "from", old->desc);
+            jw_kstring(w, "to", e->desc);
+        } else {
+            jw_kstring(w, "desc", e->desc);
+        }
+        jw_object_end(w);
+    } else if (old) {
+        fprintf(s->out, "~ %s  %s\n      -> %s\n", e->key, old->desc, e->desc);
+    } else {
+        fprintf(s->out, "%c %s  %s\n", mark, e->key, e->desc);
+    }
+}
+
 int cmd_diff(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 2, &json)) return 1;
+    if (argc < 3) {
+        session_error(s, "diff: which stages? (usage: diff STAGE STAGE [--json])");
+        return 1;
+    }
     const stage *st[2];
     for (int i = 0; i < 2; i++) {
         int idx = session_stage_index(argv[i + 1]);
@@ -853,23 +985,58 @@ int cmd_diff(session *s, int argc, char **argv)
     for (size_t i = 0; i < b.len; i++) hm_put(&in_b, b.items[i].key, &b.items[i]);
     size_t added = 0, removed = 0, changed = 0;
     bool comparable = st[0]->kind == st[1]->kind;
+    strbuf js;
+    sb_init(&js);
+    json_writer jw, *w = json ? &jw : NULL;
+    if (w) {
+        jw_init(w, &js);
+        jw_object(w);
+        jw_kint(w, "fxsh", JSON_SCHEMA_VERSION);
+        jw_kstring(w, "command", "diff");
+        jw_kstring(w, "from", st[0]->name);
+        jw_kstring(w, "to", st[1]->name);
+        jw_key(w, "removed");
+        jw_array(w);
+    }
     for (size_t i = 0; i < a.len; i++)
         if (!hm_has(&in_b, a.items[i].key)) {
-            fprintf(s->out, "- %s  %s\n", a.items[i].key, a.items[i].desc);
+            diff_line(s, w, '-', &a.items[i], NULL);
             removed++;
         }
-    for (size_t i = 0; i < b.len; i++) {
-        const diff_entry *old = hm_get(&in_a, b.items[i].key);
-        if (!old) {
-            fprintf(s->out, "+ %s  %s\n", b.items[i].key, b.items[i].desc);
-            added++;
-        } else if (comparable && strcmp(old->desc, b.items[i].desc) != 0) {
-            fprintf(s->out, "~ %s  %s\n      -> %s\n", b.items[i].key, old->desc, b.items[i].desc);
-            changed++;
+    /* text: the second stage's nodes in order, added (+) and changed (~) as they come; JSON:
+     * the added ones, then the changed ones */
+    for (int pass = 0; pass < (w ? 2 : 1); pass++) {
+        if (w) {
+            jw_array_end(w);
+            jw_key(w, pass ? "changed" : "added");
+            jw_array(w);
+        }
+        for (size_t i = 0; i < b.len; i++) {
+            const diff_entry *old = hm_get(&in_a, b.items[i].key);
+            if (!old && (!w || pass == 0)) {
+                diff_line(s, w, '+', &b.items[i], NULL);
+                added++;
+            } else if (old && comparable && strcmp(old->desc, b.items[i].desc) != 0 && (!w || pass == 1)) {
+                diff_line(s, w, '~', &b.items[i], old);
+                changed++;
+            }
         }
     }
-    fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name, st[1]->name,
-            added, removed, changed, a.len, b.len);
+    if (w) {
+        jw_array_end(w);
+        jw_key(w, "nodes");
+        jw_array(w);
+        jw_uint(w, a.len);
+        jw_uint(w, b.len);
+        jw_array_end(w);
+        jw_object_end(w);
+        sb_putc(&js, '\n');
+        session_write(s, js.s, js.len);
+    } else {
+        fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name,
+                st[1]->name, added, removed, changed, a.len, b.len);
+    }
+    sb_free(&js);
     hm_free(&in_a);
     hm_free(&in_b);
     free_list(&a);

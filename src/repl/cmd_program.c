@@ -23,6 +23,8 @@ static stage *need_fx(session *s, const char *cmd)
 
 int cmd_signature(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_fx(s, "signature");
     if (!st) return 1;
     if (!st->fx->sig.present) {
@@ -33,7 +35,9 @@ int cmd_signature(session *s, int argc, char **argv)
     }
     strbuf sb;
     sb_init(&sb);
-    bool ok = fx_program_signature(st->fx, &sb, &s->diag);
+    bool ok = true;
+    if (json) json_signature(st, &sb);
+    else ok = fx_program_signature(st->fx, &sb, &s->diag);
     if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return ok ? 0 : 1;
@@ -41,11 +45,15 @@ int cmd_signature(session *s, int argc, char **argv)
 
 int cmd_params(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_fx(s, "params");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    bool ok = fx_program_params(st->fx, &sb, &s->diag);
+    bool ok = true;
+    if (json) json_params(st, &sb);
+    else ok = fx_program_params(st->fx, &sb, &s->diag);
     if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return ok ? 0 : 1;

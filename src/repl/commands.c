@@ -6,13 +6,15 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/suggest.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "repl/cmd_handlers.h"
+#include "repl/settings.h"
 
 /* Keep sorted by name: help lists them in this order. */
 const command command_table[] = {
-    {"check", 0, 0, cmd_check, COMPLETE_NOTHING, "check",
+    {"check", 0, 1, cmd_check, COMPLETE_NOTHING, "check [--json]",
      "validate the current ONNX model",
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
@@ -36,18 +38,19 @@ const command command_table[] = {
      "delete a node (rewiring its users to %OTHER)",
      "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
      "%OTHER is given: its users are then rewired to %OTHER first. Undo with `undo`."},
-    {"diff", 2, 2, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE",
+    {"diff", 2, 3, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE [--json]",
      "nodes added, removed and changed between two stages",
      "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
      "node_ prefix removed so that an FX node lines up with the ONNX node made from it) and lists\n"
      "the nodes added (+), removed (-) and changed (~), then a count line."},
-    {"dot", 0, 1, cmd_dot, COMPLETE_FILE, "dot [FILE]",
-     "write the current graph as Graphviz DOT",
+    {"dot", 0, 2, cmd_dot, COMPLETE_FILE, "dot [FILE | --svg FILE.svg]",
+     "write the current graph as Graphviz DOT, or render it to SVG",
      "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
-     "to FILE. Render it with `dot -Tsvg FILE -o graph.svg`."},
+     "to FILE. --svg FILE.svg renders it with Graphviz's dot (dot -Tsvg) when Graphviz is\n"
+     "installed (FXSH_DOT names another dot binary), e.g. to embed the graph in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
     {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
-     "export [--legacy script|trace] [--inputs FILE] [--seed N] [NAME=VALUE...]",
+     "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -78,7 +81,13 @@ const command command_table[] = {
      "shape (TorchScript, torch-level text loaded without --input) is refused with the --input\n"
      "each one needs, and an example shape a node rejects (a Linear given the wrong number of\n"
      "features) fails the export at that node. Ctrl-C cancels the run and keeps the stages of the\n"
-     "run before."},
+     "run before.\n"
+     "\n"
+     "--report FILE.md writes what torch.onnx.export(..., report=True) writes, as Markdown: the\n"
+     "program and the settings, each stage with the pass that made it, its node count and time,\n"
+     "the op histogram of the model, every decision the run made (branches specialized, checks\n"
+     "folded, weights without values) and its warnings, and, when it fails, the error with its\n"
+     "hint and torch's failure text. The report is written when the export fails too."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
      "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"
@@ -95,17 +104,31 @@ const command command_table[] = {
      "Inserts NAME = TARGET(ARGS) after node AFTER, e.g.\n"
      "  insert relu clone torch.ops.aten.clone.default (%relu,)\n"
      "ARGS is FX argument text; rewire users to the new node with `rewire`."},
+    {"lint", 0, 0, cmd_lint, COMPLETE_NOTHING, "lint",
+     "name the nodes tracing would get wrong, each with its fix",
+     "Lists the nodes of the current FX program (TorchScript IR, FX text) that torch.jit.trace, and\n"
+     "the exporter's tracer, would get wrong, since they run the model once on the example and\n"
+     "record only its tensor ops: a Python `if` on a tensor (one branch recorded), a `while` or a\n"
+     "`for` over a size (unrolled for the example), .item() / .tolist() / .numpy() (the example's\n"
+     "value becomes a constant), an in-place update of an input, a shape used as a Python int.\n"
+     "Each is a warning at the node's source line with the rewrite or change that fixes it (the\n"
+     "`rewrite` that works, as export's hints give it). torch's own library code is not listed.\n"
+     "Example (examples/lint.fxsh):\n"
+     "  lint"},
     {"load", 1, -1, cmd_load, COMPLETE_FILE,
      "load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]... [--attr NAME=VALUE]...",
      "load an FX graph, torch.export program or ONNX model",
      "Loads FILE, recognising its format by content: FX graph text (print(gm.graph)), readable\n"
      "code (gm.print_readable()), GraphModule text (print(gm)), a torch.export .pt2 archive or\n"
-     "its JSON, a binary .onnx model or ONNX text. `load -` reads the text from the following\n"
-     "input lines until the graph is complete (paste it at the prompt, or pipe it). A file that\n"
+     "its JSON, a binary .onnx model or ONNX text; a file of another kind is named by what it\n"
+     "looks like (a PNG image, a torch.save pickle, Python source). `load -` reads the text from\n"
+     "the following input lines until the graph is complete (paste it at the prompt, or pipe it;\n"
+     "`quit` before any graph text leaves). A file that\n"
      "fails to load leaves the current stages untouched. --weights W takes the parameter values\n"
      "of a program that has none (FX text, TorchScript) from W: a .pt2, an .onnx (initializers\n"
      "by state-dict name) or a .safetensors file; a program JSON (or a .pt2 saved without\n"
-     "weights) gives their dtypes and shapes only. --input x=f32[3,4] declares an example input\n"
+     "weights) gives their dtypes and shapes only. --input x=f32[3,4] (or x=f32[3, 4], as Python\n"
+     "prints a shape) declares an example input\n"
      "of a program that records no shapes (TorchScript IR, torch-level FX text; a symbol for a\n"
      "dimension export keeps dynamic: x=f32[s77,3]): export then infers every value's dtype and\n"
      "shape from it, as torch.export's fake tensors do. --attr heads=4 gives a Python attribute\n"
@@ -117,12 +140,12 @@ const command command_table[] = {
      "does not have, or when a tensor of the --weights file names no parameter or buffer of the\n"
      "program (another model's weights); an .onnx file's other initializers (the exporter's\n"
      "constants) are ignored as long as some name parameters. Each error lists the valid names."},
-    {"node", 1, 1, cmd_node, COMPLETE_NODE, "node NAME",
+    {"node", 1, 2, cmd_node, COMPLETE_NODE, "node NAME [--json]",
      "show one node: args, kwargs, users, meta, source",
      "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"
      "true_graph_0.mul): opcode, target, arguments, users, dtype and shape, and the source\n"
      "location it came from."},
-    {"nodes", 0, 0, cmd_nodes, COMPLETE_NOTHING, "nodes",
+    {"nodes", 0, 1, cmd_nodes, COMPLETE_NOTHING, "nodes [--json]",
      "list the nodes of the current graph",
      "One line per node: name, opcode, target and number of users."},
     {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE]",
@@ -132,7 +155,7 @@ const command command_table[] = {
      "`ops show TARGET` prints the rule for one (e.g. ops show aten.linear.default). `ops load FILE`\n"
      "adds the rules of a YAML file in the format of share/fxsh/translate/*.yaml (later rules replace\n"
      "earlier ones)."},
-    {"params", 0, 0, cmd_params, COMPLETE_NOTHING, "params",
+    {"params", 0, 1, cmd_params, COMPLETE_NOTHING, "params [--json]",
      "list parameters, buffers and constants",
      "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
      "dtype, shape and bytes, with the total."},
@@ -210,8 +233,9 @@ const command command_table[] = {
      "or socket is refused. `dot FILE` and `save-patch FILE` write files the same way."},
     {"save-patch", 1, 1, cmd_save_patch, COMPLETE_FILE, "save-patch FILE",
      "write the edits as a script that replays them",
-     "Writes every applied edit, in order, as fxsh commands: run it on the original program\n"
-     "with `fxsh ORIGINAL -f FILE`, or `source FILE` after loading it."},
+     "Writes the `load` that made the program (with its --weights, --input and --attr) and every\n"
+     "applied edit after it, in order, as fxsh commands: `fxsh -f FILE` (or `source FILE`) replays\n"
+     "them exactly."},
     {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE",
      "show or change the export settings, or set a node argument",
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
@@ -222,13 +246,20 @@ const command command_table[] = {
      "being raised to 18 with torch's warning; True/False; dynamic_shapes as x:0=batch).\n"
      "`set NODE ARG=VALUE` instead edits the loaded FX program: argument ARG (a position or a\n"
      "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
-    {"show", 0, 2, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM]",
+    {"show", 0, 3, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM] [--values|--no-values]",
      "print a stage the way torch / onnx print it",
-     "Prints the current stage in the form it was loaded in. FORM chooses another: fx (graph\n"
-     "text, as print(gm.graph)), code (gm.print_readable()), module (print(gm)), tabular\n"
-     "(graph.print_tabular()), program (print(ep)), text (ONNX text, onnx.printer.to_text).\n"
-     "STAGE selects another stage: fx, exported, decomposed, onnx, optimized."},
-    {"signature", 0, 0, cmd_signature, COMPLETE_NOTHING, "signature",
+     "Prints the current stage, or STAGE (fx, exported, decomposed, onnx, optimized). Without FORM\n"
+     "an FX program prints as graph text (print(gm.graph)) and an ONNX model as ONNX text\n"
+     "(onnx.printer.to_text), whatever file they came from. FORM chooses another: graph, code\n"
+     "(gm.print_readable()), module (print(gm)), tabular (graph.print_tabular()), program\n"
+     "(print(ep)), text (ONNX text), or loaded: the form the loaded file was written in, byte for\n"
+     "byte (load F; show loaded prints F back). Stage names are never forms: `show fx` is the fx\n"
+     "stage, empty after loading a .pt2 (which is the exported stage).\n"
+     "\n"
+     "On a terminal an ONNX model's tensors of more than 16 elements print as {... N values};\n"
+     "--values prints every value (what to_text prints; the default when the output is piped or\n"
+     "redirected), --no-values only types and shapes, as polygraphy inspect shows them."},
+    {"signature", 0, 1, cmd_signature, COMPLETE_NOTHING, "signature [--json]",
      "show the graph signature of a torch.export program",
      "Lists the inputs (user inputs, parameters, buffers, constants) and outputs (user outputs,\n"
      "mutations) of a torch.export program by kind."},
@@ -236,11 +267,11 @@ const command command_table[] = {
      "run the commands in FILE",
      "Reads FILE as a script of fxsh commands; errors are reported as FILE:LINE:. Ctrl-C stops\n"
      "the script."},
-    {"stages", 0, 0, cmd_stages, COMPLETE_NOTHING, "stages",
+    {"stages", 0, 1, cmd_stages, COMPLETE_NOTHING, "stages [--json]",
      "list the pipeline stages and what each holds",
      "Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the\n"
      "current stage is marked with *."},
-    {"stats", 0, 0, cmd_stats, COMPLETE_NOTHING, "stats",
+    {"stats", 0, 1, cmd_stats, COMPLETE_NOTHING, "stats [--json]",
      "node counts and op histogram",
      "Prints the node count, the histogram of opcodes and targets (or ONNX op types), and the\n"
      "subgraphs with their sizes."},
@@ -248,7 +279,7 @@ const command command_table[] = {
      "run only the next stage of the pipeline",
      "Runs the stage after the last one that holds something (export, decompose, translate or\n"
      "optimize) with the `set` defaults, printing its progress line."},
-    {"summary", 0, 0, cmd_summary, COMPLETE_NOTHING, "summary",
+    {"summary", 0, 1, cmd_summary, COMPLETE_NOTHING, "summary [--json]",
      "overview of the current ONNX model",
      "ir_version, opsets, inputs and outputs with types, node count, op histogram, initializer\n"
      "count and bytes, functions and subgraphs."},
@@ -295,16 +326,42 @@ const command *command_find(const char *name, int *ambiguous)
     return hits == 1 ? hit : NULL;
 }
 
-int command_dispatch(session *s, int argc, char **argv)
+/* Reports why `name` names no command: the candidates of an ambiguous prefix, or the command
+ * a typo is nearest to. `what` prefixes the message ("help: " or ""). */
+static void report_no_command(session *s, const char *what, const char *name, int ambiguous)
+{
+    diagnostic *dg;
+    if (ambiguous) {
+        strbuf list;
+        sb_init(&list);
+        for (const command *c = command_table; c->name; c++)
+            if (!strncmp(c->name, name, strlen(name))) sb_printf(&list, "%s%s", list.len ? ", " : "", c->name);
+        dg = diag_error(&s->diag, (diag_loc){0}, "%sambiguous command '%s': %s", what, name, list.s);
+        diag_set_hint(dg, "type more of the name; `help` lists the commands");
+        sb_free(&list);
+        return;
+    }
+    const char *names[64];
+    size_t n = 0;
+    for (const command *c = command_table; c->name && n < 64; c++) names[n++] = c->name;
+    const char *near = suggest_closest(name, names, n);
+    if (near) dg = diag_error(&s->diag, (diag_loc){0}, "%sunknown command '%s'; did you mean '%s'?", what, name, near);
+    else dg = diag_error(&s->diag, (diag_loc){0}, "%sunknown command '%s'", what, name);
+    diag_set_hint(dg, "type `help` for the list of commands");
+}
+
+const command *command_lookup(session *s, const char *name, const char *what)
 {
     int ambiguous;
-    const command *c = command_find(argv[0], &ambiguous);
-    if (!c) {
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0},
-                                    ambiguous ? "ambiguous command '%s'" : "unknown command '%s'", argv[0]);
-        diag_set_hint(dg, "type `help` for the list of commands");
-        return 1;
-    }
+    const command *c = command_find(name, &ambiguous);
+    if (!c) report_no_command(s, what, name, ambiguous);
+    return c;
+}
+
+int command_dispatch(session *s, int argc, char **argv)
+{
+    const command *c = command_lookup(s, argv[0], "");
+    if (!c) return 1;
     int nargs = argc - 1;
     if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: wrong number of arguments", c->name);
@@ -314,22 +371,92 @@ int command_dispatch(session *s, int argc, char **argv)
     return c->run(s, argc, argv) ? 1 : 0;
 }
 
-void command_print_help(FILE *out, const char *name)
+/* Prints text as paragraphs filled to `width` columns after `indent` spaces: lines of a
+ * paragraph are joined, a blank line separates paragraphs, and a line that starts with two
+ * spaces (an example) is kept as it is. */
+static void wrap_text(strbuf *out, const char *text, int indent, int width)
 {
+    int avail = width - indent > 20 ? width - indent : 20;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (len == 0) {                      /* paragraph break */
+            sb_putc(out, '\n');
+            p += eol ? 1 : 0;
+            continue;
+        }
+        if (len >= 2 && p[0] == ' ' && p[1] == ' ') {   /* verbatim */
+            sb_spaces(out, (size_t)indent);
+            sb_printf(out, "%.*s\n", (int)len, p);
+            p += len + (eol ? 1 : 0);
+            continue;
+        }
+        /* a paragraph: up to a blank or verbatim line */
+        strbuf para;
+        sb_init(&para);
+        while (*p) {
+            eol = strchr(p, '\n');
+            len = eol ? (size_t)(eol - p) : strlen(p);
+            if (len == 0 || (len >= 2 && p[0] == ' ' && p[1] == ' ')) break;
+            if (para.len) sb_putc(&para, ' ');
+            sb_putn(&para, p, len);
+            p += len + (eol ? 1 : 0);
+        }
+        const char *w = para.s;
+        while (*w) {
+            size_t take = strlen(w);
+            if ((int)take > avail) {
+                take = (size_t)avail;
+                while (take > 0 && w[take] != ' ') take--;
+                if (!take) {   /* a word longer than the line */
+                    take = (size_t)avail;
+                    while (w[take] && w[take] != ' ') take++;
+                }
+            }
+            sb_spaces(out, (size_t)indent);
+            sb_printf(out, "%.*s\n", (int)take, w);
+            w += take;
+            while (*w == ' ') w++;
+        }
+        sb_free(&para);
+    }
+}
+
+void command_print_help(FILE *out, const char *name, int width)
+{
+    strbuf sb;
+    sb_init(&sb);
     if (name) {
         int ambiguous;
         const command *c = command_find(name, &ambiguous);
-        if (!c) return;
-        fprintf(out, "usage: %s\n\n%s\n", c->usage, c->summary);
-        if (c->help) fprintf(out, "\n%s\n", c->help);
-        return;
+        if (!c) {
+            sb_free(&sb);
+            return;
+        }
+        sb_printf(&sb, "usage: %s\n\n", c->usage);
+        wrap_text(&sb, c->summary, 0, width);
+        if (c->help) {
+            sb_putc(&sb, '\n');
+            wrap_text(&sb, c->help, 0, width);
+        }
+    } else {
+        /* usage in a column of its own; a longer usage takes its own line, its summary the next */
+        enum { COL = 26 };
+        sb_puts(&sb, "Commands (any unambiguous prefix works; `help CMD` for details):\n");
+        strbuf sum;
+        sb_init(&sum);
+        for (const command *c = command_table; c->name; c++) {
+            if ((int)strlen(c->usage) <= COL) sb_printf(&sb, "  %-*s  ", COL, c->usage);
+            else sb_printf(&sb, "  %s\n%*s", c->usage, COL + 4, "");
+            sb_reset(&sum);
+            wrap_text(&sum, c->summary, COL + 4, width);
+            sb_puts(&sb, sum.s + COL + 4);   /* its first line continues the usage column */
+        }
+        sb_free(&sum);
     }
-    int width = 0;
-    for (const command *c = command_table; c->name; c++)
-        if ((int)strlen(c->usage) > width) width = (int)strlen(c->usage);
-    fputs("Commands (any unambiguous prefix works; `help CMD` for details):\n", out);
-    for (const command *c = command_table; c->name; c++)
-        fprintf(out, "  %-*s  %s\n", width, c->usage, c->summary);
+    fwrite(sb.s, 1, sb.len, out);
+    sb_free(&sb);
 }
 
 static void roff_escape(FILE *out, const char *s)
@@ -396,41 +523,138 @@ static void node_cb(const char *name, void *ctx)
     add_if_prefix(nc->v, name, nc->word);
 }
 
+static void add_words(strvec *v, const char *const *words, const char *word)
+{
+    for (size_t i = 0; words && words[i]; i++) add_if_prefix(v, words[i], word);
+}
+
+static const char *const stage_words[] = {"fx", "exported", "decomposed", "onnx", "optimized", NULL};
+static const char *const form_words[] = {"graph", "code", "module", "tabular", "program", "text", "loaded", NULL};
+
+/* Setting names, with "=" when they are typed as NAME=VALUE (export). */
+static void add_settings(strvec *v, const char *word, bool with_eq)
+{
+    for (size_t i = 0; settings_name(i); i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s%s", settings_name(i), with_eq ? "=" : "");
+        add_if_prefix(v, buf, word);
+    }
+}
+
+static void add_nodes(session *s, strvec *v, const char *word)
+{
+    struct node_ctx nc = {v, word[0] == '%' ? word + 1 : word};
+    size_t before = v->len;
+    session_each_node_name(s, node_cb, &nc);
+    if (word[0] == '%')   /* keep the % the user typed */
+        for (size_t i = before; i < v->len; i++) {
+            char *w = xmalloc(strlen(v->items[i]) + 2);
+            w[0] = '%';
+            strcpy(w + 1, v->items[i]);
+            free(v->items[i]);
+            v->items[i] = w;
+        }
+}
+
+/* The words of line before `start`: the command and the arguments already typed. */
+typedef struct comp_ctx {
+    char words[8][128];
+    int n;                 /* words before the one being completed (words[0] is the command) */
+    char eq_name[64];      /* NAME when the word being completed follows "NAME=" */
+} comp_ctx;
+
+static void split_before(const char *line, int start, comp_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    int i = 0;
+    while (i < start) {
+        while (i < start && (line[i] == ' ' || line[i] == '\t')) i++;
+        int b = i;
+        while (i < start && line[i] != ' ' && line[i] != '\t') i++;
+        if (i == start && b < start && line[start - 1] != ' ' && line[start - 1] != '\t') {
+            /* the word being completed started earlier: NAME=VALUE (readline splits at =) */
+            const char *eq = memchr(line + b, '=', (size_t)(start - b));
+            if (eq) snprintf(c->eq_name, sizeof c->eq_name, "%.*s", (int)(eq - line - b), line + b);
+            break;
+        }
+        if (i > b && c->n < 8) snprintf(c->words[c->n++], sizeof c->words[0], "%.*s", i - b, line + b);
+    }
+}
+
+static void complete_args(session *s, const command *c, const comp_ctx *x, const char *word, strvec *v)
+{
+    int k = x->n - 1;   /* index of the argument being completed */
+    const char *prev = x->n > 1 ? x->words[x->n - 1] : "";
+    const char *name = c->name;
+    if (x->eq_name[0]) {   /* NAME=VALUE */
+        add_words(v, settings_value_words(x->eq_name), word);
+        return;
+    }
+    if (!strcmp(name, "help")) {
+        for (const command *k2 = command_table; k2->name; k2++) add_if_prefix(v, k2->name, word);
+    } else if (!strcmp(name, "load")) {
+        static const char *const opts[] = {"--weights", "--input", "--attr", NULL};
+        if (!strcmp(prev, "--input") || !strcmp(prev, "--attr")) return;
+        if (word[0] == '-' && strcmp(word, "-") != 0) add_words(v, opts, word);
+        else complete_files(v, word);
+    } else if (!strcmp(name, "set")) {
+        if (k == 0) {
+            add_settings(v, word, false);
+            stage *st = session_current(s);
+            if (st && st->kind == STAGE_FX) add_nodes(s, v, word);
+        } else if (k == 1) {
+            add_words(v, settings_value_words(x->words[1]), word);
+        }
+    } else if (!strcmp(name, "export")) {
+        static const char *const legacy[] = {"script", "trace", NULL};
+        if (!strcmp(prev, "--legacy")) add_words(v, legacy, word);
+        else if (word[0] == '-') add_if_prefix(v, "--legacy", word);
+        else add_settings(v, word, true);
+    } else if (!strcmp(name, "rewrite")) {
+        static const char *const kinds[] = {"cond", "scan", "while_loop", NULL};
+        if (k == 0) add_nodes(s, v, word);
+        else if (k == 1) add_words(v, kinds, word);
+        else if (k == 2) add_if_prefix(v, "--clone", word);
+    } else if (!strcmp(name, "show")) {
+        static const char *const opts[] = {"--no-values", "--values", "--json", NULL};
+        if (word[0] == '-') add_words(v, opts, word);
+        else {
+            if (k == 0) add_words(v, stage_words, word);
+            add_words(v, form_words, word);
+        }
+    } else if (!strcmp(name, "ops")) {
+        static const char *const subs[] = {"show", "load", NULL};
+        if (k == 0) add_words(v, subs, word);
+        else if (!strcmp(x->words[1], "load")) complete_files(v, word);
+    } else if (c->completes == COMPLETE_STAGE_OR_FORM) {   /* diff, run, verify */
+        if (word[0] == '-' || !strcmp(prev, "--inputs") || !strcmp(prev, "--expected") || !strcmp(prev, "--save")) {
+            if (word[0] != '-') complete_files(v, word);
+        } else {
+            add_words(v, stage_words, word);
+        }
+    } else if (c->completes == COMPLETE_NODE) {
+        if (k == 0 || (!strcmp(name, "delete") && k == 1) || (!strcmp(name, "rewire") && k == 2) ||
+            (!strcmp(name, "insert") && k == 0))
+            add_nodes(s, v, word);
+    } else if (c->completes == COMPLETE_FILE) {
+        complete_files(v, word);
+    } else if (c->completes == COMPLETE_COMMAND) {
+        for (const command *k2 = command_table; k2->name; k2++) add_if_prefix(v, k2->name, word);
+    }
+}
+
 char **command_complete(session *s, const char *line, int start, const char *word)
 {
     strvec v = {0};
-    const char *p = line;
-    while (*p == ' ' || *p == '\t') p++;
-    if (p - line >= start) {
+    comp_ctx x;
+    split_before(line, start, &x);
+    if (x.n == 0) {
         for (const command *c = command_table; c->name; c++) add_if_prefix(&v, c->name, word);
     } else {
-        char cmdname[64];
-        size_t n = 0;
-        while (p[n] && p[n] != ' ' && p[n] != '\t' && n + 1 < sizeof cmdname) {
-            cmdname[n] = p[n];
-            n++;
-        }
-        cmdname[n] = '\0';
         int ambiguous;
-        const command *c = command_find(cmdname, &ambiguous);
-        switch (c ? c->completes : COMPLETE_FILE) {
-        case COMPLETE_FILE: complete_files(&v, word); break;
-        case COMPLETE_COMMAND:
-            for (const command *k = command_table; k->name; k++) add_if_prefix(&v, k->name, word);
-            break;
-        case COMPLETE_STAGE_OR_FORM: {
-            static const char *const words[] = {"fx", "exported", "decomposed", "onnx", "optimized",
-                                                "code", "module", "tabular", "program", "text", NULL};
-            for (int i = 0; words[i]; i++) add_if_prefix(&v, words[i], word);
-            break;
-        }
-        case COMPLETE_NODE: {
-            struct node_ctx nc = {&v, word[0] == '%' ? word + 1 : word};
-            session_each_node_name(s, node_cb, &nc);
-            break;
-        }
-        case COMPLETE_NOTHING: break;
-        }
+        const command *c = command_find(x.words[0], &ambiguous);
+        if (c) complete_args(s, c, &x, word, &v);
+        else complete_files(&v, word);
     }
     if (!v.len) {
         vec_free(&v);

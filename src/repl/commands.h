@@ -36,10 +36,13 @@ extern const command command_table[];
 /* Finds a command by exact name or unambiguous prefix; NULL otherwise. *ambiguous is set
  * when a prefix matched more than one command. */
 const command *command_find(const char *name, int *ambiguous);
+/* command_find, reporting to s->diag when nothing matches: the candidates of an ambiguous
+ * prefix, or "did you mean" for a typo; `what` prefixes the message ("help: " or ""). */
+const command *command_lookup(session *s, const char *name, const char *what);
 /* Runs one already-tokenized command line; returns 0 ok, 1 failed. */
 int command_dispatch(session *s, int argc, char **argv);
-/* help output */
-void command_print_help(FILE *out, const char *name);
+/* help output, paragraphs filled to `width` columns */
+void command_print_help(FILE *out, const char *name, int width);
 /* roff text of the COMMANDS section of the man page */
 void command_print_man(FILE *out);
 /* Tab completion: candidates for `word` starting at byte `start` of `line`. */

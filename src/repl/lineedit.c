@@ -46,6 +46,11 @@ static char **attempt(const char *word, int start, int end)
     pending = le_complete_fn ? le_complete_fn(rl_line_buffer, start, word) : NULL;
     pending_next = 0;
     rl_attempted_completion_over = 1;   /* no default filename completion: we decide */
+    /* a single directory (dir/) or NAME= is not a finished word: no space after it */
+    size_t n = 0;
+    while (pending && pending[n]) n++;
+    char last = n == 1 && pending[0][0] ? pending[0][strlen(pending[0]) - 1] : ' ';
+    rl_completion_append_character = last == '/' || last == '=' ? '\0' : ' ';
     char **matches = rl_completion_matches(word, generator);
     free(pending);                      /* the strings were handed to readline */
     pending = NULL;

@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -33,7 +35,7 @@ typedef struct action {
 typedef struct options {
     VEC(action) actions;         /* -c and -f, in order */
     VEC(const char *) files;     /* FILE... to load first */
-    bool echo, bail, force_batch, force_interactive;
+    bool echo, bail, force_batch, force_interactive, quiet;
     int color;                   /* -1 auto, 0 never, 1 always */
 } options;
 
@@ -62,6 +64,7 @@ static void usage(FILE *out)
           "  -f FILE         run the commands in FILE and exit (repeatable)\n"
           "  -echo           print each command before running it\n"
           "  -bail           stop at the first failing command\n"
+          "  -q, --quiet     only results, warnings and errors: no progress lines, notes or confirmations\n"
           "  -batch          force non-interactive mode (no banner, prompt or history)\n"
           "  -interactive   force interactive mode\n"
           "  --color=WHEN    auto (default), always or never; NO_COLOR also turns colour off\n"
@@ -114,6 +117,65 @@ static int finish_command(session *s, int rc)
     return rc;
 }
 
+/* Commands whose output can run long: at an interactive terminal it goes through $PAGER when it
+ * does not fit the screen (as git and psql do); piped or redirected output never does. */
+static bool pages(const session *s, const char *name)
+{
+    static const char *const paged[] = {"show", "nodes", "node", "find", "stats", "summary", "diff", "help",
+                                        "ops", "signature", "params", "history", NULL};
+    const char *pager = getenv("PAGER");
+    if (!s->interactive || !s->terminal || (pager && (!pager[0] || !strcmp(pager, "cat")))) return false;
+    int ambiguous;
+    const command *c = command_find(name, &ambiguous);
+    for (int i = 0; c && paged[i]; i++)
+        if (!strcmp(c->name, paged[i])) return true;
+    return false;
+}
+
+/* Runs a command into a temporary file, then shows it: on the screen when it fits, else through
+ * $PAGER (default `less -FRX`), with Ctrl-C left to the pager. */
+static int run_paged(session *s, int argc, char **argv)
+{
+    FILE *buf = tmpfile();
+    if (!buf) return command_dispatch(s, argc, argv);
+    FILE *out = s->out;
+    s->out = buf;
+    int rc = command_dispatch(s, argc, argv);
+    s->out = out;
+    fflush(buf);
+    long size = ftell(buf);
+    rewind(buf);
+    struct winsize ws;
+    int rows = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row ? ws.ws_row : 24;
+    int lines = 0, ch;
+    while (lines < rows && (ch = getc(buf)) != EOF) lines += ch == '\n';
+    rewind(buf);
+    FILE *dest = out;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int;
+    if (lines >= rows && size > 0) {
+        const char *pager = getenv("PAGER");
+        fflush(out);
+        sigaction(SIGINT, &ign, &old_int);   /* Ctrl-C belongs to the pager */
+        dest = popen(pager && pager[0] ? pager : "less -FRX", "w");
+        if (!dest) {
+            sigaction(SIGINT, &old_int, NULL);
+            dest = out;
+        }
+    }
+    char chunk[65536];
+    size_t n;
+    void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);   /* the pager quit early: not an error */
+    while ((n = fread(chunk, 1, sizeof chunk, buf)) > 0)
+        if (fwrite(chunk, 1, n, dest) != n) break;
+    signal(SIGPIPE, old_pipe);
+    if (dest != out) {
+        pclose(dest);
+        sigaction(SIGINT, &old_int, NULL);
+    }
+    fclose(buf);
+    return rc;
+}
+
 /* Runs one line: echo, tokenize, dispatch, render diagnostics, count failure. Returns 1 if the
  * command failed. */
 static int run_line(session *s, const char *line)
@@ -134,6 +196,8 @@ static int run_line(session *s, const char *line)
         rc = 1;
     } else if (argc == 0) {
         rc = 0;
+    } else if (pages(s, argv[0])) {
+        rc = run_paged(s, argc, argv);
     } else {
         rc = command_dispatch(s, argc, argv);
     }
@@ -239,6 +303,8 @@ static int parse_options(int argc, char **argv)
             vec_push(&opts.actions, act);
         } else if (strcmp(a, "-echo") == 0 || strcmp(a, "--echo") == 0) {
             opts.echo = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            opts.quiet = true;
         } else if (strcmp(a, "-bail") == 0 || strcmp(a, "--bail") == 0) {
             opts.bail = true;
         } else if (strcmp(a, "-batch") == 0 || strcmp(a, "--batch") == 0) {
@@ -319,6 +385,8 @@ int repl_main(int argc, char **argv)
     session s;
     session_init(&s);
     active_session = &s;
+    s.quiet = opts.quiet;
+    s.terminal = isatty(STDOUT_FILENO);
     bool tty_in = isatty(STDIN_FILENO);
     s.interactive = opts.force_interactive || (!opts.force_batch && tty_in && !opts.actions.len);
     const char *no_color = getenv("NO_COLOR");

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/interrupt.h"
@@ -47,6 +49,8 @@ void session_free(session *s)
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     diag_free(&s->diag);
     settings_free(&s->settings);
+    free(s->load_command);
+    free(s->failure_text);
     session_clear_edits(s);
     free(s->undo);
     free(s->redo);
@@ -74,6 +78,8 @@ void session_reset(session *s)
     session_clear_edits(s);
     for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
     s->current = -1;
+    free(s->load_command);
+    s->load_command = NULL;
 }
 
 void session_stash_stages(session *s, int from, stage_stash *st)
@@ -148,6 +154,7 @@ stage *session_current(session *s)
 
 void session_flush_diag(session *s)
 {
+    if (s->quiet) diag_drop_notes(&s->diag, 0);
     if (!s->diag.len) return;
     fflush(s->out);
     char prefix[512];
@@ -181,4 +188,20 @@ bool session_write(session *s, const char *buf, size_t len)
         len -= n;
     }
     return true;
+}
+
+int session_width(const session *s)
+{
+    int w = 0;
+    struct winsize ws;
+    if (s->terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
+    const char *env = getenv("COLUMNS");
+    if (!w && env) w = atoi(env);
+    if (!w) w = 80;
+    return w < 40 ? 40 : w > 200 ? 200 : w;
+}
+
+bool session_confirm(const session *s)
+{
+    return !s->quiet && s->terminal;
 }

@@ -48,12 +48,16 @@ typedef struct session {
     FILE *err;                   /* diagnostics (stderr) */
     bool interactive;
     bool color;
+    bool quiet;                  /* -q: no progress lines, notes or confirmations */
+    bool terminal;               /* standard output is a terminal (s->out may be a pager's buffer) */
     bool quit;
     const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
     int input_line;
     session_read_fn read_more;
     void *read_ctx;
     export_settings settings;    /* `set`: defaults of `export` */
+    char *failure_text;          /* what torch printed when the last export failed (report), or NULL */
+    char *load_command;          /* the `load` that made the stages, as a command line (hints, save-patch) */
     struct ops_registry *ops;    /* op tables, loaded on first use (NULL until then) */
     edit_record *undo;           /* applied edits, oldest first */
     size_t n_undo, cap_undo;
@@ -89,6 +93,11 @@ void session_flush_diag(session *s);
 /* Writes command output to s->out in chunks, stopping early when an interrupt is pending (a
  * big `show` cut short by Ctrl-C). Returns false when it stopped or the stream failed. */
 bool session_write(session *s, const char *buf, size_t len);
+/* Columns to wrap text for: the terminal's width when s->out is one, else $COLUMNS, else 80
+ * (kept within 40..200). */
+int session_width(const session *s);
+/* Whether to print a confirmation line ("loaded ...", "saved ..."): on a terminal, without -q. */
+bool session_confirm(const session *s);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

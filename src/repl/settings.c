@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "base/suggest.h"
 
 void settings_init(export_settings *s)
 {
@@ -136,7 +137,11 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
     strbuf names;
     sb_init(&names);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) sb_printf(&names, "%s%s", i ? ", " : "", table[i].name);
-    diagnostic *dg = diag_error(d, (diag_loc){0}, "set: no setting named '%s'", name);
+    const char *cands[sizeof table / sizeof table[0]];
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) cands[i] = table[i].name;
+    const char *near = suggest_closest(name, cands, sizeof table / sizeof table[0]);
+    diagnostic *dg = near ? diag_error(d, (diag_loc){0}, "set: no setting named '%s'; did you mean '%s'?", name, near)
+                          : diag_error(d, (diag_loc){0}, "set: no setting named '%s'", name);
     diag_set_hint(dg, "settings: %s (`set` shows their values)", names.s);
     sb_free(&names);
     return false;
@@ -159,4 +164,20 @@ void settings_print(const export_settings *s, strbuf *out)
         }
         sb_printf(out, "  # %s\n", st->help);
     }
+}
+
+const char *settings_name(size_t i)
+{
+    return i < sizeof table / sizeof table[0] ? table[i].name : NULL;
+}
+
+const char *const *settings_value_words(const char *name)
+{
+    static const char *const bools[] = {"True", "False", NULL};
+    static const char *const opsets[] = {"18", "19", "20", "21", "22", "23", NULL};
+    static const char *const text[] = {"None", NULL};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(table[i].name, name))
+            return table[i].type == S_BOOL ? bools : table[i].type == S_INT ? opsets : text;
+    return NULL;
 }

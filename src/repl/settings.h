@@ -5,6 +5,7 @@
 #define FXSH_SETTINGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/diag.h"
 #include "base/strbuf.h"
@@ -33,5 +34,10 @@ void settings_copy(export_settings *dst, const export_settings *src);
 /* Sets NAME=VALUE (or NAME VALUE); reports a clear error and returns false on a bad name/value. */
 bool settings_set(export_settings *s, const char *name, const char *value, diag_sink *d);
 void settings_print(const export_settings *s, strbuf *out);
+/* The setting names in `set`'s order (NULL past the end), for completion and suggestions. */
+const char *settings_name(size_t i);
+/* The words a value of setting `name` may be (NULL-terminated: True/False, the opsets, None
+ * for text); NULL for an unknown name. */
+const char *const *settings_value_words(const char *name);
 
 #endif

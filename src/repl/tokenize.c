@@ -1,7 +1,9 @@
 /* tokenize.c — shell-like word splitting for command lines. */
 #include "repl/tokenize.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
@@ -52,4 +54,25 @@ void tokens_free(char **argv)
     if (!argv) return;
     for (char **a = argv; *a; a++) free(*a);
     free(argv);
+}
+
+char *tokens_join(int argc, char *const *argv)
+{
+    strbuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < argc; i++) {
+        if (i) sb_putc(&sb, ' ');
+        bool quote = !argv[i][0] || strpbrk(argv[i], " \t'\"#\\") != NULL;
+        if (!quote) {
+            sb_puts(&sb, argv[i]);
+            continue;
+        }
+        sb_putc(&sb, '"');
+        for (const char *c = argv[i]; *c; c++) {
+            if (*c == '"' || *c == '\\') sb_putc(&sb, '\\');
+            sb_putc(&sb, *c);
+        }
+        sb_putc(&sb, '"');
+    }
+    return sb_detach(&sb);
 }

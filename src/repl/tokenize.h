@@ -9,5 +9,8 @@
  * A '#' at the start of a word begins a comment that runs to the end of the line. */
 char **tokenize(const char *line, int *argc, const char **error);
 void tokens_free(char **argv);
+/* The words joined back into one line that tokenize splits into the same words (words with
+ * spaces, quotes or '#' are double-quoted). Returns a malloc'd string. */
+char *tokens_join(int argc, char *const *argv);
 
 #endif

@@ -1,5 +1,6 @@
 /* control_flow.c — fail like torch.export on data-dependent ifs; specialize/unroll the rest. */
 #include "rewrite/control_flow.h"
+#include "rewrite/rewrite.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +195,7 @@ static void partial_graph_in_loop(const fx_program *p, const fx_node *loop, cons
 }
 
 /* torch's GuardOnDataDependentSymNode failure at test c: the partial graph is already in report. */
-static void guard_failure(const fx_node *n, const char *name, const fx_node *c, const char *what,
+static void guard_failure(const fx_program *src, const char *name, const fx_node *c, const char *what,
                           const char *rewrite, diag_sink *d, strbuf *report)
 {
     const char *file;
@@ -227,7 +228,14 @@ static void guard_failure(const fx_node *n, const char *name, const fx_node *c, 
                                 "export failed at %%%s: %s on the tensor %%%s (data-dependent: "
                                 "Could not guard on data-dependent expression Eq(u0, 1))",
                                 name, what, c->name);
-    diag_set_hint(dg, "rewrite %%%s %s", name, rewrite);
+    /* the hint is the rewrite that works: a nest innermost first, --clone where torch needs it */
+    strbuf plan;
+    sb_init(&plan);
+    if (rewrite_plan(src, name, rewrite, &plan))
+        diag_set_hint(dg, "%s", plan.s);
+    else
+        diag_set_hint(dg, "rewrite %%%s %s", name, rewrite);
+    sb_free(&plan);
 }
 
 /* The data-dependent exit test of a bounded loop's body (a Python if on a tensor, or a tensor
@@ -347,7 +355,7 @@ static int check_program(const fx_program *p, const fx_program *src, const hashm
         const char *name = origins && hm_get(origins, n->name) ? hm_get(origins, n->name) : n->name;
         if (k == FX_CTRL_IF && data_dependent(v.cond)) {
             partial_graph(p, v.cond->u.node, report);
-            guard_failure(n, name, v.cond->u.node, "Python `if`", "cond", d, report);
+            guard_failure(src, name, v.cond->u.node, "Python `if`", "cond", d, report);
             return 1;
         }
         if (k == FX_CTRL_IF && origins && !keep_loops) {
@@ -367,14 +375,14 @@ static int check_program(const fx_program *p, const fx_program *src, const hashm
         if (k == FX_CTRL_WHILE && data_dependent(v.cond)) {
             /* `while test:` on a tensor: bool(test) fails before the first iteration */
             partial_graph(p, v.cond->u.node, report);
-            guard_failure(n, name, v.cond->u.node, "Python `while`", "while_loop", d, report);
+            guard_failure(src, name, v.cond->u.node, "Python `while`", "while_loop", d, report);
             return 1;
         }
         const fx_node *exit = k == FX_CTRL_WHILE ? body_exit_test(&v) : NULL;
         if (exit) {
             /* a for with a break on a tensor: torch traces iteration 0 and fails at the test */
             partial_graph_in_loop(p, n, exit, report);
-            guard_failure(n, name, exit, "the loop's exit test (Python `if` ... break)", "while_loop", d, report);
+            guard_failure(src, name, exit, "the loop's exit test (Python `if` ... break)", "while_loop", d, report);
             return 1;
         }
         int64_t trip;

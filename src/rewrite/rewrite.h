@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "base/diag.h"
+#include "base/strbuf.h"
 #include "fx/fx_ir.h"
 
 /* `rewrite NODE cond`: the fxsh.python_if node (name, %name or sub.path.name) becomes the graph
@@ -61,5 +62,13 @@ fx_program *rewrite_for_to_scan(const fx_program *p, const char *node, bool clon
  * control flow other than the exit test, or the body returns one of its inputs / one value
  * twice (torch's aliasing error; clone_aliased applies the `.clone()` fix). */
 fx_program *rewrite_loop_to_while(const fx_program *p, const char *node, bool clone_aliased, diag_sink *d);
+
+/* The `rewrite` commands that turn the control flow at `node` (kind "cond", "scan" or
+ * "while_loop") into the higher-order op and that work, as the hint a failure gives: for cond,
+ * the ifs nested in its branches first, innermost first; --clone where a branch or body returns
+ * its input (torch's aliasing rule), with the reason. Appends "rewrite %a cond, then rewrite %b
+ * cond --clone (...)" to plan and returns true; false (plan partly written) when some step is
+ * refused for another reason, which that rewrite itself reports. */
+bool rewrite_plan(const fx_program *p, const char *node, const char *kind, strbuf *plan);
 
 #endif

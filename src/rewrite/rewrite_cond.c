@@ -29,7 +29,8 @@ static bool has_python_if(const fx_module *m, const char **inner)
 }
 
 /* Checks the branches; with clone_aliased, replaces returned inputs by clones in q's copy. */
-static bool check_branches(fx_program *q, fx_node *n, const fx_control_view *v, bool clone_aliased, diag_sink *d)
+static bool check_branches(fx_program *q, const char *path, fx_node *n, const fx_control_view *v, bool clone_aliased,
+                           diag_sink *d)
 {
     diag_loc loc = {q->file, n->src_line, 0};
     const char *inner;
@@ -37,7 +38,13 @@ static bool check_branches(fx_program *q, fx_node *n, const fx_control_view *v, 
         if (has_python_if(v->sub[b], &inner)) {
             diagnostic *dg = diag_error(d, loc, "cannot rewrite %%%s: branch %s still has a Python if (%%%s)",
                                         n->name, v->sub[b]->name, inner);
-            diag_set_hint(dg, "rewrite the inner one first: rewrite %%%s.%s cond", v->sub[b]->name, inner);
+            strbuf plan;
+            sb_init(&plan);
+            if (path && rewrite_plan(q, path, "cond", &plan))
+                diag_set_hint(dg, "%s", plan.s);
+            else
+                diag_set_hint(dg, "rewrite the inner one first: rewrite %%%s.%s cond", v->sub[b]->name, inner);
+            sb_free(&plan);
             return false;
         }
     const fx_arg *to = branch_outputs(v->sub[0]), *fo = branch_outputs(v->sub[1]);
@@ -106,7 +113,7 @@ fx_program *rewrite_if_to_cond_ex(const fx_program *p, const char *node, bool cl
     fx_program *q = rw_begin(p, node, FX_CTRL_IF, FX_CTRL_NONE, "cond", &n, &v, d);
     if (!q)
         return NULL;
-    if (!check_branches(q, n, &v, clone_aliased, d)) {
+    if (!check_branches(q, node[0] == '%' ? node + 1 : node, n, &v, clone_aliased, d)) {
         fx_program_free(q);
         return NULL;
     }

@@ -1,5 +1,5 @@
 ## edit.t — node surgery on the loaded FX program, undo / redo / history, save-patch and replay.
-$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace sum_1 torch.ops.aten.mean.default' -c 'set gt 1=0.5' -c 'insert linear_1 c torch.ops.aten.clone.default (%linear_1,)' -c 'rewire sum_1 0 %c' -c history -c 'show fx'
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace sum_1 torch.ops.aten.mean.default' -c 'set gt 1=0.5' -c 'insert linear_1 c torch.ops.aten.clone.default (%linear_1,)' -c 'rewire sum_1 0 %c' -c history -c 'show graph'
   1  exported    replace sum_1 torch.ops.aten.mean.default
   2  exported    set gt 1=0.5
   3  exported    insert linear_1 c torch.ops.aten.clone.default (%linear_1,)
@@ -64,7 +64,7 @@ kwargs:  {}
 users:   1 (getitem)
 value:   unknown
 source:  <eval_with_key>.860:9 in forward, code: cond = torch.ops.higher_order.cond(l_args_0_, cond_true_0, cond_false_0, (l_args_3_0_,));  l_args_0_ = cond_true_0 = cond_false_0 = l_args_3_0_ = None
-module:  L__self__,,model.MLPCond
+module:  the model (model.MLPCond)
 
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'replace node_gt Less'
 -c:2: error: replace: an ONNX model has no FX program to patch
@@ -72,9 +72,10 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'replace node_gt Less'
 ? 1
 
 ## save-patch writes a script that replays the edits on the original program.
-$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace sum_1 torch.ops.aten.mean.default' -c 'set gt 1=0.5' -c "save-patch $FXSH_SCRATCH/p.fxsh" -c 'show fx' > $FXSH_SCRATCH/edited && cat $FXSH_SCRATCH/p.fxsh && fxsh -c 'load examples/data/mlp_cond.pt2' -c "source $FXSH_SCRATCH/p.fxsh" -c 'show fx' | cmp - $FXSH_SCRATCH/edited && echo replayed
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace sum_1 torch.ops.aten.mean.default' -c 'set gt 1=0.5' -c "save-patch $FXSH_SCRATCH/p.fxsh" -c 'show graph' > $FXSH_SCRATCH/edited && cat $FXSH_SCRATCH/p.fxsh && fxsh -c 'load examples/data/mlp_cond.pt2' -c "source $FXSH_SCRATCH/p.fxsh" -c 'show graph' | cmp - $FXSH_SCRATCH/edited && echo replayed
 # fxsh patch: 2 edits of the exported stage loaded from examples/data/mlp_cond.pt2.
-# Replay it on the original program: fxsh ORIGINAL -f THIS_FILE (or `source` it after `load`).
+# Replay it: fxsh -f THIS_FILE (or `source` it); it loads the program as it was loaded.
+load examples/data/mlp_cond.pt2
 replace sum_1 torch.ops.aten.mean.default
 set gt 1=0.5
 replayed

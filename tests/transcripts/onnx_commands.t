@@ -67,7 +67,7 @@ digraph "main_graph" {
 ## Commands that need an ONNX model say so on an FX stage.
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.fx.txt' -c summary
 -c:2: error: summary: the exported stage is an FX program, not an ONNX model
-  hint: load an .onnx file or ONNX text
+  hint: run `export` first (or `step` until the onnx stage): it makes the ONNX model `summary` works on
 ? 1
 
 ## A truncated protobuf is a clear error.

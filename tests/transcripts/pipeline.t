@@ -107,7 +107,7 @@ $ fxsh -c 'step'
 
 ## A torch-level program (print(gm)) with weights from a .pt2: export lifts the parameters and
 ## prints exactly what torch.export printed (the expected graph is the corpus's exported.fx.txt).
-$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported fx' -c signature
+$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported graph' -c signature
 attached 6 weight tensors from tests/fixtures/pt2/mlp.pt2
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`...
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`... ✅
@@ -181,6 +181,8 @@ text:
 ## A torch-level graph (print(gm)) with --input and no weights: export infers every value's
 ## meta and the weights' shapes from the module settings, so the ONNX model is fully typed.
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]' -c 'export verbose=False' -c 'show exported code' -c 'show onnx' -c check
+-c:2: warning: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: the ONNX model takes them as inputs
+  hint: give them when loading: load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8] --weights W (a .pt2, an .onnx or a .safetensors file)
 class GraphModule(torch.nn.Module):
     def forward(self, p_fc1_weight: "f32[16, 8]", p_fc1_bias: "f32[16]", p_fc2_weight: "f32[16, 16]", p_fc2_bias: "f32[16]", p_fc3_weight: "f32[4, 16]", p_fc3_bias: "f32[4]", x: "f32[2, 8]"):
         # No stacktrace found for following nodes

@@ -1,5 +1,5 @@
 ## pt2_commands.t — torch.export archives: signature, params, weights (read in place), errors.
-## (show fx / code / program of every corpus archive is checked by tests/corpus_repl.sh.)
+## (show graph / code / program of every corpus archive is checked by tests/corpus_repl.sh.)
 $ fxsh -c 'load tests/fixtures/pt2/mlp.pt2' -c stages -c signature -c params
   fx          -
 * exported    FX program  (tests/fixtures/pt2/mlp.pt2)

@@ -52,9 +52,35 @@ $ fxsh -c "load 'oops"
 
 ## Ambiguous prefixes are refused.
 $ fxsh -c s
--c:1: error: ambiguous command 's'
-  hint: type `help` for the list of commands
+-c:1: error: ambiguous command 's': save, save-patch, set, show, signature, source, stages, stats, step, summary
+  hint: type more of the name; `help` lists the commands
 ? 1
+
+## A typo gets "did you mean" (commands, `help CMD`, settings, stages and forms, rewrite kinds).
+$ fxsh -c shwo -c 'help stgaes' -c 'set opset_verison 18' -c 'show exportd' -c 'load examples/data/mlp_cond.pt2' -c 'rewrite cond_1 cnod' -c 'node lineer_1'
+-c:1: error: unknown command 'shwo'; did you mean 'show'?
+  hint: type `help` for the list of commands
+-c:2: error: help: unknown command 'stgaes'; did you mean 'stages'?
+  hint: type `help` for the list of commands
+-c:3: error: set: no setting named 'opset_verison'; did you mean 'opset_version'?
+  hint: settings: opset_version, input_names, output_names, dynamic_shapes, dynamic_axes, inputs, export_params, keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose (`set` shows their values)
+-c:4: error: show: unknown stage or form 'exportd'; did you mean 'exported'?
+  hint: stages: fx exported decomposed onnx optimized; forms: graph code module tabular program text loaded
+-c:6: error: rewrite: no rewrite named 'cnod'; did you mean 'cond'?
+  hint: `rewrite NODE cond` turns a Python `if` on a tensor into torch.cond, `rewrite NODE scan` a `for` over the rows of tensors into scan, `rewrite NODE while_loop` a `while` (or a `for` that stops early) into while_loop; see `help rewrite`
+-c:7: error: node: no node named 'lineer_1' in the exported stage; did you mean 'linear_1'?
+  hint: `nodes` lists them; `find TEXT` searches names and targets
+? 1
+
+## help fills the terminal's width ($COLUMNS when it is not a terminal).
+$ COLUMNS=50 fxsh -c 'help stages'
+usage: stages [--json]
+
+list the pipeline stages and what each holds
+
+Lists fx, exported, decomposed, onnx and optimized
+with what each currently holds; the current stage
+is marked with *.
 
 ## -f scripts report FILE:LINE:.
 $ fxsh -f tests/fixtures/repl/bad.fxsh

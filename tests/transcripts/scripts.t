@@ -47,24 +47,24 @@ leave fxsh
 $ printf 'help exit\nnosuch\nhelp quit\n' > $FXSH_SCRATCH/e.fxsh && fxsh -f $FXSH_SCRATCH/e.fxsh -c 'find x' -f $FXSH_SCRATCH/e.fxsh > /dev/null 2>&1
 ? 1
 $ printf 'help exit\nnosuch\nhelp quit\n' > $FXSH_SCRATCH/e.fxsh && fxsh -bail -c 'help stages' -f $FXSH_SCRATCH/e.fxsh -c 'help quit' 2>&1 | sed "s|$FXSH_SCRATCH|SCRATCH|g"
-usage: stages
+usage: stages [--json]
 
 list the pipeline stages and what each holds
 
-Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the
-current stage is marked with *.
+Lists fx, exported, decomposed, onnx and optimized with what each currently
+holds; the current stage is marked with *.
 usage: exit
 
 leave fxsh (same as quit)
 SCRATCH/e.fxsh:2: error: unknown command 'nosuch'
   hint: type `help` for the list of commands
 $ fxsh -bail -c 'help stages' -c 'find x' -f /nonexistent.fxsh
-usage: stages
+usage: stages [--json]
 
 list the pipeline stages and what each holds
 
-Lists fx, exported, decomposed, onnx and optimized with what each currently holds; the
-current stage is marked with *.
+Lists fx, exported, decomposed, onnx and optimized with what each currently
+holds; the current stage is marked with *.
 -c:2: error: find: nothing loaded (use `load FILE` first)
 ? 1
 $ fxsh -f /nonexistent.fxsh -c 'help quit'

@@ -26,10 +26,10 @@ $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --input x=f32[2,7]' -c 'expor
 ## TorchScript (or torch-level text) without --input: export names the --input each input needs.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx' -c 'export verbose=False' 2>&1 | grep -v -e 'note:' -e '^  hint: declare the input'
 -c:2: error: export: the input x has no dtype and shape (torch.export needs example inputs)
-  hint: declare it: load examples/data/python_if_data.torchscript.txt --input x=DTYPE[SIZES] (e.g. --input x=f32[2,4])
+  hint: load it again with an example shape (the sizes are an example): load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[2,4]
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt' -c 'export verbose=False'
 -c:2: error: export: the input x has no dtype and shape (torch.export needs example inputs)
-  hint: declare it: load tests/fixtures/repl/mlp.module.txt --input x=DTYPE[SIZES] (e.g. --input x=f32[2,4])
+  hint: load it again with an example shape (the sizes are an example): load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]
 ? 1
 
 ## --weights whose tensors name no parameter of the program: another model's .onnx, .pt2 or

@@ -2,7 +2,7 @@
 ## .fill_(0.5)), functionalized as torch does: the inner view is taken again from x, scattered
 ## into, and viewed back to x's shape; later reads of x see that; the new x is a mutation output
 ## of the signature, which the ONNX model leaves out.
-$ fxsh -c 'load tests/fixtures/decompose/write_through_views.py' -c 'export verbose=False' -c 'show decomposed fx' -c 'show decomposed program' -c check
+$ fxsh -c 'load tests/fixtures/decompose/write_through_views.py' -c 'export verbose=False' -c 'show decomposed graph' -c 'show decomposed program' -c check
 graph():
     %x : [num_users=2] = placeholder[target=x]
     %view : [num_users=1] = call_function[target=torch.ops.aten.view.default](args = (%x, [6]), kwargs = {})

@@ -18,6 +18,7 @@
 #include "base/shape.h"
 #include "base/interrupt.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
 
 static void test_arena_alignment_and_strings(void **state)
 {
@@ -335,6 +336,25 @@ static void test_limit_from_env(void **state)
     unsetenv("FXSH_TEST_LIMIT");
 }
 
+static void test_suggest(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"show", "stages", "stats", "step", "summary", "signature", "rewrite", "opset_version"};
+    size_t n = sizeof words / sizeof words[0];
+    assert_string_equal(suggest_closest("shwo", words, n), "show");       /* transposition */
+    assert_string_equal(suggest_closest("stagse", words, n), "stages");
+    assert_string_equal(suggest_closest("rewirte", words, n), "rewrite");
+    assert_string_equal(suggest_closest("opset_verison", words, n), "opset_version");
+    assert_null(suggest_closest("show", words, n));                        /* exact: nothing to correct */
+    assert_null(suggest_closest("xyzzy", words, n));                       /* too far */
+    assert_null(suggest_closest("q", words, n));
+    suggester sg;
+    suggester_init(&sg, "summray");
+    for (size_t i = 0; i < n; i++) suggester_add(&sg, words[i]);
+    assert_string_equal(suggester_result(&sg), "summary");
+    suggester_free(&sg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_diag_render_long_line),
         cmocka_unit_test(test_shape_checks),
         cmocka_unit_test(test_limit_from_env),
+        cmocka_unit_test(test_suggest),
         cmocka_unit_test_setup_teardown(test_file_write_symlink_and_mode, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_file_write_refuses_and_devices, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_file_write_interrupted, make_dir, remove_dir),

@@ -1,0 +1,34 @@
+## small_things.t — issue 14, item 7: values quoted as users type them, formats named by what a
+## file looks like, `quit` inside `load -`, graph text that calls modules it does not define.
+
+## --input as Python prints a shape (with a space), unquoted or quoted, is one declaration.
+$ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3, 4] --weights examples/data/python_if_data.weights.onnx' -c 'load examples/data/python_if_data.torchscript.txt --input "x=f32[3, 4]" --weights examples/data/python_if_data.weights.onnx' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c check 2>&1 | grep -v 'returned its input'
+rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
+check: ok
+
+## set NODE ARG="string": the quotes the command line took are given back to the string.
+$ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights examples/data/python_if_data.weights.onnx' -c 'replace relu torch.ops.aten.gelu.default' -c 'set relu approximate="tanh"' -c 'show code' 2>&1 | grep gelu
+        relu: "f32[3, 8]" = torch.ops.aten.gelu.default(linear, approximate = 'tanh');  linear = None
+
+$ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights examples/data/python_if_data.weights.onnx' -c 'replace relu torch.ops.aten.gelu.default' -c "set relu approximate='tanh'" -c 'set relu approximate=True' -c 'node relu' 2>&1 | grep kwargs
+kwargs:  {approximate: True}
+
+## A file of none of fxsh's formats is named by what it looks like.
+$ printf '\211PNG\r\n\032\n\000\000\000\rIHDR' > $FXSH_SCRATCH/x.png && printf 'import torch\n\nclass M(torch.nn.Module):\n    pass\n' > $FXSH_SCRATCH/m.py && printf '\200\002}q\000.' > $FXSH_SCRATCH/w.pt && cd $FXSH_SCRATCH && fxsh -c 'load x.png' -c 'load m.py' -c 'load w.pt'
+-c:1: x.png: error: load: not an FX graph, .pt2, ONNX or TorchScript file: it looks like a PNG image
+  hint: `help load` lists the formats fxsh reads
+-c:2: m.py: error: load: not an FX graph, .pt2, ONNX or TorchScript file: it looks like Python source; fxsh reads what torch prints of a model (print(gm), gm.print_readable(), torch.jit.script(m).inlined_graph) or saves (torch.export.save)
+  hint: `help load` lists the formats fxsh reads
+-c:3: w.pt: error: load: not an FX graph, .pt2, ONNX or TorchScript file: it looks like a Python pickle (torch.save); fxsh reads torch.export.save archives (.pt2)
+  hint: `help load` lists the formats fxsh reads
+? 1
+
+## `quit` where `load -` expects graph text leaves, instead of waiting for the end of input.
+$ printf 'load -\nquit\nstages\n' | fxsh
+<stdin>:2: error: load -: no graph text before `quit`: nothing loaded, leaving
+? 1
+
+## print(gm.graph) names the modules a call_module calls, not what they are: say to load print(gm).
+$ printf 'graph():\n    %%x : [num_users=1] = placeholder[target=x]\n    %%fc1 : [num_users=1] = call_module[target=fc1](args = (%%x,), kwargs = {})\n    return fc1\n' > $FXSH_SCRATCH/g.txt && fxsh -c "load $FXSH_SCRATCH/g.txt" 2>&1 | sed "s|$FXSH_SCRATCH/||"
+-c:1: g.txt: warning: the graph calls 1 module it does not define (fc1): graph text names modules but not what they are, so export cannot inline them
+  hint: load print(gm) instead of print(gm.graph): it prints the modules (Linear(...)) with the code
