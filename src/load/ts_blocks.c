@@ -32,7 +32,7 @@ const ts_attr_decl *tsl_attr_decl(loader *L, const char *fqn, const char *name)
  * parameters; returns the scope. */
 static scope *open_block(loader *L, scope *parent, fx_module *m, size_t *indent)
 {
-    if (L->pos >= L->n_lines || strncmp(L->lines[L->pos].s, "block", 5) != 0)
+    if (L->pos >= L->n_lines || L->lines[L->pos].len < 5 || memcmp(L->lines[L->pos].s, "block", 5) != 0)
         return NULL;
     const ts_line *ln = &L->lines[L->pos++];
     *indent = ln->indent;

@@ -663,7 +663,7 @@ bool ts_parse_attr_decl(const char *s, ts_attr_decl *out)
 static bool parse_header(loader *L, scope *root)
 {
     /* the header spans lines until one ending in "):" */
-    if (L->n_lines == 0 || strncmp(L->lines[0].s, "graph(", 6) != 0) {
+    if (L->n_lines == 0 || L->lines[0].len < 6 || memcmp(L->lines[0].s, "graph(", 6) != 0) {
         tsl_err(L, L->n_lines ? &L->lines[0] : NULL, "expected 'graph(' at the start of TorchScript IR");
         return false;
     }
