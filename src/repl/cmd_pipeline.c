@@ -649,6 +649,93 @@ static void note_missing_weights(session *s)
 }
 
 /* export [NAME=VALUE ...]: per-run overrides of the `set` defaults. */
+/* What `export` was asked beyond settings: the legacy route, tracing's example inputs, a report. */
+typedef struct export_request {
+    bool legacy_script, legacy_trace;
+    const char *trace_inputs;
+    uint64_t trace_seed;
+    const char *report_path;
+} export_request;
+
+/* export's arguments into *r and cfg (NAME=VALUE settings); false after reporting. */
+static bool parse_export_args(session *s, int argc, char **argv, export_request *r, export_settings *cfg)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--report")) {
+            if (i + 1 >= argc) {
+                session_error(s, "export --report: which file? (export --report FILE.md)");
+                return false;
+            }
+            r->report_path = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--legacy")) {
+            const char *how = i + 1 < argc ? argv[++i] : "";
+            if (!strcmp(how, "script") || !strcmp(how, "trace")) {
+                r->legacy_script |= how[0] == 's';
+                r->legacy_trace |= how[0] == 't';
+                continue;
+            }
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export --legacy %s: expected `script` or `trace`", how);
+            diag_set_hint(dg, "`export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did; "
+                              "`export --legacy trace --inputs FILE` bakes in the branches the example inputs take");
+            return false;
+        }
+        if (!strcmp(argv[i], "--inputs") || !strcmp(argv[i], "--seed")) {
+            char *end = NULL;
+            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            if (v && argv[i][2] == 's') r->trace_seed = strtoull(v, &end, 10);
+            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-'))) {
+                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "a non-negative integer" : "a file");
+                return false;
+            }
+            if (argv[i][2] == 'i') r->trace_inputs = v;
+            i++;
+            continue;
+        }
+        char *eq = strchr(argv[i], '=');
+        if (!eq) {
+            session_error(s, "export: expected NAME=VALUE, not '%s' (see `set` for the names)", argv[i]);
+            return false;
+        }
+        *eq = '\0';
+        bool ok = settings_set(cfg, argv[i], eq + 1, &s->diag);
+        *eq = '=';
+        if (!ok)
+            return false;
+    }
+    if (r->legacy_script && r->legacy_trace) {
+        session_error(s, "export: --legacy script or --legacy trace, not both");
+        return false;
+    }
+    if ((r->trace_inputs || r->trace_seed) && !r->legacy_trace) {
+        session_error(s, "export: --inputs and --seed give tracing its example inputs: use them with --legacy trace");
+        return false;
+    }
+    return true;
+}
+
+/* torch.onnx's messages about the settings it adjusts or advises against (stderr, as torch). */
+static void warn_export_settings(session *s, export_settings *cfg)
+{
+    fflush(s->out);   /* the warnings below go to stderr, after what was printed before */
+    if (cfg->opset_version < 18) {
+        fprintf(s->err,
+                "Setting ONNX exporter to use operator set version 18 because the requested opset_version %d is a "
+                "lower version than we have implementations for. Automatic version conversion will be performed, "
+                "which may not be successful at converting to the requested version. If version conversion is "
+                "unsuccessful, the opset version of the exported model will be kept at 18. Please consider setting "
+                "opset_version >=18 to leverage latest ONNX features\n",
+                cfg->opset_version);
+        cfg->opset_version = 18;
+    }
+    if (cfg->dynamic_axes && !cfg->dynamic_shapes)
+        fputs("UserWarning: # 'dynamic_axes' is not recommended when dynamo=True, and may lead to "
+              "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
+              "export is unsuccessful.\n",
+              s->err);
+}
+
 int cmd_export(session *s, int argc, char **argv)
 {
     int first = -1;
@@ -660,91 +747,17 @@ int cmd_export(session *s, int argc, char **argv)
     }
     export_settings cfg;
     settings_copy(&cfg, &s->settings);
-    bool legacy_script = false, legacy_trace = false;
-    const char *trace_inputs = NULL;
-    uint64_t trace_seed = 0;
-    const char *report_path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--report")) {
-            if (i + 1 >= argc) {
-                session_error(s, "export --report: which file? (export --report FILE.md)");
-                settings_free(&cfg);
-                return 1;
-            }
-            report_path = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--legacy")) {
-            const char *how = i + 1 < argc ? argv[++i] : "";
-            if (!strcmp(how, "script") || !strcmp(how, "trace")) {
-                legacy_script |= how[0] == 's';
-                legacy_trace |= how[0] == 't';
-                continue;
-            }
-            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "export --legacy %s: expected `script` or `trace`", how);
-            diag_set_hint(dg, "`export --legacy script` keeps Python control flow as ONNX If and Loop, as scripting did; "
-                              "`export --legacy trace --inputs FILE` bakes in the branches the example inputs take");
-            settings_free(&cfg);
-            return 1;
-        }
-        if (!strcmp(argv[i], "--inputs") || !strcmp(argv[i], "--seed")) {
-            char *end = NULL;
-            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-            if (v && argv[i][2] == 's') trace_seed = strtoull(v, &end, 10);
-            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-'))) {
-                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "a non-negative integer" : "a file");
-                settings_free(&cfg);
-                return 1;
-            }
-            if (argv[i][2] == 'i') trace_inputs = v;
-            i++;
-            continue;
-        }
-        char *eq = strchr(argv[i], '=');
-        if (!eq) {
-            session_error(s, "export: expected NAME=VALUE, not '%s' (see `set` for the names)", argv[i]);
-            settings_free(&cfg);
-            return 1;
-        }
-        *eq = '\0';
-        bool ok = settings_set(&cfg, argv[i], eq + 1, &s->diag);
-        *eq = '=';
-        if (!ok) {
-            settings_free(&cfg);
-            return 1;
-        }
-    }
-    fflush(s->out);   /* the warnings below go to stderr, after what was printed before */
-    if (cfg.opset_version < 18) {
-        fprintf(s->err,
-                "Setting ONNX exporter to use operator set version 18 because the requested opset_version %d is a "
-                "lower version than we have implementations for. Automatic version conversion will be performed, "
-                "which may not be successful at converting to the requested version. If version conversion is "
-                "unsuccessful, the opset version of the exported model will be kept at 18. Please consider setting "
-                "opset_version >=18 to leverage latest ONNX features\n",
-                cfg.opset_version);
-        cfg.opset_version = 18;
-    }
-    if (cfg.dynamic_axes && !cfg.dynamic_shapes)
-        fputs("UserWarning: # 'dynamic_axes' is not recommended when dynamo=True, and may lead to "
-              "'torch._dynamo.exc.UserError: Constraints violated.' Supply the 'dynamic_shapes' argument instead if "
-              "export is unsuccessful.\n",
-              s->err);
-    if (legacy_script && legacy_trace) {
-        session_error(s, "export: --legacy script or --legacy trace, not both");
+    export_request req = {0};
+    if (!parse_export_args(s, argc, argv, &req, &cfg)) {
         settings_free(&cfg);
         return 1;
     }
-    if ((trace_inputs || trace_seed) && !legacy_trace) {
-        session_error(s, "export: --inputs and --seed give tracing its example inputs: use them with --legacy trace");
-        settings_free(&cfg);
-        return 1;
-    }
+    warn_export_settings(s, &cfg);
     /* tracing decides the Python ifs on tensors first, on the example inputs */
     fx_program *traced = NULL;
-    if (legacy_trace && first == STAGE_FX_INDEX) {
+    if (req.legacy_trace && first == STAGE_FX_INDEX) {
         if (!inputs_declared(s, &s->stages[first], &cfg) ||
-            !(traced = trace_program(s, s->stages[first].fx, &cfg, trace_inputs, trace_seed))) {
+            !(traced = trace_program(s, s->stages[first].fx, &cfg, req.trace_inputs, req.trace_seed))) {
             settings_free(&cfg);
             return 1;
         }
@@ -763,7 +776,7 @@ int cmd_export(session *s, int argc, char **argv)
     for (int to = first + 1; to <= last && !rc; to++) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        rc = run_stage(s, to, &cfg, legacy_script, to == STAGE_EXPORTED ? traced : NULL);
+        rc = run_stage(s, to, &cfg, req.legacy_script, to == STAGE_EXPORTED ? traced : NULL);
         if (to == STAGE_EXPORTED) traced = NULL;   /* the stage keeps it (or freed it) */
         clock_gettime(CLOCK_MONOTONIC, &t1);
         rep.ms[to] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -779,7 +792,7 @@ int cmd_export(session *s, int argc, char **argv)
     }
     if (!rc && cfg.export_params) note_missing_weights(s);
     /* the report is written whether the run failed or not: the failure is what it is for */
-    if (report_path && !interrupt_pending() && !report_write(s, report_path, &rep, rc)) rc = 1;
+    if (req.report_path && !interrupt_pending() && !report_write(s, req.report_path, &rep, rc)) rc = 1;
     free(line);
     settings_free(&cfg);
     return rc;
