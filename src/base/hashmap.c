@@ -124,7 +124,8 @@ uint64_t hash_bytes(const void *p, size_t n)
         h0 = mix(h0, v);
     }
     uint64_t tail = 0;
-    memcpy(&tail, b + i, n - i);
+    if (i < n)   /* (an empty region may have no address at all: b + 0 of NULL is undefined) */
+        memcpy(&tail, b + i, n - i);
     h1 = mix(h1, tail);
     uint64_t h = mix(mix(mix(h0, h1), h2), h3);
     h ^= h >> 29;
