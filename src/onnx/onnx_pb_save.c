@@ -50,7 +50,7 @@ static void stream_flush(stream *s)
 static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
     stream *s = (stream *)b;
-    if (s->failed) return;
+    if (s->failed || len == 0) return;   /* an empty bytes field may have no address */
     if (len >= DIRECT_MIN) {   /* a tensor's bytes: one write from where they are */
         stream_flush(s);
         if (!s->failed) s->failed = !put_bytes(s->af, s->m, data, len, s->d);
