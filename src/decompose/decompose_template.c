@@ -574,6 +574,40 @@ static fx_arg *sp_split_bounds(sp_call *s)
     return fx_arg_int(s->c->dst, sp_is(s, "split_start") ? start : end);
 }
 
+/* Of x and a list of trailing sizes (max_unpool's output_size): @lead_then(x, list) = x's leading
+ * sizes (all but len(list)) followed by list; @lead_ones(x, list) = the leading sizes followed by
+ * a 1 per item; @lead_numel(x, list) = the product of the leading sizes; @prod(list) */
+static fx_arg *sp_lead(sp_call *s)
+{
+    dl_tensor t;
+    const fx_arg *l = sp_is(s, "prod") ? s->a0 : s->a1;
+    int64_t v[DL_MAX_RANK], p = 1;
+    size_t n = l && (l->kind == FX_ARG_LIST || l->kind == FX_ARG_TUPLE) ? l->u.seq.len : 0;
+    if (!l || n > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!int_arg(l->u.seq.items[i], &v[i]))
+            return NULL;
+    if (sp_is(s, "prod")) {
+        for (size_t i = 0; i < n; i++)
+            p *= v[i];
+        return fx_arg_int(s->c->dst, p);
+    }
+    if (!static_tensor(s->a0, &t) || t.rank < n)
+        return NULL;
+    size_t lead = t.rank - n;
+    int64_t r[DL_MAX_RANK];
+    for (size_t i = 0; i < lead; i++) {
+        r[i] = t.size[i];
+        p *= t.size[i];
+    }
+    if (sp_is(s, "lead_numel"))
+        return fx_arg_int(s->c->dst, p);
+    for (size_t i = 0; i < n; i++)
+        r[lead + i] = sp_is(s, "lead_ones") ? 1 : v[i];
+    return int_list(s->c, r, t.rank);
+}
+
 /* @correction(x): the correction prims.var takes, as a float: of var's unbiased flag (True 1,
  * False 0), or of a correction argument (a number; None means 1) */
 static fx_arg *sp_correction(sp_call *s)
@@ -606,6 +640,8 @@ static const struct {
     {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
+    {"lead_then", 2, sp_lead},              {"lead_ones", 2, sp_lead},
+    {"lead_numel", 2, sp_lead},             {"prod", 1, sp_lead},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
     {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
     {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
