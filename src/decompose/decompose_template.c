@@ -574,6 +574,25 @@ static fx_arg *sp_split_bounds(sp_call *s)
     return fx_arg_int(s->c->dst, sp_is(s, "split_start") ? start : end);
 }
 
+/* @contiguous_strides(size): the strides of a contiguous tensor of these sizes (a size 0 counts
+ * as 1, as torch's make_contiguous_strides_for) */
+static fx_arg *sp_contiguous_strides(sp_call *s)
+{
+    const fx_arg *l = s->a0;
+    int64_t v[DL_MAX_RANK], st[DL_MAX_RANK], p = 1;
+    size_t n = l && (l->kind == FX_ARG_LIST || l->kind == FX_ARG_TUPLE) ? l->u.seq.len : 0;
+    if (!l || n > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!int_arg(l->u.seq.items[i], &v[i]))
+            return NULL;
+    for (size_t i = n; i-- > 0;) {
+        st[i] = p;
+        p *= v[i] > 1 ? v[i] : 1;
+    }
+    return int_list(s->c, st, n);
+}
+
 /* Of x and a list of trailing sizes (max_unpool's output_size): @lead_then(x, list) = x's leading
  * sizes (all but len(list)) followed by list; @lead_ones(x, list) = the leading sizes followed by
  * a 1 per item; @lead_numel(x, list) = the product of the leading sizes; @prod(list) */
@@ -642,6 +661,7 @@ static const struct {
     {"correction", 1, sp_correction},
     {"lead_then", 2, sp_lead},              {"lead_ones", 2, sp_lead},
     {"lead_numel", 2, sp_lead},             {"prod", 1, sp_lead},
+    {"contiguous_strides", 1, sp_contiguous_strides},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
     {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
     {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
