@@ -1,41 +1,13 @@
 /* decomp_loss.c — the losses whose decompositions branch on their options (cosine_embedding_loss,
  * multi_margin_loss, multilabel_margin_loss and its _forward): ATen's composite and
  * torch._decomp's code, call by call, for every p, weight and reduction the schemas accept. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "decompose/decompose_internal.h"
 #include "meta/meta_layout.h"
 
-#define MAX_ARGS 6
-
-/* target(args... | kwargs) through the table; the node it gives, NULL (and c->failed) otherwise.
- * A NULL argument ends the list early. */
-static fx_node *callk(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...)
-{
-    fx_arg *args[MAX_ARGS];
-    va_list ap;
-    va_start(ap, na);
-    for (size_t i = 0; i < na && i < MAX_ARGS; i++)
-        args[i] = va_arg(ap, fx_arg *);
-    va_end(ap);
-    for (size_t i = 0; i < na; i++)
-        if (!args[i])
-            return NULL;
-    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
-                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
-    if (r && r->kind == FX_ARG_NODE)
-        return r->u.node;
-    if (r && !c->failed) {
-        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
-                   "decompose: %s did not produce a tensor", target);
-        dc_fail(c);
-    }
-    return NULL;
-}
-
-#define OP(c, target, ...) nd(c, callk(c, "torch.ops.aten." target, NULL, NULL, 0, \
+#define OP(c, target, ...) nd(c, dc_callv(c, "torch.ops.aten." target, NULL, NULL, 0, \
                                         sizeof((fx_arg *[]){ __VA_ARGS__ }) / sizeof(fx_arg *), __VA_ARGS__))
 
 static fx_arg *nd(dctx *c, fx_node *n) { return n ? fx_arg_node(c->dst, n) : NULL; }
@@ -94,7 +66,7 @@ static fx_arg *arange_like(dctx *c, int64_t n, const fx_arg *x)
         return NULL;
     const char *kn[2] = { "device", "pin_memory" };
     fx_arg *kv[2] = { fx_arg_str(c->dst, FX_ARG_DEVICE, m->device), fx_arg_bool(c->dst, false) };
-    return nd(c, callk(c, "torch.ops.aten.arange.default", kn, kv, 2, 1, I(c, n)));
+    return nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 2, 1, I(c, n)));
 }
 
 /* Reduction 0 none, 1 mean, 2 sum (at::Reduction) of a loss's elements, apply_loss_reduction */
@@ -135,8 +107,8 @@ static fx_arg *cosine_embedding_loss(dctx *c, const binding *b)
     const char *kn[1] = { "memory_format" };
     fx_arg *kc[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "contiguous_format") };
     fx_arg *kp[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "preserve_format") };
-    fx_arg *zeros = nd(c, callk(c, "torch.ops.aten.zeros_like.default", kn, kc, 1, 1, dup(c, cos)));
-    fx_arg *empty = nd(c, callk(c, "torch.ops.aten.empty_like.default", kn, kp, 1, 1, dup(c, cos)));
+    fx_arg *zeros = nd(c, dc_callv(c, "torch.ops.aten.zeros_like.default", kn, kc, 1, 1, dup(c, cos)));
+    fx_arg *empty = nd(c, dc_callv(c, "torch.ops.aten.empty_like.default", kn, kp, 1, 1, dup(c, cos)));
     fx_arg *one = OP(c, "fill.Scalar", empty, I(c, 1));
     fx_arg *pos = OP(c, "sub.Tensor", one, dup(c, cos));
     fx_arg *sm = OP(c, "sub.Scalar", dup(c, cos), F(c, margin));
@@ -243,7 +215,7 @@ static fx_arg *multilabel(dctx *c, const binding *b, bool out_both)
         return z;
     const char *kn[1] = { "dtype" };
     fx_arg *kv[1] = { fx_arg_dtype(c->dst, im->dtype) };
-    fx_arg *cast = nd(c, callk(c, "torch.ops.aten._to_copy.default", kn, kv, 1, 1, dup(c, is_target)));
+    fx_arg *cast = nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kn, kv, 1, 1, dup(c, is_target)));
     fx_arg *it = OP(c, "reshape.default", cast, ints(c, ot.size, ot.rank));
     if (!it)
         return NULL;
