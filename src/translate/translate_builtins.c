@@ -95,6 +95,8 @@ static bool b_slice(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
     return true;
 }
 
+static bool static_sizes(const fx_node *n, int64_t **out, size_t *rank, arena *a);
+
 static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -104,6 +106,16 @@ static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     int64_t *st = arena_alloc(&t->a, (k + 1) * sizeof *st), *en = arena_alloc(&t->a, (k + 1) * sizeof *en);
     int64_t *stp = arena_alloc(&t->a, (k + 1) * sizeof *stp);
     for (size_t i = 0; i < k; i++) { st[i] = -1; en[i] = INT64_MIN; stp[i] = -1; }
+    /* an empty tensor flips to itself; ONNX's Slice inference gets a reversed slice of a size-0
+     * dim wrong (size 1), so the model would fail the checker (torch's does) */
+    int64_t *sz;
+    size_t r;
+    if (b[0]->kind == FX_ARG_NODE && static_sizes(b[0]->u.node, &sz, &r, &t->a))
+        for (size_t i = 0; i < r; i++)
+            if (sz[i] == 0) {
+                tx_emit1(t, "Identity", x, tx_one_output(t, n), tx_node_name_of(t, n));
+                return true;
+            }
     const char *axes = tx_int_list_input(t, n, b[1]);
     if (!axes) return false;
     const char *ins[] = {x, tx_const_ints(t, st, k), tx_const_ints(t, en, k), axes, tx_const_ints(t, stp, k)};
