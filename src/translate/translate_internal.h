@@ -94,6 +94,8 @@ bool tx_translate_graph(tx *t, const fx_graph *g);
 bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_strided.c: as_strided as a Gather of the flat indices its sizes and strides select */
 bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_histc.c: histc as torch's CPU kernel bins */
+bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */
 bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int */
