@@ -13,7 +13,7 @@ array([2., 1., 1., 2.], dtype=float32)
 
 ## A view that reads past the input's elements has no ONNX equivalent.
 $ fxsh -c 'load tests/fixtures/translate/strided/as_strided_outside.fx.txt --input x=f32[2,3]' -c export 2>&1 | grep -m1 error
--c:2: tests/fixtures/translate/strided/as_strided_outside.fx.txt: error: cannot translate torch.ops.aten.as_strided.default (node %as_strided): as_strided reads element 8 of an input of 6 elements (memory outside the tensor has no ONNX equivalent)
+-c:2: tests/fixtures/translate/strided/as_strided_outside.fx.txt: error: cannot translate torch.ops.aten.as_strided.default (node %as_strided): as_strided reads storage element 6, which the input (6 elements from storage offset 0) does not hold: memory outside the tensor has no ONNX equivalent
 
 ## Dropout in training mode is random: no model reproduces it, so export stops at the node.
 $ fxsh -c 'load tests/fixtures/translate/strided/dropout_train.fx.txt --input x=f32[2,3]' -c export 2>&1 | grep -m1 'error: cannot' | sed 's/rule at [^ ]* applies/rule applies/'
