@@ -415,7 +415,8 @@ static fx_arg *sp_numel_lead(sp_call *s)
     return fx_arg_int(s->c->dst, p);
 }
 
-/* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @wrap_dim(x,k) = k >= 0 */
+/* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @numel_to(x,k) = product of
+ * the sizes before k; @wrap_dim(x,k) = k >= 0 */
 static fx_arg *sp_dim(sp_call *s)
 {
     dl_tensor t;
@@ -432,7 +433,8 @@ static fx_arg *sp_dim(sp_call *s)
     if (sp_is(s, "dim"))
         return t.rank ? fx_arg_int(s->c->dst, t.size[k]) : NULL;
     int64_t p = 1;
-    for (size_t j = (size_t)k; j < t.rank; j++)
+    bool to = sp_is(s, "numel_to");
+    for (size_t j = to ? 0 : (size_t)k; j < (to ? (size_t)k : t.rank); j++)
         p *= t.size[j];
     return fx_arg_int(s->c->dst, p);
 }
@@ -652,6 +654,7 @@ static const struct {
     {"transpose_perm", 0, sp_transpose_perm}, {"sizes", 1, sp_sizes},
     {"numel_lead", 1, sp_numel_lead},       {"dim", 2, sp_dim},
     {"numel_from", 2, sp_dim},              {"wrap_dim", 2, sp_dim},
+    {"numel_to", 2, sp_dim},
     {"inverse_perm", 1, sp_inverse_perm},   {"sdpa_scale", 2, sp_sdpa_scale},
     {"getitems", 2, sp_getitems},           {"mask_shape", 2, sp_mask_shape},
     {"wrap_index", 3, sp_wrap_index},       {"split_sizes", 3, sp_split_sizes},
