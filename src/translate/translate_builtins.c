@@ -228,15 +228,19 @@ static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, co
  * input's meta. */
 static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
-    int64_t *os, *kernel;
+    int64_t *os, *kernel, zero = 0;
     size_t k;
     const char *x = input_of(t, n, b[0]);
     if (!x || !tx_list_ints(t, n, &rule->schema.args[1], b[1], &os, &k)) return false;
-    if (tx_rank_of_node(b[0]->u.node) != (int)k + 2) {
-        tx_fail_node(t, n, "an adaptive max pool needs a batched input (N, C, spatial dims)");
+    int r = tx_rank_of_node(b[0]->u.node);
+    bool unbatched = r == (int)k + 1;   /* (C, spatial dims): pooled as a batch of one */
+    if (r != (int)k + 2 && !unbatched) {
+        tx_fail_node(t, n, "an adaptive max pool needs an input (N, C, spatial dims) or (C, spatial dims)");
         return false;
     }
     if (!(kernel = adaptive_kernel(t, n, b[0], os, k, "max"))) return false;
+    const char *axis0 = unbatched ? tx_const_ints(t, &zero, 1) : NULL;
+    if (unbatched) x = tx_emit2(t, "Unsqueeze", x, axis0, NULL, NULL);
     int64_t *ones = arena_alloc(&t->a, (3 * k + 1) * sizeof *ones), *zeros = ones + k, *axes = ones + 2 * k;
     for (size_t i = 0; i < k; i++) {
         ones[i] = 1;
@@ -246,12 +250,13 @@ static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, co
     const char *starts = tx_const_ints(t, zeros, k), *ends = tx_const_ints(t, ones, k), *ax = tx_const_ints(t, axes, k);
     const char **outs = tx_output_names(t, n, 2);
     tx_set_val(t, n, outs, 2);
-    Onnx__NodeProto *pool = tx_emit(t, "MaxPool", "", tx_node_name_of(t, n));
+    const char *pooled = unbatched ? tx_fresh_val(t) : outs[0];
+    Onnx__NodeProto *pool = tx_emit(t, "MaxPool", "", unbatched ? NULL : tx_node_name_of(t, n));
     ox_attr_ints(t->m, pool, "kernel_shape", kernel, k);
     ox_attr_ints(t->m, pool, "strides", kernel, k);
     ox_node_add_input(t->m, pool, x);
     const char *flat = tx_fresh_val(t);
-    ox_node_add_output(t->m, pool, outs[0]);
+    ox_node_add_output(t->m, pool, pooled);
     ox_node_add_output(t->m, pool, flat);
     Onnx__NodeProto *unit = tx_emit(t, "MaxPool", "", NULL);
     ox_attr_ints(t->m, unit, "kernel_shape", ones, k);
@@ -265,7 +270,13 @@ static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, co
     for (size_t i = 0; i < 4; i++) ox_node_add_input(t->m, sl, sin[i]);
     const char *delta = tx_fresh_val(t);
     ox_node_add_output(t->m, sl, delta);
-    tx_emit2(t, "Sub", flat, delta, outs[1], arena_printf(&t->a, "node_%s__1", n->name));
+    if (!unbatched) {
+        tx_emit2(t, "Sub", flat, delta, outs[1], arena_printf(&t->a, "node_%s__1", n->name));
+        return true;
+    }
+    const char *idx = tx_emit2(t, "Sub", flat, delta, NULL, NULL);
+    tx_emit2(t, "Squeeze", pooled, axis0, outs[0], tx_node_name_of(t, n));
+    tx_emit2(t, "Squeeze", idx, axis0, outs[1], arena_printf(&t->a, "node_%s__1", n->name));
     return true;
 }
 
