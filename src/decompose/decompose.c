@@ -156,6 +156,8 @@ fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)
         fx_arg *v = dc_loss_builtin(c, r->builtin, b, &known);
         if (!known)
             v = dc_upsample_builtin(c, r->builtin, b, &known);
+        if (!known)
+            v = dc_quantile_builtin(c, r->builtin, b, &known);
         return known ? v : dc_list_builtin(c, r->builtin, b);
     }
     /* matmul(self, other) */

@@ -116,6 +116,9 @@ bool dc_known_loss_builtin(const char *name);
 /* decomp_upsample.c: _upsample_nearest_exact1d/2d/3d and their .vec forms */
 fx_arg *dc_upsample_builtin(dctx *c, const char *name, const binding *b, bool *known);
 bool dc_known_upsample_builtin(const char *name);
+/* decomp_quantile.c: quantile / nanquantile, both overloads */
+fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known);
+bool dc_known_quantile_builtin(const char *name);
 /* a builtin: name the C code knows (matmul or one of decomp_lists.c's) */
 bool dc_known_builtin(const char *name);
 
