@@ -18,3 +18,8 @@ $ fxsh -c 'load tests/fixtures/translate/strided/as_strided_outside.fx.txt --inp
 ## Dropout in training mode is random: no model reproduces it, so export stops at the node.
 $ fxsh -c 'load tests/fixtures/translate/strided/dropout_train.fx.txt --input x=f32[2,3]' -c export 2>&1 | grep -m1 'error: cannot' | sed 's/rule at [^ ]* applies/rule applies/'
 -c:2: tests/fixtures/translate/strided/dropout_train.fx.txt: error: cannot translate torch.ops.aten.dropout.default (node %dropout): no alternative of the rule applies to these arguments; the alternatives need `train == False`, `p == 0`
+
+## embedding_bag exports its bags; a graph that reads offset2bag (or bag_size, max_indices)
+## stops at the node.
+$ fxsh -c 'load tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt --input w=f32[10,3] --input i=i64[8] --input o=i64[4]' -c export 2>&1 | grep -m1 error
+-c:2: tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt: error: cannot translate torch.ops.aten.embedding_bag.padding_idx (node %embedding_bag): embedding_bag: only its first output (the bags) can be exported; offset2bag, bag_size and max_indices have no lowering
