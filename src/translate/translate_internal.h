@@ -97,6 +97,8 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
 /* translate_embedding_bag.c: embedding_bag's bags without a Loop */
 bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_stft.c: stft with a real result, one STFT */
+bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_histc.c: histc as torch's CPU kernel bins */
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */
