@@ -31,6 +31,34 @@ static fx_arg *to(dctx *c, fx_arg *x, fx_dtype dt)
     return x ? nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kn, kv, 1, 1, x)) : NULL;
 }
 
+/* r: the kept dims (d removed, or none), then the q dim (size 1 for a number): the q dim moved
+ * first (a number's dropped), then the reduced dims back as 1s with keepdim */
+static fx_arg *layout(dctx *c, fx_arg *r, const dl_tensor *t, bool has_dim, int64_t d, bool keep, size_t qrank)
+{
+    size_t out_rank = has_dim ? (t->rank ? t->rank - 1 : 0) : 0;
+    if (qrank == 0) {
+        r = OP(c, "squeeze.dim", r, I(c, -1));
+    } else if (out_rank) {
+        int64_t perm[DL_MAX_RANK + 1];
+        perm[0] = (int64_t)out_rank;
+        for (size_t i = 0; i < out_rank; i++)
+            perm[i + 1] = (int64_t)i;
+        r = OP(c, "permute.default", r, ints(c, perm, out_rank + 1));
+    }
+    if (!keep || !r)
+        return r;
+    if (!has_dim) {
+        int64_t shape[DL_MAX_RANK + 1];
+        size_t k = 0;
+        if (qrank)
+            shape[k++] = -1;
+        for (size_t i = 0; i < t->rank; i++)
+            shape[k++] = 1;
+        return OP(c, "reshape.default", r, ints(c, shape, k));
+    }
+    return t->rank ? OP(c, "unsqueeze.default", r, I(c, d + (qrank ? 1 : 0))) : r;
+}
+
 /* b: self, q, dim, keepdim, interpolation; ignore_nan for nanquantile */
 static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
 {
@@ -131,32 +159,7 @@ static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
     r = OP(c, "where.ScalarSelf", nan_out, fx_arg_float(c->dst, NAN), r);
     if (!r)
         return NULL;
-    /* r: the kept dims (d removed, or none), then the q dim (size 1 for a number) */
-    size_t out_rank = dm ? (t.rank ? t.rank - 1 : 0) : 0;
-    if (qrank == 0) {
-        r = OP(c, "squeeze.dim", r, I(c, -1));
-    } else {
-        int64_t perm[DL_MAX_RANK + 1];
-        perm[0] = (int64_t)out_rank;
-        for (size_t i = 0; i < out_rank; i++)
-            perm[i + 1] = (int64_t)i;
-        if (out_rank)
-            r = OP(c, "permute.default", r, ints(c, perm, out_rank + 1));
-    }
-    if (keep && r) {
-        if (!dm) {
-            int64_t shape[DL_MAX_RANK + 1];
-            size_t k = 0;
-            if (qrank)
-                shape[k++] = dc_meta_of(q)->rank ? -1 : 1;
-            for (size_t i = 0; i < t.rank; i++)
-                shape[k++] = 1;
-            r = OP(c, "reshape.default", r, ints(c, shape, k));
-        } else if (t.rank) {
-            r = OP(c, "unsqueeze.default", r, I(c, d + (qrank ? 1 : 0)));
-        }
-    }
-    return r;
+    return layout(c, r, &t, dm != NULL, d, keep, qrank);
 }
 
 static fx_arg *quantile_q(dctx *c, const binding *b) { return quantile(c, b, false); }
