@@ -113,3 +113,19 @@ if [ -x "$genpt2" ]; then
         rm -f "$tmp/w.pt2" "$tmp/w.onnx" "$tmp/w.onnx.data"
     done
 fi
+
+# Evaluation: `run` of the corpus's ResNet-18 (its torch-level module, weights given random values
+# as graph inputs) at the corpus's 64×64 and at 224×224, in CPU seconds (user + sys) of one process,
+# less the same load + export without `run`. Issue 13's target: under 2 s on one core.
+r18=$corpus/fx/resnet18/torch_level.module.txt
+if [ -f "$r18" ] && [ -n "$TIME" ]; then
+    cpu_s() { "$TIME" -f '%U %S' -o "$tmp/cpu" "$@" >/dev/null 2>&1; awk '{ printf "%.2f", $1 + $2 }' "$tmp/cpu"; }
+    printf '\n%-28s %12s %12s %12s\n' "run (evaluator)" "input" "export s" "run s"
+    for hw in 64 224; do
+        load="load $r18 --input x=f32[1,3,$hw,$hw]"
+        base=$(cpu_s "$FXSH" -q -c "$load" -c "export verbose=False")
+        all=$(cpu_s "$FXSH" -q -c "$load" -c "export verbose=False" -c "run --seed 1")
+        printf '%-28s %12s %12s %12s\n' "resnet18 (corpus module)" "1x3x${hw}x${hw}" "$base" \
+            "$(awk -v a="$all" -v b="$base" 'BEGIN { printf "%.2f", a - b }')"
+    done
+fi

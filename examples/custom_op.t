@@ -28,7 +28,7 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[2,4] x) => (float[2,4] add_1) 
-   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, float scalar_tensor_default =  {1}, float[4,4] "fc.weight", float[4] "fc.bias", float[2,4] linear, float scalar_tensor_default, float[2,4] add, float[2,4] _symbolic, float[2,4] relu>
+   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, float scalar_tensor_default =  {1}, float[4,4] "fc.weight", float[4] "fc.bias", float scalar_tensor_default, float[2,4] linear, float[2,4] add, float[2,4] _symbolic, float[2,4] relu>
 {
    [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x, "fc.weight", "fc.bias")
    [node_add] add = Add (linear, scalar_tensor_default)

@@ -72,7 +72,7 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[2,3] x) => (float[2,3] getitem_2) 
-   <float[3,3] "fc.weight" =  {-0.00432252,0.309716,-0.475185,-0.424895,-0.222369,0.154821,-0.0114391,0.457775,-0.0512364}, float[3] "fc.bias" =  {0.152774,-0.174483,-0.113487}, float scalar_tensor_default =  {0}, float val_1 =  {1}, float val_2 =  {2}, float[3,3] "fc.weight", float[3] "fc.bias", float[2,3] linear, float sum_1, float scalar_tensor_default, bool gt>
+   <float[3,3] "fc.weight" =  {-0.00432252,0.309716,-0.475185,-0.424895,-0.222369,0.154821,-0.0114391,0.457775,-0.0512364}, float[3] "fc.bias" =  {0.152774,-0.174483,-0.113487}, float scalar_tensor_default =  {0}, float val_1 =  {1}, float val_2 =  {2}, float[3,3] "fc.weight", float[3] "fc.bias", float scalar_tensor_default, float val_1, float val_2, float[2,3] linear, float sum_1, bool gt>
 {
    [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x, "fc.weight", "fc.bias")
    [node_sum_1] sum_1 = ReduceSum <noop_with_empty_axes: int = 0, keepdims: int = 0> (linear)

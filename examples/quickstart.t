@@ -42,7 +42,7 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[4,3] x) => (float[4,1] getitem) 
-   <float[2,3] "seq.0.weight" =  {-0.00432252,0.309716,-0.475185,-0.424895,-0.222369,0.154821}, float[2] "seq.0.bias" =  {-0.0114391,0.457775}, float[1,2] "seq.1.weight" =  {-0.0627515,0.187109}, float[1] "seq.1.bias" =  {-0.213697}, float scalar_tensor_default =  {0}, float scalar_tensor_default_2 =  {2}, float[2,3] "seq.0.weight", float[2] "seq.0.bias", float[1,2] "seq.1.weight", float[1] "seq.1.bias", float[4,2] linear, float[4,1] linear_1, float sum_1, float scalar_tensor_default, bool gt>
+   <float[2,3] "seq.0.weight" =  {-0.00432252,0.309716,-0.475185,-0.424895,-0.222369,0.154821}, float[2] "seq.0.bias" =  {-0.0114391,0.457775}, float[1,2] "seq.1.weight" =  {-0.0627515,0.187109}, float[1] "seq.1.bias" =  {-0.213697}, float scalar_tensor_default =  {0}, float scalar_tensor_default_2 =  {2}, float[2,3] "seq.0.weight", float[2] "seq.0.bias", float[1,2] "seq.1.weight", float[1] "seq.1.bias", float scalar_tensor_default, float scalar_tensor_default_2, float[4,2] linear, float[4,1] linear_1, float sum_1, bool gt>
 {
    [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x, "seq.0.weight", "seq.0.bias")
    [node_linear_1] linear_1 = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (linear, "seq.1.weight", "seq.1.bias")

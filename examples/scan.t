@@ -144,7 +144,7 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[3,4] x, float[5,4] y) => (float[3,5] getitem_1) 
-   <int64[1] val_0 =  {0}, float val_1 =  {2}, int64[1] val_2 =  {1}>
+   <int64[1] val_0 =  {0}, float val_1 =  {2}, int64[1] val_2 =  {1}, int64[1] val_0, float val_1, int64[1] val_2>
 {
    [node_scan__1] scan__0, getitem_1 = Scan (y, x) <body: graph = scan_combine_graph_0 (float[5,4] y_scan_combine_graph_0__subgraph_in, float[4] x_scan_combine_graph_0__subgraph_in) => (float[5,4] clone_scan_combine_graph_0, float[5] sqrt_scan_combine_graph_0) 
       <float[1,4] unsqueeze, float[5,4] sub, float[5,4] pow_1, float[5] sum_1>

@@ -46,7 +46,7 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[4,6] x, float[4,6] y) => (float[4,6] cat, float[2,4,6] stack, float[12,6] cat_1) 
-   <int64[3] val_0 =  {1,2,3}, float val_4 =  {2}, float[4,1] getitem, float[4,2] getitem_1, float[4,3] getitem_2, float[4,2] mul>
+   <int64[3] val_0 =  {1,2,3}, float val_4 =  {2}, int64[3] val_0, float val_4, float[4,1] getitem, float[4,2] getitem_1, float[4,3] getitem_2, float[4,2] mul>
 {
    [node_split_with_sizes] getitem, getitem_1, getitem_2 = Split <axis: int = 1> (x, val_0)
    [node_mul] mul = Mul (getitem_1, val_4)

@@ -5,7 +5,9 @@
 #     (fx: ort_check.txt, set=example, max_abs_diff <= 1e-4 and no RUN/SESSION_FAILED;
 #      ops: cases.tsv torch_ort = match);
 #   fxsh's own export of program.pt2 (where fxsh exports a model): its verdict vs ONNX Runtime's
-#     verdict on torch's model (the eager outputs are the same reference).
+#     verdict on torch's model (the eager outputs are the same reference);
+#   and, for the ops cases torch.onnx gets right, whether fxsh's model prints exactly as torch's
+#     (`save --text` against onnx_dynamo.txt, producer lines aside).
 # Prints the agreement counts, lists the disagreements, and fails below the floor. Skips (77)
 # without the corpus. FXSH_CORPUS_FILTER=substring limits the cases (no floor then).
 set -u
@@ -14,19 +16,22 @@ corpus=${FXSH_CORPUS:-}
 [ -n "$corpus" ] && [ -d "$corpus/fx" ] && [ -d "$corpus/ops" ] || { echo "corpus not found (FXSH_CORPUS); skipping"; exit 77; }
 FLOOR_TORCH=${FLOOR_TORCH:-570}     # agreements on torch.onnx's models (fx + ops)
 FLOOR_FXSH=${FLOOR_FXSH:-492}       # agreements on fxsh's exports (fx + ops)
+FLOOR_TEXT=${FLOOR_TEXT:-159}       # ops cases whose fxsh model prints as torch's onnx_dynamo.txt
 filter=${FXSH_CORPUS_FILTER:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-agree_t=0 disagree_t=0 skipped_t=0 agree_f=0 disagree_f=0 noexport_f=0
+agree_t=0 disagree_t=0 skipped_t=0 agree_f=0 disagree_f=0 noexport_f=0 same_text=0
 note() { echo "$1" >>"$tmp/notes"; }
 
-# judge CASE ORT_VERDICT EXPECTED_FILE DIR: runs fxsh once (torch's model, then fxsh's export)
-# and tallies both verdicts. ORT_VERDICT is pass, fail or none (no verdict recorded).
+# judge CASE ORT_VERDICT EXPECTED_FILE DIR [TEXT]: runs fxsh once (torch's model, then fxsh's
+# export) and tallies both verdicts. ORT_VERDICT is pass, fail or none (no verdict recorded).
+# With TEXT (torch's printed model), fxsh's export is also saved as text and compared with it.
 judge() {
-    case_name=$1 ort=$2 expected=$3 dir=$4
+    case_name=$1 ort=$2 expected=$3 dir=$4 text=${5:-}
     set --
     n=0 torch_at=0 export_at=0 fxsh_at=0
+    rm -f "$tmp/fxsh.txt"
     if [ -f "$dir/onnx_dynamo.onnx" ]; then
         set -- "$@" -c "load $dir/onnx_dynamo.onnx" -c "verify --expected $expected"
         n=$((n + 2)); torch_at=$n
@@ -34,9 +39,14 @@ judge() {
     if [ -f "$dir/program.pt2" ]; then
         set -- "$@" -c "load $dir/program.pt2" -c "export verbose=False" -c "verify --expected $expected"
         n=$((n + 3)); export_at=$((n - 1)); fxsh_at=$n
+        [ -n "$text" ] && set -- "$@" -c "save $tmp/fxsh.txt --text"
     fi
     [ "$n" -gt 0 ] || return 0
     "$FXSH" "$@" >"$tmp/out" 2>"$tmp/err"
+    if [ -n "$text" ] && [ -f "$tmp/fxsh.txt" ] &&
+        grep -v '^ *producer_' "$tmp/fxsh.txt" | cmp -s - "$tmp/torch.txt"; then
+        same_text=$((same_text + 1))
+    fi
     if [ "$torch_at" -gt 0 ] && [ "$ort" != none ]; then
         if grep -q "^-c:$torch_at: .*external data not loaded" "$tmp/err"; then
             skipped_t=$((skipped_t + 1))
@@ -91,15 +101,22 @@ while IFS='	' read -r c op aten texport tonnx tort; do
     d=$corpus/ops/$c
     [ -f "$d/io.npz" ] || continue
     case $tort in match) ort=pass ;; mismatch|failed) ort=fail ;; *) ort=none ;; esac
-    judge "ops/$c" "$ort" "$d/io.npz" "$d"
+    text=
+    if [ "$ort" = pass ] && [ -f "$d/onnx_dynamo.txt" ]; then
+        grep -v '^ *producer_' "$d/onnx_dynamo.txt" >"$tmp/torch.txt"
+        text=$d/onnx_dynamo.txt
+    fi
+    judge "ops/$c" "$ort" "$d/io.npz" "$d" "$text"
 done <"$corpus/ops/cases.tsv"
 
 [ -f "$tmp/notes" ] && cat "$tmp/notes"
 echo "verify on torch.onnx's models: $agree_t agree with ONNX Runtime, $disagree_t disagree ($skipped_t skipped: weights not kept)"
 echo "verify on fxsh's exports: $agree_f agree with ONNX Runtime's verdict on torch's model, $disagree_f disagree ($noexport_f not exported)"
+echo "printed as torch's onnx_dynamo.txt: $same_text ops cases"
 echo "corpus verify: $((agree_t + agree_f)) agreements with ONNX Runtime's verdict"
 [ -n "$filter" ] && exit 0
 status=0
 [ "$agree_t" -ge "$FLOOR_TORCH" ] || { echo "below the floor of $FLOOR_TORCH agreements on torch.onnx's models"; status=1; }
 [ "$agree_f" -ge "$FLOOR_FXSH" ] || { echo "below the floor of $FLOOR_FXSH agreements on fxsh's exports"; status=1; }
+[ "$same_text" -ge "$FLOOR_TEXT" ] || { echo "below the floor of $FLOOR_TEXT models printed as torch's"; status=1; }
 exit $status

@@ -385,6 +385,9 @@ int ox_check(const ox_model *m, diag_sink *d)
     /* operator signatures and element types, on a model whose names resolve */
     if (c.r.problems == 0)
         ox_check_types(&c.r, m);
+    /* then shapes, on a model whose operators are right */
+    if (c.r.problems == 0)
+        ox_check_shapes(&c.r, m);
     hm_free(&c.opsets);
     hm_free(&c.fn_domains);
     hm_free(&c.fns);

@@ -21,5 +21,7 @@ void ox_check_problem(ox_check_report *r, const char *fmt, ...) __attribute__((f
 void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__NodeProto *n);
 /* The operator-level checks of every ai.onnx node (onnx_check_types.c). */
 void ox_check_types(ox_check_report *r, const ox_model *m);
+/* Shape inference of the main graph's nodes against the declared types (onnx_check_shapes.c). */
+void ox_check_shapes(ox_check_report *r, const ox_model *m);
 
 #endif

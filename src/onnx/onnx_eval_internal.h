@@ -173,7 +173,7 @@ int oe_cast_into(ectx *c, const oe_tensor *a, int to, oe_tensor *out);
 int oe_concat_into(ectx *c, const oe_tensor *const *ts, size_t k, int64_t axis_attr, oe_tensor *out);
 void oe_take_range(const oe_tensor *a, int64_t axis, int64_t start, int64_t len, oe_tensor *out);
 int oe_transpose_into(ectx *c, const oe_tensor *a, const int64_t *perm, oe_tensor *out);
-void oe_gemm_acc(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);
+void oe_gemm_acc(const double *restrict a, const double *restrict b, double *restrict c, int64_t m, int64_t k, int64_t n);
 int oe_matmul_doubles(ectx *c, const oe_tensor *a, const oe_tensor *b, double az, double bz, double **out, int64_t *dims,
                       int *rank);
 

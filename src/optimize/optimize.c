@@ -42,6 +42,7 @@ int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats
     RUN(o->dedup, opt_dedup_initializers);
     RUN(o->cse, opt_cse);
     RUN(o->dce, opt_remove_dead);
+    RUN(true, opt_order_value_info);
 #undef RUN
     return rc || interrupt_pending() ? -1 : 0;
 }

@@ -53,6 +53,9 @@ int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, 
 int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+/* value_info in onnx-ir's serializer's coverage and order (initializers that are not graph
+ * inputs, then node outputs that are not graph outputs), in every graph; run last. */
+int opt_order_value_info(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 /* Rewrite rules (onnxscript's default rewrites, the ones torch exports need):
  * SplitToSequence(x, const sizes) read only by SequenceAt(const index) → one Split. */
 int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,

@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "onnx/onnx_edit.h"
+#include "onnx/onnx_infer.h"
 #include "tables/aten_schemas.h"
 #include "translate/translate.h"
 #include "translate/translate_internal.h"
@@ -399,5 +400,8 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         ox_model_free(m);
         return NULL;
     }
+    /* the values a lowering makes are typed as torch.onnx's builder types them: by ONNX's
+     * inference, node by node (FX nodes' own outputs already carry their meta's type) */
+    if (opts->value_info) oi_type_graph_values(m, m->proto->graph, t.opset);
     return m;
 }

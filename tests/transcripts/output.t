@@ -36,7 +36,7 @@ $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'show o
    producer_version: "0.1.0"
 >
 main_graph (float[4,3] x) => (float[4,1] getitem) 
-   <float[2,3] "seq.0.weight" =  {... 6 values}, float[2] "seq.0.bias" =  {... 2 values}, float[1,2] "seq.1.weight" =  {... 2 values}, float[1] "seq.1.bias" =  {... 1 value}, float scalar_tensor_default =  {... 1 value}, float scalar_tensor_default_2 =  {... 1 value}, float[2,3] "seq.0.weight", float[2] "seq.0.bias", float[1,2] "seq.1.weight", float[1] "seq.1.bias", float[4,2] linear, float[4,1] linear_1, float sum_1, float scalar_tensor_default, bool gt>
+   <float[2,3] "seq.0.weight" =  {... 6 values}, float[2] "seq.0.bias" =  {... 2 values}, float[1,2] "seq.1.weight" =  {... 2 values}, float[1] "seq.1.bias" =  {... 1 value}, float scalar_tensor_default =  {... 1 value}, float scalar_tensor_default_2 =  {... 1 value}, float[2,3] "seq.0.weight", float[2] "seq.0.bias", float[1,2] "seq.1.weight", float[1] "seq.1.bias", float scalar_tensor_default, float scalar_tensor_default_2, float[4,2] linear, float[4,1] linear_1, float sum_1, bool gt>
 {
    [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x, "seq.0.weight", "seq.0.bias")
    [node_linear_1] linear_1 = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (linear, "seq.1.weight", "seq.1.bias")

@@ -355,6 +355,30 @@ static void test_proto_roundtrip(void **state)
     ox_model_free(m);
 }
 
+/* MatMul over more rows than the GEMM's four-row block (the block and the remainder rows), and
+ * IEEE products: 0 * inf is NaN, as in numpy, not skipped as a zero. */
+static void test_matmul_rows_and_nan(void **state)
+{
+    (void)state;
+    ox_model *m = ox_model_new(10);
+    oe_tensor a, b, y;
+    oe_tensor_from_f(&a, F32, (int64_t[]){5, 3}, 2, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+    oe_tensor_from_f(&b, F32, (int64_t[]){3, 2}, 2, (double[]){1, 0, 0, 1, 1, 1});
+    assert_int_equal(run(node(m, "MatMul", 2), (oe_tensor *[]){&a, &b}, 2, &y), OE_OK);
+    expect_f(&y, F32, 2, (int64_t[]){5, 2}, (double[]){4, 5, 10, 11, 16, 17, 22, 23, 28, 29});
+    oe_tensor_free(&y);
+    oe_tensor_free(&a);
+    oe_tensor_free(&b);
+    oe_tensor_from_f(&a, F32, (int64_t[]){1, 2}, 2, (double[]){0, 1});
+    oe_tensor_from_f(&b, F32, (int64_t[]){2, 1}, 2, (double[]){INFINITY, 1});
+    assert_int_equal(run(node(m, "MatMul", 2), (oe_tensor *[]){&a, &b}, 2, &y), OE_OK);
+    assert_true(isnan(oe_get_f(&y, 0)));
+    oe_tensor_free(&y);
+    oe_tensor_free(&a);
+    oe_tensor_free(&b);
+    ox_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_constant_expand_reduce),
         cmocka_unit_test(test_trilu),
         cmocka_unit_test(test_proto_roundtrip),
+        cmocka_unit_test(test_matmul_rows_and_nan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,746 @@
+/* onnx_infer.c — ONNX type and shape inference for one node (the operators fxsh emits and
+ * torch.onnx's models hold), each as its inference function in onnx/defs computes it. */
+#include "onnx/onnx_infer.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+typedef struct ictx {
+    const Onnx__NodeProto *n;
+    int64_t opset;
+    const oi_type *in;
+    size_t nin;
+    oi_type *out;
+    size_t nout;
+    char *why;
+    size_t why_cap;
+} ictx;
+
+static int fail(ictx *c, const char *fmt, ...)
+{
+    if (c->why && c->why_cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->why, c->why_cap, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Input i, or NULL when absent (past the end or an empty name). */
+static const oi_type *in_at(const ictx *c, size_t i)
+{
+    if (i >= c->nin || i >= c->n->n_input || !c->n->input[i] || !*c->n->input[i]) return NULL;
+    return &c->in[i];
+}
+
+static bool known(const oi_type *t) { return t && t->elem; }
+static bool shaped(const oi_type *t) { return known(t) && t->rank >= 0; }
+
+static void set_unknown_dims(oi_type *t, int rank)
+{
+    t->rank = rank;
+    for (int i = 0; i < rank && i < OE_MAX_RANK; i++) t->d[i] = (oi_dim){-1, NULL};
+}
+
+static int64_t attr_i(const ictx *c, const char *name, int64_t def)
+{
+    const Onnx__AttributeProto *a = ox_node_attr(c->n, name);
+    return a && a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT ? a->i : def;
+}
+
+/* The ints of attribute name: count, or -1 when absent. */
+static int attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
+{
+    const Onnx__AttributeProto *a = ox_node_attr(c->n, name);
+    if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) return -1;
+    int k = 0;
+    for (size_t i = 0; i < a->n_ints && k < cap; i++) v[k++] = a->ints[i];
+    return k;
+}
+
+/* The constant ints of input i: count, or -1 when it is not a known constant. */
+static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
+{
+    const oi_type *t = in_at(c, i);
+    if (!t || !t->value || t->value->numel > cap || t->value->rank > 1) return -1;
+    for (int64_t k = 0; k < t->value->numel; k++) v[k] = oe_get_i(t->value, k);
+    return (int)t->value->numel;
+}
+
+static int norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
+
+/* out = in's type and shape with element type elem (0: in's). */
+static void like(oi_type *out, const oi_type *in, int elem)
+{
+    *out = *in;
+    out->value = NULL;
+    if (elem) out->elem = elem;
+}
+
+/* ONNX's multidirectional broadcast of the inputs' shapes (onnx/defs/shape_inference.h). */
+static int broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
+{
+    int rank = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (!shaped(ts[j])) { out->rank = -1; return 0; }
+        if (ts[j]->rank > rank) rank = ts[j]->rank;
+    }
+    out->rank = rank;
+    for (int i = 0; i < rank; i++) {
+        int64_t v = 1;
+        oi_dim sym = {-1, NULL};
+        int nsym = 0;
+        for (size_t j = 0; j < k; j++) {
+            if (i < rank - ts[j]->rank) continue;
+            oi_dim d = ts[j]->d[i - rank + ts[j]->rank];
+            if (d.v >= 0) {
+                if (d.v != 1) {
+                    if (v != d.v && v != 1) return fail(c, "incompatible dimensions %" PRId64 " and %" PRId64, v, d.v);
+                    v = d.v;
+                }
+            } else if (nsym == 0) {
+                sym = d;
+                nsym = 1;
+            } else if (!(d.sym && sym.sym && !strcmp(d.sym, sym.sym))) {
+                nsym++;
+            }
+        }
+        if (v != 1 || nsym == 0) out->d[i] = (oi_dim){v, NULL};
+        else if (nsym == 1) out->d[i] = sym;
+        else out->d[i] = (oi_dim){-1, NULL};
+    }
+    return 0;
+}
+
+/* ---- families ----------------------------------------------------------------------------- */
+
+static const char *const SAME_OPS[] = {
+    "Identity", "Neg", "Abs", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+    "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Floor", "Ceil", "Round", "Reciprocal",
+    "Sign", "Sigmoid", "Relu", "Erf", "Softplus", "Softsign", "Selu", "Elu", "Celu", "LeakyRelu",
+    "HardSigmoid", "HardSwish", "Gelu", "Mish", "ThresholdedRelu", "Softmax", "LogSoftmax",
+    "Hardmax", "Not", "BitwiseNot", "Clip", "CumSum", "Trilu", "ScatterElements", "ScatterND",
+    "PRelu", "Shrink", "LpNormalization", "MeanVarianceNormalization", "InstanceNormalization",
+    "LRN", NULL};
+static const char *const BCAST_OPS[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum",
+                                        "Mean", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "And", "Or",
+                                        "Xor", "BitShift", NULL};
+static const char *const CMP_OPS[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", NULL};
+
+static bool in_list(const char *op, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(op, *list)) return true;
+    return false;
+}
+
+static int infer_broadcast(ictx *c, int elem_from, int elem)
+{
+    const oi_type *ts[8];
+    size_t k = 0;
+    for (size_t i = 0; i < c->nin && k < 8; i++) {
+        const oi_type *t = in_at(c, i);
+        if (!known(t)) return 0;
+        ts[k++] = t;
+    }
+    if (!k) return 0;
+    c->out[0].elem = elem ? elem : ts[elem_from < (int)k ? elem_from : 0]->elem;
+    return broadcast(c, ts, k, &c->out[0]);
+}
+
+static int infer_where(ictx *c)
+{
+    const oi_type *ts[3] = {in_at(c, 0), in_at(c, 1), in_at(c, 2)};
+    if (!known(ts[0]) || !known(ts[1]) || !known(ts[2])) return 0;
+    c->out[0].elem = ts[1]->elem;
+    return broadcast(c, ts, 3, &c->out[0]);
+}
+
+static int infer_cast(ictx *c, bool like_input)
+{
+    const oi_type *x = in_at(c, 0);
+    int to = like_input ? (known(in_at(c, 1)) ? in_at(c, 1)->elem : 0) : (int)attr_i(c, "to", 0);
+    if (!known(x) || !to) return 0;
+    like(&c->out[0], x, to);
+    return 0;
+}
+
+static int infer_shape(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    c->out[0].rank = 1;
+    c->out[0].d[0] = (oi_dim){-1, NULL};
+    if (!shaped(x)) return 0;
+    int64_t r = x->rank, s = attr_i(c, "start", 0), e = attr_i(c, "end", r);
+    s = s < 0 ? s + r : s;
+    e = e < 0 ? e + r : e;
+    s = s < 0 ? 0 : s > r ? r : s;
+    e = e < 0 ? 0 : e > r ? r : e;
+    c->out[0].d[0].v = e > s ? e - s : 0;
+    return 0;
+}
+
+static int infer_reshape(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    c->out[0].rank = -1;
+    int64_t sh[OE_MAX_RANK];
+    int k = const_ints(c, 1, sh, OE_MAX_RANK);
+    if (k < 0) {
+        const oi_type *s = in_at(c, 1);
+        if (shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v <= OE_MAX_RANK) set_unknown_dims(&c->out[0], (int)s->d[0].v);
+        return 0;
+    }
+    bool allowzero = attr_i(c, "allowzero", 0) != 0;
+    int neg = -1;
+    int64_t prod = 1;
+    bool prod_known = true;
+    c->out[0].rank = k;
+    for (int i = 0; i < k; i++) {
+        if (sh[i] == -1) {
+            if (neg >= 0) return fail(c, "more than one -1 in the target shape");
+            neg = i;
+            c->out[0].d[i] = (oi_dim){-1, NULL};
+        } else if (sh[i] == 0 && !allowzero) {
+            if (!shaped(x) || i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
+            c->out[0].d[i] = x->d[i];
+            if (x->d[i].v >= 0) prod *= x->d[i].v;
+            else prod_known = false;
+        } else if (sh[i] < 0) {
+            return fail(c, "a negative dimension %" PRId64 " in the target shape", sh[i]);
+        } else {
+            c->out[0].d[i] = (oi_dim){sh[i], NULL};
+            prod *= sh[i];
+        }
+    }
+    if (neg >= 0 && prod_known && shaped(x)) {
+        int64_t total = 1;
+        for (int i = 0; i < x->rank; i++) {
+            if (x->d[i].v < 0) return 0;
+            total *= x->d[i].v;
+        }
+        if (prod == 0 || total % prod) return fail(c, "cannot reshape %" PRId64 " elements", total);
+        c->out[0].d[neg].v = total / prod;
+    }
+    return 0;
+}
+
+static int infer_unsqueeze(ictx *c, bool squeeze)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    c->out[0].rank = -1;
+    int64_t ax[OE_MAX_RANK];
+    int k = c->opset >= 13 ? (in_at(c, 1) ? const_ints(c, 1, ax, OE_MAX_RANK) : -2) : attr_ints(c, "axes", ax, OE_MAX_RANK);
+    if (!shaped(x) || k == -1) return 0;
+    if (squeeze) {
+        bool drop[OE_MAX_RANK] = {false};
+        if (k < 0) {   /* no axes: every dimension of size 1; unknown ones make the rank unknown */
+            for (int i = 0; i < x->rank; i++) {
+                if (x->d[i].v < 0) return 0;
+                drop[i] = x->d[i].v == 1;
+            }
+        }
+        for (int i = 0; i < k; i++) {
+            int a = norm_axis(ax[i], x->rank);
+            if (a < 0 || a >= x->rank) return fail(c, "axis %" PRId64 " out of range", ax[i]);
+            if (x->d[a].v >= 0 && x->d[a].v != 1) return fail(c, "cannot squeeze dimension %d of size %" PRId64, a, x->d[a].v);
+            drop[a] = true;
+        }
+        int r = 0;
+        for (int i = 0; i < x->rank; i++)
+            if (!drop[i]) c->out[0].d[r++] = x->d[i];
+        c->out[0].rank = r;
+        return 0;
+    }
+    if (k < 0) return 0;
+    int r = x->rank + k;
+    if (r > OE_MAX_RANK) return 0;
+    bool added[OE_MAX_RANK] = {false};
+    for (int i = 0; i < k; i++) {
+        int a = norm_axis(ax[i], r);
+        if (a < 0 || a >= r || added[a]) return fail(c, "bad or repeated axis %" PRId64, ax[i]);
+        added[a] = true;
+    }
+    for (int i = 0, j = 0; i < r; i++) c->out[0].d[i] = added[i] ? (oi_dim){1, NULL} : x->d[j++];
+    c->out[0].rank = r;
+    return 0;
+}
+
+static int infer_transpose(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x)) return 0;
+    int64_t perm[OE_MAX_RANK];
+    int k = attr_ints(c, "perm", perm, OE_MAX_RANK);
+    if (k < 0) {
+        k = x->rank;
+        for (int i = 0; i < k; i++) perm[i] = k - 1 - i;
+    }
+    if (k != x->rank) return fail(c, "perm has %d entries for a rank-%d input", k, x->rank);
+    for (int i = 0; i < k; i++) {
+        if (perm[i] < 0 || perm[i] >= k) return fail(c, "perm entry %" PRId64 " out of range", perm[i]);
+        c->out[0].d[i] = x->d[perm[i]];
+    }
+    return 0;
+}
+
+static int infer_concat(ictx *c)
+{
+    const oi_type *x0 = in_at(c, 0);
+    if (!known(x0)) return 0;
+    like(&c->out[0], x0, 0);
+    int rank = -1;
+    for (size_t i = 0; i < c->nin; i++) {
+        const oi_type *t = in_at(c, i);
+        if (!shaped(t)) { c->out[0].rank = -1; return 0; }
+        if (rank >= 0 && t->rank != rank) return fail(c, "inputs of ranks %d and %d", rank, t->rank);
+        rank = t->rank;
+    }
+    int a = norm_axis(attr_i(c, "axis", 0), rank);
+    if (a < 0 || a >= rank) return fail(c, "axis out of range");
+    oi_type *o = &c->out[0];
+    o->rank = rank;
+    for (int d = 0; d < rank; d++) {
+        if (d == a) {
+            int64_t sum = 0;
+            for (size_t i = 0; i < c->nin && sum >= 0; i++) sum = c->in[i].d[d].v < 0 ? -1 : sum + c->in[i].d[d].v;
+            o->d[d] = (oi_dim){sum, NULL};
+            continue;
+        }
+        o->d[d] = (oi_dim){-1, NULL};   /* merged: a value wins, else a symbol all share */
+        for (size_t i = 0; i < c->nin; i++) {
+            oi_dim e = c->in[i].d[d];
+            if (e.v >= 0) {
+                if (o->d[d].v >= 0 && o->d[d].v != e.v) return fail(c, "dimension %d differs (%" PRId64 " and %" PRId64 ")", d, o->d[d].v, e.v);
+                o->d[d] = e;
+            } else if (o->d[d].v < 0 && !o->d[d].sym && e.sym) {
+                o->d[d] = e;
+            }
+        }
+    }
+    return 0;
+}
+
+static int infer_gather(ictx *c, bool elements)
+{
+    const oi_type *x = in_at(c, 0), *idx = in_at(c, 1);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    c->out[0].rank = -1;
+    if (!shaped(x) || !shaped(idx)) return 0;
+    if (elements) {
+        c->out[0].rank = idx->rank;
+        memcpy(c->out[0].d, idx->d, sizeof idx->d);
+        return 0;
+    }
+    int a = norm_axis(attr_i(c, "axis", 0), x->rank);
+    if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
+    int r = x->rank - 1 + idx->rank;
+    if (r > OE_MAX_RANK) return 0;
+    int k = 0;
+    for (int i = 0; i < a; i++) c->out[0].d[k++] = x->d[i];
+    for (int i = 0; i < idx->rank; i++) c->out[0].d[k++] = idx->d[i];
+    for (int i = a + 1; i < x->rank; i++) c->out[0].d[k++] = x->d[i];
+    c->out[0].rank = r;
+    return 0;
+}
+
+/* Slice: each sliced dimension computed when its size and the constant starts/ends/steps are. */
+static int infer_slice(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x)) return 0;
+    int64_t st[OE_MAX_RANK], en[OE_MAX_RANK], ax[OE_MAX_RANK], sp[OE_MAX_RANK];
+    int ns = const_ints(c, 1, st, OE_MAX_RANK), ne = const_ints(c, 2, en, OE_MAX_RANK);
+    int na = in_at(c, 3) ? const_ints(c, 3, ax, OE_MAX_RANK) : -2;
+    int nsp = in_at(c, 4) ? const_ints(c, 4, sp, OE_MAX_RANK) : -2;
+    if (ns < 0 || ne < 0 || na == -1 || nsp == -1) {   /* which axes are sliced is unknown */
+        set_unknown_dims(&c->out[0], x->rank);
+        return 0;
+    }
+    if (ns != ne || (na >= 0 && na != ns) || (nsp >= 0 && nsp != ns)) return fail(c, "starts, ends, axes and steps differ in length");
+    for (int i = 0; i < ns; i++) {
+        int a = na >= 0 ? norm_axis(ax[i], x->rank) : i;
+        int64_t step = nsp >= 0 ? sp[i] : 1;
+        if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
+        if (step == 0) return fail(c, "a step of 0");
+        int64_t dim = x->d[a].v;
+        if (dim < 0) { c->out[0].d[a] = (oi_dim){-1, NULL}; continue; }
+        /* clamped in onnx's order (lower bound first), which for an empty dimension sliced
+         * backwards gives 1: onnx's checker rejects a declared 0 there, and so does fxsh's */
+        int64_t s = st[i], e = en[i], n;
+        s = s < 0 ? s + dim : s;
+        e = e < 0 ? e + dim : e;
+        if (step > 0) {
+            s = s < 0 ? 0 : s > dim ? dim : s;
+            e = e < 0 ? 0 : e > dim ? dim : e;
+            n = e > s ? (e - s + step - 1) / step : 0;
+        } else {
+            s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
+            e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
+            n = s > e ? (s - e - step - 1) / -step : 0;
+        }
+        c->out[0].d[a] = (oi_dim){n, NULL};
+    }
+    return 0;
+}
+
+static int infer_split(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    for (size_t i = 0; i < c->nout; i++) like(&c->out[i], x, 0);
+    if (!shaped(x)) return 0;
+    int a = norm_axis(attr_i(c, "axis", 0), x->rank);
+    if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
+    int64_t sizes[64];
+    int k = in_at(c, 1) ? const_ints(c, 1, sizes, 64) : -2;
+    int64_t dim = x->d[a].v;
+    for (size_t i = 0; i < c->nout; i++) c->out[i].d[a] = (oi_dim){-1, NULL};
+    if (k == -1) return 0;
+    if (k >= 0) {
+        if ((size_t)k != c->nout) return fail(c, "split has %d sizes for %zu outputs", k, c->nout);
+        for (int i = 0; i < k; i++) c->out[i].d[a] = (oi_dim){sizes[i], NULL};
+        return 0;
+    }
+    if (dim < 0 || !c->nout) return 0;
+    int64_t chunk = (dim + (int64_t)c->nout - 1) / (int64_t)c->nout;
+    if (c->opset < 18 && dim % (int64_t)c->nout) return 0;
+    for (size_t i = 0; i < c->nout; i++) {
+        int64_t left = dim - chunk * (int64_t)i;
+        c->out[i].d[a] = (oi_dim){left < chunk ? (left < 0 ? 0 : left) : chunk, NULL};
+    }
+    return 0;
+}
+
+static int infer_expand(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    c->out[0].rank = -1;
+    int64_t sh[OE_MAX_RANK];
+    int k = const_ints(c, 1, sh, OE_MAX_RANK);
+    if (k < 0 || !shaped(x)) return 0;
+    oi_type target = {.elem = x->elem, .rank = k};
+    for (int i = 0; i < k; i++) target.d[i] = (oi_dim){sh[i], NULL};
+    const oi_type *ts[2] = {x, &target};
+    return broadcast(c, ts, 2, &c->out[0]);
+}
+
+static int infer_constant_of_shape(ictx *c)
+{
+    const Onnx__AttributeProto *v = ox_node_attr(c->n, "value");
+    c->out[0].elem = v && v->t ? v->t->data_type : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    c->out[0].rank = -1;
+    int64_t sh[OE_MAX_RANK];
+    int k = const_ints(c, 0, sh, OE_MAX_RANK);
+    if (k >= 0) {
+        c->out[0].rank = k;
+        for (int i = 0; i < k; i++) c->out[0].d[i] = (oi_dim){sh[i], NULL};
+    } else if (shaped(in_at(c, 0)) && in_at(c, 0)->rank == 1 && in_at(c, 0)->d[0].v >= 0 && in_at(c, 0)->d[0].v <= OE_MAX_RANK) {
+        set_unknown_dims(&c->out[0], (int)in_at(c, 0)->d[0].v);
+    }
+    return 0;
+}
+
+static int infer_matmul(ictx *c)
+{
+    const oi_type *a = in_at(c, 0), *b = in_at(c, 1);
+    if (!known(a) || !known(b)) return 0;
+    c->out[0].elem = a->elem;
+    c->out[0].rank = -1;
+    if (!shaped(a) || !shaped(b) || !a->rank || !b->rank) return 0;
+    oi_type A = *a, B = *b;
+    if (A.rank == 1) { A.rank = 2; A.d[1] = a->d[0]; A.d[0] = (oi_dim){1, NULL}; }
+    if (B.rank == 1) { B.rank = 2; B.d[1] = (oi_dim){1, NULL}; }
+    oi_dim ka = A.d[A.rank - 1], kb = B.d[B.rank - 2];
+    if (ka.v >= 0 && kb.v >= 0 && ka.v != kb.v) return fail(c, "inner dimensions %" PRId64 " and %" PRId64 " differ", ka.v, kb.v);
+    oi_type ba = {.elem = 1, .rank = A.rank - 2}, bb = {.elem = 1, .rank = B.rank - 2};
+    memcpy(ba.d, A.d, sizeof(oi_dim) * (size_t)ba.rank);
+    memcpy(bb.d, B.d, sizeof(oi_dim) * (size_t)bb.rank);
+    const oi_type *ts[2] = {&ba, &bb};
+    oi_type o = {0};
+    if (broadcast(c, ts, 2, &o)) return -1;
+    int r = o.rank;
+    if (a->rank > 1) o.d[r++] = A.d[A.rank - 2];
+    if (b->rank > 1) o.d[r++] = B.d[B.rank - 1];
+    if (r > OE_MAX_RANK) return 0;
+    o.rank = r;
+    o.elem = a->elem;
+    c->out[0] = o;
+    return 0;
+}
+
+static int infer_gemm(ictx *c)
+{
+    const oi_type *a = in_at(c, 0), *b = in_at(c, 1);
+    if (!known(a)) return 0;
+    c->out[0].elem = a->elem;
+    c->out[0].rank = -1;
+    if (!shaped(a) || !shaped(b) || a->rank != 2 || b->rank != 2) return 0;
+    bool ta = attr_i(c, "transA", 0), tb = attr_i(c, "transB", 0);
+    c->out[0].rank = 2;
+    c->out[0].d[0] = a->d[ta ? 1 : 0];
+    c->out[0].d[1] = b->d[tb ? 0 : 1];
+    return 0;
+}
+
+/* Reduce*: the axes from the input (ReduceSum from opset 13, the others from 18) or attribute. */
+static int infer_reduce(ictx *c, const char *op)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x)) return 0;
+    bool from_input = !strcmp(op, "ReduceSum") ? c->opset >= 13 : c->opset >= 18;
+    int64_t ax[OE_MAX_RANK];
+    int k = from_input ? (in_at(c, 1) ? const_ints(c, 1, ax, OE_MAX_RANK) : 0) : attr_ints(c, "axes", ax, OE_MAX_RANK);
+    if (!from_input && k < 0) k = 0;
+    bool keep = attr_i(c, "keepdims", 1) != 0;
+    if (k < 0) {   /* axes not constant: keepdims keeps the rank, else nothing is known */
+        if (keep) set_unknown_dims(&c->out[0], x->rank);
+        else c->out[0].rank = -1;
+        return 0;
+    }
+    if (k == 0 && attr_i(c, "noop_with_empty_axes", 0)) return 0;
+    bool red[OE_MAX_RANK] = {false};
+    for (int i = 0; i < x->rank; i++) red[i] = k == 0;
+    for (int i = 0; i < k; i++) {
+        int a = norm_axis(ax[i], x->rank);
+        if (a < 0 || a >= x->rank) return fail(c, "axis %" PRId64 " out of range", ax[i]);
+        red[a] = true;
+    }
+    int r = 0;
+    for (int i = 0; i < x->rank; i++) {
+        if (!red[i]) c->out[0].d[r++] = x->d[i];
+        else if (keep) c->out[0].d[r++] = (oi_dim){1, NULL};
+    }
+    c->out[0].rank = r;
+    return 0;
+}
+
+static int infer_argmax(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+    if (!shaped(x) || x->rank == 0) return 0;   /* a scalar's index is a scalar */
+    int a = norm_axis(attr_i(c, "axis", 0), x->rank);
+    if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
+    if (attr_i(c, "keepdims", 1)) {
+        c->out[0].d[a] = (oi_dim){1, NULL};
+    } else {
+        for (int i = a; i + 1 < x->rank; i++) c->out[0].d[i] = x->d[i + 1];
+        c->out[0].rank--;
+    }
+    return 0;
+}
+
+static int infer_pad(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x)) return 0;
+    int64_t pads[2 * OE_MAX_RANK], ax[OE_MAX_RANK];
+    int np = const_ints(c, 1, pads, 2 * OE_MAX_RANK);
+    int na = in_at(c, 3) ? const_ints(c, 3, ax, OE_MAX_RANK) : -2;
+    if (np < 0 || na == -1) { set_unknown_dims(&c->out[0], x->rank); return 0; }
+    int n = na >= 0 ? na : x->rank;
+    if (np != 2 * n) return fail(c, "pads has %d entries for %d axes", np, n);
+    for (int i = 0; i < n; i++) {
+        int a = na >= 0 ? norm_axis(ax[i], x->rank) : i;
+        if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
+        if (x->d[a].v >= 0) c->out[0].d[a] = (oi_dim){x->d[a].v + pads[i] + pads[i + n], NULL};
+        else c->out[0].d[a] = (oi_dim){-1, NULL};
+    }
+    return 0;
+}
+
+static int infer_tile(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x)) return 0;
+    int64_t rep[OE_MAX_RANK];
+    int k = const_ints(c, 1, rep, OE_MAX_RANK);
+    if (k < 0) { set_unknown_dims(&c->out[0], x->rank); return 0; }
+    if (k != x->rank) return fail(c, "repeats has %d entries for a rank-%d input", k, x->rank);
+    for (int i = 0; i < k; i++)
+        c->out[0].d[i] = x->d[i].v >= 0 ? (oi_dim){x->d[i].v * rep[i], NULL} : (oi_dim){-1, NULL};
+    return 0;
+}
+
+static int infer_range(ictx *c)
+{
+    const oi_type *s = in_at(c, 0);
+    if (!known(s)) return 0;
+    c->out[0].elem = s->elem;
+    c->out[0].rank = 1;
+    c->out[0].d[0] = (oi_dim){-1, NULL};
+    const oi_type *l = in_at(c, 1), *d = in_at(c, 2);
+    if (s->value && l && l->value && d && d->value && s->value->numel == 1 && l->value->numel == 1 && d->value->numel == 1) {
+        double a = oe_get_f(s->value, 0), b = oe_get_f(l->value, 0), st = oe_get_f(d->value, 0);
+        if (st == 0) return fail(c, "a delta of 0");
+        double n = (b - a) / st;
+        int64_t k = (int64_t)n;
+        if ((double)k < n) k++;
+        c->out[0].d[0].v = k > 0 ? k : 0;
+    }
+    return 0;
+}
+
+static int infer_topk(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (c->nout > 1) like(&c->out[1], x, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+    if (!shaped(x)) return 0;
+    int a = norm_axis(attr_i(c, "axis", -1), x->rank);
+    if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
+    int64_t k[1];
+    oi_dim d = const_ints(c, 1, k, 1) == 1 ? (oi_dim){k[0], NULL} : (oi_dim){-1, NULL};
+    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = d;
+    return 0;
+}
+
+static int infer_constant(ictx *c)
+{
+    const Onnx__AttributeProto *a = c->n->n_attribute ? c->n->attribute[0] : NULL;
+    if (!a) return 0;
+    oi_type *o = &c->out[0];
+    if (a->t) {
+        o->elem = a->t->data_type;
+        o->rank = a->t->n_dims <= OE_MAX_RANK ? (int)a->t->n_dims : -1;
+        for (int i = 0; i < o->rank; i++) o->d[i] = (oi_dim){a->t->dims[i], NULL};
+    } else if (!strcmp(a->name, "value_int") || !strcmp(a->name, "value_float")) {
+        o->elem = a->name[6] == 'i' ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+        o->rank = 0;
+    } else if (!strcmp(a->name, "value_ints") || !strcmp(a->name, "value_floats")) {
+        o->elem = a->name[6] == 'i' ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+        o->rank = 1;
+        o->d[0] = (oi_dim){(int64_t)(a->name[6] == 'i' ? a->n_ints : a->n_floats), NULL};
+    }
+    return 0;
+}
+
+static int infer_nonzero(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    c->out[0].rank = 2;
+    c->out[0].d[0] = (oi_dim){shaped(x) ? x->rank : -1, NULL};
+    c->out[0].d[1] = (oi_dim){-1, NULL};
+    return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+static int dispatch(ictx *c)
+{
+    const char *op = c->n->op_type ? c->n->op_type : "";
+    if (c->n->domain && *c->n->domain && strcmp(c->n->domain, "ai.onnx")) return 0;
+    if (in_list(op, SAME_OPS)) {
+        if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), 0);
+        return 0;
+    }
+    if (!strcmp(op, "IsNaN") || !strcmp(op, "IsInf")) {
+        if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+        return 0;
+    }
+    if (in_list(op, BCAST_OPS)) return infer_broadcast(c, 0, 0);
+    if (in_list(op, CMP_OPS)) return infer_broadcast(c, 0, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+    if (!strcmp(op, "Where")) return infer_where(c);
+    if (!strcmp(op, "Cast")) return infer_cast(c, false);
+    if (!strcmp(op, "CastLike")) return infer_cast(c, true);
+    if (!strcmp(op, "Shape")) return infer_shape(c);
+    if (!strcmp(op, "Size")) {
+        c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+        c->out[0].rank = 0;
+        return 0;
+    }
+    if (!strcmp(op, "Reshape")) return infer_reshape(c);
+    if (!strcmp(op, "Unsqueeze")) return infer_unsqueeze(c, false);
+    if (!strcmp(op, "Squeeze")) return infer_unsqueeze(c, true);
+    if (!strcmp(op, "Transpose")) return infer_transpose(c);
+    if (!strcmp(op, "Concat")) return infer_concat(c);
+    if (!strcmp(op, "Gather")) return infer_gather(c, false);
+    if (!strcmp(op, "GatherElements")) return infer_gather(c, true);
+    if (!strcmp(op, "Slice")) return infer_slice(c);
+    if (!strcmp(op, "Split")) return infer_split(c);
+    if (!strcmp(op, "Expand")) return infer_expand(c);
+    if (!strcmp(op, "ConstantOfShape")) return infer_constant_of_shape(c);
+    if (!strcmp(op, "MatMul")) return infer_matmul(c);
+    if (!strcmp(op, "Gemm")) return infer_gemm(c);
+    if (!strncmp(op, "Reduce", 6)) return infer_reduce(c, op);
+    if (!strcmp(op, "ArgMax") || !strcmp(op, "ArgMin")) return infer_argmax(c);
+    if (!strcmp(op, "Pad")) return infer_pad(c);
+    if (!strcmp(op, "Tile")) return infer_tile(c);
+    if (!strcmp(op, "Range")) return infer_range(c);
+    if (!strcmp(op, "TopK")) return infer_topk(c);
+    if (!strcmp(op, "Constant")) return infer_constant(c);
+    if (!strcmp(op, "NonZero")) return infer_nonzero(c);
+    return 0;
+}
+
+int oi_infer_node(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, size_t nin, oi_type *out,
+                  size_t nout, char *why, size_t why_cap)
+{
+    for (size_t i = 0; i < nout; i++) out[i] = (oi_type){.elem = 0, .rank = -1};
+    if (why && why_cap) *why = 0;
+    ictx c = {n, opset, in, nin, out, nout, why, why_cap};
+    if (!nout) return 0;
+    int rc = dispatch(&c);
+    for (size_t i = 0; i < nout; i++)
+        if (!out[i].elem) out[i].rank = -1;
+    return rc;
+}
+
+void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t)
+{
+    *t = (oi_type){.elem = 0, .rank = -1};
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) return;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    t->elem = tt->has_elem_type ? tt->elem_type : 0;
+    if (!tt->shape || tt->shape->n_dim > OE_MAX_RANK) return;
+    t->rank = (int)tt->shape->n_dim;
+    for (int i = 0; i < t->rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) t->d[i] = (oi_dim){d->dim_value, NULL};
+        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param && *d->dim_param)
+            t->d[i] = (oi_dim){-1, d->dim_param};
+        else t->d[i] = (oi_dim){-1, NULL};
+    }
+}
+
+Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t)
+{
+    if (!t->elem) return NULL;
+    const char *dims[OE_MAX_RANK];
+    int r = t->rank < 0 ? 0 : t->rank;
+    for (int i = 0; i < r; i++) {
+        char buf[24];
+        if (t->d[i].v >= 0) snprintf(buf, sizeof buf, "%" PRId64, t->d[i].v);
+        dims[i] = t->d[i].v >= 0 ? ox_strdup(m, buf) : t->d[i].sym ? t->d[i].sym : "?";
+    }
+    return ox_type_tensor(m, t->elem, dims, (size_t)r, t->rank >= 0);
+}
