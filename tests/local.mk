@@ -58,6 +58,10 @@ EXTRA_DIST += tests/terminal.sh
 # The inputs of the first fuzzing round (issue 16) through the whole tool: clear errors, no
 # signal, no sanitizer report, bounded time and memory.
 TESTS += tests/fuzz_findings.sh
+# small transformers / torchaudio models and indexing / weight-norm / promotion cases, exported
+# and evaluated against eager PyTorch's outputs (tests/fixtures/models, part of the fixtures dist).
+TESTS += tests/model_fixtures.sh
+EXTRA_DIST += tests/model_fixtures.sh
 EXTRA_DIST += tests/fuzz_findings.sh tests/fixtures/fuzz
 
 # examples/ and tests/transcripts are distributed whole: leave out what make check wrote there
