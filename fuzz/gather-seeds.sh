@@ -23,7 +23,7 @@ add() {
 
 c=$corpus
 add fx_graph "$c"/fx/*/*.fx.txt "$top"/tests/fixtures/fx/*.fx.txt "$top"/tests/fixtures/*/*.fx.txt
-add fx_code "$c"/fx/*/*.readable.txt "$top"/tests/fixtures/fx/*.readable.txt "$top"/tests/fixtures/*/*.readable.txt
+add fx_code "$c"/fx/*/*.readable.txt "$top"/tests/fixtures/fx/*.readable.txt "$top"/tests/fixtures/*/*.readable.txt "$c"/fx/*/*.program.txt "$top"/tests/fixtures/ep/*.program.txt
 add fx_module "$c"/fx/*/*.module.txt "$top"/tests/fixtures/*/*.module.txt "$top"/tests/fixtures/fuzz/findings/module_*.txt
 add torchscript "$c"/fx/*/torchscript.txt "$top"/tests/fixtures/cflow/*.torchscript.txt "$top"/tests/fixtures/fuzz/findings/ts_*.txt
 add pt2 "$c"/fx/*/program.pt2 "$c"/fx/*/program.json "$top"/tests/fixtures/pt2/*.pt2 "$top"/tests/fixtures/fuzz/findings/*.pt2

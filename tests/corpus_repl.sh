@@ -38,6 +38,12 @@ for f in "$corpus"/fx/*/*.fx.txt "$corpus"/fx/*/*.readable.txt "$corpus"/fx/*/*.
 done
 report "FX text round trip (load F; show loaded)"
 
+# print(ep) text back in: the program loads from torch's own print(ep) and prints as it was
+for f in "$corpus"/fx/*/*.program.txt; do
+    [ -f "$f" ] && check "print(ep) round trip" "$f" -c "load $f" -c "show loaded"
+done
+report "print(ep) text round trip (load F; show loaded)"
+
 for d in "$corpus"/fx/*/; do
     [ -f "$d/exported.fx.txt" ] || continue
     for src in "$d/program.pt2" "$d/program.json"; do

@@ -40,7 +40,8 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 	tests/transcripts/view_mutation.t tests/transcripts/safe_writes.t tests/transcripts/strict.t \
 	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/check_types.t tests/transcripts/compare.t \
 	tests/transcripts/legacy_trace.t tests/transcripts/weights.t tests/transcripts/hints.t tests/transcripts/output.t \
-	tests/transcripts/names.t tests/transcripts/small_things.t tests/transcripts/lowerings.t
+	tests/transcripts/names.t tests/transcripts/small_things.t tests/transcripts/lowerings.t \
+	tests/transcripts/ep_text.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh
@@ -58,6 +59,10 @@ EXTRA_DIST += tests/terminal.sh
 # The inputs of the first fuzzing round (issue 16) through the whole tool: clear errors, no
 # signal, no sanitizer report, bounded time and memory.
 TESTS += tests/fuzz_findings.sh
+# small transformers / torchaudio models and indexing / weight-norm / promotion cases, exported
+# and evaluated against eager PyTorch's outputs (tests/fixtures/models, part of the fixtures dist).
+TESTS += tests/model_fixtures.sh
+EXTRA_DIST += tests/model_fixtures.sh
 EXTRA_DIST += tests/fuzz_findings.sh tests/fixtures/fuzz
 
 # examples/ and tests/transcripts are distributed whole: leave out what make check wrote there

@@ -17,28 +17,90 @@
 #include "fx/fx_build.h"
 #include "meta/meta_infer.h"
 #include "meta/meta_layout.h"
+#include "meta/meta_promote.h"
 #include "tables/pass_tables.h"
 #include "tables/tables.h"
 
 /* ---- ONNX type promotion --------------------------------------------------------------------- */
 
+/* Converts the tensor operand *a to dtype (prims.convert_element_type, as the exporter's type
+ * promotion inserts it) unless it has that dtype already. */
+static void convert_operand(dctx *c, fx_arg **a, fx_dtype dtype)
+{
+    const fx_value *v = dc_meta_of(*a);
+    if (!v || v->kind != FX_VAL_TENSOR || v->dtype == dtype)
+        return;
+    fx_arg *ca[2] = { *a, fx_arg_dtype(c->dst, dtype) };
+    fx_node *cv = dc_emit(c, "torch.ops.prims.convert_element_type.default", ca, 2, NULL, NULL, 0,
+                          "convert_element_type_default");
+    fx_value *cvv = fx_value_new(c->dst, FX_VAL_TENSOR);
+    *cvv = *v;
+    cvv->dtype = dtype;
+    cv->meta.val = cvv;
+    *a = fx_arg_node(c->dst, cv);
+}
+
+/* The exporter's elementwise rule for two tensor operands of different dtypes: both are
+ * converted to torch.result_type of the pair (dims before 0-d tensors) before the op runs, as
+ * ONNX's Add / Mul / Less ... take one type. div of two integer types (true division) is left to
+ * its lowering. */
+static void promote_tensor_pair(dctx *c, const char *base, fx_arg **args)
+{
+    const fx_value *a = args[0]->kind == FX_ARG_NODE ? dc_meta_of(args[0]) : NULL;
+    const fx_value *b = args[1]->kind == FX_ARG_NODE ? dc_meta_of(args[1]) : NULL;
+    if (!a || !b || a->dtype == b->dtype || a->dtype == FX_DT_UNKNOWN || b->dtype == FX_DT_UNKNOWN)
+        return;
+    md_state st;
+    md_state_init(&st);
+    md_state_add(&st, a->rank ? MD_TENSOR : MD_ZERO_DIM, a->dtype);
+    md_state_add(&st, b->rank ? MD_TENSOR : MD_ZERO_DIM, b->dtype);
+    fx_dtype r = md_state_result(&st);
+    if (r == FX_DT_UNKNOWN || (!strcmp(base, "div") && !md_is_floating(r) && !md_is_complex(r)))
+        return;
+    convert_operand(c, &args[0], r);
+    convert_operand(c, &args[1], r);
+}
+
+/* The exporter's rule for sum-like reductions (sum, prod, cumsum, cumprod): without a dtype, a
+ * bool or integer input is reduced in int64, so an input of another integer type is converted
+ * to int64 first (prims.convert_element_type), as ONNX's ReduceSum / CumSum take no bool. */
+static void promote_sum_like(dctx *c, const char *base, fx_arg **args, size_t na, const fx_arg *kwargs)
+{
+    static const char *const sum_like[] = { "sum", "prod", "cumsum", "cumprod", NULL };
+    bool known = false;
+    for (size_t i = 0; sum_like[i]; i++)
+        known |= !strcmp(base, sum_like[i]);
+    for (size_t i = 0; known && kwargs && i < kwargs->u.seq.len; i++)
+        known = strcmp(kwargs->u.seq.keys[i], "dtype") != 0;
+    const fx_value *v = known && na ? dc_meta_of(args[0]) : NULL;
+    if (!v || v->kind != FX_VAL_TENSOR || !(v->dtype == FX_DT_BOOL || (v->dtype >= FX_DT_I8 && v->dtype <= FX_DT_I32) ||
+                                            (v->dtype >= FX_DT_U8 && v->dtype <= FX_DT_U64)))
+        return;
+    convert_operand(c, &args[0], FX_DT_I64);
+}
+
 /* The ONNX exporter's type promotion: an int Python scalar dc_operand becomes a scalar_tensor of
- * the tensor's dtype (and a .Scalar overload its .Tensor form). */
-static void promote(dctx *c, const char **target, fx_arg **args, size_t na)
+ * the tensor's dtype (and a .Scalar overload its .Tensor form); two tensors of different dtypes
+ * are converted to their result type; sum-like reductions of integers run in int64. */
+static void promote(dctx *c, const char **target, fx_arg **args, size_t na, const fx_arg *kwargs)
 {
     static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne",
                                           "remainder", NULL };
     const char *t = *target;
-    if (na < 2 || strncmp(t, "torch.ops.aten.", 15) != 0)
+    if (!na || strncmp(t, "torch.ops.aten.", 15) != 0)
         return;
     char base[96];
     fx_node_base_name(t, base, sizeof base);
+    promote_sum_like(c, base, args, na, kwargs);
+    if (na < 2)
+        return;
     bool known = false;
     for (size_t i = 0; binops[i]; i++)
         known |= !strcmp(base, binops[i]);
     const char *ov = strrchr(t, '.');
     if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode")))
         return;
+    promote_tensor_pair(c, base, args);
     /* Only Python ints are wrapped, and not for int64 tensors (the int's own type); float
      * scalars are left alone (as the corpus shows for float tensors). */
     const fx_value *v = dc_meta_of(args[0]);
@@ -123,7 +185,7 @@ fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const
         memcpy(items, args->u.seq.items, na * sizeof *items);
         const char *t = target;
         if (c->which == DECOMP_ONNX)
-            promote(c, &t, items, na);
+            promote(c, &t, items, na, kwargs);
         fx_node *m = dc_emit(c, t, items, na, kwargs->u.seq.keys, kwargs->u.seq.items, kwargs->u.seq.len, NULL);
         m->meta.val = dc_merge_meta(c, want, inferred);
         dc_register_view(c, m);
@@ -345,6 +407,156 @@ typedef struct mutated_input {
     fx_arg *value;
 } mutated_input;
 
+/* torch.export's wrap_with_set_grad_enabled(enable, submod, *args) and
+ * wrap_with_autocast(device, dtype, enabled, cache, submod, *args) mark a `with torch.no_grad()` /
+ * autocast region; run_decompositions() inlines them. True for such a node, with the index of its
+ * submodule argument in *sub. */
+static bool inlined_hop(const fx_node *n, size_t *sub)
+{
+    size_t k = !strcmp(n->target, "torch.ops.higher_order.wrap_with_set_grad_enabled") ? 1
+             : !strcmp(n->target, "torch.ops.higher_order.wrap_with_autocast") ? 4 : 0;
+    if (!k || n->args->u.seq.len <= k || n->args->u.seq.items[k]->kind != FX_ARG_NODE)
+        return false;
+    if (sub)
+        *sub = k;
+    return true;
+}
+
+/* A get_attr node whose users all inline it as their region's subgraph. */
+static bool only_inlined_users(const fx_node *n)
+{
+    size_t k;
+    for (size_t i = 0; i < n->n_users; i++)
+        if (!inlined_hop(n->users[i], &k) || n->users[i]->args->u.seq.items[k]->u.node != n)
+            return false;
+    return n->n_users > 0;
+}
+
+static bool rebuild_node(dctx *c, const fx_node *n);
+
+/* Rebuilds the region's subgraph in place of the call: its placeholders are the call's operands,
+ * its node names a scope of their own, its outputs the call's value (a tuple getitem takes
+ * apart). */
+static bool inline_hop(dctx *c, const fx_node *n)
+{
+    size_t k;
+    inlined_hop(n, &k);
+    const fx_node *attr = n->args->u.seq.items[k]->u.node;
+    const fx_module *owner = n->graph ? n->graph->owner : NULL;
+    const fx_module *sm = attr->op == FX_OP_GET_ATTR && owner ? fx_module_find(owner, attr->target) : NULL;
+    if (!sm || !sm->graph) {
+        diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 },
+                   "decompose: %s (node %%%s) names no subgraph", n->target, n->name);
+        return false;
+    }
+    hashmap tens, vals, saved_tens = c->tens, saved_vals = c->vals;
+    hm_init(&tens);
+    hm_init(&vals);
+    size_t op = k + 1;
+    const fx_node *out = NULL;
+    for (const fx_node *x = sm->graph->first; x; x = x->next) {
+        if (x->op == FX_OP_OUTPUT) {
+            out = x;
+        } else if (x->op == FX_OP_PLACEHOLDER) {
+            const fx_arg *a = op < n->args->u.seq.len ? n->args->u.seq.items[op++] : NULL;
+            fz_tensor *t = a && a->kind == FX_ARG_NODE ? hm_get(&saved_tens, a->u.node->name) : NULL;
+            if (t)
+                hm_put(&tens, x->name, t);
+            else
+                hm_put(&vals, x->name, a ? dc_conv(c, a) : fx_arg_none(c->dst));
+        }
+    }
+    c->tens = tens;
+    c->vals = vals;
+    bool ok = out != NULL;
+    for (const fx_node *x = sm->graph->first; x && ok && !c->failed; x = x->next)
+        if (x->op != FX_OP_PLACEHOLDER && x->op != FX_OP_OUTPUT)
+            ok = (c->cur = x, rebuild_node(c, x));
+    c->cur = n;
+    fx_arg *res = ok && !c->failed && out->args->u.seq.len ? dc_conv(c, out->args->u.seq.items[0]) : NULL;
+    tens = c->tens;
+    vals = c->vals;
+    c->tens = saved_tens;
+    c->vals = saved_vals;
+    hm_free(&tens);
+    hm_free(&vals);
+    if (!res) {
+        if (!c->failed && ok)
+            diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 },
+                       "decompose: the subgraph of %s (node %%%s) has no output", n->target, n->name);
+        return false;
+    }
+    hm_put(&c->vals, n->name, res);
+    return true;
+}
+
+/* One source node (not the output) rebuilt into c->g: copied, inlined, or decomposed. */
+static bool rebuild_node(dctx *c, const fx_node *n)
+{
+    if (n->op == FX_OP_GET_ATTR && only_inlined_users(n))
+        return true;   /* the subgraph of a set_grad / autocast region: inlined where it is called */
+    if (n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_GET_ATTR ||
+        (n->op == FX_OP_CALL_FUNCTION && strstr(n->target, ".sym_"))) {
+        /* Inputs, attributes and symbolic-size nodes keep their names. */
+        fx_node *m = fx_node_new(c->g, fx_namer_name(&c->nm, n->name), n->op, n->target);
+        if (n->op == FX_OP_PLACEHOLDER)
+            m->target = m->name;
+        m->meta.val = fx_copy_value(c->dst, n->meta.val);
+        fx_graph_append(c->g, m);
+        fx_node_set_args(m, dc_conv(c, n->args), dc_conv(c, n->kwargs));
+        fz_tensor *t = fz_fresh(&c->fz, m);
+        dc_track(c, t);
+        hm_put(&c->tens, n->name, t);
+        return true;
+    }
+    if (n->op == FX_OP_CALL_FUNCTION && inlined_hop(n, NULL))
+        return inline_hop(c, n);
+    if (n->op != FX_OP_CALL_FUNCTION) {
+        diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 }, "decompose: %s node %%%s is not an ATen dc_call",
+                   fx_opcode_name(n->op), n->name);
+        return false;
+    }
+    const char *target = n->target;
+    /* The ONNX exporter removes assertion nodes after decomposing. */
+    if (c->which == DECOMP_ONNX && !strncmp(target, "torch.ops.aten._assert_", 23) && !n->n_users) {
+        hm_put(&c->vals, n->name, fx_arg_none(c->dst));
+        return true;
+    }
+    const char *ft = functional_target(c, target);
+    fz_tensor *self = NULL;
+    if (ft) {
+        const fx_arg *a0 = n->args->u.seq.len ? n->args->u.seq.items[0] : NULL;
+        self = a0 && a0->kind == FX_ARG_NODE ? hm_get(&c->tens, a0->u.node->name) : NULL;
+        if (!self) {
+            diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 },
+                       "decompose: in-place %s (node %%%s) does not mutate a tensor", target, n->name);
+            return false;
+        }
+        target = ft;
+    }
+    fx_arg *args = dc_conv(c, n->args), *kwargs = dc_conv(c, n->kwargs);
+    fx_arg *val = c->failed ? NULL : dc_call(c, target, args, kwargs, n->meta.val);
+    if (!val)
+        return false;
+    if (self) {
+        /* functionalization: the op's out-of-place result is self's new value */
+        if (val->kind != FX_ARG_NODE) {
+            diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 },
+                       "decompose: in-place %s (node %%%s) has no tensor result", n->target, n->name);
+            return false;
+        }
+        if (!fz_mutate(&c->fz, self, val->u.node))
+            return false;
+        dc_track(c, self);
+        hm_put(&c->tens, n->name, self);
+    } else if (val->kind == FX_ARG_NODE) {
+        hm_put(&c->tens, n->name, dc_tensor_of(c, val->u.node));
+    } else {
+        hm_put(&c->vals, n->name, val);
+    }
+    return true;
+}
+
 static bool rebuild(dctx *c, const fx_graph *sg, mutated_input **muts, size_t *n_mut)
 {
     const fx_node *out = NULL;
@@ -352,67 +564,10 @@ static bool rebuild(dctx *c, const fx_graph *sg, mutated_input **muts, size_t *n
         if (interrupt_pending())
             return false;
         c->cur = n;
-        if (n->op == FX_OP_OUTPUT) {
+        if (n->op == FX_OP_OUTPUT)
             out = n;
-            continue;
-        }
-        if (n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_GET_ATTR ||
-            (n->op == FX_OP_CALL_FUNCTION && strstr(n->target, ".sym_"))) {
-            /* Inputs, attributes and symbolic-size nodes keep their names. */
-            fx_node *m = fx_node_new(c->g, fx_namer_name(&c->nm, n->name), n->op, n->target);
-            if (n->op == FX_OP_PLACEHOLDER)
-                m->target = m->name;
-            m->meta.val = fx_copy_value(c->dst, n->meta.val);
-            fx_graph_append(c->g, m);
-            fx_node_set_args(m, dc_conv(c, n->args), dc_conv(c, n->kwargs));
-            fz_tensor *t = fz_fresh(&c->fz, m);
-            dc_track(c, t);
-            hm_put(&c->tens, n->name, t);
-            continue;
-        }
-        if (n->op != FX_OP_CALL_FUNCTION) {
-            diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 }, "decompose: %s node %%%s is not an ATen dc_call",
-                       fx_opcode_name(n->op), n->name);
+        else if (!rebuild_node(c, n))
             return false;
-        }
-        const char *target = n->target;
-        /* The ONNX exporter removes assertion nodes after decomposing. */
-        if (c->which == DECOMP_ONNX && !strncmp(target, "torch.ops.aten._assert_", 23) && !n->n_users) {
-            hm_put(&c->vals, n->name, fx_arg_none(c->dst));
-            continue;
-        }
-        const char *ft = functional_target(c, target);
-        fz_tensor *self = NULL;
-        if (ft) {
-            const fx_arg *a0 = n->args->u.seq.len ? n->args->u.seq.items[0] : NULL;
-            self = a0 && a0->kind == FX_ARG_NODE ? hm_get(&c->tens, a0->u.node->name) : NULL;
-            if (!self) {
-                diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 },
-                           "decompose: in-place %s (node %%%s) does not mutate a tensor", target, n->name);
-                return false;
-            }
-            target = ft;
-        }
-        fx_arg *args = dc_conv(c, n->args), *kwargs = dc_conv(c, n->kwargs);
-        fx_arg *val = c->failed ? NULL : dc_call(c, target, args, kwargs, n->meta.val);
-        if (!val)
-            return false;
-        if (self) {
-            /* functionalization: the op's out-of-place result is self's new value */
-            if (val->kind != FX_ARG_NODE) {
-                diag_error(c->d, (diag_loc){ c->src->file, n->src_line, 0 },
-                           "decompose: in-place %s (node %%%s) has no tensor result", n->target, n->name);
-                return false;
-            }
-            if (!fz_mutate(&c->fz, self, val->u.node))
-                return false;
-            dc_track(c, self);
-            hm_put(&c->tens, n->name, self);
-        } else if (val->kind == FX_ARG_NODE) {
-            hm_put(&c->tens, n->name, dc_tensor_of(c, val->u.node));
-        } else {
-            hm_put(&c->vals, n->name, val);
-        }
     }
     if (c->failed)
         return false;

@@ -64,7 +64,8 @@ typedef enum fx_form {
     FX_FORM_CODE,      /* gm.print_readable() */
     FX_FORM_MODULE,    /* print(gm) */
     FX_FORM_TABULAR,   /* gm.graph.print_tabular() (print only) */
-    FX_FORM_EXPORT     /* torch.export program (.pt2 / JSON / print(ep)); printed by the export helper */
+    FX_FORM_EXPORT,    /* torch.export program (.pt2 / JSON); printed as its readable code */
+    FX_FORM_PROGRAM    /* print(ep) text: readable code, graph signature, range constraints */
 } fx_form;
 
 /* ---- argument trees -------------------------------------------------------------------- */

@@ -114,5 +114,9 @@ void fx_print(const fx_program *p, fx_form form, strbuf *out)
     case FX_FORM_MODULE: fx_print_module(p, out); break;
     case FX_FORM_TABULAR: print_tabular(p->root->graph, out); break;
     case FX_FORM_EXPORT: fx_print_code_class(p->root, p->root->name, 0, out); break;
+    case FX_FORM_PROGRAM:
+        if (p->sig.present) fx_print_program(p, out, NULL);
+        else fx_print_code_class(p->root, p->root->name, 0, out);
+        break;
     }
 }

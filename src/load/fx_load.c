@@ -4,7 +4,7 @@
 #include "fx/fx.h"
 #include "load/fx_parse_internal.h"
 
-typedef enum { SNIFF_NONE, SNIFF_GRAPH, SNIFF_CODE, SNIFF_MODULE } sniff_kind;
+typedef enum { SNIFF_NONE, SNIFF_GRAPH, SNIFF_CODE, SNIFF_MODULE, SNIFF_PROGRAM } sniff_kind;
 
 static sniff_kind sniff(const fx_lines *lines, size_t *first)
 {
@@ -22,6 +22,8 @@ static sniff_kind sniff(const fx_lines *lines, size_t *first)
         return SNIFF_GRAPH;
     if (n >= 6 && memcmp(s, "class ", 6) == 0)
         return SNIFF_CODE;
+    if (k == 0 && n >= 16 && memcmp(s, "ExportedProgram:", 16) == 0)
+        return SNIFF_PROGRAM;
     return SNIFF_MODULE;
 }
 
@@ -37,10 +39,11 @@ fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_si
     case SNIFF_GRAPH: return fx_parse_graph_text(text, len, file, d);
     case SNIFF_CODE: return fx_parse_code_text(text, len, file, d);
     case SNIFF_MODULE: return fx_parse_module_text(text, len, file, d);
+    case SNIFF_PROGRAM: return fx_parse_exported_text(text, len, file, d);
     default: {
         diag_loc loc = {file, lineno, 1};
         diagnostic *dg = diag_error(d, loc, "empty input: no FX graph, readable code or module text");
-        diag_set_hint(dg, "paste the output of print(gm.graph), gm.print_readable() or print(gm)");
+        diag_set_hint(dg, "paste the output of print(gm.graph), gm.print_readable(), print(gm) or print(ep)");
         return NULL;
     }
     }
@@ -114,6 +117,9 @@ bool fx_text_complete(const char *text, size_t len)
         }
         vec_free(&attrs);
         done = last_return && open_defs == 0 && nested >= needed;
+    } else if (kind == SNIFF_PROGRAM) {
+        for (size_t i = first; i < lines.len && !done; i++)
+            done = starts(&lines.items[i], 0, "Range constraints:");
     } else if (kind == SNIFF_MODULE) {
         for (size_t i = first; i < lines.len && !done; i++)
             done = starts(&lines.items[i], 0, "# To see more debug info");

@@ -24,6 +24,9 @@ fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, d
 /* print(gm) text: module tree repr, blank lines, generated forward, debug-info trailer. */
 fx_program *fx_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d);
 
+/* print(ep) text: "ExportedProgram:", the readable code, "Graph signature:", "Range constraints:". */
+fx_program *fx_parse_exported_text(const char *text, size_t len, const char *file, diag_sink *d);
+
 /* Sniffs the form from the content (not the file name) and dispatches to a parser above. */
 fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d);
 /* True when a pasted block is complete:

@@ -119,7 +119,8 @@ const command command_table[] = {
      "load FILE|- [--weights W] [--input NAME=DTYPE[DIMS]]... [--attr NAME=VALUE]...",
      "load an FX graph, torch.export program or ONNX model",
      "Loads FILE, recognising its format by content: FX graph text (print(gm.graph)), readable\n"
-     "code (gm.print_readable()), GraphModule text (print(gm)), a torch.export .pt2 archive or\n"
+     "code (gm.print_readable()), GraphModule text (print(gm)), a printed ExportedProgram\n"
+     "(print(ep)), a torch.export .pt2 archive or\n"
      "its JSON, a binary .onnx model or ONNX text; a file of another kind is named by what it\n"
      "looks like (a PNG image, a torch.save pickle, Python source). `load -` reads the text from\n"
      "the following input lines until the graph is complete (paste it at the prompt, or pipe it;\n"

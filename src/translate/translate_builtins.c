@@ -689,7 +689,8 @@ static bool same_sizes(const fx_node *a, const fx_node *b)
 }
 
 /* index.Tensor: one integer index tensor (others None) → Gather on that axis; index tensors of
- * one shape on the leading dims → GatherND of the stacked indices. */
+ * one shape on the leading dims → GatherND of the stacked indices; any other index list (bool
+ * masks, broadcast indices, None between them): translate_index_put.c. */
 static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -702,8 +703,9 @@ static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
         const fx_arg *e = ix->u.seq.items[i];
         if (e->kind == FX_ARG_NONE) { leading = false; continue; }
         if (e->kind != FX_ARG_NODE || tx_onnx_dtype_of_node(e->u.node) == OT_BOOL) { count = -1; break; }
+        if (tx_onnx_dtype_of_node(e->u.node) != OT_INT64) uniform = false;
         if (!leading) uniform = false;
-        if (count && !same_sizes(e->u.node, ix->u.seq.items[0]->u.node)) uniform = false;
+        if (count && uniform && !same_sizes(e->u.node, ix->u.seq.items[0]->u.node)) uniform = false;
         if (axis < 0) axis = (int)i;
         count++;
     }
@@ -718,10 +720,8 @@ static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
         ox_node_add_output(t->m, nd, out);
         return true;
     }
-    if (count < 2 || !uniform || axis != 0) {
-        tx_fail_node(t, n, "index.Tensor is lowered for one integer index, or same-shape integer indices on the leading dims");
-        return false;
-    }
+    if (count < 2 || !uniform || axis != 0)
+        return tx_index_general(t, n, b);
     int64_t m1 = -1;
     const char *ax = tx_const_ints(t, &m1, 1);
     const char **parts = arena_alloc(&t->a, ((size_t)count + 1) * sizeof *parts);

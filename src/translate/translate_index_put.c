@@ -1,8 +1,10 @@
-/* translate_index_put.c — index_put / _unsafe_index_put with any index list: None entries, several
- * index tensors broadcast together, bool masks (their NonZero coordinates), negative indices,
- * indexed dims adjacent or not. The indexed dims are transposed to the front, the index tensors
- * stacked into ScatterND's coordinates, the values broadcast to the shape self[indices] has and
- * ordered like the transposed tensor, and the result transposed back. */
+/* translate_index_put.c — advanced indexing with any index list, read (index.Tensor) and write
+ * (index_put / _unsafe_index_put): None entries, several index tensors broadcast together, bool
+ * masks (their NonZero coordinates), indexed dims adjacent or not. The indexed dims are transposed
+ * to the front and the index tensors stacked into GatherND's / ScatterND's coordinates. index_put
+ * also wraps negative indices, broadcasts the values to the shape self[indices] has, orders them
+ * like the transposed tensor and transposes the result back; index moves the broadcast dims to
+ * where the indexed dims were when these are adjacent (torch's rule), else leaves them first. */
 #include <stdint.h>
 #include <string.h>
 
@@ -205,6 +207,108 @@ bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b)
     if (inverse_needed) {
         tx_emit1(t, "Transpose", y, out, tx_node_name_of(t, n));
         ox_attr_ints(t->m, last_node(t), "perm", inv, (size_t)r);
+    }
+    return true;
+}
+
+/* GatherND takes int64 coordinates: the index tensors of other integer types are cast (a bool
+ * mask's rows already are). */
+static void cast_indices(tx *t, const fx_arg *ix, index_list *L)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < ix->u.seq.len && j < L->k; i++) {
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind != FX_ARG_NODE)
+            continue;
+        int dt = tx_onnx_dtype_of_node(e->u.node);
+        if (dt == 9) {
+            j += (size_t)tx_rank_of_node(e->u.node);
+            continue;
+        }
+        if (dt != 7) {
+            L->idx[j] = tx_emit1(t, "Cast", L->idx[j], NULL, NULL);
+            ox_attr_int(t->m, last_node(t), "to", 7);
+        }
+        j++;
+    }
+}
+
+/* The broadcast shape of the index tensors of L, as torchlib computes it: Shape(Max(indices)). */
+static const char *broadcast_shape(tx *t, const index_list *L)
+{
+    Onnx__NodeProto *mx = tx_emit(t, "Max", "", NULL);
+    for (size_t i = 0; i < L->k; i++)
+        ox_node_add_input(t->m, mx, L->idx[i]);
+    const char *m = tx_fresh_val(t);
+    ox_node_add_output(t->m, mx, m);
+    return tx_emit1(t, "Shape", m, NULL, NULL);
+}
+
+/* index.Tensor / _unsafe_index.Tensor with any index list (b: self, indices). GatherND of self
+ * with the indexed dims first; when the indexed dims are adjacent and not leading, the broadcast
+ * dims move back to where they were. */
+bool tx_index_general(tx *t, const fx_node *n, const fx_arg **b)
+{
+    const fx_arg *ix = b[1];
+    int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
+    if (r < 0 || !tx_seq_arg(ix) || !ix->u.seq.len || r > MAX_IDX) {
+        tx_fail_node(t, n, "index.Tensor needs self of known rank and a list of indices");
+        return false;
+    }
+    const char *x = tx_single(t, n, b[0]->u.node);
+    index_list L;
+    if (!x || !collect_indices(t, n, ix, &L))
+        return false;
+    if (L.d > (size_t)r || !L.k) {
+        tx_fail_node(t, n, "index.Tensor: more indices than dimensions, or none");
+        return false;
+    }
+    size_t k = L.k;
+    int rb = 0;
+    bool adjacent = true;
+    for (size_t i = 1; i < k; i++)
+        adjacent &= L.dims[i] == L.dims[i - 1] + 1;
+    for (size_t i = 0; i < k; i++)
+        rb = L.ranks[i] > rb ? L.ranks[i] : rb;
+    int64_t perm[MAX_IDX], one_m[1] = { -1 };
+    size_t np = 0;
+    for (size_t i = 0; i < k; i++)
+        perm[np++] = L.dims[i];
+    for (int64_t i = 0; i < r; i++) {
+        bool used = false;
+        for (size_t j = 0; j < k; j++)
+            used |= L.dims[j] == i;
+        if (!used)
+            perm[np++] = i;
+    }
+    const char *xt = transpose(t, x, perm, (size_t)r), *cols[MAX_IDX];
+    cast_indices(t, ix, &L);
+    const char *bshape = k > 1 ? broadcast_shape(t, &L) : NULL;
+    for (size_t i = 0; i < k; i++) {
+        const char *v = bshape ? tx_emit2(t, "Expand", L.idx[i], bshape, NULL, NULL) : L.idx[i];
+        cols[i] = tx_emit2(t, "Unsqueeze", v, tx_const_ints(t, one_m, 1), NULL, NULL);
+    }
+    const char *coords = k == 1 ? cols[0] : concat(t, cols, k, -1);
+    int64_t p0 = adjacent ? L.dims[0] : 0;
+    size_t out_rank = (size_t)r - k + (size_t)rb;
+    const char *out = tx_one_output(t, n);
+    Onnx__NodeProto *g = tx_emit(t, "GatherND", "", p0 ? NULL : tx_node_name_of(t, n));
+    ox_node_add_input(t->m, g, xt);
+    ox_node_add_input(t->m, g, coords);
+    const char *y = p0 ? tx_fresh_val(t) : out;
+    ox_node_add_output(t->m, g, y);
+    ox_attr_int(t->m, g, "batch_dims", 0);
+    if (p0) {   /* [B, front, back] -> [front, B, back] */
+        int64_t vp[2 * MAX_IDX];
+        size_t nv = 0;
+        for (int64_t j = 0; j < p0; j++)
+            vp[nv++] = rb + j;
+        for (int j = 0; j < rb; j++)
+            vp[nv++] = j;
+        for (size_t j = (size_t)(p0 + rb); j < out_rank; j++)
+            vp[nv++] = (int64_t)j;
+        tx_emit1(t, "Transpose", y, out, tx_node_name_of(t, n));
+        ox_attr_ints(t->m, last_node(t), "perm", vp, out_rank);
     }
     return true;
 }

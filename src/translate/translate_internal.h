@@ -106,8 +106,10 @@ bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
 /* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int */
 bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate) */
+/* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate),
+ * index.Tensor with any list of indices (b: self, indices) */
 bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b);
+bool tx_index_general(tx *t, const fx_node *n, const fx_arg **b);
 bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int64_t *sz, size_t r,
                                const int64_t *os, size_t k);
 
