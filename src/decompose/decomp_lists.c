@@ -1,7 +1,7 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
  * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
- * diag_embed / diag / diagflat, trapz, float_power, index_copy, _unsafe_masked_index_put_accumulate):
- * torch._refs' loops, which a template cannot write. */
+ * diag_embed / diag / diagflat, trapz, float_power, gradient, index_copy,
+ * _unsafe_masked_index_put_accumulate): torch._refs' loops, which a template cannot write. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +317,99 @@ static fx_arg *unbind_copy(dctx *c, const binding *b)
         out[i] = node(c, cl);
     }
     return list(c, out, n);
+}
+
+/* the argument bound to name (NULL if not given or None) */
+static const fx_arg *bound(const binding *b, const char *name)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->names[i], name))
+            return dc_is_none(b->src[i]) ? NULL : b->src[i];
+    return NULL;
+}
+
+/* x's slice [lo, hi) along dim (hi absent: to the end), as ATen's at::slice traces */
+static fx_arg *slice_of(dctx *c, const fx_arg *x, int64_t dim, int64_t lo, const int64_t *hi)
+{
+    fx_arg *a[4] = { dc_dup(c, x), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, lo), hi ? fx_arg_int(c->dst, *hi) : NULL };
+    fx_node *n = call(c, "torch.ops.aten.slice.Tensor", a, hi ? 4 : 3, NULL, NULL, 0);
+    return n ? node(c, n) : NULL;
+}
+
+static fx_arg *bin(dctx *c, const char *target, fx_arg *a, fx_arg *b)
+{
+    fx_node *n = a && b ? call2(c, target, a, b) : NULL;
+    return n ? node(c, n) : NULL;
+}
+
+/* gradient with scalar spacings (ATen's gradient_helper_float): per dim, central differences
+ * (x[2:] - x[:-2]) / h / 2 between one-sided edges of edge_order 1 or 2, concatenated. The
+ * overloads: spacing a Scalar or a list (one per dim), dim an int, a list or None (every dim). */
+static fx_arg *gradient(dctx *c, const binding *b)
+{
+    dl_tensor t;
+    const fx_arg *x = b->src[0], *sp = bound(b, "spacing"), *dm = bound(b, "dim"), *eo = bound(b, "edge_order");
+    int64_t order = 1, dims[DL_MAX_RANK];
+    size_t nd = 0;
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || (eo && !int_of(eo, &order)) ||
+        (order != 1 && order != 2))
+        return NULL;
+    if (!dm) {
+        for (size_t i = 0; i < t.rank; i++)
+            dims[nd++] = (int64_t)i;
+    } else if (dm->kind == FX_ARG_INT) {
+        dims[nd++] = dm->u.i;
+    } else if ((dm->kind == FX_ARG_LIST || dm->kind == FX_ARG_TUPLE) && dm->u.seq.len <= DL_MAX_RANK) {
+        for (size_t i = 0; i < dm->u.seq.len; i++)
+            if (!int_of(dm->u.seq.items[i], &dims[nd++]))
+                return NULL;
+    } else {
+        return NULL;
+    }
+    bool sp_list = sp && (sp->kind == FX_ARG_LIST || sp->kind == FX_ARG_TUPLE);
+    if (sp_list && sp->u.seq.len != nd)
+        return NULL;
+    fx_arg *out[DL_MAX_RANK];
+    for (size_t i = 0; i < nd; i++) {
+        int64_t d = dims[i];
+        if (!wrap(&d, t.rank) || t.size[d] < order + 1)
+            return NULL;
+        const fx_arg *h = sp_list ? sp->u.seq.items[i] : sp;
+        if (h && h->kind != FX_ARG_INT && h->kind != FX_ARG_FLOAT)
+            return NULL;
+        fx_arg *hv = h ? dc_dup(c, h) : fx_arg_float(c->dst, 1.0);
+        int64_t m2 = -2, m1 = -1, one = 1, two = 2, three = 3;
+        fx_arg *lo = slice_of(c, x, d, 0, &m2);
+        fx_arg *hi = slice_of(c, x, d, 2, NULL);
+        fx_arg *center = bin(c, "torch.ops.aten.div.Scalar", bin(c, "torch.ops.aten.sub.Tensor", hi, lo), hv);
+        fx_arg *pre, *app;
+        if (order == 1) {
+            fx_arg *a0 = slice_of(c, x, d, 0, &one), *a1 = slice_of(c, x, d, 1, &two);
+            pre = bin(c, "torch.ops.aten.div.Scalar", bin(c, "torch.ops.aten.sub.Tensor", a1, a0), dc_dup(c, hv));
+            fx_arg *z0 = slice_of(c, x, d, -2, &m1), *z1 = slice_of(c, x, d, -1, NULL);
+            app = bin(c, "torch.ops.aten.div.Scalar", bin(c, "torch.ops.aten.sub.Tensor", z1, z0), dc_dup(c, hv));
+        } else {
+            fx_arg *p0 = bin(c, "torch.ops.aten.mul.Tensor", slice_of(c, x, d, 0, &one), fx_arg_float(c->dst, -1.5));
+            fx_arg *p1 = bin(c, "torch.ops.aten.mul.Tensor", slice_of(c, x, d, 1, &two), fx_arg_int(c->dst, 2));
+            fx_arg *p2 = bin(c, "torch.ops.aten.mul.Tensor", slice_of(c, x, d, 2, &three), fx_arg_float(c->dst, 0.5));
+            fx_arg *ps = bin(c, "torch.ops.aten.sub.Tensor", bin(c, "torch.ops.aten.add.Tensor", p0, p1), p2);
+            pre = bin(c, "torch.ops.aten.div.Scalar", ps, dc_dup(c, hv));
+            fx_arg *q0 = bin(c, "torch.ops.aten.mul.Tensor", slice_of(c, x, d, -3, &m2), fx_arg_float(c->dst, 0.5));
+            fx_arg *q1 = bin(c, "torch.ops.aten.mul.Tensor", slice_of(c, x, d, -2, &m1), fx_arg_int(c->dst, 2));
+            fx_arg *q2 = bin(c, "torch.ops.aten.mul.Tensor", slice_of(c, x, d, -1, NULL), fx_arg_float(c->dst, 1.5));
+            fx_arg *qs = bin(c, "torch.ops.aten.add.Tensor", bin(c, "torch.ops.aten.sub.Tensor", q0, q1), q2);
+            app = bin(c, "torch.ops.aten.div.Scalar", qs, dc_dup(c, hv));
+        }
+        fx_arg *half = bin(c, "torch.ops.aten.div.Scalar", center, fx_arg_int(c->dst, 2));
+        if (!pre || !app || !half)
+            return NULL;
+        fx_arg *parts[3] = { pre, half, app };
+        fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, 3), d ? fx_arg_int(c->dst, d) : NULL);
+        if (!cat)
+            return NULL;
+        out[i] = node(c, cat);
+    }
+    return list(c, out, nd);
 }
 
 /* hsplit / vsplit / dsplit (torch._refs, by tensor_split): slices along dim 1 (0 for a vector),
@@ -691,12 +784,13 @@ static const struct {
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
     {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
     {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
-    {"float_power", float_power}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
+    {"float_power", float_power}, {"gradient", gradient}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
 
 bool dc_known_builtin(const char *name)
 {
-    if (!strcmp(name, "matmul"))
+    if (!strcmp(name, "matmul") || dc_known_loss_builtin(name) || dc_known_upsample_builtin(name) ||
+        dc_known_quantile_builtin(name))
         return true;
     for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
         if (!strcmp(list_builtins[i].name, name))

@@ -213,8 +213,15 @@ static fx_node *matmul_call(void *ctx, const char *target, fx_arg **args, size_t
 
 fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)
 {
-    if (strcmp(r->builtin, "matmul"))
-        return dc_list_builtin(c, r->builtin, b);
+    if (strcmp(r->builtin, "matmul")) {
+        bool known;
+        fx_arg *v = dc_loss_builtin(c, r->builtin, b, &known);
+        if (!known)
+            v = dc_upsample_builtin(c, r->builtin, b, &known);
+        if (!known)
+            v = dc_quantile_builtin(c, r->builtin, b, &known);
+        return known ? v : dc_list_builtin(c, r->builtin, b);
+    }
     /* matmul(self, other) */
     const fx_arg *x = b->src[0], *y = b->src[1];
     if (!x || !y || x->kind != FX_ARG_NODE || y->kind != FX_ARG_NODE)

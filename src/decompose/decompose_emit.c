@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,3 +275,31 @@ fx_node *dc_call_node(dctx *c, const char *target, fx_arg **args, size_t na, con
 }
 
 /* ---- templates ------------------------------------------------------------------------------ */
+
+#define MAX_CALL_ARGS 6
+
+/* target(args... | kwargs) through the table (decompose_internal.h) */
+fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...)
+{
+    fx_arg *args[MAX_CALL_ARGS];
+    if (na > MAX_CALL_ARGS)
+        return NULL;
+    va_list ap;
+    va_start(ap, na);
+    for (size_t i = 0; i < na && i < MAX_CALL_ARGS; i++)
+        args[i] = va_arg(ap, fx_arg *);
+    va_end(ap);
+    for (size_t i = 0; i < na; i++)
+        if (!args[i])
+            return NULL;
+    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
+    if (r && r->kind == FX_ARG_NODE)
+        return r->u.node;
+    if (r && !c->failed) {
+        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
+                   "decompose: %s did not produce a tensor", target);
+        dc_fail(c);
+    }
+    return NULL;
+}

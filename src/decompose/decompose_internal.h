@@ -106,6 +106,19 @@ fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
 /* decomp_lists.c: the builtins over lists (broadcast_tensors, meshgrid, ...); NULL when the
  * arguments are not static enough (the rule does not apply) or after an error (c->failed) */
 fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b);
+/* target(na arguments... | nk kwargs) through the table, for the C decompositions; the node it
+ * gives, NULL (and c->failed) otherwise; a NULL argument (an earlier failure) gives NULL */
+fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...);
+/* decomp_loss.c: cosine_embedding_loss, multi_margin_loss, multilabel_margin_loss(_forward);
+ * *known says whether name is one of them */
+fx_arg *dc_loss_builtin(dctx *c, const char *name, const binding *b, bool *known);
+bool dc_known_loss_builtin(const char *name);
+/* decomp_upsample.c: _upsample_nearest_exact1d/2d/3d and their .vec forms */
+fx_arg *dc_upsample_builtin(dctx *c, const char *name, const binding *b, bool *known);
+bool dc_known_upsample_builtin(const char *name);
+/* decomp_quantile.c: quantile / nanquantile, both overloads */
+fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known);
+bool dc_known_quantile_builtin(const char *name);
 /* a builtin: name the C code knows (matmul or one of decomp_lists.c's) */
 bool dc_known_builtin(const char *name);
 

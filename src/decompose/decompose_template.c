@@ -415,7 +415,8 @@ static fx_arg *sp_numel_lead(sp_call *s)
     return fx_arg_int(s->c->dst, p);
 }
 
-/* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @wrap_dim(x,k) = k >= 0 */
+/* @dim(x,k) = size k of x; @numel_from(x,k) = product of sizes k..; @numel_to(x,k) = product of
+ * the sizes before k; @wrap_dim(x,k) = k >= 0 */
 static fx_arg *sp_dim(sp_call *s)
 {
     dl_tensor t;
@@ -432,7 +433,8 @@ static fx_arg *sp_dim(sp_call *s)
     if (sp_is(s, "dim"))
         return t.rank ? fx_arg_int(s->c->dst, t.size[k]) : NULL;
     int64_t p = 1;
-    for (size_t j = (size_t)k; j < t.rank; j++)
+    bool to = sp_is(s, "numel_to");
+    for (size_t j = to ? 0 : (size_t)k; j < (to ? (size_t)k : t.rank); j++)
         p *= t.size[j];
     return fx_arg_int(s->c->dst, p);
 }
@@ -574,6 +576,59 @@ static fx_arg *sp_split_bounds(sp_call *s)
     return fx_arg_int(s->c->dst, sp_is(s, "split_start") ? start : end);
 }
 
+/* @contiguous_strides(size): the strides of a contiguous tensor of these sizes (a size 0 counts
+ * as 1, as torch's make_contiguous_strides_for) */
+static fx_arg *sp_contiguous_strides(sp_call *s)
+{
+    const fx_arg *l = s->a0;
+    int64_t v[DL_MAX_RANK], st[DL_MAX_RANK], p = 1;
+    size_t n = l && (l->kind == FX_ARG_LIST || l->kind == FX_ARG_TUPLE) ? l->u.seq.len : 0;
+    if (!l || n > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!int_arg(l->u.seq.items[i], &v[i]))
+            return NULL;
+    for (size_t i = n; i-- > 0;) {
+        st[i] = p;
+        p *= v[i] > 1 ? v[i] : 1;
+    }
+    return int_list(s->c, st, n);
+}
+
+/* Of x and a list of trailing sizes (max_unpool's output_size): @lead_then(x, list) = x's leading
+ * sizes (all but len(list)) followed by list; @lead_ones(x, list) = the leading sizes followed by
+ * a 1 per item; @lead_numel(x, list) = the product of the leading sizes; @prod(list) */
+static fx_arg *sp_lead(sp_call *s)
+{
+    dl_tensor t;
+    const fx_arg *l = sp_is(s, "prod") ? s->a0 : s->a1;
+    int64_t v[DL_MAX_RANK], p = 1;
+    size_t n = l && (l->kind == FX_ARG_LIST || l->kind == FX_ARG_TUPLE) ? l->u.seq.len : 0;
+    if (!l || n > DL_MAX_RANK)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!int_arg(l->u.seq.items[i], &v[i]))
+            return NULL;
+    if (sp_is(s, "prod")) {
+        for (size_t i = 0; i < n; i++)
+            p *= v[i];
+        return fx_arg_int(s->c->dst, p);
+    }
+    if (!static_tensor(s->a0, &t) || t.rank < n)
+        return NULL;
+    size_t lead = t.rank - n;
+    int64_t r[DL_MAX_RANK];
+    for (size_t i = 0; i < lead; i++) {
+        r[i] = t.size[i];
+        p *= t.size[i];
+    }
+    if (sp_is(s, "lead_numel"))
+        return fx_arg_int(s->c->dst, p);
+    for (size_t i = 0; i < n; i++)
+        r[lead + i] = sp_is(s, "lead_ones") ? 1 : v[i];
+    return int_list(s->c, r, t.rank);
+}
+
 /* @correction(x): the correction prims.var takes, as a float: of var's unbiased flag (True 1,
  * False 0), or of a correction argument (a number; None means 1) */
 static fx_arg *sp_correction(sp_call *s)
@@ -599,6 +654,7 @@ static const struct {
     {"transpose_perm", 0, sp_transpose_perm}, {"sizes", 1, sp_sizes},
     {"numel_lead", 1, sp_numel_lead},       {"dim", 2, sp_dim},
     {"numel_from", 2, sp_dim},              {"wrap_dim", 2, sp_dim},
+    {"numel_to", 2, sp_dim},
     {"inverse_perm", 1, sp_inverse_perm},   {"sdpa_scale", 2, sp_sdpa_scale},
     {"getitems", 2, sp_getitems},           {"mask_shape", 2, sp_mask_shape},
     {"wrap_index", 3, sp_wrap_index},       {"split_sizes", 3, sp_split_sizes},
@@ -606,6 +662,9 @@ static const struct {
     {"keepdim_shape", 2, sp_reduction},     {"reduced_numel", 2, sp_reduction},
     {"split_start", 3, sp_split_bounds},    {"split_end", 3, sp_split_bounds},
     {"correction", 1, sp_correction},
+    {"lead_then", 2, sp_lead},              {"lead_ones", 2, sp_lead},
+    {"lead_numel", 2, sp_lead},             {"prod", 1, sp_lead},
+    {"contiguous_strides", 1, sp_contiguous_strides},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
     {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
     {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},

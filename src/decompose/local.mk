@@ -3,7 +3,9 @@ libfxsh_a_SOURCES += \
 	src/decompose/decompose.h src/decompose/decompose.c src/decompose/decompose_internal.h \
 	src/decompose/decompose_emit.c src/decompose/decompose_template.c \
 	src/decompose/functionalize.c src/decompose/functionalize.h \
-	src/decompose/decomp_matmul.c src/decompose/decomp_matmul.h src/decompose/decomp_lists.c
+	src/decompose/decomp_matmul.c src/decompose/decomp_matmul.h src/decompose/decomp_lists.c \
+	src/decompose/decomp_loss.c src/decompose/decomp_upsample.c \
+	src/decompose/decomp_quantile.c
 
 decomposedir = $(pkgdatadir)/decompose
 dist_decompose_DATA = share/fxsh/decompose/core.yaml share/fxsh/decompose/views.yaml

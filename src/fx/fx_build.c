@@ -57,6 +57,7 @@ fx_value *fx_copy_value(fx_program *dst, const fx_value *v)
         for (size_t i = 0; i < v->rank; i++)
             c->strides[i] = fx_strdup(dst, v->strides[i]);
     }
+    c->storage_offset = v->storage_offset;
     c->device = v->device ? fx_strdup(dst, v->device) : NULL;
     c->text = v->text ? fx_strdup(dst, v->text) : NULL;
     c->n_items = v->n_items;

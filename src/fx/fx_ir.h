@@ -138,6 +138,7 @@ typedef struct fx_value {
     size_t rank;
     const char **sizes;       /* TENSOR: rank dims as text ("4", "s77", "4*s80") */
     const char **strides;     /* TENSOR: rank strides as text, NULL if unknown */
+    int64_t storage_offset;   /* TENSOR: elements before its first in its storage (0: none or unknown) */
     const char *device;       /* TENSOR: "cpu", NULL if unknown */
     const char *text;         /* SYM: expression; OPAQUE: verbatim annotation */
     struct fx_value **items;  /* TUPLE */

@@ -267,6 +267,8 @@ static fx_value *tensor_meta(dec *c, const json_value *tm)
         v->strides = fx_alloc(c->p, (v->rank + 1) * sizeof *v->strides);
         for (size_t i = 0; i < v->rank; i++) v->strides[i] = symint_text(c, json_at(strides, i));
     }
+    int64_t off;   /* a view input's place in its storage (as_strided reads relative to it) */
+    if (json_int(json_get(json_get(tm, "storage_offset"), "as_int"), &off) && off > 0) v->storage_offset = off;
     const json_value *dev = json_get(tm, "device");
     const char *type = json_str(json_get(dev, "type"));
     int64_t idx;

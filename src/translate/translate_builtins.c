@@ -95,6 +95,8 @@ static bool b_slice(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
     return true;
 }
 
+static bool static_sizes(const fx_node *n, int64_t **out, size_t *rank, arena *a);
+
 static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -104,6 +106,16 @@ static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     int64_t *st = arena_alloc(&t->a, (k + 1) * sizeof *st), *en = arena_alloc(&t->a, (k + 1) * sizeof *en);
     int64_t *stp = arena_alloc(&t->a, (k + 1) * sizeof *stp);
     for (size_t i = 0; i < k; i++) { st[i] = -1; en[i] = INT64_MIN; stp[i] = -1; }
+    /* an empty tensor flips to itself; ONNX's Slice inference gets a reversed slice of a size-0
+     * dim wrong (size 1), so the model would fail the checker (torch's does) */
+    int64_t *sz;
+    size_t r;
+    if (b[0]->kind == FX_ARG_NODE && static_sizes(b[0]->u.node, &sz, &r, &t->a))
+        for (size_t i = 0; i < r; i++)
+            if (sz[i] == 0) {
+                tx_emit1(t, "Identity", x, tx_one_output(t, n), tx_node_name_of(t, n));
+                return true;
+            }
     const char *axes = tx_int_list_input(t, n, b[1]);
     if (!axes) return false;
     const char *ins[] = {x, tx_const_ints(t, st, k), tx_const_ints(t, en, k), axes, tx_const_ints(t, stp, k)};
@@ -216,15 +228,19 @@ static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, co
  * input's meta. */
 static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
-    int64_t *os, *kernel;
+    int64_t *os, *kernel, zero = 0;
     size_t k;
     const char *x = input_of(t, n, b[0]);
     if (!x || !tx_list_ints(t, n, &rule->schema.args[1], b[1], &os, &k)) return false;
-    if (tx_rank_of_node(b[0]->u.node) != (int)k + 2) {
-        tx_fail_node(t, n, "an adaptive max pool needs a batched input (N, C, spatial dims)");
+    int r = tx_rank_of_node(b[0]->u.node);
+    bool unbatched = r == (int)k + 1;   /* (C, spatial dims): pooled as a batch of one */
+    if (r != (int)k + 2 && !unbatched) {
+        tx_fail_node(t, n, "an adaptive max pool needs an input (N, C, spatial dims) or (C, spatial dims)");
         return false;
     }
     if (!(kernel = adaptive_kernel(t, n, b[0], os, k, "max"))) return false;
+    const char *axis0 = unbatched ? tx_const_ints(t, &zero, 1) : NULL;
+    if (unbatched) x = tx_emit2(t, "Unsqueeze", x, axis0, NULL, NULL);
     int64_t *ones = arena_alloc(&t->a, (3 * k + 1) * sizeof *ones), *zeros = ones + k, *axes = ones + 2 * k;
     for (size_t i = 0; i < k; i++) {
         ones[i] = 1;
@@ -234,12 +250,13 @@ static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, co
     const char *starts = tx_const_ints(t, zeros, k), *ends = tx_const_ints(t, ones, k), *ax = tx_const_ints(t, axes, k);
     const char **outs = tx_output_names(t, n, 2);
     tx_set_val(t, n, outs, 2);
-    Onnx__NodeProto *pool = tx_emit(t, "MaxPool", "", tx_node_name_of(t, n));
+    const char *pooled = unbatched ? tx_fresh_val(t) : outs[0];
+    Onnx__NodeProto *pool = tx_emit(t, "MaxPool", "", unbatched ? NULL : tx_node_name_of(t, n));
     ox_attr_ints(t->m, pool, "kernel_shape", kernel, k);
     ox_attr_ints(t->m, pool, "strides", kernel, k);
     ox_node_add_input(t->m, pool, x);
     const char *flat = tx_fresh_val(t);
-    ox_node_add_output(t->m, pool, outs[0]);
+    ox_node_add_output(t->m, pool, pooled);
     ox_node_add_output(t->m, pool, flat);
     Onnx__NodeProto *unit = tx_emit(t, "MaxPool", "", NULL);
     ox_attr_ints(t->m, unit, "kernel_shape", ones, k);
@@ -253,7 +270,13 @@ static bool b_adaptive_max_pool(tx *t, const fx_node *n, const op_rule *rule, co
     for (size_t i = 0; i < 4; i++) ox_node_add_input(t->m, sl, sin[i]);
     const char *delta = tx_fresh_val(t);
     ox_node_add_output(t->m, sl, delta);
-    tx_emit2(t, "Sub", flat, delta, outs[1], arena_printf(&t->a, "node_%s__1", n->name));
+    if (!unbatched) {
+        tx_emit2(t, "Sub", flat, delta, outs[1], arena_printf(&t->a, "node_%s__1", n->name));
+        return true;
+    }
+    const char *idx = tx_emit2(t, "Sub", flat, delta, NULL, NULL);
+    tx_emit2(t, "Squeeze", pooled, axis0, outs[0], tx_node_name_of(t, n));
+    tx_emit2(t, "Squeeze", idx, axis0, outs[1], arena_printf(&t->a, "node_%s__1", n->name));
     return true;
 }
 
@@ -970,7 +993,9 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
     {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
-    {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4},
+    {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4}, {"as_strided", tx_b_as_strided, 4},
+    {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8},
+    {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
     {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
 };
 

@@ -92,6 +92,17 @@ bool tx_b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg
 bool tx_translate_graph(tx *t, const fx_graph *g);
 /* translate_diagonal.c: aten.diagonal / diagonal_copy (builtin "diagonal") */
 bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_strided.c: as_strided as a Gather of the flat indices its sizes and strides select */
+bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_embedding_bag.c: embedding_bag's bags without a Loop */
+bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_stft.c: stft with a real result, one STFT */
+bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_histc.c: histc as torch's CPU kernel bins */
+bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_sample.c: grid_sampler family as GridSample */
+bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int */
 bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);

@@ -1,0 +1,25 @@
+## lowerings.t — lowerings computed in C from constant arguments (as_strided's flat indices,
+## histc's bins), checked with the reference evaluator against torch's values, and the inputs they
+## refuse with an error naming the node.
+
+## as_strided(x, [2, 2], [1, 2], 1) and histc(x, 4, 0, 6): torch gives
+## [[1., 3.], [2.5, 5.5]] and [2., 1., 1., 2.].
+$ fxsh -c 'load tests/fixtures/translate/strided/as_strided.fx.txt --input x=f32[2,3]' -c 'run --inputs tests/fixtures/translate/strided/inputs.json'
+as_strided: float32[2, 2]
+array([[1. , 3. ],
+       [2.5, 5.5]], dtype=float32)
+histc: float32[4]
+array([2., 1., 1., 2.], dtype=float32)
+
+## A view that reads past the input's elements has no ONNX equivalent.
+$ fxsh -c 'load tests/fixtures/translate/strided/as_strided_outside.fx.txt --input x=f32[2,3]' -c export 2>&1 | grep -m1 error
+-c:2: tests/fixtures/translate/strided/as_strided_outside.fx.txt: error: cannot translate torch.ops.aten.as_strided.default (node %as_strided): as_strided reads storage element 6, which the input (6 elements from storage offset 0) does not hold: memory outside the tensor has no ONNX equivalent
+
+## Dropout in training mode is random: no model reproduces it, so export stops at the node.
+$ fxsh -c 'load tests/fixtures/translate/strided/dropout_train.fx.txt --input x=f32[2,3]' -c export 2>&1 | grep -m1 'error: cannot' | sed 's/rule at [^ ]* applies/rule applies/'
+-c:2: tests/fixtures/translate/strided/dropout_train.fx.txt: error: cannot translate torch.ops.aten.dropout.default (node %dropout): no alternative of the rule applies to these arguments; the alternatives need `train == False`, `p == 0`
+
+## embedding_bag exports its bags; a graph that reads offset2bag (or bag_size, max_indices)
+## stops at the node.
+$ fxsh -c 'load tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt --input w=f32[10,3] --input i=i64[8] --input o=i64[4]' -c export 2>&1 | grep -m1 error
+-c:2: tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt: error: cannot translate torch.ops.aten.embedding_bag.padding_idx (node %embedding_bag): embedding_bag: only its first output (the bags) can be exported; offset2bag, bag_size and max_indices have no lowering
