@@ -5,23 +5,16 @@
  * input, in initializer order (with its type: a constant lifted out of a node keeps the type its
  * node output had), then every node output that is not a graph output, in node order, when its
  * type is known. Nothing else: graph inputs and names no node produces have no entry. */
-#include <inttypes.h>
-#include <stdio.h>
-
 #include "base/hashmap.h"
+#include "onnx/onnx_infer.h"
 #include "optimize/optimize_internal.h"
 
 /* The type an initializer declares: its data type and dims. */
 static Onnx__TypeProto *initializer_type(ox_model *m, const Onnx__TensorProto *t)
 {
-    const char *dims[64];
-    size_t n = t->n_dims < 64 ? t->n_dims : 64;
-    for (size_t i = 0; i < n; i++) {
-        char buf[24];
-        snprintf(buf, sizeof buf, "%" PRId64, t->dims[i]);
-        dims[i] = ox_strdup(m, buf);
-    }
-    return ox_type_tensor(m, t->data_type, dims, n, true);
+    oi_type ty = {.elem = t->data_type, .rank = t->n_dims <= OE_MAX_RANK ? (int)t->n_dims : -1};
+    for (int i = 0; i < ty.rank; i++) ty.d[i] = (oi_dim){t->dims[i], NULL};
+    return oi_to_proto(m, &ty);
 }
 
 static void order_graph(ox_model *m, Onnx__GraphProto *g, int depth, int max_depth)
@@ -43,8 +36,11 @@ static void order_graph(ox_model *m, Onnx__GraphProto *g, int depth, int max_dep
         if (!t->name || !*t->name || hm_has(&inputs, t->name)) continue;
         Onnx__ValueInfoProto *vi = hm_get(&known, t->name);
         if (vi) hm_remove(&known, t->name);  /* one entry per name */
-        else vi = ox_value_info_new(m, t->name, initializer_type(m, t));
-        out[k++] = vi;
+        else {
+            Onnx__TypeProto *tp = initializer_type(m, t);
+            vi = tp ? ox_value_info_new(m, t->name, tp) : NULL;
+        }
+        if (vi) out[k++] = vi;
     }
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
