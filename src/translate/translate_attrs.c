@@ -83,12 +83,16 @@ void tx_complete_attributes(ox_model *m, Onnx__GraphProto *g, int depth)
     if (!g || depth > 64) return;
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
+        bool has_graph = false;
         for (size_t k = 0; k < n->n_attribute; k++) {
             Onnx__AttributeProto *a = n->attribute[k];
             if (a->g) tx_complete_attributes(m, a->g, depth + 1);
             for (size_t j = 0; j < a->n_graphs; j++) tx_complete_attributes(m, a->graphs[j], depth + 1);
+            has_graph |= a->g || a->n_graphs;
         }
-        if ((n->domain && *n->domain) || inlined_function_node(n->name)) continue;
+        /* If / Loop / Scan come from torch.onnx's own handling of cond, while_loop and scan,
+         * which builds the node with its branches in its own order, not through the tracer */
+        if (has_graph || (n->domain && *n->domain) || inlined_function_node(n->name)) continue;
         complete_node(m, n);
     }
 }
