@@ -213,20 +213,18 @@ static int infer_reshape(ictx *c)
         } else if (sh[i] == 0 && !allowzero) {
             if (!shaped(x) || i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
             c->out[0].d[i] = x->d[i];
-            if (x->d[i].v >= 0) prod *= x->d[i].v;
-            else prod_known = false;
+            if (x->d[i].v < 0 || __builtin_mul_overflow(prod, x->d[i].v, &prod)) prod_known = false;
         } else if (sh[i] < 0) {
             return fail(c, "a negative dimension %" PRId64 " in the target shape", sh[i]);
         } else {
             c->out[0].d[i] = (oi_dim){sh[i], NULL};
-            prod *= sh[i];
+            if (__builtin_mul_overflow(prod, sh[i], &prod)) prod_known = false;   /* an absurd shape */
         }
     }
     if (neg >= 0 && prod_known && shaped(x)) {
         int64_t total = 1;
         for (int i = 0; i < x->rank; i++) {
-            if (x->d[i].v < 0) return 0;
-            total *= x->d[i].v;
+            if (x->d[i].v < 0 || __builtin_mul_overflow(total, x->d[i].v, &total)) return 0;
         }
         if (prod == 0 || total % prod) return fail(c, "cannot reshape %" PRId64 " elements", total);
         c->out[0].d[neg].v = total / prod;
@@ -567,8 +565,11 @@ static int infer_pad(ictx *c)
     for (int i = 0; i < n; i++) {
         int a = na >= 0 ? norm_axis(ax[i], x->rank) : i;
         if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
-        if (x->d[a].v >= 0) c->out[0].d[a] = (oi_dim){x->d[a].v + pads[i] + pads[i + n], NULL};
-        else c->out[0].d[a] = (oi_dim){-1, NULL};
+        int64_t d;
+        if (x->d[a].v >= 0 && !__builtin_add_overflow(x->d[a].v, pads[i], &d) && !__builtin_add_overflow(d, pads[i + n], &d)) {
+            if (d < 0) return fail(c, "pads leave axis %d with %" PRId64 " elements", a, d);
+            c->out[0].d[a] = (oi_dim){d, NULL};
+        } else c->out[0].d[a] = (oi_dim){-1, NULL};
     }
     return 0;
 }
@@ -583,8 +584,12 @@ static int infer_tile(ictx *c)
     int k = const_ints(c, 1, rep, OE_MAX_RANK);
     if (k < 0) { set_unknown_dims(&c->out[0], x->rank); return 0; }
     if (k != x->rank) return fail(c, "repeats has %d entries for a rank-%d input", k, x->rank);
-    for (int i = 0; i < k; i++)
-        c->out[0].d[i] = x->d[i].v >= 0 ? (oi_dim){x->d[i].v * rep[i], NULL} : (oi_dim){-1, NULL};
+    for (int i = 0; i < k; i++) {
+        int64_t d;
+        if (rep[i] < 0) return fail(c, "a negative repeat %" PRId64, rep[i]);
+        bool known_dim = x->d[i].v >= 0 && !__builtin_mul_overflow(x->d[i].v, rep[i], &d);
+        c->out[0].d[i] = known_dim ? (oi_dim){d, NULL} : (oi_dim){-1, NULL};
+    }
     return 0;
 }
 

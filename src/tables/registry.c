@@ -94,8 +94,8 @@ static void scalar_origin(loader *L, yaml_node_t *n, int *line, int *col)
         *line += 1;                       /* content starts on the line after '|' */
         *col = 0;
         if ((size_t)*line <= L->nlines) {
-            const char *p = L->lines[*line - 1];
-            while (*p == ' ') { p++; (*col)++; }
+            const char *p = L->lines[*line - 1], *end = L->src + L->len;   /* text need not end in NUL */
+            while (p < end && *p == ' ') { p++; (*col)++; }
         }
     } else if (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
                n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
