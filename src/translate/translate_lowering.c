@@ -369,6 +369,20 @@ static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_
     const aten_arg *sa = &s->args[at->ref_arg];
     const fx_arg *a = bound[at->ref_arg];
     if (a->kind == FX_ARG_NONE) return true;   /* None drops the attribute, as torch does */
+    if (at->ref_fn && !strcmp(at->ref_fn, "spatial_shape")) {
+        /* a tensor's dims after the first two (a conv weight's kernel), written only when all are
+         * static, as torchlib's _conv_kernel_shape; ONNX infers it otherwise */
+        const fx_value *v = a->kind == FX_ARG_NODE ? tx_node_val(a->u.node) : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR || v->rank < 2) return true;
+        int64_t *k = arena_alloc(&t->a, (v->rank + 1) * sizeof *k);
+        for (size_t i = 2; i < v->rank; i++) {
+            char *end;
+            k[i - 2] = strtoll(v->sizes[i], &end, 10);
+            if (*end || end == v->sizes[i]) return true;
+        }
+        ox_attr_ints(t->m, nd, at->name, k, v->rank - 2);
+        return true;
+    }
     if (at->ref_fn) {
         int64_t *v;
         size_t n;
