@@ -582,11 +582,16 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     bool named = false;
     for (size_t k = 0; k < lw->nnodes && ok; k++) {
         const low_node *ln = &lw->nodes[k];
-        bool produces_result = false;
-        for (size_t o = 0; o < ln->nouts; o++) produces_result |= hm_has(&resmap, ln->outs[o]);
+        /* the node making result i is node_<name> for a one-result op, node_<name>__<i> for
+         * several (torch.onnx names each result's producer so; one making several takes the last) */
+        int last_result = -1;
+        for (size_t o = 0; o < ln->nouts; o++)
+            for (size_t r = 0; r < nres; r++)
+                if (!strcmp(ln->outs[o], lw->results[r]) && (int)r > last_result) last_result = (int)r;
         const char *node_name = NULL;
-        if (produces_result) {
-            node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
+        if (last_result >= 0) {
+            if (nres > 1) node_name = arena_printf(&t->a, "node_%s__%d", n->name, last_result);
+            else node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
             named = true;
         }
         for (size_t i = 0; i < ln->nins && ok; i++)   /* torchlib builds these inside the function */
