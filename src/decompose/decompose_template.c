@@ -753,7 +753,7 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
             dl_tensor t;
             ok = dl_static(b->out, &t);
         } else if (open && close && close + 1 == e) {
-            /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1 */
+            /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1, is_dtype */
             const char *ps[3], *pe[3];
             size_t np = split_top(open + 1, close, ps, pe, 3);
             const fx_arg *a0 = np ? lookup(c, b, NULL, ps[0], pe[0]) : NULL;
@@ -765,6 +765,11 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
                 ok = true;
                 for (size_t i = 0; i < np && ok; i++)
                     ok = dl_last_stride_1(dc_meta_of(lookup(c, b, NULL, ps[i], pe[i])));
+            } else if (name_is(s, open, "is_dtype") && np == 2) {
+                /* x's dtype is the dtype argument (a conversion that changes nothing) */
+                const fx_value *m = dc_meta_of(a0);
+                const fx_arg *dt = lookup(c, b, NULL, ps[1], pe[1]);
+                ok = m && m->kind == FX_VAL_TENSOR && dt && dt->kind == FX_ARG_DTYPE && m->dtype == dt->u.dtype;
             } else if (name_is(s, open, "viewable") && np == 2) {
                 /* reshape(x, shape) is a view; unknown layouts are taken as contiguous */
                 ok = dl_viewable(dc_meta_of(a0), lookup(c, b, NULL, ps[1], pe[1]));
