@@ -82,8 +82,9 @@ static const struct {
  * before 0-d tensors before numbers) is computed; a tensor operand of another dtype is converted
  * to it (prims.convert_element_type), a number whose own dtype (bool, int64, float32) differs
  * becomes a scalar_tensor of it. div of integers (true division) is left to its lowering.
- * Returns whether a number was wrapped (the op then takes its Tensor overload). */
-static bool promote_elementwise(dctx *c, const char *base, fx_arg **args, size_t na)
+ * Returns whether an operand changed (the op's overload is then picked again); *pos_out gets
+ * the promoted positions. */
+static bool promote_elementwise(dctx *c, const char *base, fx_arg **args, size_t na, int *pos_out)
 {
     int pos[2] = { -1, -1 };
     for (size_t i = 0; i < sizeof elementwise_rules / sizeof *elementwise_rules; i++)
@@ -111,11 +112,15 @@ static bool promote_elementwise(dctx *c, const char *base, fx_arg **args, size_t
     fx_dtype r = md_state_result(&st);
     if (!tensors || r == FX_DT_UNKNOWN || (!strcmp(base, "div") && !md_is_floating(r) && !md_is_complex(r)))
         return false;
-    bool wrapped = false;
+    bool changed = false;
+    pos_out[0] = pos[0];
+    pos_out[1] = pos[1];
     for (int k = 0; k < 2; k++) {
         fx_arg **a = &args[pos[k]];
         if ((*a)->kind == FX_ARG_NODE) {
+            const fx_arg *before = *a;
             convert_operand(c, a, r);
+            changed |= *a != before;
             continue;
         }
         if (scalar_dtype(*a) == r)
@@ -128,16 +133,30 @@ static bool promote_elementwise(dctx *c, const char *base, fx_arg **args, size_t
         sv->dtype = r;
         sn->meta.val = sv;
         *a = fx_arg_node(c->dst, sn);
-        wrapped = true;
+        changed = true;
     }
-    return wrapped;
+    return changed;
+}
+
+/* The overload torch's find_compatible_op_overload picks for the promoted operands: the first
+ * whose schema takes them, so a number left in the second promoted position takes the Scalar
+ * form (add.Scalar, where.ScalarOther, clamp_min.default), tensors the Tensor one. */
+static const char *promoted_overload(const char *base, const char *ov, fx_arg **args, const int *pos)
+{
+    bool num0 = args[pos[0]]->kind != FX_ARG_NODE, num1 = args[pos[1]]->kind != FX_ARG_NODE;
+    if (!strcmp(base, "where"))
+        return num0 && num1 ? ".Scalar" : num0 ? ".ScalarSelf" : num1 ? ".ScalarOther" : ".self";
+    if (!strcmp(base, "clamp_min") || !strcmp(base, "clamp_max"))
+        return num1 ? ".default" : ".Tensor";
+    if (!strcmp(ov, ".Tensor_mode") || !strcmp(ov, ".Scalar_mode"))
+        return num1 ? ".Scalar_mode" : ".Tensor_mode";
+    return num1 ? ".Scalar" : ".Tensor";
 }
 
 /* The ONNX exporter's type promotion (torch.onnx's InsertTypePromotion): elementwise ops get
- * their operands promoted (promote_elementwise) and then the overload that takes tensors, as
- * find_compatible_op_overload picks it (add.Scalar → add.Tensor, where.ScalarOther → where.self,
- * clamp_min.default → clamp_min.Tensor); all / any reduce a bool tensor; sum-like reductions of
- * integers run in int64. */
+ * their operands promoted (promote_elementwise) and, when one changed, the overload that takes
+ * them (promoted_overload); all / any reduce a bool tensor; sum-like reductions of integers run
+ * in int64. */
 static void promote(dctx *c, const char **target, fx_arg **args, size_t na, const fx_arg *kwargs)
 {
     const char *t = *target;
@@ -151,12 +170,13 @@ static void promote(dctx *c, const char **target, fx_arg **args, size_t na, cons
         return;
     }
     const char *ov = strrchr(t, '.');
-    if (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode") && strcmp(ov, ".default") &&
-        strcmp(ov, ".self") && strcmp(ov, ".ScalarOther") && strcmp(ov, ".ScalarSelf") && strcmp(ov, ".Scalar"))
+    if (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode") && strcmp(ov, ".Scalar_mode") &&
+        strcmp(ov, ".default") && strcmp(ov, ".self") && strcmp(ov, ".ScalarOther") && strcmp(ov, ".ScalarSelf"))
         return;
-    if (!promote_elementwise(c, base, args, na))
+    int pos[2];
+    if (!promote_elementwise(c, base, args, na, pos))
         return;
-    const char *want = !strcmp(base, "where") ? ".self" : !strcmp(ov, ".Tensor_mode") ? ".Tensor_mode" : ".Tensor";
+    const char *want = promoted_overload(base, ov, args, pos);
     if (strcmp(ov, want)) {
         char buf[160];
         snprintf(buf, sizeof buf, "%.*s%s", (int)(ov - t), t, want);
