@@ -87,6 +87,10 @@ CASES = {
     "mul_f64_float_scalar": (lambda a: a * 0.5, (r(3).double(),)),
     "clamp_max_int": (lambda a: torch.clamp_max(a, 1), (r(3),)),
     "all_dim_float": (lambda a: torch.all(a, dim=1), (r(2, 3),)),
+    "eye_n_m_int": (lambda a: torch.eye(3, 300, dtype=torch.int32) + a, (torch.tensor([1], dtype=torch.int32),)),
+    "eye_bool": (lambda a: torch.eye(4, dtype=torch.bool) & a, (torch.tensor([True]),)),
+    "adaptive_max_pool3d_divisible": (lambda a: F.adaptive_max_pool3d(a, (2, 1, 3), return_indices=True), (r(1, 2, 4, 3, 6),)),
+    "upsample_bilinear_aa_sizes": (lambda a: F.interpolate(a, size=(5, 3), mode="bilinear", antialias=True, align_corners=True), (r(1, 2, 3, 4),)),
 }
 
 def main():

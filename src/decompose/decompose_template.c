@@ -688,6 +688,44 @@ static fx_arg *sp_conv_padding(sp_call *s)
     return sp_is(s, "same_pad_nd") ? int_list(s->c, nd, 2 * dims) : int_list(s->c, left, dims);
 }
 
+/* @range_dtype(n,m): the smallest of uint8, uint16, int32 that holds max(n, m), else int64
+ * (torch._refs' _strength_reduce_integer, for eye's aranges); int64 for a symbolic size. */
+static fx_arg *sp_range_dtype(sp_call *s)
+{
+    int64_t n, m;
+    if (!int_arg(s->a0, &n) || !int_arg(s->a1, &m))
+        return fx_arg_dtype(s->c->dst, FX_DT_I64);
+    int64_t v = n > m ? n : m;
+    return fx_arg_dtype(s->c->dst, v <= 255 ? FX_DT_U8 : v <= 65535 ? FX_DT_U16 : v <= 2147483647 ? FX_DT_I32 : FX_DT_I64);
+}
+
+/* x's trailing sizes divided by the output sizes out, into k[]; false unless x is static and each
+ * size is a multiple of its output size. */
+static bool pool_kernel(const fx_arg *x, const fx_arg *out, int64_t *k, size_t *n)
+{
+    dl_tensor t;
+    if (!static_tensor(x, &t) || !out || (out->kind != FX_ARG_LIST && out->kind != FX_ARG_TUPLE) ||
+        out->u.seq.len > t.rank || !out->u.seq.len)
+        return false;
+    *n = out->u.seq.len;
+    for (size_t i = 0; i < *n; i++) {
+        int64_t o, sz = t.size[t.rank - *n + i];
+        if (!int_arg(out->u.seq.items[i], &o) || o <= 0 || sz % o)
+            return false;
+        k[i] = sz / o;
+    }
+    return true;
+}
+
+/* @pool_kernel(x,output_size): adaptive pooling of evenly divisible sizes as a plain pool's
+ * kernel (x's trailing sizes over the output sizes) */
+static fx_arg *sp_pool_kernel(sp_call *s)
+{
+    int64_t k[DL_MAX_RANK];
+    size_t n;
+    return pool_kernel(s->a0, s->a1, k, &n) ? int_list(s->c, k, n) : NULL;
+}
+
 /* name, number of arguments, handler: core.yaml's @functions */
 static const struct {
     const char *name;
@@ -710,6 +748,7 @@ static const struct {
     {"lead_then", 2, sp_lead},              {"lead_ones", 2, sp_lead},
     {"lead_numel", 2, sp_lead},             {"prod", 1, sp_lead},
     {"contiguous_strides", 1, sp_contiguous_strides},
+    {"range_dtype", 2, sp_range_dtype},     {"pool_kernel", 2, sp_pool_kernel},
     {"conv_zeros", 1, sp_conv_padding},     {"same_pad_l", 2, sp_conv_padding}, {"same_pad_nd", 2, sp_conv_padding},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
     {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
@@ -800,7 +839,7 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
             ok = dl_static(b->out, &t);
         } else if (open && close && close + 1 == e) {
             /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1, is_dtype,
-             * same_symmetric */
+             * same_symmetric, divisible */
             const char *ps[3], *pe[3];
             size_t np = split_top(open + 1, close, ps, pe, 3);
             const fx_arg *a0 = np ? lookup(c, b, NULL, ps[0], pe[0]) : NULL;
@@ -823,6 +862,11 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
                 size_t dims;
                 bool symmetric = false;
                 ok = conv_same(a0, lookup(c, b, NULL, ps[1], pe[1]), left, nd, &dims, &symmetric) && symmetric;
+            } else if (name_is(s, open, "divisible") && np == 2) {
+                /* x's trailing sizes are multiples of the output sizes */
+                int64_t k[DL_MAX_RANK];
+                size_t n;
+                ok = pool_kernel(a0, lookup(c, b, NULL, ps[1], pe[1]), k, &n);
             } else if (name_is(s, open, "viewable") && np == 2) {
                 /* reshape(x, shape) is a view; unknown layouts are taken as contiguous */
                 ok = dl_viewable(dc_meta_of(a0), lookup(c, b, NULL, ps[1], pe[1]));
