@@ -90,6 +90,10 @@ CASES = {
     "eye_n_m_int": (lambda a: torch.eye(3, 300, dtype=torch.int32) + a, (torch.tensor([1], dtype=torch.int32),)),
     "eye_bool": (lambda a: torch.eye(4, dtype=torch.bool) & a, (torch.tensor([True]),)),
     "adaptive_max_pool3d_divisible": (lambda a: F.adaptive_max_pool3d(a, (2, 1, 3), return_indices=True), (r(1, 2, 4, 3, 6),)),
+    "adaptive_avg_pool2d_even": (lambda a: F.adaptive_avg_pool2d(a, (2, 3)), (r(1, 2, 4, 9),)),
+    "adaptive_avg_pool2d_both_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 4)), (r(2, 5, 7),)),
+    "adaptive_avg_pool2d_h_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 2)), (r(1, 1, 7, 6),)),
+    "adaptive_avg_pool1d_batched": (lambda a: F.adaptive_avg_pool1d(a, 4), (r(2, 3, 10),)),
     "upsample_bilinear_aa_sizes": (lambda a: F.interpolate(a, size=(5, 3), mode="bilinear", antialias=True, align_corners=True), (r(1, 2, 3, 4),)),
 }
 

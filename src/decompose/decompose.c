@@ -282,6 +282,8 @@ fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)
             v = dc_upsample_builtin(c, r->builtin, b, &known);
         if (!known)
             v = dc_quantile_builtin(c, r->builtin, b, &known);
+        if (!known)
+            v = dc_pool_builtin(c, r->builtin, b, &known);
         return known ? v : dc_list_builtin(c, r->builtin, b);
     }
     /* matmul(self, other) */

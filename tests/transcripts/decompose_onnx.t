@@ -7,9 +7,9 @@ $ fxsh -c 'load tests/fixtures/models/decomp_onnx_table/program.pt2' -c 'export 
 graph():
     %x : [num_users=12] = placeholder[target=x]
     %y : [num_users=10] = placeholder[target=y]
-    %img : [num_users=1] = placeholder[target=img]
+    %img : [num_users=4] = placeholder[target=img]
     %w : [num_users=1] = placeholder[target=w]
-    %seq : [num_users=1] = placeholder[target=seq]
+    %seq : [num_users=2] = placeholder[target=seq]
     %w1 : [num_users=1] = placeholder[target=w1]
     %timg : [num_users=1] = placeholder[target=timg]
     %wt : [num_users=1] = placeholder[target=wt]
@@ -57,4 +57,45 @@ graph():
     %add_3 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%where_2, %clamp_min), kwargs = {})
     %convert_element_type_default : [num_users=1] = call_function[target=torch.ops.prims.convert_element_type.default](args = (%x,), kwargs = {dtype: torch.bool})
     %all_1 : [num_users=1] = call_function[target=torch.ops.aten.all.default](args = (%convert_element_type_default,), kwargs = {})
-    return (add, sub_2, getitem_1, add_1, add_2, mul_2, convolution, squeeze, squeeze_1, add_3, all_1)
+    %avg_pool2d : [num_users=1] = call_function[target=torch.ops.aten.avg_pool2d.default](args = (%img, [2, 1], [2, 1]), kwargs = {})
+    %sum_1 : [num_users=1] = call_function[target=torch.ops.aten.sum.default](args = (%avg_pool2d,), kwargs = {})
+    %arange : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (4,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %mul_3 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%arange, 6), kwargs = {})
+    %div : [num_users=1] = call_function[target=torch.ops.aten.div.Tensor_mode](args = (%mul_3, 4), kwargs = {rounding_mode: trunc})
+    %arange_1 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (2,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %unsqueeze_2 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%div, -1), kwargs = {})
+    %add_4 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%unsqueeze_2, %arange_1), kwargs = {})
+    %arange_2 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (3,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %mul_4 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%arange_2, 7), kwargs = {})
+    %div_1 : [num_users=1] = call_function[target=torch.ops.aten.div.Tensor_mode](args = (%mul_4, 3), kwargs = {rounding_mode: trunc})
+    %arange_3 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (3,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %unsqueeze_3 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%div_1, -1), kwargs = {})
+    %add_5 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%unsqueeze_3, %arange_3), kwargs = {})
+    %unsqueeze_4 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%add_4, -1), kwargs = {})
+    %unsqueeze_5 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%unsqueeze_4, -1), kwargs = {})
+    %index : [num_users=1] = call_function[target=torch.ops.aten.index.Tensor](args = (%img, [None, None, %unsqueeze_5, %add_5]), kwargs = {})
+    %mean : [num_users=1] = call_function[target=torch.ops.aten.mean.dim](args = (%index, [-3, -1]), kwargs = {})
+    %sum_2 : [num_users=1] = call_function[target=torch.ops.aten.sum.default](args = (%mean,), kwargs = {})
+    %add_6 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%sum_1, %sum_2), kwargs = {})
+    %avg_pool2d_1 : [num_users=1] = call_function[target=torch.ops.aten.avg_pool2d.default](args = (%img, [3, 1], [3, 1]), kwargs = {})
+    %scalar_tensor_default_5 : [num_users=1] = call_function[target=torch.ops.aten.scalar_tensor.default](args = (0,), kwargs = {dtype: torch.float32})
+    %add_7 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%avg_pool2d_1, %scalar_tensor_default_5), kwargs = {})
+    %unsqueeze_6 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%seq, -2), kwargs = {})
+    %arange_4 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (1,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %mul_5 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%arange_4, 1), kwargs = {})
+    %div_2 : [num_users=1] = call_function[target=torch.ops.aten.div.Tensor_mode](args = (%mul_5, 1), kwargs = {rounding_mode: trunc})
+    %arange_5 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (1,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %unsqueeze_7 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%div_2, -1), kwargs = {})
+    %add_8 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%unsqueeze_7, %arange_5), kwargs = {})
+    %arange_6 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (4,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %mul_6 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%arange_6, 9), kwargs = {})
+    %div_3 : [num_users=1] = call_function[target=torch.ops.aten.div.Tensor_mode](args = (%mul_6, 4), kwargs = {rounding_mode: trunc})
+    %arange_7 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (3,), kwargs = {dtype: torch.int64, device: cpu, pin_memory: False})
+    %unsqueeze_8 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%div_3, -1), kwargs = {})
+    %add_9 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%unsqueeze_8, %arange_7), kwargs = {})
+    %unsqueeze_9 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%add_8, -1), kwargs = {})
+    %unsqueeze_10 : [num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default](args = (%unsqueeze_9, -1), kwargs = {})
+    %index_1 : [num_users=1] = call_function[target=torch.ops.aten.index.Tensor](args = (%unsqueeze_6, [None, %unsqueeze_10, %add_9]), kwargs = {})
+    %mean_1 : [num_users=1] = call_function[target=torch.ops.aten.mean.dim](args = (%index_1, [-3, -1]), kwargs = {})
+    %squeeze_2 : [num_users=1] = call_function[target=torch.ops.aten.squeeze.dim](args = (%mean_1, -2), kwargs = {})
+    return (add, sub_2, getitem_1, add_1, add_2, mul_2, convolution, squeeze, squeeze_1, add_3, all_1, add_6, add_7, squeeze_2)
