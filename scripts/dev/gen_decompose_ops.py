@@ -94,6 +94,8 @@ CASES = {
     "adaptive_avg_pool2d_both_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 4)), (r(2, 5, 7),)),
     "adaptive_avg_pool2d_h_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 2)), (r(1, 1, 7, 6),)),
     "adaptive_avg_pool1d_batched": (lambda a: F.adaptive_avg_pool1d(a, 4), (r(2, 3, 10),)),
+    "chunk_dim1_uneven": (lambda a: torch.chunk(a, 3, dim=1), (r(2, 7),)),
+    "chunk_default_dim": (lambda a: torch.chunk(a, 2), (r(4, 3),)),
     "upsample_bilinear_aa_sizes": (lambda a: F.interpolate(a, size=(5, 3), mode="bilinear", antialias=True, align_corners=True), (r(1, 2, 3, 4),)),
 }
 
