@@ -96,6 +96,9 @@ CASES = {
     "adaptive_avg_pool1d_batched": (lambda a: F.adaptive_avg_pool1d(a, 4), (r(2, 3, 10),)),
     "chunk_dim1_uneven": (lambda a: torch.chunk(a, 3, dim=1), (r(2, 7),)),
     "chunk_default_dim": (lambda a: torch.chunk(a, 2), (r(4, 3),)),
+    "upsample_linear1d_half_pixel": (lambda a: F.interpolate(a, size=7, mode="linear"), (r(2, 3, 4),)),
+    "upsample_linear1d_scale": (lambda a: F.interpolate(a, scale_factor=1.7, mode="linear"), (r(1, 2, 5),)),
+    "upsample_linear1d_align_one": (lambda a: F.interpolate(a, size=1, mode="linear", align_corners=True), (r(1, 2, 5),)),
     "upsample_bilinear_aa_sizes": (lambda a: F.interpolate(a, size=(5, 3), mode="bilinear", antialias=True, align_corners=True), (r(1, 2, 3, 4),)),
 }
 

@@ -5,13 +5,13 @@
 ## for the same program.pt2 (torch 2.14). model_fixtures.sh checks the numbers against eager's.
 $ fxsh -c 'load tests/fixtures/models/decomp_onnx_table/program.pt2' -c 'export verbose=False' -c 'show decomposed'
 graph():
-    %x : [num_users=12] = placeholder[target=x]
+    %x : [num_users=13] = placeholder[target=x]
     %y : [num_users=10] = placeholder[target=y]
     %img : [num_users=4] = placeholder[target=img]
     %w : [num_users=1] = placeholder[target=w]
     %seq : [num_users=2] = placeholder[target=seq]
     %w1 : [num_users=1] = placeholder[target=w1]
-    %timg : [num_users=1] = placeholder[target=timg]
+    %timg : [num_users=7] = placeholder[target=timg]
     %wt : [num_users=1] = placeholder[target=wt]
     %sub : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%y, %x), kwargs = {alpha: 2})
     %scalar_tensor_default : [num_users=1] = call_function[target=torch.ops.aten.scalar_tensor.default](args = (3,), kwargs = {dtype: torch.float32})
@@ -98,4 +98,60 @@ graph():
     %index_1 : [num_users=1] = call_function[target=torch.ops.aten.index.Tensor](args = (%unsqueeze_6, [None, %unsqueeze_10, %add_9]), kwargs = {})
     %mean_1 : [num_users=1] = call_function[target=torch.ops.aten.mean.dim](args = (%index_1, [-3, -1]), kwargs = {})
     %squeeze_2 : [num_users=1] = call_function[target=torch.ops.aten.squeeze.dim](args = (%mean_1, -2), kwargs = {})
-    return (add, sub_2, getitem_1, add_1, add_2, mul_2, convolution, squeeze, squeeze_1, add_3, all_1, add_6, add_7, squeeze_2)
+    %split : [num_users=2] = call_function[target=torch.ops.aten.split.Tensor](args = (%x, 3, 1), kwargs = {})
+    %getitem_2 : [num_users=1] = call_function[target=operator.getitem](args = (%split, 0), kwargs = {})
+    %getitem_3 : [num_users=1] = call_function[target=operator.getitem](args = (%split, 1), kwargs = {})
+    %arange_8 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (7,), kwargs = {device: cpu, pin_memory: False})
+    %_to_copy_2 : [num_users=1] = call_function[target=torch.ops.aten._to_copy.default](args = (%arange_8,), kwargs = {dtype: torch.float32})
+    %add_10 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_to_copy_2, 0.5), kwargs = {})
+    %mul_7 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%add_10, 0.5714285714285714), kwargs = {})
+    %sub_4 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%mul_7, 0.5), kwargs = {})
+    %clamp : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%sub_4, 0.0), kwargs = {})
+    %view : [num_users=2] = call_function[target=torch.ops.aten.view.default](args = (%clamp, [7]), kwargs = {})
+    %_to_copy_3 : [num_users=3] = call_function[target=torch.ops.aten._to_copy.default](args = (%view,), kwargs = {dtype: torch.int64})
+    %add_11 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_to_copy_3, 1), kwargs = {})
+    %clamp_1 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%add_11, None, 3), kwargs = {})
+    %_unsafe_index : [num_users=2] = call_function[target=torch.ops.aten._unsafe_index.Tensor](args = (%timg, [None, None, %_to_copy_3]), kwargs = {})
+    %_unsafe_index_1 : [num_users=1] = call_function[target=torch.ops.aten._unsafe_index.Tensor](args = (%timg, [None, None, %clamp_1]), kwargs = {})
+    %convert_element_type_default_1 : [num_users=1] = call_function[target=torch.ops.prims.convert_element_type.default](args = (%_to_copy_3,), kwargs = {dtype: torch.float32})
+    %sub_5 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%view, %convert_element_type_default_1), kwargs = {})
+    %clamp_2 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%sub_5, 0.0, 1.0), kwargs = {})
+    %sub_6 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%_unsafe_index_1, %_unsafe_index), kwargs = {})
+    %mul_8 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%sub_6, %clamp_2), kwargs = {})
+    %add_12 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_unsafe_index, %mul_8), kwargs = {})
+    %arange_9 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (7,), kwargs = {device: cpu, pin_memory: False})
+    %_to_copy_4 : [num_users=1] = call_function[target=torch.ops.aten._to_copy.default](args = (%arange_9,), kwargs = {dtype: torch.float32})
+    %add_13 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_to_copy_4, 0.5), kwargs = {})
+    %mul_9 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%add_13, 0.5714285714285714), kwargs = {})
+    %sub_7 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%mul_9, 0.5), kwargs = {})
+    %clamp_3 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%sub_7, 0.0), kwargs = {})
+    %view_1 : [num_users=2] = call_function[target=torch.ops.aten.view.default](args = (%clamp_3, [7]), kwargs = {})
+    %_to_copy_5 : [num_users=3] = call_function[target=torch.ops.aten._to_copy.default](args = (%view_1,), kwargs = {dtype: torch.int64})
+    %add_14 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_to_copy_5, 1), kwargs = {})
+    %clamp_4 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%add_14, None, 3), kwargs = {})
+    %_unsafe_index_2 : [num_users=2] = call_function[target=torch.ops.aten._unsafe_index.Tensor](args = (%timg, [None, None, %_to_copy_5]), kwargs = {})
+    %_unsafe_index_3 : [num_users=1] = call_function[target=torch.ops.aten._unsafe_index.Tensor](args = (%timg, [None, None, %clamp_4]), kwargs = {})
+    %convert_element_type_default_2 : [num_users=1] = call_function[target=torch.ops.prims.convert_element_type.default](args = (%_to_copy_5,), kwargs = {dtype: torch.float32})
+    %sub_8 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%view_1, %convert_element_type_default_2), kwargs = {})
+    %clamp_5 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%sub_8, 0.0, 1.0), kwargs = {})
+    %sub_9 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%_unsafe_index_3, %_unsafe_index_2), kwargs = {})
+    %mul_10 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%sub_9, %clamp_5), kwargs = {})
+    %add_15 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_unsafe_index_2, %mul_10), kwargs = {})
+    %add_16 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%add_12, %add_15), kwargs = {})
+    %arange_10 : [num_users=1] = call_function[target=torch.ops.aten.arange.default](args = (5,), kwargs = {device: cpu, pin_memory: False})
+    %_to_copy_6 : [num_users=1] = call_function[target=torch.ops.aten._to_copy.default](args = (%arange_10,), kwargs = {dtype: torch.float32})
+    %mul_11 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%_to_copy_6, 0.75), kwargs = {})
+    %clamp_6 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%mul_11, 0.0), kwargs = {})
+    %view_2 : [num_users=2] = call_function[target=torch.ops.aten.view.default](args = (%clamp_6, [5]), kwargs = {})
+    %_to_copy_7 : [num_users=3] = call_function[target=torch.ops.aten._to_copy.default](args = (%view_2,), kwargs = {dtype: torch.int64})
+    %add_17 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_to_copy_7, 1), kwargs = {})
+    %clamp_7 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%add_17, None, 3), kwargs = {})
+    %_unsafe_index_4 : [num_users=2] = call_function[target=torch.ops.aten._unsafe_index.Tensor](args = (%timg, [None, None, %_to_copy_7]), kwargs = {})
+    %_unsafe_index_5 : [num_users=1] = call_function[target=torch.ops.aten._unsafe_index.Tensor](args = (%timg, [None, None, %clamp_7]), kwargs = {})
+    %convert_element_type_default_3 : [num_users=1] = call_function[target=torch.ops.prims.convert_element_type.default](args = (%_to_copy_7,), kwargs = {dtype: torch.float32})
+    %sub_10 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%view_2, %convert_element_type_default_3), kwargs = {})
+    %clamp_8 : [num_users=1] = call_function[target=torch.ops.aten.clamp.default](args = (%sub_10, 0.0, 1.0), kwargs = {})
+    %sub_11 : [num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%_unsafe_index_5, %_unsafe_index_4), kwargs = {})
+    %mul_12 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%sub_11, %clamp_8), kwargs = {})
+    %add_18 : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%_unsafe_index_4, %mul_12), kwargs = {})
+    return (add, sub_2, getitem_1, add_1, add_2, mul_2, convolution, squeeze, squeeze_1, add_3, all_1, add_6, add_7, squeeze_2, getitem_2, getitem_3, add_16, add_18)
