@@ -264,10 +264,26 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     }
     scope s;
     opt_scope_init(&s, parent, g, &c->tmp);
+    bool *lifted = NULL;
     for (size_t i = 0; i < g->n_node; i++) {
-        fold_node(c, g->node[i], &s, depth);
-        opt_infer_elem(&s, g->node[i]);
+        Onnx__NodeProto *n = g->node[i];
+        bool was_constant = opt_is_op(n, "Constant");
+        fold_node(c, n, &s, depth);
+        opt_infer_elem(&s, n);
+        /* onnxscript's folder makes a folded value an initializer of the node's graph at once;
+         * Constant nodes wait for the lifting pass (which skips graph outputs). So folded values
+         * come first among the initializers, in node order, and a folded graph output is an
+         * initializer too (torch.onnx's `full` output is one). */
+        if (!was_constant && opt_is_op(n, "Constant")) {
+            if (!lifted) lifted = xcalloc(g->n_node + 1, 1);
+            Onnx__TensorProto *t = n->attribute[0]->t;
+            t->name = n->output[0];
+            ox_graph_add_initializer(c->m, g, t);
+            lifted[i] = true;
+        }
     }
+    if (lifted) opt_compact_nodes(g, lifted);
+    free(lifted);
     opt_scope_free(&s);
 }
 

@@ -12,6 +12,7 @@
 #define FXSH_TABLES_OPS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/alloc.h"
 #include "base/diag.h"
@@ -149,6 +150,10 @@ typedef struct op_rule {
     size_t nalts;
     ops_derived *derived;
     size_t nderived;
+    /* `merge_dims:` int-list arguments built as torchlib's common_ops.merge_dims builds them (a
+     * Constant per element, then Concat), at their first use; bit i = schema argument i */
+    uint64_t merge_dims;
+    uint64_t merge_dims_minus_one_as_one;   /* of those, a constant -1 becomes 1 (aten_expand) */
     const char *doc;
     const char *file;
     int line;

@@ -206,6 +206,37 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
     return true;
 }
 
+/* merge_dims: {size: as_is} — which int-list arguments are built the way torchlib's merge_dims
+ * builds them; `minus_one_as_one` maps a constant -1 to 1 first, as aten_expand does. */
+static bool load_merge_dims(loader *L, op_rule *rule, yaml_node_t *n)
+{
+    if (n->type != YAML_MAPPING_NODE || !rule->has_schema) {
+        diagnostic *dg = node_error(L, n, "%s'merge_dims' must be a mapping like {size: as_is} in a rule with a schema", NULL);
+        diag_set_hint(dg, "values: as_is, or minus_one_as_one (a constant -1 becomes 1, as torchlib's expand)");
+        return false;
+    }
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k, *v = get(L, p, &k);
+        const char *name = scalar(L, k, "merge_dims"), *how = scalar(L, v, "merge_dims");
+        if (!name || !how) return false;
+        int arg = aten_schema_find(&rule->schema, name);
+        if (arg < 0 || arg >= 64 || !rule->schema.args[arg].is_list) {
+            diagnostic *dg = node_error(L, k, "merge_dims: '%s' is not a list argument of the schema", name);
+            diag_set_hint(dg, "name an int[] or SymInt[] argument of %s", rule->schema.text);
+            return false;
+        }
+        bool m1 = !strcmp(how, "minus_one_as_one");
+        if (!m1 && strcmp(how, "as_is")) {
+            diagnostic *dg = node_error(L, v, "merge_dims: unknown element rule '%s'", how);
+            diag_set_hint(dg, "as_is, or minus_one_as_one");
+            return false;
+        }
+        rule->merge_dims |= (uint64_t)1 << arg;
+        if (m1) rule->merge_dims_minus_one_as_one |= (uint64_t)1 << arg;
+    }
+    return true;
+}
+
 /* A target that names a Python function (operator.mul, torch.sym_float, math.floor) rather than
  * a torch.ops overload. */
 static bool python_callable(const char *target)
@@ -228,7 +259,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     rule->line = (int)n->start_mark.line + 1;
     rule->since_opset = L->file_opset;
     yaml_node_t *when = NULL, *low = NULL, *builtin = NULL, *alts = NULL, *schema = NULL, *target = NULL;
-    yaml_node_t *derive = NULL;
+    yaml_node_t *derive = NULL, *merge_dims = NULL;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k, *v = get(L, p, &k);
         if (key_is(k, "target")) target = v;
@@ -240,10 +271,11 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         else if (key_is(k, "builtin")) builtin = v;
         else if (key_is(k, "alternatives")) alts = v;
         else if (key_is(k, "derive")) derive = v;
+        else if (key_is(k, "merge_dims")) merge_dims = v;
         else {
             diagnostic *dg = node_error(L, k, "unknown key '%s' in rule",
                                         k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
-            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, when, lowering, builtin, alternatives");
+            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, merge_dims, when, lowering, builtin, alternatives");
             return NULL;
         }
     }
@@ -276,6 +308,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         }
     }
     if (derive && !load_derive(L, rule, derive)) return NULL;
+    if (merge_dims && !load_merge_dims(L, rule, merge_dims)) return NULL;
     VEC(lowering) v = {0};
     if (alts) {
         if (when || low || builtin) {
@@ -610,6 +643,11 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out)
             sb_printf(out, "%s%s: %s(%s)%s", i ? ", " : "  derive: {", x->derived[i].name, x->derived[i].fn,
                       x->derived[i].arg >= 0 ? x->schema.args[x->derived[i].arg].name : "",
                       i + 1 == x->nderived ? "}\n" : "");
+        for (size_t i = 0, k = 0; i < x->schema.nargs && i < 64; i++)
+            if ((x->merge_dims >> i) & 1)
+                sb_printf(out, "%s%s: %s", k++ ? ", " : "  merge_dims: {", x->schema.args[i].name,
+                          (x->merge_dims_minus_one_as_one >> i) & 1 ? "minus_one_as_one" : "as_is");
+        if (x->merge_dims) sb_puts(out, "}\n");
         if (x->nalts == 1) print_alt(out, &x->alts[0], 2, false);
         else {
             sb_puts(out, "  alternatives:\n");

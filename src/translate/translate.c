@@ -400,6 +400,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
         ox_model_free(m);
         return NULL;
     }
+    tx_complete_attributes(m, m->proto->graph, 0);
     /* the values a lowering makes are typed as torch.onnx's builder types them: by ONNX's
      * inference, node by node (FX nodes' own outputs already carry their meta's type) */
     if (opts->value_info) oi_type_graph_values(m, m->proto->graph, t.opset);

@@ -217,6 +217,62 @@ const char *tx_int_list_input(tx *t, const fx_node *user, const fx_arg *a)
     return out;
 }
 
+/* A list of ints / SymInt nodes the way torchlib's common_ops.merge_dims builds it: a [-1]
+ * Constant (for the Reshape of SymInt elements), a Constant <value_ints> per int element (not
+ * shared: merge_dims calls op.Constant itself), and a Concat. When no element is a SymInt the
+ * [-1] is unused and torch.onnx drops it, leaving a gap in the val_N / node numbering; fxsh
+ * leaves the same gap, so that the names after it are torch's. */
+const char *tx_merge_dims_input(tx *t, const fx_node *user, const fx_arg *a, bool minus_one_as_one)
+{
+    size_t n = a->u.seq.len;
+    bool any_node = false;
+    for (size_t i = 0; i < n; i++) {
+        fx_arg_kind k = a->u.seq.items[i]->kind;
+        if (k == FX_ARG_NODE) any_node = true;
+        else if (k != FX_ARG_INT && k != FX_ARG_BOOL) { tx_fail_node(t, user, "list argument with unsupported elements"); return NULL; }
+    }
+    if (n == 0) {
+        Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
+        ox_attr_ints(t->m, c, "value_ints", NULL, 0);
+        const char *out = tx_fresh_val(t);
+        ox_node_add_output(t->m, c, out);
+        return out;
+    }
+    const char *neg_one = NULL;
+    if (any_node) {
+        int64_t m1 = -1;
+        Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
+        ox_attr_ints(t->m, c, "value_ints", &m1, 1);
+        neg_one = tx_fresh_val(t);
+        ox_node_add_output(t->m, c, neg_one);
+    } else {
+        t->nval++;
+        t->nnode++;
+    }
+    const char **parts = arena_alloc(&t->a, (n + 1) * sizeof *parts);
+    for (size_t i = 0; i < n; i++) {
+        const fx_arg *x = a->u.seq.items[i];
+        if (x->kind == FX_ARG_NODE) {
+            const char *v = tx_single(t, user, x->u.node);
+            if (!v) return NULL;
+            parts[i] = tx_emit2(t, "Reshape", v, neg_one, NULL, NULL);
+        } else {
+            int64_t d = x->kind == FX_ARG_BOOL ? x->u.b : x->u.i;
+            if (minus_one_as_one && d == -1) d = 1;
+            Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
+            ox_attr_ints(t->m, c, "value_ints", &d, 1);
+            parts[i] = tx_fresh_val(t);
+            ox_node_add_output(t->m, c, parts[i]);
+        }
+    }
+    Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
+    ox_attr_int(t->m, cat, "axis", 0);
+    for (size_t i = 0; i < n; i++) ox_node_add_input(t->m, cat, parts[i]);
+    const char *out = tx_fresh_val(t);
+    ox_node_add_output(t->m, cat, out);
+    return out;
+}
+
 /* Values for one lowering input: usually one name; Tensor[] arguments expand to several. */
 
 bool tx_arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int ref_dtype, namevec *out)
@@ -436,6 +492,39 @@ void tx_add_value_info(tx *t, const char *name, const fx_value *v)
 
 /* ---- instantiate a table lowering ---- */
 
+static bool merge_dims_param(const op_rule *rule, int ai, const fx_arg *a)
+{
+    return ai < 64 && ((rule->merge_dims >> ai) & 1) && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE);
+}
+
+/* torchlib's functions get numbers and int lists as Python values: each becomes a Constant when
+ * a node first uses it (torch.onnx's tracer converts them at the op call, through the constant
+ * farm), so that the Constants sit in the graph, and take their val_N numbers, where torch's do. */
+static bool late_param(const aten_schema *s, int ai, const fx_arg *a)
+{
+    switch (a->kind) {
+    case FX_ARG_INT: case FX_ARG_FLOAT: case FX_ARG_BOOL: return true;
+    case FX_ARG_LIST: case FX_ARG_TUPLE: return s->args[ai].base != ATY_TENSOR;
+    default: return false;
+    }
+}
+
+/* An argument made at the first node that uses it: a merge_dims list, another int list, or a
+ * number — typed by its Python value as Cast's or CastLike's input, else as the function's other
+ * numbers are (the tensor it combines with). */
+static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, const aten_arg *sa, int ai,
+                              const fx_arg *a, const char *op_type, size_t input_index, int dt)
+{
+    if (merge_dims_param(rule, ai, a)) return tx_merge_dims_input(t, n, a, (rule->merge_dims_minus_one_as_one >> ai) & 1);
+    if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) return tx_int_list_input(t, n, a);
+    /* Cast's and CastLike's input has a type of its own: nothing binds a Python number there */
+    if (input_index == 0 && (!strcmp(op_type, "CastLike") || !strcmp(op_type, "Cast")))
+        dt = a->kind == FX_ARG_FLOAT ? OT_FLOAT : a->kind == FX_ARG_BOOL ? OT_BOOL : OT_INT64;
+    else return tx_scalar_input(t, sa, a, dt);
+    if (a->kind == FX_ARG_FLOAT) return tx_const_scalar(t, dt, a->u.f, 0, true);
+    return tx_const_scalar(t, dt, 0, a->kind == FX_ARG_BOOL ? a->u.b : a->u.i, false);
+}
+
 bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
 {
     const aten_schema *s = &rule->schema;
@@ -459,12 +548,15 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     int float_ref = tx_result_dtype(n);
     if (!tx_is_float_type(float_ref)) float_ref = ref_dtype;
     namevec *pvals = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *pvals);
+    bool *late = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *late);   /* built at first use */
+    int *dts = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *dts);
     bool ok = true;
     for (size_t i = 0; i < lw->nparams && ok; i++) {
         int ai = lw->param_args[i];
-        int dt = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
-        ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dt, &pvals[i]);
         hm_put(&local, lw->params[i], &pvals[i]);
+        late[i] = late_param(s, ai, bound[ai]);
+        dts[i] = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
+        if (!late[i]) ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dts[i], &pvals[i]);
     }
     size_t nres = lw->nresults;
     bool seq_result = s->nrets == 1 && s->rets[0].is_list;
@@ -483,6 +575,15 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
             node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
             named = true;
         }
+        for (size_t i = 0; i < ln->nins && ok; i++)   /* torchlib builds these inside the function */
+            for (size_t p = 0; p < lw->nparams; p++) {
+                if (!late[p] || pvals[p].len || strcmp(lw->params[p], ln->ins[i])) continue;
+                int ai = lw->param_args[p];
+                const char *v = late_input(t, n, rule, &s->args[ai], ai, bound[ai], ln->op_type, i, dts[p]);
+                if (v) vec_push(&pvals[p], v);
+                else ok = false;
+            }
+        if (!ok) break;
         Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
         for (size_t a = 0; a < ln->nattrs && ok; a++) {
             const low_attr *at = &ln->attrs[a];

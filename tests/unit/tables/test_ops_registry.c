@@ -408,6 +408,41 @@ static void test_callables_derive_dtype_conditions(void **state)
     ops_registry_free(&r);
 }
 
+/* merge_dims: which list arguments are built as torchlib's merge_dims, shown by `ops show`, and
+ * errors that name the argument and the choices. */
+static void test_merge_dims_key(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    assert_true(load(&r, "rules:\n  - target: aten.expand.default\n"
+                         "    schema: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)\n"
+                         "    merge_dims: {size: minus_one_as_one}\n"
+                         "    lowering: 'expand (self, size) => (r) { r = Expand (self, size) }'\n", &d));
+    const op_rule *ex = ops_lookup(&r, "aten.expand.default", 18);
+    assert_int_equal(ex->merge_dims, 2);
+    assert_int_equal(ex->merge_dims_minus_one_as_one, 2);
+    strbuf sb;
+    sb_init(&sb);
+    assert_true(ops_print_rule(&r, "aten.expand.default", &sb));
+    assert_non_null(strstr(sb.s, "  merge_dims: {size: minus_one_as_one}\n"));
+    sb_free(&sb);
+    assert_false(load(&r, "rules:\n  - target: aten.t.default\n    schema: t(Tensor self) -> Tensor\n"
+                          "    merge_dims: {self: as_is}\n"
+                          "    lowering: 't (self) => (r) { r = Identity (self) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "merge_dims: 'self' is not a list argument"));
+    diag_clear(&d);
+    assert_false(load(&r, "rules:\n  - target: aten.view.default\n    schema: view(Tensor self, SymInt[] size) -> Tensor\n"
+                          "    merge_dims: {size: flatten}\n"
+                          "    lowering: 'view (self, size) => (r) { r = Reshape (self, size) }'\n", &d));
+    assert_non_null(strstr(d.items[0].message, "unknown element rule 'flatten'"));
+
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
 /* Each target and opset is defined by one shipped file: a second definition would silently
  * replace the first (files load in name order), so the tables must not rely on it. */
 static void test_shipped_rules_unique(void **state)
@@ -468,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_default_tables),
         cmocka_unit_test(test_callables_derive_dtype_conditions),
+        cmocka_unit_test(test_merge_dims_key),
         cmocka_unit_test(test_shipped_rules_unique),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
