@@ -86,6 +86,7 @@ CASES = {
     "add_int32_float_scalar": (lambda a: a + 1.5, (torch.tensor([1, 2], dtype=torch.int32),)),
     "mul_f64_float_scalar": (lambda a: a * 0.5, (r(3).double(),)),
     "clamp_max_int": (lambda a: torch.clamp_max(a, 1), (r(3),)),
+    "div_floor_int32_scalar": (lambda a: torch.div(a, 3, rounding_mode="floor"), (torch.tensor([7, -7], dtype=torch.int32),)),
     "all_dim_float": (lambda a: torch.all(a, dim=1), (r(2, 3),)),
     "eye_n_m_int": (lambda a: torch.eye(3, 300, dtype=torch.int32) + a, (torch.tensor([1], dtype=torch.int32),)),
     "eye_bool": (lambda a: torch.eye(4, dtype=torch.bool) & a, (torch.tensor([True]),)),

@@ -81,10 +81,11 @@ static const struct {
 /* The exporter's elementwise rule: the promoted operands' result type (torch.result_type: dims
  * before 0-d tensors before numbers) is computed; a tensor operand of another dtype is converted
  * to it (prims.convert_element_type), a number whose own dtype (bool, int64, float32) differs
- * becomes a scalar_tensor of it. div of integers (true division) is left to its lowering.
+ * becomes a scalar_tensor of it. True division (div without a rounding mode) of integers is left
+ * to its lowering.
  * Returns whether an operand changed (the op's overload is then picked again); *pos_out gets
  * the promoted positions. */
-static bool promote_elementwise(dctx *c, const char *base, fx_arg **args, size_t na, int *pos_out)
+static bool promote_elementwise(dctx *c, const char *base, bool true_div, fx_arg **args, size_t na, int *pos_out)
 {
     int pos[2] = { -1, -1 };
     for (size_t i = 0; i < sizeof elementwise_rules / sizeof *elementwise_rules; i++)
@@ -110,7 +111,7 @@ static bool promote_elementwise(dctx *c, const char *base, fx_arg **args, size_t
         }
     }
     fx_dtype r = md_state_result(&st);
-    if (!tensors || r == FX_DT_UNKNOWN || (!strcmp(base, "div") && !md_is_floating(r) && !md_is_complex(r)))
+    if (!tensors || r == FX_DT_UNKNOWN || (true_div && !md_is_floating(r) && !md_is_complex(r)))
         return false;
     bool changed = false;
     pos_out[0] = pos[0];
@@ -174,7 +175,8 @@ static void promote(dctx *c, const char **target, fx_arg **args, size_t na, cons
         strcmp(ov, ".default") && strcmp(ov, ".self") && strcmp(ov, ".ScalarOther") && strcmp(ov, ".ScalarSelf"))
         return;
     int pos[2];
-    if (!promote_elementwise(c, base, args, na, pos))
+    bool true_div = !strcmp(base, "div") && strcmp(ov, ".Tensor_mode") && strcmp(ov, ".Scalar_mode");
+    if (!promote_elementwise(c, base, true_div, args, na, pos))
         return;
     const char *want = promoted_overload(base, ov, args, pos);
     if (strcmp(ov, want)) {
