@@ -4,11 +4,12 @@ torch (run in the onnx-env chroot with torch: ../shared/tools/onnx-env-run pytho
 
 For each case below: torch.export of a one-op module (shapes and arguments the OpInfo corpus does
 not use), its program.json (the .pt2 archive's model JSON) and onnx_decomposed.fx.txt, the graph
-torch.onnx's decomposition step gives (torch.onnx._internal.exporter._fx_passes
-.decompose_with_registry, as `torch.onnx.export(dynamo=True)` runs it)."""
+torch.onnx translates: its decomposition step with the exporter's table, then its type promotion
+and the removal of assertions (torch.onnx._internal.exporter._core
+._prepare_exported_program_for_export, as `torch.onnx.export(dynamo=True)` runs it)."""
 import io, os, sys, zipfile
 import torch
-from torch.onnx._internal.exporter import _fx_passes, _registration
+from torch.onnx._internal.exporter import _core, _registration
 
 F = torch.nn.functional
 r = lambda *s: torch.randn(*s)
@@ -62,6 +63,44 @@ CASES = {
     "index_copy_dim1_scalar_index": (lambda a, i, s: torch.index_copy(a, 1, i, s), (r(2, 3), torch.tensor(2), r(2, 1))),
     "masked_index_put_accumulate_none": (lambda a, m, i, v: torch.ops.aten._unsafe_masked_index_put_accumulate(a, m, [None, i], v), (r(2, 4), torch.tensor([True, False, True]), torch.tensor([0, -1, 5]), r(2, 3))),
     "float_power_f64_base": (lambda a, b: torch.float_power(a, b), (r(3).double(), r(3))),
+    # ops the exporter's table decomposes though torchlib could lower their parts, and its type
+    # promotion of numbers and mixed dtypes
+    "rsub_scalar_alpha": (lambda a: torch.rsub(a, 2, alpha=3), (r(3, 2),)),
+    "rsub_int_tensor": (lambda a, b: torch.rsub(a, b), (torch.tensor([1, 2, 3], dtype=torch.int32), r(3))),
+    "max_min_other_broadcast": (lambda a, b: (torch.max(a, b), torch.min(a, b)), (r(3, 1), r(4))),
+    "argsort_dim0": (lambda a: torch.argsort(a, dim=0), (r(3, 4),)),
+    "argsort_stable_descending": (lambda a: torch.argsort(a, stable=True, descending=True), (r(5),)),
+    "threshold_int_value": (lambda a: F.threshold(a, 0.5, 2), (r(3, 4),)),
+    "softshrink_default": (lambda a: F.softshrink(a), (r(2, 3),)),
+    "var_correction_dims_keepdim": (lambda a: torch.var(a, dim=[0, 2], correction=2, keepdim=True), (r(2, 3, 4),)),
+    "var_unbiased_false": (lambda a: torch.var(a, unbiased=False), (r(2, 3),)),
+    "to_same_dtype": (lambda a: a.to(torch.float32) + 1, (r(2, 3),)),
+    "to_dtype_copy": (lambda a: a.to(torch.float32, copy=True), (r(2, 3),)),
+    "to_int_contiguous": (lambda a: a.int(), (r(2, 3),)),
+    "conv2d_same_dilated_even": (lambda x, w: F.conv2d(x, w, padding="same", dilation=(1, 3)), (r(1, 2, 7, 8), r(3, 2, 2, 4))),
+    "conv3d_valid_unbatched": (lambda x, w: F.conv3d(x, w, padding="valid"), (r(2, 4, 4, 4), r(3, 2, 2, 2, 2))),
+    "conv1d_same_unbatched_bias": (lambda x, w, b: F.conv1d(x, w, b, padding="same"), (r(2, 6), r(4, 2, 3), r(4))),
+    "conv_transpose1d_unbatched": (lambda x, w: F.conv_transpose1d(x, w, stride=2, output_padding=1), (r(2, 5), r(2, 3, 3))),
+    "conv_transpose3d_groups": (lambda x, w: F.conv_transpose3d(x, w, groups=2), (r(1, 4, 2, 2, 2), r(4, 1, 2, 2, 2))),
+    "where_int_scalar_int32": (lambda c, a: torch.where(c, a, 7), (torch.tensor([True, False]), torch.tensor([1, 2], dtype=torch.int32))),
+    "add_int32_float_scalar": (lambda a: a + 1.5, (torch.tensor([1, 2], dtype=torch.int32),)),
+    "mul_f64_float_scalar": (lambda a: a * 0.5, (r(3).double(),)),
+    "clamp_max_int": (lambda a: torch.clamp_max(a, 1), (r(3),)),
+    "div_floor_int32_scalar": (lambda a: torch.div(a, 3, rounding_mode="floor"), (torch.tensor([7, -7], dtype=torch.int32),)),
+    "all_dim_float": (lambda a: torch.all(a, dim=1), (r(2, 3),)),
+    "eye_n_m_int": (lambda a: torch.eye(3, 300, dtype=torch.int32) + a, (torch.tensor([1], dtype=torch.int32),)),
+    "eye_bool": (lambda a: torch.eye(4, dtype=torch.bool) & a, (torch.tensor([True]),)),
+    "adaptive_max_pool3d_divisible": (lambda a: F.adaptive_max_pool3d(a, (2, 1, 3), return_indices=True), (r(1, 2, 4, 3, 6),)),
+    "adaptive_avg_pool2d_even": (lambda a: F.adaptive_avg_pool2d(a, (2, 3)), (r(1, 2, 4, 9),)),
+    "adaptive_avg_pool2d_both_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 4)), (r(2, 5, 7),)),
+    "adaptive_avg_pool2d_h_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 2)), (r(1, 1, 7, 6),)),
+    "adaptive_avg_pool1d_batched": (lambda a: F.adaptive_avg_pool1d(a, 4), (r(2, 3, 10),)),
+    "chunk_dim1_uneven": (lambda a: torch.chunk(a, 3, dim=1), (r(2, 7),)),
+    "chunk_default_dim": (lambda a: torch.chunk(a, 2), (r(4, 3),)),
+    "upsample_linear1d_half_pixel": (lambda a: F.interpolate(a, size=7, mode="linear"), (r(2, 3, 4),)),
+    "upsample_linear1d_scale": (lambda a: F.interpolate(a, scale_factor=1.7, mode="linear"), (r(1, 2, 5),)),
+    "upsample_linear1d_align_one": (lambda a: F.interpolate(a, size=1, mode="linear", align_corners=True), (r(1, 2, 5),)),
+    "upsample_bilinear_aa_sizes": (lambda a: F.interpolate(a, size=(5, 3), mode="bilinear", antialias=True, align_corners=True), (r(1, 2, 3, 4),)),
 }
 
 def main():
@@ -77,7 +116,7 @@ def main():
         js = [n for n in z.namelist() if n.endswith(".json") and "/models/" in n and "sample" not in n]
         d = os.path.join(out, name); os.makedirs(d, exist_ok=True)
         open(os.path.join(d, "program.json"), "wb").write(z.read(js[0]))
-        dec = _fx_passes.decompose_with_registry(ep, reg)
+        dec = _core._prepare_exported_program_for_export(ep, registry=reg)
         open(os.path.join(d, "onnx_decomposed.fx.txt"), "w").write(str(dec.graph))
         print(name)
 

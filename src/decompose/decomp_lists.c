@@ -790,7 +790,7 @@ static const struct {
 bool dc_known_builtin(const char *name)
 {
     if (!strcmp(name, "matmul") || dc_known_loss_builtin(name) || dc_known_upsample_builtin(name) ||
-        dc_known_quantile_builtin(name))
+        dc_known_quantile_builtin(name) || dc_known_pool_builtin(name))
         return true;
     for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
         if (!strcmp(list_builtins[i].name, name))

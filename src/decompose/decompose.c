@@ -23,42 +23,23 @@
 
 /* ---- ONNX type promotion --------------------------------------------------------------------- */
 
-/* Converts the tensor operand *a to dtype (prims.convert_element_type, as the exporter's type
- * promotion inserts it) unless it has that dtype already. */
+/* Converts the tensor operand *a to dtype (prims.convert_element_type(a, dtype=dtype), as the
+ * exporter's type promotion inserts it) unless it has that dtype already. */
 static void convert_operand(dctx *c, fx_arg **a, fx_dtype dtype)
 {
     const fx_value *v = dc_meta_of(*a);
     if (!v || v->kind != FX_VAL_TENSOR || v->dtype == dtype)
         return;
-    fx_arg *ca[2] = { *a, fx_arg_dtype(c->dst, dtype) };
-    fx_node *cv = dc_emit(c, "torch.ops.prims.convert_element_type.default", ca, 2, NULL, NULL, 0,
+    fx_arg *ca[1] = { *a };
+    const char *kn[1] = { "dtype" };
+    fx_arg *kv[1] = { fx_arg_dtype(c->dst, dtype) };
+    fx_node *cv = dc_emit(c, "torch.ops.prims.convert_element_type.default", ca, 1, kn, kv, 1,
                           "convert_element_type_default");
     fx_value *cvv = fx_value_new(c->dst, FX_VAL_TENSOR);
     *cvv = *v;
     cvv->dtype = dtype;
     cv->meta.val = cvv;
     *a = fx_arg_node(c->dst, cv);
-}
-
-/* The exporter's elementwise rule for two tensor operands of different dtypes: both are
- * converted to torch.result_type of the pair (dims before 0-d tensors) before the op runs, as
- * ONNX's Add / Mul / Less ... take one type. div of two integer types (true division) is left to
- * its lowering. */
-static void promote_tensor_pair(dctx *c, const char *base, fx_arg **args)
-{
-    const fx_value *a = args[0]->kind == FX_ARG_NODE ? dc_meta_of(args[0]) : NULL;
-    const fx_value *b = args[1]->kind == FX_ARG_NODE ? dc_meta_of(args[1]) : NULL;
-    if (!a || !b || a->dtype == b->dtype || a->dtype == FX_DT_UNKNOWN || b->dtype == FX_DT_UNKNOWN)
-        return;
-    md_state st;
-    md_state_init(&st);
-    md_state_add(&st, a->rank ? MD_TENSOR : MD_ZERO_DIM, a->dtype);
-    md_state_add(&st, b->rank ? MD_TENSOR : MD_ZERO_DIM, b->dtype);
-    fx_dtype r = md_state_result(&st);
-    if (r == FX_DT_UNKNOWN || (!strcmp(base, "div") && !md_is_floating(r) && !md_is_complex(r)))
-        return;
-    convert_operand(c, &args[0], r);
-    convert_operand(c, &args[1], r);
 }
 
 /* The exporter's rule for sum-like reductions (sum, prod, cumsum, cumprod): without a dtype, a
@@ -79,45 +60,128 @@ static void promote_sum_like(dctx *c, const char *base, fx_arg **args, size_t na
     convert_operand(c, &args[0], FX_DT_I64);
 }
 
-/* The ONNX exporter's type promotion: an int Python scalar dc_operand becomes a scalar_tensor of
- * the tensor's dtype (and a .Scalar overload its .Tensor form); two tensors of different dtypes
- * are converted to their result type; sum-like reductions of integers run in int64. */
+/* A Python number's dtype in the exporter's promotion (fx type_utils: bool, int64, float32). */
+static fx_dtype scalar_dtype(const fx_arg *a)
+{
+    return a->kind == FX_ARG_BOOL ? FX_DT_BOOL : a->kind == FX_ARG_INT ? FX_DT_I64
+           : a->kind == FX_ARG_FLOAT ? FX_DT_F32 : FX_DT_UNKNOWN;
+}
+
+/* The elementwise rules of torch.onnx's type promotion (fx/passes/type_promotion.py) for the ops
+ * decompositions emit: the operand positions that are promoted together. */
+static const struct {
+    const char *op;
+    int first, second;
+} elementwise_rules[] = {
+    {"add", 0, 1}, {"sub", 0, 1}, {"mul", 0, 1}, {"div", 0, 1}, {"remainder", 0, 1},
+    {"gt", 0, 1}, {"lt", 0, 1}, {"ge", 0, 1}, {"le", 0, 1}, {"eq", 0, 1}, {"ne", 0, 1},
+    {"clamp_min", 0, 1}, {"clamp_max", 0, 1}, {"where", 1, 2},
+};
+
+/* The exporter's elementwise rule: the promoted operands' result type (torch.result_type: dims
+ * before 0-d tensors before numbers) is computed; a tensor operand of another dtype is converted
+ * to it (prims.convert_element_type), a number whose own dtype (bool, int64, float32) differs
+ * becomes a scalar_tensor of it. True division (div without a rounding mode) of integers is left
+ * to its lowering.
+ * Returns whether an operand changed (the op's overload is then picked again); *pos_out gets
+ * the promoted positions. */
+static bool promote_elementwise(dctx *c, const char *base, bool true_div, fx_arg **args, size_t na, int *pos_out)
+{
+    int pos[2] = { -1, -1 };
+    for (size_t i = 0; i < sizeof elementwise_rules / sizeof *elementwise_rules; i++)
+        if (!strcmp(base, elementwise_rules[i].op)) {
+            pos[0] = elementwise_rules[i].first;
+            pos[1] = elementwise_rules[i].second;
+        }
+    if (pos[0] < 0 || (size_t)pos[1] >= na)
+        return false;
+    md_state st;
+    md_state_init(&st);
+    size_t tensors = 0;
+    for (int k = 0; k < 2; k++) {
+        const fx_arg *a = args[pos[k]];
+        const fx_value *v = a->kind == FX_ARG_NODE ? dc_meta_of(a) : NULL;
+        if (v && v->kind == FX_VAL_TENSOR && v->dtype != FX_DT_UNKNOWN) {
+            md_state_add(&st, v->rank ? MD_TENSOR : MD_ZERO_DIM, v->dtype);
+            tensors++;
+        } else if (a->kind == FX_ARG_BOOL || a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT) {
+            md_state_add(&st, MD_SCALAR, a->kind == FX_ARG_FLOAT ? FX_DT_F64 : scalar_dtype(a));
+        } else {
+            return false;   /* an operand of unknown type: nothing to decide */
+        }
+    }
+    fx_dtype r = md_state_result(&st);
+    if (!tensors || r == FX_DT_UNKNOWN || (true_div && !md_is_floating(r) && !md_is_complex(r)))
+        return false;
+    bool changed = false;
+    pos_out[0] = pos[0];
+    pos_out[1] = pos[1];
+    for (int k = 0; k < 2; k++) {
+        fx_arg **a = &args[pos[k]];
+        if ((*a)->kind == FX_ARG_NODE) {
+            const fx_arg *before = *a;
+            convert_operand(c, a, r);
+            changed |= *a != before;
+            continue;
+        }
+        if (scalar_dtype(*a) == r)
+            continue;
+        fx_arg *sa[1] = { *a };
+        const char *kn[1] = { "dtype" };
+        fx_arg *kv[1] = { fx_arg_dtype(c->dst, r) };
+        fx_node *sn = dc_emit(c, "torch.ops.aten.scalar_tensor.default", sa, 1, kn, kv, 1, "scalar_tensor_default");
+        fx_value *sv = fx_value_new(c->dst, FX_VAL_TENSOR);   /* a 0-d tensor of the result type */
+        sv->dtype = r;
+        sn->meta.val = sv;
+        *a = fx_arg_node(c->dst, sn);
+        changed = true;
+    }
+    return changed;
+}
+
+/* The overload torch's find_compatible_op_overload picks for the promoted operands: the first
+ * whose schema takes them, so a number left in the second promoted position takes the Scalar
+ * form (add.Scalar, where.ScalarOther, clamp_min.default), tensors the Tensor one. */
+static const char *promoted_overload(const char *base, const char *ov, fx_arg **args, const int *pos)
+{
+    bool num0 = args[pos[0]]->kind != FX_ARG_NODE, num1 = args[pos[1]]->kind != FX_ARG_NODE;
+    if (!strcmp(base, "where"))
+        return num0 && num1 ? ".Scalar" : num0 ? ".ScalarSelf" : num1 ? ".ScalarOther" : ".self";
+    if (!strcmp(base, "clamp_min") || !strcmp(base, "clamp_max"))
+        return num1 ? ".default" : ".Tensor";
+    if (!strcmp(ov, ".Tensor_mode") || !strcmp(ov, ".Scalar_mode"))
+        return num1 ? ".Scalar_mode" : ".Tensor_mode";
+    return num1 ? ".Scalar" : ".Tensor";
+}
+
+/* The ONNX exporter's type promotion (torch.onnx's InsertTypePromotion): elementwise ops get
+ * their operands promoted (promote_elementwise) and, when one changed, the overload that takes
+ * them (promoted_overload); all / any reduce a bool tensor; sum-like reductions of integers run
+ * in int64. */
 static void promote(dctx *c, const char **target, fx_arg **args, size_t na, const fx_arg *kwargs)
 {
-    static const char *const binops[] = { "add", "sub", "mul", "div", "gt", "lt", "ge", "le", "eq", "ne",
-                                          "remainder", NULL };
     const char *t = *target;
     if (!na || strncmp(t, "torch.ops.aten.", 15) != 0)
         return;
     char base[96];
     fx_node_base_name(t, base, sizeof base);
     promote_sum_like(c, base, args, na, kwargs);
-    if (na < 2)
+    if (!strcmp(base, "all") || !strcmp(base, "any")) {
+        convert_operand(c, &args[0], FX_DT_BOOL);   /* AllOrAnyReductionTypePromotionRule */
         return;
-    bool known = false;
-    for (size_t i = 0; binops[i]; i++)
-        known |= !strcmp(base, binops[i]);
+    }
     const char *ov = strrchr(t, '.');
-    if (!known || (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode")))
+    if (strcmp(ov, ".Tensor") && strcmp(ov, ".Scalar") && strcmp(ov, ".Tensor_mode") && strcmp(ov, ".Scalar_mode") &&
+        strcmp(ov, ".default") && strcmp(ov, ".self") && strcmp(ov, ".ScalarOther") && strcmp(ov, ".ScalarSelf"))
         return;
-    promote_tensor_pair(c, base, args);
-    /* Only Python ints are wrapped, and not for int64 tensors (the int's own type); float
-     * scalars are left alone (as the corpus shows for float tensors). */
-    const fx_value *v = dc_meta_of(args[0]);
-    if (!v || v->dtype == FX_DT_UNKNOWN || v->dtype == FX_DT_BOOL || v->dtype == FX_DT_I64 ||
-        args[1]->kind != FX_ARG_INT)
+    int pos[2];
+    bool true_div = !strcmp(base, "div") && strcmp(ov, ".Tensor_mode") && strcmp(ov, ".Scalar_mode");
+    if (!promote_elementwise(c, base, true_div, args, na, pos))
         return;
-    fx_arg *sa[1] = { args[1] };
-    const char *kn[1] = { "dtype" };
-    fx_arg *kv[1] = { fx_arg_dtype(c->dst, v->dtype) };
-    fx_node *st = dc_emit(c, "torch.ops.aten.scalar_tensor.default", sa, 1, kn, kv, 1, "scalar_tensor_default");
-    fx_value *sv = fx_value_new(c->dst, FX_VAL_TENSOR);   /* a 0-d tensor of the dc_operand's dtype */
-    sv->dtype = v->dtype;
-    st->meta.val = sv;
-    args[1] = fx_arg_node(c->dst, st);
-    if (!strcmp(ov, ".Scalar")) {
+    const char *want = promoted_overload(base, ov, args, pos);
+    if (strcmp(ov, want)) {
         char buf[160];
-        snprintf(buf, sizeof buf, "%.*s.Tensor", (int)(ov - t), t);
+        snprintf(buf, sizeof buf, "%.*s%s", (int)(ov - t), t, want);
         *target = fx_strdup(c->dst, buf);
     }
 }
@@ -220,6 +284,8 @@ fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)
             v = dc_upsample_builtin(c, r->builtin, b, &known);
         if (!known)
             v = dc_quantile_builtin(c, r->builtin, b, &known);
+        if (!known)
+            v = dc_pool_builtin(c, r->builtin, b, &known);
         return known ? v : dc_list_builtin(c, r->builtin, b);
     }
     /* matmul(self, other) */

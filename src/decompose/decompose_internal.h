@@ -119,6 +119,9 @@ bool dc_known_upsample_builtin(const char *name);
 /* decomp_quantile.c: quantile / nanquantile, both overloads */
 fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known);
 bool dc_known_quantile_builtin(const char *name);
+/* decomp_pool.c: adaptive_avg_pool1d and _adaptive_avg_pool2d */
+fx_arg *dc_pool_builtin(dctx *c, const char *name, const binding *b, bool *known);
+bool dc_known_pool_builtin(const char *name);
 /* a builtin: name the C code knows (matmul or one of decomp_lists.c's) */
 bool dc_known_builtin(const char *name);
 

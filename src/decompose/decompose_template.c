@@ -93,7 +93,8 @@ static bool arg_equal(const fx_arg *a, const fx_arg *b)
     case FX_ARG_INT: return a->u.i == b->u.i;
     case FX_ARG_FLOAT: return a->u.f == b->u.f;
     case FX_ARG_BOOL: return a->u.b == b->u.b;
-    case FX_ARG_STR: return !strcmp(a->u.s, b->u.s);
+    case FX_ARG_DTYPE: return a->u.dtype == b->u.dtype;
+    case FX_ARG_STR: case FX_ARG_DEVICE: case FX_ARG_MEMFMT: case FX_ARG_LAYOUT: return !strcmp(a->u.s, b->u.s);
     default: return false;
     }
 }
@@ -643,6 +644,88 @@ static fx_arg *sp_correction(sp_call *s)
     return NULL;
 }
 
+/* padding="same" of a convolution (ATen's _convolution_same): the padding before each spatial
+ * dim, dilation * (k - 1) / 2, into left[]; constant_pad_nd's pad list adding the odd remainder
+ * after each dim into nd[] (2 * dims items); *symmetric when no dim has one. false when the
+ * weight's sizes or the dilation are not known. */
+static bool conv_same(const fx_arg *weight, const fx_arg *dil, int64_t *left, int64_t *nd, size_t *dims,
+                      bool *symmetric)
+{
+    dl_tensor w;
+    if (!static_tensor(weight, &w) || w.rank < 3)
+        return false;
+    *dims = w.rank - 2;
+    *symmetric = true;
+    for (size_t i = 0; i < *dims; i++) {
+        int64_t d = 1;
+        if (dil && (dil->kind == FX_ARG_LIST || dil->kind == FX_ARG_TUPLE)) {
+            if (!dil->u.seq.len || !int_arg(dil->u.seq.items[dil->u.seq.len == 1 ? 0 : i < dil->u.seq.len ? i : 0], &d))
+                return false;
+        } else if (dil && !int_arg(dil, &d)) {
+            return false;
+        }
+        int64_t total = d * (w.size[i + 2] - 1);
+        left[i] = total / 2;
+        int64_t delta = total - 2 * left[i];   /* the right padding minus the left */
+        nd[2 * (*dims - 1 - i)] = 0;
+        nd[2 * (*dims - 1 - i) + 1] = delta;
+        *symmetric &= delta == 0;
+    }
+    return true;
+}
+
+/* Of a convolution's weight: @conv_zeros(weight) (a 0 per spatial dim); with its dilation, for
+ * padding="same": @same_pad_l(weight,dilation) and @same_pad_nd(weight,dilation) (conv_same). */
+static fx_arg *sp_conv_padding(sp_call *s)
+{
+    int64_t left[DL_MAX_RANK], nd[2 * DL_MAX_RANK];
+    size_t dims;
+    bool symmetric;
+    if (!conv_same(s->a0, sp_is(s, "conv_zeros") ? NULL : s->a1, left, nd, &dims, &symmetric))
+        return NULL;
+    if (sp_is(s, "conv_zeros"))
+        memset(left, 0, sizeof left);
+    return sp_is(s, "same_pad_nd") ? int_list(s->c, nd, 2 * dims) : int_list(s->c, left, dims);
+}
+
+/* @range_dtype(n,m): the smallest of uint8, uint16, int32 that holds max(n, m), else int64
+ * (torch._refs' _strength_reduce_integer, for eye's aranges); int64 for a symbolic size. */
+static fx_arg *sp_range_dtype(sp_call *s)
+{
+    int64_t n, m;
+    if (!int_arg(s->a0, &n) || !int_arg(s->a1, &m))
+        return fx_arg_dtype(s->c->dst, FX_DT_I64);
+    int64_t v = n > m ? n : m;
+    return fx_arg_dtype(s->c->dst, v <= 255 ? FX_DT_U8 : v <= 65535 ? FX_DT_U16 : v <= 2147483647 ? FX_DT_I32 : FX_DT_I64);
+}
+
+/* x's trailing sizes divided by the output sizes out, into k[]; false unless x is static and each
+ * size is a multiple of its output size. */
+static bool pool_kernel(const fx_arg *x, const fx_arg *out, int64_t *k, size_t *n)
+{
+    dl_tensor t;
+    if (!static_tensor(x, &t) || !out || (out->kind != FX_ARG_LIST && out->kind != FX_ARG_TUPLE) ||
+        out->u.seq.len > t.rank || !out->u.seq.len)
+        return false;
+    *n = out->u.seq.len;
+    for (size_t i = 0; i < *n; i++) {
+        int64_t o, sz = t.size[t.rank - *n + i];
+        if (!int_arg(out->u.seq.items[i], &o) || o <= 0 || sz % o)
+            return false;
+        k[i] = sz / o;
+    }
+    return true;
+}
+
+/* @pool_kernel(x,output_size): adaptive pooling of evenly divisible sizes as a plain pool's
+ * kernel (x's trailing sizes over the output sizes) */
+static fx_arg *sp_pool_kernel(sp_call *s)
+{
+    int64_t k[DL_MAX_RANK];
+    size_t n;
+    return pool_kernel(s->a0, s->a1, k, &n) ? int_list(s->c, k, n) : NULL;
+}
+
 /* name, number of arguments, handler: core.yaml's @functions */
 static const struct {
     const char *name;
@@ -665,6 +748,8 @@ static const struct {
     {"lead_then", 2, sp_lead},              {"lead_ones", 2, sp_lead},
     {"lead_numel", 2, sp_lead},             {"prod", 1, sp_lead},
     {"contiguous_strides", 1, sp_contiguous_strides},
+    {"range_dtype", 2, sp_range_dtype},     {"pool_kernel", 2, sp_pool_kernel},
+    {"conv_zeros", 1, sp_conv_padding},     {"same_pad_l", 2, sp_conv_padding}, {"same_pad_nd", 2, sp_conv_padding},
     {"reverse_dims", 1, sp_reverse_dims},   {"float", 1, sp_float}, {"half", 1, sp_half},
     {"inner_dim", 2, sp_inner_dim},         {"fftshift", 2, sp_fftshift}, {"ifftshift", 2, sp_fftshift},
     {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
@@ -753,7 +838,8 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
             dl_tensor t;
             ok = dl_static(b->out, &t);
         } else if (open && close && close + 1 == e) {
-            /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1 */
+            /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1, is_dtype,
+             * same_symmetric, divisible */
             const char *ps[3], *pe[3];
             size_t np = split_top(open + 1, close, ps, pe, 3);
             const fx_arg *a0 = np ? lookup(c, b, NULL, ps[0], pe[0]) : NULL;
@@ -765,6 +851,22 @@ bool dc_holds(dctx *c, const binding *b, const char *when)
                 ok = true;
                 for (size_t i = 0; i < np && ok; i++)
                     ok = dl_last_stride_1(dc_meta_of(lookup(c, b, NULL, ps[i], pe[i])));
+            } else if (name_is(s, open, "is_dtype") && np == 2) {
+                /* x's dtype is the dtype argument (a conversion that changes nothing) */
+                const fx_value *m = dc_meta_of(a0);
+                const fx_arg *dt = lookup(c, b, NULL, ps[1], pe[1]);
+                ok = m && m->kind == FX_VAL_TENSOR && dt && dt->kind == FX_ARG_DTYPE && m->dtype == dt->u.dtype;
+            } else if (name_is(s, open, "same_symmetric") && np == 2) {
+                /* padding="same" pads every dim of the convolution evenly */
+                int64_t left[DL_MAX_RANK], nd[2 * DL_MAX_RANK];
+                size_t dims;
+                bool symmetric = false;
+                ok = conv_same(a0, lookup(c, b, NULL, ps[1], pe[1]), left, nd, &dims, &symmetric) && symmetric;
+            } else if (name_is(s, open, "divisible") && np == 2) {
+                /* x's trailing sizes are multiples of the output sizes */
+                int64_t k[DL_MAX_RANK];
+                size_t n;
+                ok = pool_kernel(a0, lookup(c, b, NULL, ps[1], pe[1]), k, &n);
             } else if (name_is(s, open, "viewable") && np == 2) {
                 /* reshape(x, shape) is a view; unknown layouts are taken as contiguous */
                 ok = dl_viewable(dc_meta_of(a0), lookup(c, b, NULL, ps[1], pe[1]));
