@@ -265,6 +265,7 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     scope s;
     opt_scope_init(&s, parent, g, &c->tmp);
     for (size_t i = 0; i < g->n_node; i++) {
+        opt_infer_untyped(c->m, g, &s, g->node[i], c->opset);
         fold_node(c, g->node[i], &s, depth);
         opt_infer_elem(&s, g->node[i]);
     }

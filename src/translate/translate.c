@@ -152,6 +152,7 @@ static bool translate_call(tx *t, const fx_node *n)
         }
         return fn(t, n, rule, bound);
     }
+    if (lw->function) return tx_run_function(t, n, rule, lw, bound);
     return tx_run_lowering(t, n, rule, lw, bound);
 }
 
@@ -379,6 +380,9 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     arena_init(&t.a);
     hm_init(&t.used);
     hm_init(&t.suffix);
+    hm_init(&t.fn_values);
+    hm_init(&t.fn_nodes);
+    hm_init(&t.fn_suffix);
     scope root = {.g = m->proto->graph, .fxg = g};
     hm_init(&root.vals);
     hm_init(&root.consts);
@@ -392,16 +396,20 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hm_free(&inputs);
     hm_free(&root.vals);
     hm_free(&root.consts);
+    /* the values a lowering makes are typed as torch.onnx's builder types them: by ONNX's
+     * inference, node by node (FX nodes' own outputs already carry their meta's type); the
+     * values of inlined torchlib functions stay untyped, as torch's are */
+    if (opts->value_info && !t.failed) oi_type_graph_values_except(m, m->proto->graph, t.opset, &t.fn_values);
     hm_free(&t.used);
     hm_free(&t.suffix);
+    hm_free(&t.fn_values);
+    hm_free(&t.fn_nodes);
+    hm_free(&t.fn_suffix);
     arena_free(&t.a);
     if (!opts->registry) ops_registry_free(&own);
     if (t.failed) {
         ox_model_free(m);
         return NULL;
     }
-    /* the values a lowering makes are typed as torch.onnx's builder types them: by ONNX's
-     * inference, node by node (FX nodes' own outputs already carry their meta's type) */
-    if (opts->value_info) oi_type_graph_values(m, m->proto->graph, t.opset);
     return m;
 }
