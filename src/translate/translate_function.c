@@ -116,8 +116,16 @@ static void rename_node(fn_inst *f, Onnx__NodeProto *nd, int depth)
     }
 }
 
+/* The default the function declares for attribute name (<dim: int = -1>), or NULL. */
+static const Onnx__AttributeProto *attr_default(const Onnx__FunctionProto *fp, const char *name)
+{
+    for (size_t i = 0; i < fp->n_attribute_proto; i++)
+        if (fp->attribute_proto[i]->name && !strcmp(fp->attribute_proto[i]->name, name)) return fp->attribute_proto[i];
+    return NULL;
+}
+
 /* The attribute @ref of the body's node: the bound schema argument it names, typed as the node
- * declares it (a None argument leaves it out, as an unset function attribute). */
+ * declares it. A None argument is an unset attribute: the function's default, else left out. */
 static bool ref_attribute(fn_inst *f, Onnx__NodeProto *nd, const Onnx__AttributeProto *a)
 {
     static const struct { Onnx__AttributeProto__AttributeType ty; low_attr_type lat; } types[] = {
@@ -130,6 +138,13 @@ static bool ref_attribute(fn_inst *f, Onnx__NodeProto *nd, const Onnx__Attribute
     for (size_t i = 0; i < f->lw->nfn_attrs; i++) {
         low_attr at = f->lw->fn_attrs[i];
         if (strcmp(at.name, a->ref_attr_name)) continue;
+        const Onnx__AttributeProto *dflt = attr_default(f->lw->function, a->ref_attr_name);
+        if (!at.ref_fn && at.ref_arg >= 0 && f->bound[at.ref_arg]->kind == FX_ARG_NONE && dflt) {
+            Onnx__AttributeProto *c = copy_message(f->t, &dflt->base);
+            c->name = ox_strdup(f->t->m, a->name);
+            OX_PUSH(f->t->m, nd->attribute, nd->n_attribute, c);
+            return true;
+        }
         at.name = a->name;
         at.type = LAT_INFER;
         for (size_t k = 0; k < sizeof types / sizeof *types; k++)
