@@ -6,6 +6,7 @@
  * untyped are the values of the torchlib functions it inlined, which get their type here and
  * so a value_info entry in the optimized model. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "onnx/onnx_infer.h"
 #include "optimize/optimize_internal.h"
@@ -27,6 +28,26 @@ static bool known_type(scope *s, const char *name, oi_type *t)
     return true;
 }
 
+/* SequenceConstruct: a sequence of the inputs' element type, with the dims they share (a dim
+ * that differs unknown; no shape when the ranks differ), as onnx infers it. */
+static Onnx__TypeProto *sequence_type(ox_model *m, scope *s, const Onnx__NodeProto *n)
+{
+    oi_type acc = {.elem = 0, .rank = -1}, t;
+    for (size_t k = 0; k < n->n_input; k++) {
+        t = (oi_type){.elem = 0, .rank = -1};
+        if (!*opt_str(n->input[k]) || !known_type(s, n->input[k], &t)) return NULL;
+        t.value = NULL;
+        if (!k) { acc = t; continue; }
+        if (t.elem != acc.elem) return NULL;
+        if (t.rank != acc.rank) { acc.rank = -1; continue; }
+        for (int i = 0; i < acc.rank; i++)
+            if (acc.d[i].v != t.d[i].v || (acc.d[i].sym && (!t.d[i].sym || strcmp(acc.d[i].sym, t.d[i].sym))))
+                acc.d[i] = (oi_dim){-1, NULL};
+    }
+    Onnx__TypeProto *et = n->n_input ? oi_to_proto(m, &acc) : NULL;
+    return et ? ox_type_sequence(m, et) : NULL;
+}
+
 void opt_infer_untyped(ox_model *m, Onnx__GraphProto *g, scope *s, const Onnx__NodeProto *n, int64_t opset)
 {
     if (s->no_infer || !opt_is_default_domain(n->domain) || opt_is_op(n, "Constant") || ox_node_has_subgraph(n))
@@ -35,6 +56,14 @@ void opt_infer_untyped(ox_model *m, Onnx__GraphProto *g, scope *s, const Onnx__N
     for (size_t k = 0; k < n->n_output; k++)
         untyped |= *opt_str(n->output[k]) && !opt_scope_type(s, n->output[k]);
     if (!untyped) return;
+    if (opt_is_op(n, "SequenceConstruct")) {
+        Onnx__TypeProto *tp = n->n_output == 1 ? sequence_type(m, s, n) : NULL;
+        if (tp) {
+            ox_graph_add_value_info(m, g, n->output[0], tp);
+            hm_put(&s->types, n->output[0], tp);
+        }
+        return;
+    }
     oi_type *in = calloc(n->n_input + n->n_output + 1, sizeof *in), *out = in + n->n_input;
     bool ok = true;
     for (size_t k = 0; k < n->n_input && ok; k++) {

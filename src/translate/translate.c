@@ -77,6 +77,8 @@ static void no_lowering(tx *t, const fx_node *n, const char *target)
     sb_free(&h);
 }
 
+static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule);
+
 static bool translate_getitem(tx *t, const fx_node *n)
 {
     const fx_arg *a = n->args;
@@ -88,6 +90,9 @@ static bool translate_getitem(tx *t, const fx_node *n)
     int64_t i = a->u.seq.items[1]->u.i;
     if (!src) { tx_fail_node(t, n, "getitem of a value that was not translated"); return false; }
     if (src->seq && src->n == 1) {
+        /* an element of a sequence: torchlib's aten_getitem when the tables have it */
+        const op_rule *rule = ops_lookup(t->reg, "operator.getitem", t->opset);
+        if (rule) return translate_rule(t, n, rule);
         const char *idx = tx_const_scalar(t, OT_INT64, 0, i, false);
         const char *out = tx_one_output(t, n);
         tx_emit2(t, "SequenceAt", src->names[0], idx, out, tx_node_name_of(t, n));
@@ -116,6 +121,12 @@ static bool translate_call(tx *t, const fx_node *n)
     }
     const op_rule *rule = ops_lookup(t->reg, target, t->opset);
     if (!rule) { no_lowering(t, n, target); return false; }
+    return translate_rule(t, n, rule);
+}
+
+/* n by rule: arguments bound to its schema, the alternative whose conditions hold. */
+static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
+{
     const fx_arg **bound = NULL;
     const lowering *lw = rule->nalts ? &rule->alts[0] : NULL;
     if (rule->has_schema) {

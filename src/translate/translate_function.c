@@ -185,7 +185,17 @@ bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         int ai = lw->param_args[i];
         int dt = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
         namevec v = {0};
-        f.ok = tx_arg_inputs(t, n, &f.s->args[ai], bound[ai], dt, &v);
+        const aten_arg *sa = &f.s->args[ai];
+        f.ok = tx_arg_inputs(t, n, sa, bound[ai], dt, &v);
+        if (f.ok && sa->is_list && sa->base == ATY_TENSOR && bound[ai]->kind != FX_ARG_NODE) {
+            /* a list of tensors is one sequence input of the function */
+            Onnx__NodeProto *sc = tx_emit(t, "SequenceConstruct", "", NULL);
+            for (size_t k = 0; k < v.len; k++) ox_node_add_input(t->m, sc, v.items[k]);
+            const char *seq = tx_fresh_val(t);
+            ox_node_add_output(t->m, sc, seq);
+            v.len = 0;
+            vec_push(&v, seq);
+        }
         if (f.ok && v.len != 1) {
             tx_fail_node(t, n, arena_printf(&t->a, "argument '%s' gives %zu values, an input of function %s takes one",
                                             lw->params[i], v.len, lw->fn_name));
@@ -209,6 +219,7 @@ bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     hm_free(&f.map);
     hm_free(&f.results);
     if (!f.ok) return false;
-    tx_set_results(t, n, f.s, res, nres);
+    if (seq_result) tx_set_val(t, n, res, nres)->seq = true;   /* torch types no list result */
+    else tx_set_results(t, n, f.s, res, nres);
     return true;
 }
