@@ -22,6 +22,8 @@ typedef struct fold_ctx {
     arena tmp;
     VEC(oe_tensor *) owned;
     hashmap uses;     /* value name → number of node inputs reading it, model-wide */
+    bool *dead;       /* main graph nodes folded into initializers (while it is being folded) */
+    size_t at;        /* index of the main graph node being folded */
     int err;
 } fold_ctx;
 
@@ -223,6 +225,12 @@ static void evaluate_and_replace(fold_ctx *c, Onnx__NodeProto *n, scope *s, oe_t
     v->proto = n->attribute[0]->t;
     hm_put(&s->vals, n->output[0], v);
     c->st->folded++;
+    /* onnxscript makes a folded value an initializer of the main graph there and then (before the
+     * Constants lifted at the end); what it folds Shape and Size to are Constant nodes */
+    if (c->dead && shape_src != inputs[0]) {
+        ox_graph_add_initializer(c->m, c->m->proto->graph, n->attribute[0]->t);
+        c->dead[c->at] = true;
+    }
 }
 
 static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
@@ -264,11 +272,17 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     }
     scope s;
     opt_scope_init(&s, parent, g, &c->tmp);
+    bool *dead = g == c->m->proto->graph ? xcalloc(g->n_node + 1, 1) : NULL;
     for (size_t i = 0; i < g->n_node; i++) {
         opt_infer_untyped(c->m, g, &s, g->node[i], c->opset);
+        c->dead = dead;
+        c->at = i;
         fold_node(c, g->node[i], &s, depth);
+        c->dead = NULL;
         opt_infer_elem(&s, g->node[i]);
     }
+    if (dead) opt_compact_nodes(g, dead);
+    free(dead);
     opt_scope_free(&s);
 }
 
