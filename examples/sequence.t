@@ -52,7 +52,7 @@ main_graph (float[4,6] x, float[4,6] y) => (float[4,6] cat, float[2,4,6] stack, 
    [node_mul] mul = Mul (getitem_1, val_4)
    [node_cat] cat = Concat <axis: int = 1> (getitem, mul, getitem_2)
    [node_SequenceConstruct_5] val_5 = SequenceConstruct (x, y)
-   [node_stack] stack = ConcatFromSequence <axis: int = 0, new_axis: int = 1> (val_5)
+   [node_stack] stack = ConcatFromSequence <new_axis: int = 1, axis: int = 0> (val_5)
    [node_cat_1] cat_1 = Concat <axis: int = 0> (x, y, cat)
 }
 check

@@ -47,7 +47,7 @@ main_graph (float[batch,3] x) => (float[batch,3] getitem)
    <float[3,3] "fc.weight" =  {-0.00432252,0.309716,-0.475185,-0.424895,-0.222369,0.154821,-0.0114391,0.457775,-0.0512364}, float[3] "fc.bias" =  {0.152774,-0.174483,-0.113487}, int64 val_1 =  {0}, int64 val_2 =  {2}, float scalar_tensor_default =  {2}, float scalar_tensor_default_2 =  {1}, float[3,3] "fc.weight", float[3] "fc.bias", int64 val_1, int64 val_2, float scalar_tensor_default, float scalar_tensor_default_2, float[batch,3] linear, int64[2] val_0, int64 sym_size_int_1, bool gt>
 {
    [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x, "fc.weight", "fc.bias")
-   [node_Shape_0] val_0 = Shape (x)
+   [node_Shape_0] val_0 = Shape <start: int = 0> (x)
    [node_sym_size_int_1] sym_size_int_1 = Gather <axis: int = 0> (val_0, val_1)
    [node_gt] gt = Greater (sym_size_int_1, val_2)
    [node_cond__0] getitem = If (gt) <then_branch: graph = true_graph_0 () => (float[batch,3] mul_true_graph_0) {

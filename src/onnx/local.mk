@@ -21,7 +21,7 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_infer.c src/onnx/onnx_infer_graph.c src/onnx/onnx_infer.h src/onnx/onnx_check_shapes.c \
 	src/onnx/onnx_parse.c src/onnx/onnx_parse_internal.h src/onnx/onnx_lex.c src/onnx/onnx_parse.h \
 	src/onnx/onnx_check.c src/onnx/onnx_check.h src/onnx/onnx_check_internal.h src/onnx/onnx_check_types.c \
-	src/onnx/onnx_schema.h src/onnx/onnx_schema.c src/onnx/onnx_schema_data.c \
+	src/onnx/onnx_schema.h src/onnx/onnx_schema.c src/onnx/onnx_schema_data.c src/onnx/onnx_schema_defaults.c \
 	src/onnx/onnx_eval.c src/onnx/onnx_eval.h src/onnx/onnx_eval_internal.h \
 	src/onnx/onnx_eval_math.c src/onnx/onnx_eval_reduce.c src/onnx/onnx_eval_shape.c \
 	src/onnx/onnx_eval_index.c src/onnx/onnx_eval_nn.c src/onnx/onnx_eval_conv.c \

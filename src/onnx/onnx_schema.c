@@ -21,3 +21,17 @@ const ox_op_schema *ox_op_schema_find(const char *op_type, int64_t opset, int *f
     }
     return best;
 }
+
+const ox_op_attr_defaults *ox_op_attr_defaults_find(const char *op_type)
+{
+    if (!op_type) return NULL;
+    size_t lo = 0, hi = ox_op_attr_defaults_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ox_op_attr_defaults_table[mid].name, op_type);
+        if (!c) return &ox_op_attr_defaults_table[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}

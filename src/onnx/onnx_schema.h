@@ -27,4 +27,19 @@ extern const size_t ox_op_schema_count;
  * it), or NULL; *first (if non-NULL) is the op's first version, 0 when ai.onnx has no such op. */
 const ox_op_schema *ox_op_schema_find(const char *op_type, int64_t opset, int *first);
 
+/* An operator's attributes at torch.onnx's tracing opset (18, torchlib's), in onnx.defs' order:
+ * "NAME:CODE=DEFAULT" for one with a default (CODE i, f or s), "NAME" for one without
+ * (generated into onnx_schema_defaults.c by scripts/dev/onnx_attr_defaults.py). */
+typedef struct ox_op_attr_defaults {
+    const char *name;
+    int since_version;
+    const char *attributes;
+} ox_op_attr_defaults;
+
+extern const ox_op_attr_defaults ox_op_attr_defaults_table[];   /* sorted by name */
+extern const size_t ox_op_attr_defaults_count;
+
+/* The entry of op_type, or NULL (an operator newer than opset 18, or none). */
+const ox_op_attr_defaults *ox_op_attr_defaults_find(const char *op_type);
+
 #endif

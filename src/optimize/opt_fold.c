@@ -22,8 +22,6 @@ typedef struct fold_ctx {
     arena tmp;
     VEC(oe_tensor *) owned;
     hashmap uses;     /* value name → number of node inputs reading it, model-wide */
-    bool *dead;       /* main graph nodes folded into initializers (while it is being folded) */
-    size_t at;        /* index of the main graph node being folded */
     int err;
 } fold_ctx;
 
@@ -225,12 +223,6 @@ static void evaluate_and_replace(fold_ctx *c, Onnx__NodeProto *n, scope *s, oe_t
     v->proto = n->attribute[0]->t;
     hm_put(&s->vals, n->output[0], v);
     c->st->folded++;
-    /* onnxscript makes a folded value an initializer of the main graph there and then (before the
-     * Constants lifted at the end); what it folds Shape and Size to are Constant nodes */
-    if (c->dead && shape_src != inputs[0]) {
-        ox_graph_add_initializer(c->m, c->m->proto->graph, n->attribute[0]->t);
-        c->dead[c->at] = true;
-    }
 }
 
 static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
@@ -272,17 +264,27 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     }
     scope s;
     opt_scope_init(&s, parent, g, &c->tmp);
-    bool *dead = g == c->m->proto->graph ? xcalloc(g->n_node + 1, 1) : NULL;
+    bool *lifted = NULL;
     for (size_t i = 0; i < g->n_node; i++) {
-        opt_infer_untyped(c->m, g, &s, g->node[i], c->opset);
-        c->dead = dead;
-        c->at = i;
-        fold_node(c, g->node[i], &s, depth);
-        c->dead = NULL;
-        opt_infer_elem(&s, g->node[i]);
+        Onnx__NodeProto *n = g->node[i];
+        bool was_constant = opt_is_op(n, "Constant");
+        opt_infer_untyped(c->m, g, &s, n, c->opset);
+        fold_node(c, n, &s, depth);
+        opt_infer_elem(&s, n);
+        /* onnxscript's folder makes a folded value an initializer of the node's graph at once;
+         * Constant nodes wait for the lifting pass (which skips graph outputs). So folded values
+         * come first among the initializers, in node order, and a folded graph output is an
+         * initializer too (torch.onnx's `full` output is one). */
+        if (!was_constant && opt_is_op(n, "Constant")) {
+            if (!lifted) lifted = xcalloc(g->n_node + 1, 1);
+            Onnx__TensorProto *t = n->attribute[0]->t;
+            t->name = n->output[0];
+            ox_graph_add_initializer(c->m, g, t);
+            lifted[i] = true;
+        }
     }
-    if (dead) opt_compact_nodes(g, dead);
-    free(dead);
+    if (lifted) opt_compact_nodes(g, lifted);
+    free(lifted);
     opt_scope_free(&s);
 }
 

@@ -77,16 +77,55 @@ static bool b_transpose(tx *t, const fx_node *n, const op_rule *rule, const fx_a
     return true;
 }
 
+/* One of Slice's 1-D operands the way torchlib's aten_slice makes it: a given int or SymInt is
+ * Cast to INT64 and Reshaped to [-1] (the int a Constant of the farm, the [-1] its own Constant);
+ * an absent one (None) is Constant <value_ints = [dflt]>. The optimizer folds either to one
+ * initializer, named as torch.onnx's is. */
+static const char *slice_operand(tx *t, const fx_node *n, const fx_arg *a, int64_t dflt)
+{
+    const char *v;
+    if (a->kind == FX_ARG_NONE) {
+        Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
+        ox_attr_ints(t->m, c, "value_ints", &dflt, 1);
+        v = tx_fresh_val(t);
+        ox_node_add_output(t->m, c, v);
+        return v;
+    }
+    if (a->kind == FX_ARG_NODE) v = tx_single(t, n, a->u.node);
+    else {
+        int64_t k;
+        if (!arg_int(a, &k)) { tx_fail_node(t, n, "slice: start, end, dim and step must be ints or SymInts"); return NULL; }
+        v = tx_const_scalar(t, OT_INT64, 0, k, false);
+    }
+    if (!v) return NULL;
+    Onnx__NodeProto *cast = tx_emit(t, "Cast", "", NULL);
+    ox_attr_int(t->m, cast, "to", OT_INT64);
+    ox_node_add_input(t->m, cast, v);
+    const char *c64 = tx_fresh_val(t);
+    ox_node_add_output(t->m, cast, c64);
+    int64_t m1 = -1;
+    Onnx__NodeProto *shape = tx_emit(t, "Constant", "", NULL);
+    ox_attr_ints(t->m, shape, "value_ints", &m1, 1);
+    const char *sv = tx_fresh_val(t);
+    ox_node_add_output(t->m, shape, sv);
+    return tx_emit2(t, "Reshape", c64, sv, NULL, NULL);
+}
+
+static const fx_arg *kwarg(const fx_node *n, const char *key);
+
 static bool b_slice(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     const char *x = input_of(t, n, b[0]);
     if (!x) return false;
-    const char *starts = int_1d(t, n, b[2], 0);
-    const char *ends = int_1d(t, n, b[3], INT64_MAX);
-    const char *axes = int_1d(t, n, b[1], 0);
-    const char *steps = int_1d(t, n, b[4], 1);
-    if (!starts || !ends || !axes || !steps) return false;
+    const char *starts = slice_operand(t, n, b[2], 0);
+    const char *ends = starts ? slice_operand(t, n, b[3], INT64_MAX) : NULL;
+    const char *axes = ends ? slice_operand(t, n, b[1], 0) : NULL;
+    /* a step the FX node leaves out is torchlib's None (its Constant [1]), not the schema's 1 */
+    bool step_given = (n->args && n->args->u.seq.len > 4) || kwarg(n, "step");
+    static const fx_arg none = {.kind = FX_ARG_NONE};
+    const char *steps = axes ? slice_operand(t, n, step_given ? b[4] : &none, 1) : NULL;
+    if (!steps) return false;
     const char *out = tx_one_output(t, n);
     Onnx__NodeProto *nd = tx_emit(t, "Slice", "", tx_node_name_of(t, n));
     const char *ins[] = {x, starts, ends, axes, steps};

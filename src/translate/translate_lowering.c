@@ -497,6 +497,25 @@ static bool merge_dims_param(const op_rule *rule, int ai, const fx_arg *a)
     return ai < 64 && ((rule->merge_dims >> ai) & 1) && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE);
 }
 
+static bool python_scalar_param(const op_rule *rule, int ai, const fx_arg *a)
+{
+    return ai < 64 && ((rule->python_scalars >> ai) & 1) &&
+           (a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT || a->kind == FX_ARG_BOOL);
+}
+
+/* An argument torchlib builds inside the function, at the first node that uses it: a merge_dims
+ * list, or a Python scalar — typed by its Python value as CastLike's input (nothing binds that
+ * type there), else as the function's other numbers are. */
+static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, int ai, const fx_arg *a,
+                              const char *op_type, int dt)
+{
+    if (merge_dims_param(rule, ai, a)) return tx_merge_dims_input(t, n, a, (rule->merge_dims_minus_one_as_one >> ai) & 1);
+    if (!strcmp(op_type, "CastLike"))
+        dt = a->kind == FX_ARG_FLOAT ? OT_FLOAT : a->kind == FX_ARG_BOOL ? OT_BOOL : OT_INT64;
+    if (a->kind == FX_ARG_FLOAT) return tx_const_scalar(t, dt, a->u.f, 0, true);
+    return tx_const_scalar(t, dt, 0, a->kind == FX_ARG_BOOL ? a->u.b : a->u.i, false);
+}
+
 void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **bound, int *ref, int *float_ref)
 {
     /* Reference dtype for Python scalars, as torchlib binds a scalar to the type of the tensor it
@@ -547,13 +566,15 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     int ref_dtype, float_ref;
     tx_scalar_ref_dtypes(n, lw, bound, &ref_dtype, &float_ref);
     namevec *pvals = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *pvals);
+    bool *late = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *late);   /* built at first use */
+    int *dts = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *dts);
     bool ok = true;
     for (size_t i = 0; i < lw->nparams && ok; i++) {
         int ai = lw->param_args[i];
         hm_put(&local, lw->params[i], &pvals[i]);
-        if (merge_dims_param(rule, ai, bound[ai])) continue;     /* built at its first use */
-        int dt = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
-        ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dt, &pvals[i]);
+        late[i] = merge_dims_param(rule, ai, bound[ai]) || python_scalar_param(rule, ai, bound[ai]);
+        dts[i] = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
+        if (!late[i]) ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dts[i], &pvals[i]);
     }
     size_t nres = lw->nresults;
     bool seq_result = s->nrets == 1 && s->rets[0].is_list;
@@ -574,10 +595,9 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         }
         for (size_t i = 0; i < ln->nins && ok; i++)   /* torchlib builds these inside the function */
             for (size_t p = 0; p < lw->nparams; p++) {
+                if (!late[p] || pvals[p].len || strcmp(lw->params[p], ln->ins[i])) continue;
                 int ai = lw->param_args[p];
-                if (pvals[p].len || strcmp(lw->params[p], ln->ins[i]) || !merge_dims_param(rule, ai, bound[ai])) continue;
-                bool m1 = (rule->merge_dims_minus_one_as_one >> ai) & 1;
-                const char *v = tx_merge_dims_input(t, n, bound[ai], m1);
+                const char *v = late_input(t, n, rule, ai, bound[ai], ln->op_type, dts[p]);
                 if (v) vec_push(&pvals[p], v);
                 else ok = false;
             }

@@ -88,19 +88,20 @@ static void test_fold_and_lift(void **state)
     assert_int_equal(count_op(g, "Mul"), 1);
     assert_int_equal(opt_lift_constants(m, NULL, &st, &d), 0);
     assert_int_equal(opt_remove_dead(m, NULL, &st, &d), 0);
-    /* s is a graph output: it stays a Constant node; f is lifted under its value name */
-    Onnx__NodeProto *c = find_node(g, "Constant");
-    assert_non_null(c);
-    assert_string_equal(c->output[0], "s");
+    /* s is a graph output folded from Mul: an initializer at once, as onnxscript's folder makes
+     * it (torch.onnx's `full` output); f is lifted under its value name */
+    assert_null(find_node(g, "Constant"));
+    Onnx__TensorProto *sp = find_init(g, "s");
+    assert_non_null(sp);
     oe_tensor t;
-    assert_int_equal(oe_from_proto(c->attribute[0]->t, 0, &t), OE_OK);
+    assert_int_equal(oe_from_proto(sp, 0, &t), OE_OK);
     assert_int_equal(oe_get_i(&t, 0), 6);
     assert_int_equal(oe_get_i(&t, 1), 12);
     oe_tensor_free(&t);
     expect_init(g, "f", 1, 1, (double[]){2});
     assert_null(find_init(g, "one"));   /* unused after folding */
     assert_null(find_init(g, "a"));
-    assert_int_equal(g->n_node, 2);
+    assert_int_equal(g->n_node, 1);
     assert_false(diag_has_errors(&d));
     diag_free(&d);
     ox_model_free(m);
@@ -435,14 +436,32 @@ static void test_fold_policy_like_onnxscript(void **state)
     assert_float_equal(oe_get_f(&t, 1), 100.0, 0);   /* wt[0][1] = W[1][0] */
     assert_float_equal(oe_get_f(&t, 100), 1.0, 0);   /* wt[1][0] = W[0][1] */
     oe_tensor_free(&t);
-    /* s is a graph output, so it stays a Constant node holding V's dims */
-    Onnx__NodeProto *sc = find_node(g, "Constant");
-    assert_non_null(sc);
-    assert_string_equal(sc->output[0], "s");
-    assert_int_equal(oe_from_proto(sc->attribute[0]->t, 0, &t), OE_OK);
+    /* s is a graph output folded from Shape: an initializer holding V's dims */
+    Onnx__TensorProto *sp = find_init(g, "s");
+    assert_non_null(sp);
+    assert_int_equal(oe_from_proto(sp, 0, &t), OE_OK);
     assert_int_equal(oe_get_i(&t, 0), 100);
     assert_int_equal(oe_get_i(&t, 1), 100);
     oe_tensor_free(&t);
+    ox_model_free(m);
+}
+
+/* A Constant node that is itself a graph output stays a node: onnx-ir's lifting pass skips it
+ * (only a value the folder computes becomes an initializer at once). */
+static void test_constant_output_stays_a_node(void **state)
+{
+    (void)state;
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (float[2] x) => (float[2] y, float c)\n"
+                        "{\n"
+                        "  c = Constant <value_float = 1.5> ()\n"
+                        "  y = Add (x, x)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__NodeProto *c = find_node(m->proto->graph, "Constant");
+    assert_non_null(c);
+    assert_string_equal(c->output[0], "c");
+    assert_null(find_init(m->proto->graph, "c"));
     ox_model_free(m);
 }
 
@@ -774,6 +793,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fold_and_lift),
+        cmocka_unit_test(test_constant_output_stays_a_node),
         cmocka_unit_test(test_fold_respects_limits_and_inputs),
         cmocka_unit_test(test_dead_code),
         cmocka_unit_test(test_dead_functions_transitive),

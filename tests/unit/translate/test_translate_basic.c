@@ -195,6 +195,38 @@ static void test_linear_gemm_and_naming(void **state)
 
 /* A weight no node reads (BatchNorm's num_batches_tracked in eval) is dropped, as torch drops it:
  * neither an initializer nor, without its data, a graph input. User inputs stay even if unused. */
+/* addmm's lowering writes Gemm's alpha and beta only; the node gets the defaults torch.onnx's
+ * tracer writes (transA, transB) and its attribute order, as in the corpus's mlp:
+ * `Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0>`. */
+static void test_default_attributes_in_schema_order(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new(NULL);
+    const char *s23[] = {"2", "3"}, *s34[] = {"3", "4"}, *s24[] = {"2", "4"};
+    fx_node *c = placeholder(p, "c"), *a = placeholder(p, "a"), *b = placeholder(p, "b");
+    set_tensor_meta(p, c, FX_DT_F32, s24, 2);
+    set_tensor_meta(p, a, FX_DT_F32, s23, 2);
+    set_tensor_meta(p, b, FX_DT_F32, s34, 2);
+    fx_arg *args[] = {fx_arg_node(p, c), fx_arg_node(p, a), fx_arg_node(p, b)};
+    fx_node *mm = call(p, "addmm", "torch.ops.aten.addmm.default", args, 3);
+    set_tensor_meta(p, mm, FX_DT_F32, s24, 2);
+    output(p, &mm, 1);
+    diag_sink d;
+    diag_init(&d);
+    ox_model *m = run(p, &d, 0);
+    assert_non_null(m);
+    Onnx__NodeProto *gemm = find_node(m->proto->graph, "node_addmm");
+    assert_non_null(gemm);
+    assert_int_equal(gemm->n_attribute, 4);
+    const char *want[] = {"beta", "transB", "alpha", "transA"};
+    for (size_t i = 0; i < 4; i++) assert_string_equal(gemm->attribute[i]->name, want[i]);
+    assert_int_equal(gemm->attribute[1]->i, 0);
+    assert_float_equal(gemm->attribute[2]->f, 1.0, 0);
+    ox_model_free(m);
+    diag_free(&d);
+    fx_program_free(p);
+}
+
 static void test_unused_weights_dropped(void **state)
 {
     (void)state;
@@ -695,6 +727,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_linear_gemm_and_naming),
         cmocka_unit_test(test_input_returned),
+        cmocka_unit_test(test_default_attributes_in_schema_order),
         cmocka_unit_test(test_unused_weights_dropped),
         cmocka_unit_test(test_provenance_metadata),
         cmocka_unit_test(test_scalars_and_constant_farm),
