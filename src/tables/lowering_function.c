@@ -39,10 +39,7 @@ static void check_node(fcheck *c, const Onnx__NodeProto *n, int depth)
                  "inputs must be function inputs or outputs of earlier nodes");
     for (size_t i = 0; i < n->n_attribute && c->ok; i++) {
         const Onnx__AttributeProto *a = n->attribute[i];
-        if (a->ref_attr_name && *a->ref_attr_name && depth > 0)
-            fail(c, "@%s inside a subgraph: fxsh binds attribute references of the function's own nodes only",
-                 a->ref_attr_name, NULL);
-        else if (a->ref_attr_name && *a->ref_attr_name && !hm_has(&c->attrs, a->ref_attr_name))
+        if (a->ref_attr_name && *a->ref_attr_name && !hm_has(&c->attrs, a->ref_attr_name))
             fail(c, "@%s is not an attribute of the function", a->ref_attr_name,
                  "declare it after the function's name: aten_addcdiv <value> (self, tensor1, tensor2) => (...)");
         if (a->g) check_graph(c, a->g, depth + 1);

@@ -82,6 +82,23 @@ static const char *mapped(fn_inst *f, const char *name)
 }
 
 static void rename_node(fn_inst *f, Onnx__NodeProto *nd, int depth);
+static bool ref_attribute(fn_inst *f, Onnx__NodeProto *nd, const Onnx__AttributeProto *a);
+
+/* A subgraph node's attribute references bound, in place (the order kept). */
+static void bind_refs(fn_inst *f, Onnx__NodeProto *nd)
+{
+    bool any = false;
+    for (size_t i = 0; i < nd->n_attribute; i++) any |= nd->attribute[i]->ref_attr_name && *nd->attribute[i]->ref_attr_name;
+    if (!any) return;
+    Onnx__AttributeProto **old = nd->attribute;
+    size_t n = nd->n_attribute;
+    nd->attribute = NULL;
+    nd->n_attribute = 0;
+    for (size_t i = 0; i < n && f->ok; i++) {
+        if (old[i]->ref_attr_name && *old[i]->ref_attr_name) f->ok = ref_attribute(f, nd, old[i]);
+        else OX_PUSH(f->t->m, nd->attribute, nd->n_attribute, old[i]);
+    }
+}
 
 /* A subgraph of the body: its inputs keep their names, its nodes are renamed. */
 static void rename_graph(fn_inst *f, Onnx__GraphProto *g, int depth)
@@ -99,6 +116,7 @@ static void rename_node(fn_inst *f, Onnx__NodeProto *nd, int depth)
 {
     tx *t = f->t;
     if (depth > 16) { f->ok = false; return; }
+    if (depth > 0) bind_refs(f, nd);
     for (size_t i = 0; i < nd->n_input; i++) nd->input[i] = ox_strdup(t->m, mapped(f, nd->input[i]));
     for (size_t i = 0; i < nd->n_attribute; i++) {
         Onnx__AttributeProto *a = nd->attribute[i];
@@ -169,7 +187,7 @@ static void emit_node(fn_inst *f, const Onnx__NodeProto *src)
         else OX_PUSH(t->m, nd->attribute, nd->n_attribute, (Onnx__AttributeProto *)copy_message(t, &a->base));
     }
     rename_node(f, nd, 0);
-    if (!f->ok) tx_fail_node(t, f->n, arena_printf(&t->a, "function %s nests subgraphs too deeply", f->lw->fn_name));
+    if (!f->ok) tx_fail_node(t, f->n, arena_printf(&t->a, "function %s: subgraphs nested too deeply", f->lw->fn_name));
 }
 
 bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
