@@ -162,10 +162,6 @@ typedef struct op_rule {
      * Constant per element, then Concat), at their first use; bit i = schema argument i */
     uint64_t merge_dims;
     uint64_t merge_dims_minus_one_as_one;   /* of those, a constant -1 becomes 1 (aten_expand) */
-    /* `python_scalars:` number arguments that torchlib takes as Python values (its float/int
-     * parameters): made a Constant at their first use, typed by the Python value where that use
-     * is CastLike's input (float → FLOAT, int → INT64, bool → BOOL); bit i = schema argument i */
-    uint64_t python_scalars;
     const char *doc;
     const char *file;
     int line;

@@ -256,28 +256,6 @@ static bool load_merge_dims(loader *L, op_rule *rule, yaml_node_t *n)
     return true;
 }
 
-/* python_scalars: [min, max] — number arguments kept as Python values until a node uses them. */
-static bool load_python_scalars(loader *L, op_rule *rule, yaml_node_t *n)
-{
-    if (n->type != YAML_SEQUENCE_NODE || !rule->has_schema) {
-        node_error(L, n, "%s'python_scalars' must be a list of argument names like [min, max] in a rule with a schema", NULL);
-        return false;
-    }
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-        yaml_node_t *v = yaml_document_get_node(L->doc, *it);
-        const char *name = scalar(L, v, "python_scalars");
-        if (!name) return false;
-        int arg = aten_schema_find(&rule->schema, name);
-        if (arg < 0 || arg >= 64 || rule->schema.args[arg].is_list) {
-            diagnostic *dg = node_error(L, v, "python_scalars: '%s' is not a single argument of the schema", name);
-            diag_set_hint(dg, "name a Scalar, int, float or bool argument of %s", rule->schema.text);
-            return false;
-        }
-        rule->python_scalars |= (uint64_t)1 << arg;
-    }
-    return true;
-}
-
 /* A target that names a Python function (operator.mul, torch.sym_float, math.floor) rather than
  * a torch.ops overload. */
 static bool python_callable(const char *target)
@@ -300,7 +278,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     rule->line = (int)n->start_mark.line + 1;
     rule->since_opset = L->file_opset;
     yaml_node_t *when = NULL, *low = NULL, *fn = NULL, *builtin = NULL, *alts = NULL, *schema = NULL, *target = NULL;
-    yaml_node_t *derive = NULL, *merge_dims = NULL, *python_scalars = NULL;
+    yaml_node_t *derive = NULL, *merge_dims = NULL;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k, *v = get(L, p, &k);
         if (key_is(k, "target")) target = v;
@@ -314,11 +292,10 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         else if (key_is(k, "alternatives")) alts = v;
         else if (key_is(k, "derive")) derive = v;
         else if (key_is(k, "merge_dims")) merge_dims = v;
-        else if (key_is(k, "python_scalars")) python_scalars = v;
         else {
             diagnostic *dg = node_error(L, k, "unknown key '%s' in rule",
                                         k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
-            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, merge_dims, python_scalars, when, lowering, function, builtin, alternatives");
+            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, merge_dims, when, lowering, function, builtin, alternatives");
             return NULL;
         }
     }
@@ -352,7 +329,6 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     }
     if (derive && !load_derive(L, rule, derive)) return NULL;
     if (merge_dims && !load_merge_dims(L, rule, merge_dims)) return NULL;
-    if (python_scalars && !load_python_scalars(L, rule, python_scalars)) return NULL;
     VEC(lowering) v = {0};
     if (alts) {
         if (when || low || fn || builtin) {
@@ -693,9 +669,6 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out)
                 sb_printf(out, "%s%s: %s", k++ ? ", " : "  merge_dims: {", x->schema.args[i].name,
                           (x->merge_dims_minus_one_as_one >> i) & 1 ? "minus_one_as_one" : "as_is");
         if (x->merge_dims) sb_puts(out, "}\n");
-        for (size_t i = 0, k = 0; i < x->schema.nargs && i < 64; i++)
-            if ((x->python_scalars >> i) & 1) sb_printf(out, "%s%s", k++ ? ", " : "  python_scalars: [", x->schema.args[i].name);
-        if (x->python_scalars) sb_puts(out, "]\n");
         if (x->nalts == 1) print_alt(out, &x->alts[0], 2, false);
         else {
             sb_puts(out, "  alternatives:\n");

@@ -497,21 +497,30 @@ static bool merge_dims_param(const op_rule *rule, int ai, const fx_arg *a)
     return ai < 64 && ((rule->merge_dims >> ai) & 1) && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE);
 }
 
-static bool python_scalar_param(const op_rule *rule, int ai, const fx_arg *a)
+/* torchlib's functions get numbers and int lists as Python values: each becomes a Constant when
+ * a node first uses it (torch.onnx's tracer converts them at the op call, through the constant
+ * farm), so that the Constants sit in the graph, and take their val_N numbers, where torch's do. */
+static bool late_param(const aten_schema *s, int ai, const fx_arg *a)
 {
-    return ai < 64 && ((rule->python_scalars >> ai) & 1) &&
-           (a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT || a->kind == FX_ARG_BOOL);
+    switch (a->kind) {
+    case FX_ARG_INT: case FX_ARG_FLOAT: case FX_ARG_BOOL: return true;
+    case FX_ARG_LIST: case FX_ARG_TUPLE: return s->args[ai].base != ATY_TENSOR;
+    default: return false;
+    }
 }
 
-/* An argument torchlib builds inside the function, at the first node that uses it: a merge_dims
- * list, or a Python scalar — typed by its Python value as CastLike's input (nothing binds that
- * type there), else as the function's other numbers are. */
-static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, int ai, const fx_arg *a,
-                              const char *op_type, int dt)
+/* An argument made at the first node that uses it: a merge_dims list, another int list, or a
+ * number — typed by its Python value as Cast's or CastLike's input, else as the function's other
+ * numbers are (the tensor it combines with). */
+static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, const aten_arg *sa, int ai,
+                              const fx_arg *a, const char *op_type, size_t input_index, int dt)
 {
     if (merge_dims_param(rule, ai, a)) return tx_merge_dims_input(t, n, a, (rule->merge_dims_minus_one_as_one >> ai) & 1);
-    if (!strcmp(op_type, "CastLike"))
+    if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) return tx_int_list_input(t, n, a);
+    /* Cast's and CastLike's input has a type of its own: nothing binds a Python number there */
+    if (input_index == 0 && (!strcmp(op_type, "CastLike") || !strcmp(op_type, "Cast")))
         dt = a->kind == FX_ARG_FLOAT ? OT_FLOAT : a->kind == FX_ARG_BOOL ? OT_BOOL : OT_INT64;
+    else return tx_scalar_input(t, sa, a, dt);
     if (a->kind == FX_ARG_FLOAT) return tx_const_scalar(t, dt, a->u.f, 0, true);
     return tx_const_scalar(t, dt, 0, a->kind == FX_ARG_BOOL ? a->u.b : a->u.i, false);
 }
@@ -572,7 +581,7 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     for (size_t i = 0; i < lw->nparams && ok; i++) {
         int ai = lw->param_args[i];
         hm_put(&local, lw->params[i], &pvals[i]);
-        late[i] = merge_dims_param(rule, ai, bound[ai]) || python_scalar_param(rule, ai, bound[ai]);
+        late[i] = late_param(s, ai, bound[ai]);
         dts[i] = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
         if (!late[i]) ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dts[i], &pvals[i]);
     }
@@ -597,7 +606,7 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
             for (size_t p = 0; p < lw->nparams; p++) {
                 if (!late[p] || pvals[p].len || strcmp(lw->params[p], ln->ins[i])) continue;
                 int ai = lw->param_args[p];
-                const char *v = late_input(t, n, rule, ai, bound[ai], ln->op_type, dts[p]);
+                const char *v = late_input(t, n, rule, &s->args[ai], ai, bound[ai], ln->op_type, i, dts[p]);
                 if (v) vec_push(&pvals[p], v);
                 else ok = false;
             }
