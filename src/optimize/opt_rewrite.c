@@ -161,22 +161,37 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
     hashmap ren;
     hm_init(&ren);
     int64_t counter = next_node_number(g);
+    hashmap gouts, vis;
+    hm_init(&gouts);
+    hm_init(&vis);
+    opt_graph_outputs(g, &gouts);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        if (g->value_info[i]->name) hm_put(&vis, g->value_info[i]->name, g->value_info[i]);
     VEC(Onnx__NodeProto *) before = {0};     /* pairs: a new node, the node it goes before */
     for (size_t q = 0; q < order.len; q++) {
         seq_cand *cd = order.items[q];
         Onnx__NodeProto *n = cd->split;
         /* Every use of the sequence must be one of these SequenceAt nodes. */
         if (cd->bad || !cd->nuses || (size_t)(uintptr_t)hm_get(&c->uses, n->output[0]) != cd->nuses) continue;
+        /* onnxscript names the pieces <seq>_split_<i> and replaces each SequenceAt by its piece:
+         * a piece keeps that name unless a graph output reads it (the output's name stays) */
         char **outs = ox_alloc(c->m, (size_t)cd->pieces * sizeof *outs);
-        for (seq_use *u = cd->uses; u; u = u->next) {   /* later nodes first: the earliest wins */
-            Onnx__NodeProto *at = g->node[u->node];
-            if (outs[u->piece]) hm_put(&ren, outs[u->piece], at->output[0]);
-            outs[u->piece] = at->output[0];
-            dead[u->node] = true;
-        }
+        for (seq_use *u = cd->uses; u; u = u->next)     /* later nodes first: the earliest wins */
+            if (hm_has(&gouts, opt_str(g->node[u->node]->output[0]))) outs[u->piece] = g->node[u->node]->output[0];
         for (int64_t p = 0; p < cd->pieces; p++)
             if (!outs[p])
                 outs[p] = opt_fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_split_%lld", n->output[0], (long long)p));
+        for (seq_use *u = cd->uses; u; u = u->next) {
+            Onnx__NodeProto *at = g->node[u->node];
+            if (strcmp(at->output[0], outs[u->piece])) {
+                hm_put(&ren, at->output[0], outs[u->piece]);
+                /* the piece takes the type the SequenceAt's value had (onnx-ir merges them) */
+                Onnx__ValueInfoProto *vi = hm_get(&vis, at->output[0]);
+                if (vi && vi->type && !hm_has(&vis, outs[u->piece]))
+                    hm_put(&vis, outs[u->piece], ox_graph_add_value_info(c->m, g, outs[u->piece], vi->type));
+            }
+            dead[u->node] = true;
+        }
         Onnx__AttributeProto *axis = ox_node_attr(n, "axis");
         if (cd->sizes) {
             /* onnxscript's rewrite makes the sizes a Constant <out>_split_sizes, then the Split:
@@ -211,6 +226,8 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
     opt_compact_nodes(g, dead);
     insert_before(c->m, g, before.items, before.len / 2);
     vec_free(&before);
+    hm_free(&gouts);
+    hm_free(&vis);
     opt_rename_uses(g, &ren, true, depth, c->o->max_depth);
     free(dead);
     hm_free(&ren);
