@@ -182,7 +182,7 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[2,4] x) => (int64 getitem, float[2,4] getitem_1) 
-   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, int64 zeros =  {0}, int64 val_3 =  {8}, bool lt = ..., float val_4 =  {20}, int64 val_5 =  {9223372036854775807}, int64 val_6 =  {1}, float[4,4] "fc.weight", float[4] "fc.bias", int64 zeros, int64 val_3, bool lt, float val_4, int64 val_5, int64 val_6, float[2,4] abs_1, float sum_1, bool lt_1, bool bitwise_and>
+   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, int64 zeros =  {0}, bool lt = ..., int64 val_3 =  {8}, float val_4 =  {20}, int64 val_5 =  {9223372036854775807}, int64 val_6 =  {1}, float[4,4] "fc.weight", float[4] "fc.bias", int64 zeros, bool lt, int64 val_3, float val_4, int64 val_5, int64 val_6, float[2,4] abs_1, float sum_1, bool lt_1, bool bitwise_and>
 {
    [node_abs_1] abs_1 = Abs (x)
    [node_sum_1] sum_1 = ReduceSum <noop_with_empty_axes: int = 0, keepdims: int = 0> (abs_1)

@@ -213,20 +213,18 @@ static int infer_reshape(ictx *c)
         } else if (sh[i] == 0 && !allowzero) {
             if (!shaped(x) || i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
             c->out[0].d[i] = x->d[i];
-            if (x->d[i].v >= 0) prod *= x->d[i].v;
-            else prod_known = false;
+            if (x->d[i].v < 0 || __builtin_mul_overflow(prod, x->d[i].v, &prod)) prod_known = false;
         } else if (sh[i] < 0) {
             return fail(c, "a negative dimension %" PRId64 " in the target shape", sh[i]);
         } else {
             c->out[0].d[i] = (oi_dim){sh[i], NULL};
-            prod *= sh[i];
+            if (__builtin_mul_overflow(prod, sh[i], &prod)) prod_known = false;   /* an absurd shape */
         }
     }
     if (neg >= 0 && prod_known && shaped(x)) {
         int64_t total = 1;
         for (int i = 0; i < x->rank; i++) {
-            if (x->d[i].v < 0) return 0;
-            total *= x->d[i].v;
+            if (x->d[i].v < 0 || __builtin_mul_overflow(total, x->d[i].v, &total)) return 0;
         }
         if (prod == 0 || total % prod) return fail(c, "cannot reshape %" PRId64 " elements", total);
         c->out[0].d[neg].v = total / prod;
@@ -567,8 +565,11 @@ static int infer_pad(ictx *c)
     for (int i = 0; i < n; i++) {
         int a = na >= 0 ? norm_axis(ax[i], x->rank) : i;
         if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
-        if (x->d[a].v >= 0) c->out[0].d[a] = (oi_dim){x->d[a].v + pads[i] + pads[i + n], NULL};
-        else c->out[0].d[a] = (oi_dim){-1, NULL};
+        int64_t d;
+        if (x->d[a].v >= 0 && !__builtin_add_overflow(x->d[a].v, pads[i], &d) && !__builtin_add_overflow(d, pads[i + n], &d)) {
+            if (d < 0) return fail(c, "pads leave axis %d with %" PRId64 " elements", a, d);
+            c->out[0].d[a] = (oi_dim){d, NULL};
+        } else c->out[0].d[a] = (oi_dim){-1, NULL};
     }
     return 0;
 }
@@ -583,8 +584,12 @@ static int infer_tile(ictx *c)
     int k = const_ints(c, 1, rep, OE_MAX_RANK);
     if (k < 0) { set_unknown_dims(&c->out[0], x->rank); return 0; }
     if (k != x->rank) return fail(c, "repeats has %d entries for a rank-%d input", k, x->rank);
-    for (int i = 0; i < k; i++)
-        c->out[0].d[i] = x->d[i].v >= 0 ? (oi_dim){x->d[i].v * rep[i], NULL} : (oi_dim){-1, NULL};
+    for (int i = 0; i < k; i++) {
+        int64_t d;
+        if (rep[i] < 0) return fail(c, "a negative repeat %" PRId64, rep[i]);
+        bool known_dim = x->d[i].v >= 0 && !__builtin_mul_overflow(x->d[i].v, rep[i], &d);
+        c->out[0].d[i] = known_dim ? (oi_dim){d, NULL} : (oi_dim){-1, NULL};
+    }
     return 0;
 }
 
@@ -619,6 +624,74 @@ static int infer_topk(ictx *c)
     int64_t k[1];
     oi_dim d = const_ints(c, 1, k, 1) == 1 ? (oi_dim){k[0], NULL} : (oi_dim){-1, NULL};
     for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = d;
+    return 0;
+}
+
+/* Conv, ConvTranspose, MaxPool, AveragePool, LpPool: onnx/defs/nn/defs.cc's convPoolShapeInference
+ * (and ConvTranspose's): N, then C (the weight's M, M·group for ConvTranspose, else the input's
+ * C), then each spatial dim from kernel_shape (or the weight), strides, dilations, pads or
+ * auto_pad, ceil_mode. MaxPool's second output (Indices) has the same shape as int64. */
+static int infer_conv_pool(ictx *c, const char *op)
+{
+    const oi_type *x = in_at(c, 0), *w = in_at(c, 1);
+    bool conv = !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose"), transpose = !strcmp(op, "ConvTranspose");
+    if (!known(x)) return 0;
+    c->out[0].elem = x->elem;
+    if (c->nout > 1) c->out[1].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    if (!shaped(x) || x->rank < 2 || (conv && !shaped(w))) { c->out[0].rank = -1; return 0; }
+    int sp = x->rank - 2;
+    if (conv && w->rank != x->rank) return fail(c, "the weight has rank %d for a rank-%d input", w->rank, x->rank);
+    int64_t k[OE_MAX_RANK], st[OE_MAX_RANK], dl[OE_MAX_RANK], pads[2 * OE_MAX_RANK], op_[OE_MAX_RANK];
+    int nk = attr_ints(c, "kernel_shape", k, OE_MAX_RANK);
+    if (nk < 0 && conv) {
+        nk = sp;
+        for (int i = 0; i < sp; i++) k[i] = w->d[i + 2].v;
+    }
+    if (nk != sp) return fail(c, "kernel_shape has %d entries for %d spatial dims", nk, sp);
+    if (attr_ints(c, "strides", st, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) st[i] = 1;
+    if (attr_ints(c, "dilations", dl, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) dl[i] = 1;
+    if (attr_ints(c, "pads", pads, 2 * OE_MAX_RANK) != 2 * sp) for (int i = 0; i < 2 * sp; i++) pads[i] = 0;
+    if (attr_ints(c, "output_padding", op_, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) op_[i] = 0;
+    const Onnx__AttributeProto *ap = ox_node_attr(c->n, "auto_pad");
+    const char *auto_pad = ap && ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING ? (const char *)ap->s.data : "NOTSET";
+    bool same = auto_pad && !strncmp(auto_pad, "SAME", 4), valid = auto_pad && !strcmp(auto_pad, "VALID");
+    bool ceil_mode = attr_i(c, "ceil_mode", 0) != 0;
+    oi_type *o = &c->out[0];
+    o->rank = x->rank;
+    o->d[0] = x->d[0];
+    if (!conv) o->d[1] = x->d[1];
+    else if (transpose) {
+        int64_t g = attr_i(c, "group", 1);
+        o->d[1] = w->d[1].v >= 0 && g > 0 && !__builtin_mul_overflow(w->d[1].v, g, &o->d[1].v) ? (oi_dim){o->d[1].v, NULL} : (oi_dim){-1, NULL};
+    } else o->d[1] = w->d[0].v >= 0 ? (oi_dim){w->d[0].v, NULL} : w->d[0];
+    for (int i = 0; i < sp; i++) {
+        int64_t in = x->d[i + 2].v, eff, total, out;
+        if (in < 0 || k[i] < 0 || st[i] <= 0 || dl[i] <= 0 ||
+            __builtin_mul_overflow(dl[i], k[i] - 1, &eff) || __builtin_add_overflow(pads[i], pads[i + sp], &total)) {
+            o->d[i + 2] = (oi_dim){-1, NULL};
+            continue;
+        }
+        eff += 1;
+        if (transpose) {
+            /* SAME: in * stride; else (in - 1) * stride + output_padding + effective kernel - pads */
+            if (__builtin_mul_overflow(same ? in : in - 1, st[i], &out)) { o->d[i + 2] = (oi_dim){-1, NULL}; continue; }
+            if (!same) out = out + op_[i] + eff - total;
+        } else if (same) {
+            out = (in + st[i] - 1) / st[i];
+        } else {
+            int64_t span = in + (valid ? 0 : total) - eff;
+            if (span < 0) return fail(c, "the kernel (%" PRId64 ") is larger than the padded input (%" PRId64 ")", eff, in + total);
+            /* as onnx's inference computes it: ceil_mode keeps a last window that starts in the
+             * end padding (torch and ONNX Runtime drop it; the declared type is onnx's) */
+            out = (ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
+        }
+        o->d[i + 2] = (oi_dim){out, NULL};
+    }
+    if (c->nout > 1 && !strcmp(op, "MaxPool")) {
+        int elem = c->out[1].elem;
+        c->out[1] = *o;
+        c->out[1].elem = elem;
+    }
     return 0;
 }
 
@@ -699,6 +772,9 @@ static int dispatch(ictx *c)
     if (!strcmp(op, "TopK")) return infer_topk(c);
     if (!strcmp(op, "Constant")) return infer_constant(c);
     if (!strcmp(op, "NonZero")) return infer_nonzero(c);
+    if (!strcmp(op, "Conv") || !strcmp(op, "ConvTranspose") || !strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") ||
+        !strcmp(op, "LpPool"))
+        return infer_conv_pool(c, op);
     return 0;
 }
 

@@ -145,7 +145,7 @@ typedef struct lowering {
  * lowering itself stays plain ONNX text (`pads: ints = @pads`). */
 typedef struct ops_derived {
     const char *name;        /* "pads" */
-    const char *fn;          /* "pads", "len", "neg_len", "nonneg", "out_dtype" */
+    const char *fn;          /* "pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype" */
     int arg;                 /* schema argument index; -1 for out_dtype() */
 } ops_derived;
 

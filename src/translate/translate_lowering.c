@@ -369,6 +369,20 @@ bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr
     const aten_arg *sa = &s->args[at->ref_arg];
     const fx_arg *a = bound[at->ref_arg];
     if (a->kind == FX_ARG_NONE) return true;   /* None drops the attribute, as torch does */
+    if (at->ref_fn && !strcmp(at->ref_fn, "spatial_shape")) {
+        /* a tensor's dims after the first two (a conv weight's kernel), written only when all are
+         * static, as torchlib's _conv_kernel_shape; ONNX infers it otherwise */
+        const fx_value *v = a->kind == FX_ARG_NODE ? tx_node_val(a->u.node) : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR || v->rank < 2) return true;
+        int64_t *k = arena_alloc(&t->a, (v->rank + 1) * sizeof *k);
+        for (size_t i = 2; i < v->rank; i++) {
+            char *end;
+            k[i - 2] = strtoll(v->sizes[i], &end, 10);
+            if (*end || end == v->sizes[i]) return true;
+        }
+        ox_attr_ints(t->m, nd, at->name, k, v->rank - 2);
+        return true;
+    }
     if (at->ref_fn) {
         int64_t *v;
         size_t n;
@@ -595,11 +609,16 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     bool named = false;
     for (size_t k = 0; k < lw->nnodes && ok; k++) {
         const low_node *ln = &lw->nodes[k];
-        bool produces_result = false;
-        for (size_t o = 0; o < ln->nouts; o++) produces_result |= hm_has(&resmap, ln->outs[o]);
+        /* the node making result i is node_<name> for a one-result op, node_<name>__<i> for
+         * several (torch.onnx names each result's producer so; one making several takes the last) */
+        int last_result = -1;
+        for (size_t o = 0; o < ln->nouts; o++)
+            for (size_t r = 0; r < nres; r++)
+                if (!strcmp(ln->outs[o], lw->results[r]) && (int)r > last_result) last_result = (int)r;
         const char *node_name = NULL;
-        if (produces_result) {
-            node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
+        if (last_result >= 0) {
+            if (nres > 1) node_name = arena_printf(&t->a, "node_%s__%d", n->name, last_result);
+            else node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
             named = true;
         }
         for (size_t i = 0; i < ln->nins && ok; i++)   /* torchlib builds these inside the function */
