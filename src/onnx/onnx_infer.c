@@ -681,9 +681,10 @@ static int infer_conv_pool(ictx *c, const char *op)
         } else {
             int64_t span = in + (valid ? 0 : total) - eff;
             if (span < 0) return fail(c, "the kernel (%" PRId64 ") is larger than the padded input (%" PRId64 ")", eff, in + total);
-            /* as onnx's inference computes it: ceil_mode keeps a last window that starts in the
-             * end padding (torch and ONNX Runtime drop it; the declared type is onnx's) */
             out = (ceil_mode ? (span + st[i] - 1) / st[i] : span / st[i]) + 1;
+            /* from MaxPool-22 / AveragePool-22 on, onnx drops a last ceil_mode window that would
+             * start past the input and its begin padding, as torch does; earlier versions keep it */
+            if (ceil_mode && c->opset >= 22 && (out - 1) * st[i] >= in + pads[i]) out--;
         }
         o->d[i + 2] = (oi_dim){out, NULL};
     }

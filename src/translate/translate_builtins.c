@@ -84,13 +84,7 @@ static bool b_transpose(tx *t, const fx_node *n, const op_rule *rule, const fx_a
 static const char *slice_operand(tx *t, const fx_node *n, const fx_arg *a, int64_t dflt)
 {
     const char *v;
-    if (a->kind == FX_ARG_NONE) {
-        Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
-        ox_attr_ints(t->m, c, "value_ints", &dflt, 1);
-        v = tx_fresh_val(t);
-        ox_node_add_output(t->m, c, v);
-        return v;
-    }
+    if (a->kind == FX_ARG_NONE) return tx_own_ints(t, &dflt, 1);
     if (a->kind == FX_ARG_NODE) v = tx_single(t, n, a->u.node);
     else {
         int64_t k;
@@ -104,11 +98,7 @@ static const char *slice_operand(tx *t, const fx_node *n, const fx_arg *a, int64
     const char *c64 = tx_fresh_val(t);
     ox_node_add_output(t->m, cast, c64);
     int64_t m1 = -1;
-    Onnx__NodeProto *shape = tx_emit(t, "Constant", "", NULL);
-    ox_attr_ints(t->m, shape, "value_ints", &m1, 1);
-    const char *sv = tx_fresh_val(t);
-    ox_node_add_output(t->m, shape, sv);
-    return tx_emit2(t, "Reshape", c64, sv, NULL, NULL);
+    return tx_emit2(t, "Reshape", c64, tx_own_ints(t, &m1, 1), NULL, NULL);
 }
 
 static const fx_arg *kwarg(const fx_node *n, const char *key);
@@ -143,8 +133,7 @@ static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     if (!x || (b[1]->kind != FX_ARG_LIST && b[1]->kind != FX_ARG_TUPLE)) return false;
     size_t k = b[1]->u.seq.len;
     int64_t *st = arena_alloc(&t->a, (k + 1) * sizeof *st), *en = arena_alloc(&t->a, (k + 1) * sizeof *en);
-    int64_t *stp = arena_alloc(&t->a, (k + 1) * sizeof *stp);
-    for (size_t i = 0; i < k; i++) { st[i] = -1; en[i] = INT64_MIN; stp[i] = -1; }
+    for (size_t i = 0; i < k; i++) { st[i] = -1; en[i] = INT64_MIN; }
     /* an empty tensor flips to itself; ONNX's Slice inference gets a reversed slice of a size-0
      * dim wrong (size 1), so the model would fail the checker (torch's does) */
     int64_t *sz;
@@ -155,9 +144,16 @@ static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
                 tx_emit1(t, "Identity", x, tx_one_output(t, n), tx_node_name_of(t, n));
                 return true;
             }
-    const char *axes = tx_int_list_input(t, n, b[1]);
-    if (!axes) return false;
-    const char *ins[] = {x, tx_const_ints(t, st, k), tx_const_ints(t, en, k), axes, tx_const_ints(t, stp, k)};
+    if (k == 0) {   /* nothing to flip */
+        tx_emit1(t, "Identity", x, tx_one_output(t, n), tx_node_name_of(t, n));
+        return true;
+    }
+    int64_t *dims = arena_alloc(&t->a, (k + 1) * sizeof *dims);
+    for (size_t i = 0; i < k; i++)
+        if (!arg_int(b[1]->u.seq.items[i], &dims[i])) { tx_fail_node(t, n, "flip needs constant dims"); return false; }
+    /* torchlib's aten_flip: its own Constants for starts (also the steps), ends and dims */
+    const char *starts = tx_own_ints(t, st, k), *ends = tx_own_ints(t, en, k);
+    const char *ins[] = {x, starts, ends, tx_own_ints(t, dims, k), starts};
     const char *out = tx_one_output(t, n);
     Onnx__NodeProto *nd = tx_emit(t, "Slice", "", tx_node_name_of(t, n));
     for (size_t i = 0; i < 5; i++) ox_node_add_input(t->m, nd, ins[i]);
@@ -445,6 +441,12 @@ static bool upsample(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *si
         ox_node_add_output(t->m, shp, nc);
         const char *tail = tx_int_list_input(t, n, size);
         if (!tail) return false;
+        /* torchlib's _aten_upsample_output_size casts the sizes to INT64 before the Concat */
+        Onnx__NodeProto *cast = tx_emit(t, "Cast", "", NULL);
+        ox_attr_int(t->m, cast, "to", OT_INT64);
+        ox_node_add_input(t->m, cast, tail);
+        tail = tx_fresh_val(t);
+        ox_node_add_output(t->m, cast, tail);
         Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
         ox_attr_int(t->m, cat, "axis", 0);
         ox_node_add_input(t->m, cat, nc);

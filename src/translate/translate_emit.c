@@ -174,6 +174,17 @@ const char *tx_const_ints(tx *t, const int64_t *v, size_t n)
     return out;
 }
 
+/* A Constant <value_ints> of its own, outside the farm: torchlib's op.Constant(value_ints=...) makes
+ * a node (and takes a val_N number) at every call. */
+const char *tx_own_ints(tx *t, const int64_t *v, size_t n)
+{
+    Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
+    ox_attr_ints(t->m, c, "value_ints", v, n);
+    const char *out = tx_fresh_val(t);
+    ox_node_add_output(t->m, c, out);
+    return out;
+}
+
 const char *tx_const_floats(tx *t, const float *v, size_t n)
 {
     strbuf k;

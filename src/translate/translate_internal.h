@@ -63,6 +63,7 @@ const char *tx_emit1(tx *t, const char *op, const char *in, const char *out, con
 const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const char *out, const char *node_name);
 void tx_fail_node(tx *t, const fx_node *n, const char *what);
 const char *tx_const_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
+const char *tx_own_ints(tx *t, const int64_t *v, size_t n);
 const char *tx_const_ints(tx *t, const int64_t *v, size_t n);
 const char *tx_const_floats(tx *t, const float *v, size_t n);
 const fx_value *tx_node_val(const fx_node *n);

@@ -231,20 +231,11 @@ const char *tx_merge_dims_input(tx *t, const fx_node *user, const fx_arg *a, boo
         if (k == FX_ARG_NODE) any_node = true;
         else if (k != FX_ARG_INT && k != FX_ARG_BOOL) { tx_fail_node(t, user, "list argument with unsupported elements"); return NULL; }
     }
-    if (n == 0) {
-        Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
-        ox_attr_ints(t->m, c, "value_ints", NULL, 0);
-        const char *out = tx_fresh_val(t);
-        ox_node_add_output(t->m, c, out);
-        return out;
-    }
+    if (n == 0) return tx_own_ints(t, NULL, 0);
     const char *neg_one = NULL;
+    int64_t m1 = -1;
     if (any_node) {
-        int64_t m1 = -1;
-        Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
-        ox_attr_ints(t->m, c, "value_ints", &m1, 1);
-        neg_one = tx_fresh_val(t);
-        ox_node_add_output(t->m, c, neg_one);
+        neg_one = tx_own_ints(t, &m1, 1);
     } else {
         t->nval++;
         t->nnode++;
@@ -259,10 +250,7 @@ const char *tx_merge_dims_input(tx *t, const fx_node *user, const fx_arg *a, boo
         } else {
             int64_t d = x->kind == FX_ARG_BOOL ? x->u.b : x->u.i;
             if (minus_one_as_one && d == -1) d = 1;
-            Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
-            ox_attr_ints(t->m, c, "value_ints", &d, 1);
-            parts[i] = tx_fresh_val(t);
-            ox_node_add_output(t->m, c, parts[i]);
+            parts[i] = tx_own_ints(t, &d, 1);
         }
     }
     Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);

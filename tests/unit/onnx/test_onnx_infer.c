@@ -76,7 +76,7 @@ static void check_model(const char *name)
     diag_init(&d);
     ox_model *m = ox_parse_model(text, strlen(text), name, &d);
     assert_non_null(m);
-    oi_type_graph_values(m, m->proto->graph, 20);
+    oi_type_graph_values(m, m->proto->graph, ox_model_opset(m, ""));
     strbuf sb = {0};
     ox_print_graph(m->proto->graph, &sb, NULL);
     char *got = strdup(sb.s);
@@ -106,6 +106,7 @@ static void test_matmul(void **s) { (void)s; check_model("matmul"); }
 static void test_reduce(void **s) { (void)s; check_model("reduce"); }
 static void test_misc(void **s) { (void)s; check_model("misc"); }
 static void test_conv_pool(void **s) { (void)s; check_model("conv_pool"); }
+static void test_pool_opset22(void **s) { (void)s; check_model("pool_opset22"); }
 
 /* Errors: a declared shape inference contradicts, and inputs that contradict the operator. */
 static void expect_check_error(const char *text, const char *needle)
@@ -150,7 +151,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadcast), cmocka_unit_test(test_reshape),   cmocka_unit_test(test_squeeze),
         cmocka_unit_test(test_shape_ops), cmocka_unit_test(test_concat_split), cmocka_unit_test(test_slice),
-        cmocka_unit_test(test_matmul),    cmocka_unit_test(test_reduce),    cmocka_unit_test(test_misc), cmocka_unit_test(test_conv_pool),
+        cmocka_unit_test(test_matmul),    cmocka_unit_test(test_reduce),    cmocka_unit_test(test_misc), cmocka_unit_test(test_conv_pool), cmocka_unit_test(test_pool_opset22),
         cmocka_unit_test(test_check_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
