@@ -23,21 +23,20 @@ export
 [torch.onnx] Optimize the ONNX graph... ✅
 diff onnx optimized
 - Constant_0  Constant()
+- split_with_sizes  SplitToSequence(x, val_0)
 - Constant_1  Constant()
-- getitem  SequenceAt(split_with_sizes, val_1)
+- n0  SequenceAt(split_with_sizes, val_1)
 - Constant_2  Constant()
-- getitem_1  SequenceAt(split_with_sizes, val_2)
+- n0_2  SequenceAt(split_with_sizes, val_2)
 - Constant_3  Constant()
-- getitem_2  SequenceAt(split_with_sizes, val_3)
+- n0_3  SequenceAt(split_with_sizes, val_3)
 - Constant_4  Constant()
-- atleast_1d__0  Identity(getitem)
-- atleast_1d__1  Identity(mul)
-- atleast_1d__2  Identity(getitem_2)
-~ split_with_sizes  SplitToSequence(x, val_0)
-      -> Split(x, val_0)
-~ cat  Concat(getitem_3, getitem_4, getitem_5)
-      -> Concat(getitem, mul, getitem_2)
-onnx -> optimized: 0 added, 11 removed, 2 changed (17 -> 6 nodes)
++ Split_7  Split(x, val_0)
+~ mul  Mul(getitem_1, val_4)
+      -> Mul(split_with_sizes_split_1, val_4)
+~ SequenceConstruct_5  SequenceConstruct(getitem, mul, getitem_2)
+      -> SequenceConstruct(split_with_sizes_split_0, mul, split_with_sizes_split_2)
+onnx -> optimized: 1 added, 9 removed, 2 changed (19 -> 11 nodes)
 show optimized
 <
    ir_version: 10,
@@ -46,13 +45,28 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[4,6] x, float[4,6] y) => (float[4,6] cat, float[2,4,6] stack, float[12,6] cat_1) 
-   <int64[3] val_0 =  {1,2,3}, float val_4 =  {2}, int64[3] val_0, float val_4, float[4,1] getitem, float[4,2] getitem_1, float[4,3] getitem_2, float[4,2] mul>
+   <int64[3] val_0 =  {1,2,3}, int64 val_1 =  {0}, int64 val_2 =  {1}, int64 val_3 =  {2}, float val_4 =  {2}, int64[1] tmp =  {1}, int64[3] val_0, int64 val_1, int64 val_2, int64 val_3, float val_4, int64[1] tmp, float[4,1] split_with_sizes_split_0, float[4,2] split_with_sizes_split_1, float[4,3] split_with_sizes_split_2, float[4,2] mul, seq(float[4,?]) val_5, float[4,1] getitem_3, float[4,2] getitem_4, float[4,3] getitem_5, seq(float[4,6]) val_6>
 {
-   [node_split_with_sizes] getitem, getitem_1, getitem_2 = Split <axis: int = 1> (x, val_0)
-   [node_mul] mul = Mul (getitem_1, val_4)
-   [node_cat] cat = Concat <axis: int = 1> (getitem, mul, getitem_2)
-   [node_SequenceConstruct_5] val_5 = SequenceConstruct (x, y)
-   [node_stack] stack = ConcatFromSequence <new_axis: int = 1, axis: int = 0> (val_5)
+   [node_Split_7] split_with_sizes_split_0, split_with_sizes_split_1, split_with_sizes_split_2 = Split <axis: int = 1> (x, val_0)
+   [node_mul] mul = Mul (split_with_sizes_split_1, val_4)
+   [node_SequenceConstruct_5] val_5 = SequenceConstruct (split_with_sizes_split_0, mul, split_with_sizes_split_2)
+   [n0_7] atleast_1d = SequenceMap (val_5) <body: graph = reshape_to_1d ( tensor) => ( tensor_2) {
+      [n0_4] shape = Shape (tensor)
+      [n1] rank = Size (shape)
+      [n3] int64_0_cast = CastLike (val_1, rank)
+      [n4] cond = Equal (rank, int64_0_cast)
+      [n5] tensor_2 = If (cond) <then_branch: graph = thenGraph_9 () => ( tensor_0) {
+         [n1_2] tensor_0 = Reshape (tensor, tmp)
+      }, else_branch: graph = elseGraph_9 () => ( tensor_1) {
+         [n0_6] tensor_1 = Identity (tensor)
+      }>
+   }>
+   [n0_8] getitem_3 = SequenceAt (atleast_1d, val_1)
+   [n0_9] getitem_4 = SequenceAt (atleast_1d, val_2)
+   [n0_10] getitem_5 = SequenceAt (atleast_1d, val_3)
+   [node_cat] cat = Concat <axis: int = 1> (getitem_3, getitem_4, getitem_5)
+   [node_SequenceConstruct_6] val_6 = SequenceConstruct (x, y)
+   [node_stack] stack = ConcatFromSequence <new_axis: int = 1, axis: int = 0> (val_6)
    [node_cat_1] cat_1 = Concat <axis: int = 0> (x, y, cat)
 }
 check

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/hashmap.h"
 #include "onnx/onnx_eval.h"
 #include "onnx/onnx_ir.h"
 
@@ -55,5 +56,7 @@ void oi_walk_graph(const Onnx__GraphProto *g, int64_t opset, oi_visit visit, voi
  * has no type yet and whose type inference tells (element type at least). Graph outputs are
  * left alone. Returns how many entries were added. */
 size_t oi_type_graph_values(ox_model *m, Onnx__GraphProto *g, int64_t opset);
+/* The same, leaving out the values named in skip (name → non-NULL). */
+size_t oi_type_graph_values_except(ox_model *m, Onnx__GraphProto *g, int64_t opset, const hashmap *skip);
 
 #endif

@@ -138,6 +138,7 @@ void oi_walk_graph(const Onnx__GraphProto *g, int64_t opset, oi_visit visit, voi
 typedef struct adder {
     ox_model *m;
     Onnx__GraphProto *g;
+    const hashmap *skip;
     size_t added;
 } adder;
 
@@ -146,7 +147,7 @@ static void add_value_info(void *ctx, size_t idx, const Onnx__NodeProto *n, size
 {
     (void)idx;
     adder *a = ctx;
-    if (why || declared || !inferred->elem) return;
+    if (why || declared || !inferred->elem || (a->skip && hm_has(a->skip, n->output[k]))) return;
     Onnx__TypeProto *tp = oi_to_proto(a->m, inferred);
     if (tp) {
         ox_graph_add_value_info(a->m, a->g, n->output[k], tp);
@@ -156,7 +157,12 @@ static void add_value_info(void *ctx, size_t idx, const Onnx__NodeProto *n, size
 
 size_t oi_type_graph_values(ox_model *m, Onnx__GraphProto *g, int64_t opset)
 {
-    adder a = {m, g, 0};
+    return oi_type_graph_values_except(m, g, opset, NULL);
+}
+
+size_t oi_type_graph_values_except(ox_model *m, Onnx__GraphProto *g, int64_t opset, const hashmap *skip)
+{
+    adder a = {m, g, skip, 0};
     oi_walk_graph(g, opset, add_value_info, &a);
     return a.added;
 }

@@ -22,6 +22,7 @@
  * in full — each tensor at most once — and compared byte by byte only when the hashes match. */
 typedef struct dd_entry {
     Onnx__TensorProto *t;
+    Onnx__TensorProto *canon; /* t with its typed-field data as raw_data (what is compared), or t */
     uint8_t *meta;
     size_t len;
     bool hashed;
@@ -38,7 +39,7 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 
 static uint64_t raw_hash(dd_entry *e)
 {
-    if (!e->hashed) e->hash = hash_bytes(e->t->raw_data.data, e->t->raw_data.len);
+    if (!e->hashed) e->hash = hash_bytes(e->canon->raw_data.data, e->canon->raw_data.len);
     e->hashed = true;
     return e->hash;
 }
@@ -64,15 +65,31 @@ static uint64_t sample_hash(const ox_model *m, const ProtobufCBinaryData *raw)
 static bool same_tensor(dd_entry *a, dd_entry *b)
 {
     if (a->len != b->len || memcmp(a->meta, b->meta, a->len)) return false;
-    const ProtobufCBinaryData *x = &a->t->raw_data, *y = &b->t->raw_data;
+    const ProtobufCBinaryData *x = &a->canon->raw_data, *y = &b->canon->raw_data;
     if (x->len != y->len) return false;
     if (x->data == y->data || x->len == 0) return true;
     return raw_hash(a) == raw_hash(b) && !memcmp(x->data, y->data, x->len);
 }
 
-/* The entry for t: its metadata packed into a (name, doc string and raw_data left out). */
-static dd_entry *dd_entry_new(arena *a, Onnx__TensorProto *t)
+/* A small tensor that holds its values in a typed field (float_data, int64_data...) as raw_data,
+ * so that equal values compare equal whichever field holds them (onnx-ir compares values); the
+ * tensor itself unchanged. */
+static Onnx__TensorProto *canonical(ox_model *m, Onnx__TensorProto *t)
 {
+    if (t->raw_data.len || (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
+        t->n_string_data || ox_tensor_numel(t) > 4096)
+        return t;
+    oe_tensor v;
+    if (oe_from_proto(t, 0, &v) != OE_OK) return t;
+    Onnx__TensorProto *c = oe_to_proto(m, &v, t->name);
+    oe_tensor_free(&v);
+    return c ? c : t;
+}
+
+/* The entry for t: its metadata packed into a (name, doc string and raw_data left out). */
+static dd_entry *dd_entry_new(arena *a, ox_model *m, Onnx__TensorProto *t0)
+{
+    Onnx__TensorProto *t = canonical(m, t0);
     char *name = t->name, *doc = t->doc_string;
     ProtobufCBinaryData raw = t->raw_data;
     t->name = NULL;
@@ -80,7 +97,8 @@ static dd_entry *dd_entry_new(arena *a, Onnx__TensorProto *t)
     t->raw_data.data = NULL;
     t->raw_data.len = 0;
     dd_entry *e = arena_alloc(a, sizeof *e);
-    e->t = t;
+    e->t = t0;
+    e->canon = t;
     e->len = onnx__tensor_proto__get_packed_size(t);
     e->meta = arena_alloc(a, e->len ? e->len : 1);
     onnx__tensor_proto__pack(t, e->meta);
@@ -115,9 +133,9 @@ int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stat
             g->initializer[k++] = t;
             continue;
         }
-        dd_entry *e = dd_entry_new(&a, t);
+        dd_entry *e = dd_entry_new(&a, m, t);
         char *key = arena_printf(&a, "%016llx%016llx", (unsigned long long)fnv(e->meta, e->len),
-                                 (unsigned long long)sample_hash(m, &t->raw_data));
+                                 (unsigned long long)sample_hash(m, &e->canon->raw_data));
         dd_entry *head = hm_get(&seen, key), *same;
         for (same = head; same && !same_tensor(same, e); same = same->next) {}
         if (same) {

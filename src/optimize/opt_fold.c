@@ -268,6 +268,7 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
         bool was_constant = opt_is_op(n, "Constant");
+        opt_infer_untyped(c->m, g, &s, n, c->opset);
         fold_node(c, n, &s, depth);
         opt_infer_elem(&s, n);
         /* onnxscript's folder makes a folded value an initializer of the node's graph at once;
@@ -311,6 +312,13 @@ int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *s
 
 /* ---- lifting constants and subgraph initializers ------------------------------------------ */
 
+typedef struct lifted {
+    Onnx__GraphProto *g;     /* the subgraph it comes from */
+    Onnx__TensorProto *t;
+    int depth;
+    bool init;               /* one of the subgraph's initializers (else a Constant node's value) */
+} lifted;
+
 typedef struct lift_ctx {
     ox_model *m;
     const optimize_options *o;
@@ -318,6 +326,7 @@ typedef struct lift_ctx {
     diag_sink *d;
     hashmap taken;
     arena tmp;
+    VEC(lifted) sub;         /* subgraph constants and initializers, moved after the main graph's */
     int err;
 } lift_ctx;
 
@@ -340,6 +349,9 @@ static Onnx__TensorProto *constant_tensor(lift_ctx *c, Onnx__NodeProto *n)
     return t;
 }
 
+/* Like onnx-ir's passes: Constants become initializers of their own graph (in node order, after
+ * the graph's initializers), and then every subgraph's initializers move to the main graph, in
+ * the order the subgraphs come — after the main graph's own. */
 static void lift_graph(lift_ctx *c, Onnx__GraphProto *g, Onnx__GraphProto *main, int depth)
 {
     if (depth > c->o->max_depth) {
@@ -347,25 +359,10 @@ static void lift_graph(lift_ctx *c, Onnx__GraphProto *g, Onnx__GraphProto *main,
         c->err = 1;
         return;
     }
-    hashmap outs, ren;
+    hashmap outs;
     hm_init(&outs);
-    hm_init(&ren);
     opt_graph_outputs(g, &outs);
-    bool *dead = xcalloc(g->n_node + 1, 1);
-    for (size_t i = 0; i < g->n_node; i++) {
-        Onnx__NodeProto *n = g->node[i];
-        FOR_SUBGRAPHS(n, sg, lift_graph(c, sg, main, depth + 1));
-        if (!opt_is_op(n, "Constant") || hm_has(&outs, opt_str(n->output[0]))) continue;
-        Onnx__TensorProto *t = constant_tensor(c, n);
-        if (!t) continue;
-        ox_graph_add_initializer(c->m, main, t);
-        dead[i] = true;
-        c->st->lifted++;
-    }
-    opt_compact_nodes(g, dead);
-    free(dead);
-    if (g != main && g->n_initializer) {
-        /* Subgraph initializers move to the main graph (renamed if the name is taken there). */
+    if (g != main) {
         hashmap inputs;
         hm_init(&inputs);
         for (size_t i = 0; i < g->n_input; i++)
@@ -373,23 +370,53 @@ static void lift_graph(lift_ctx *c, Onnx__GraphProto *g, Onnx__GraphProto *main,
         size_t k = 0;
         for (size_t i = 0; i < g->n_initializer; i++) {
             Onnx__TensorProto *t = g->initializer[i];
-            if (!t->name || hm_has(&inputs, t->name) || hm_has(&outs, t->name)) {
-                g->initializer[k++] = t;
-                continue;
-            }
-            hm_remove(&c->taken, t->name);
-            char *nm = opt_fresh_name(c->m, &c->taken, t->name);
-            if (strcmp(nm, t->name)) hm_put(&ren, t->name, nm);
-            t->name = nm;
-            ox_graph_add_initializer(c->m, main, t);
-            c->st->lifted++;
+            if (!t->name || hm_has(&inputs, t->name) || hm_has(&outs, t->name)) g->initializer[k++] = t;
+            else vec_push(&c->sub, ((lifted){g, t, depth, true}));
         }
         g->n_initializer = k;
         hm_free(&inputs);
-        opt_rename_uses(g, &ren, false, depth, c->o->max_depth);
     }
+    bool *dead = xcalloc(g->n_node + 1, 1);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        FOR_SUBGRAPHS(n, sg, lift_graph(c, sg, main, depth + 1));
+        if (!opt_is_op(n, "Constant") || hm_has(&outs, opt_str(n->output[0]))) continue;
+        Onnx__TensorProto *t = constant_tensor(c, n);
+        if (!t) continue;
+        if (g == main) {
+            ox_graph_add_initializer(c->m, main, t);
+            c->st->lifted++;
+        } else {
+            vec_push(&c->sub, ((lifted){g, t, depth, false}));
+        }
+        dead[i] = true;
+    }
+    opt_compact_nodes(g, dead);
+    free(dead);
     hm_free(&outs);
-    hm_free(&ren);
+}
+
+/* The subgraphs' initializers into the main graph, an initializer renamed (and its uses in its
+ * subgraph) where its name is taken there. */
+static void move_lifted(lift_ctx *c, Onnx__GraphProto *main)
+{
+    for (size_t i = 0; i < c->sub.len; i++) {
+        lifted *l = &c->sub.items[i];
+        if (l->init) {
+            hm_remove(&c->taken, l->t->name);
+            char *nm = opt_fresh_name(c->m, &c->taken, l->t->name);
+            if (strcmp(nm, l->t->name)) {
+                hashmap ren;
+                hm_init(&ren);
+                hm_put(&ren, l->t->name, nm);
+                opt_rename_uses(l->g, &ren, false, l->depth, c->o->max_depth);
+                hm_free(&ren);
+            }
+            l->t->name = nm;
+        }
+        ox_graph_add_initializer(c->m, main, l->t);
+        c->st->lifted++;
+    }
 }
 
 int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
@@ -410,6 +437,8 @@ int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *s
     for (size_t i = 0; i < g->n_node; i++)
         for (size_t k = 0; k < g->node[i]->n_output; k++) hm_put(&c.taken, opt_str(g->node[i]->output[k]), (void *)1);
     lift_graph(&c, g, g, 0);
+    move_lifted(&c, g);
+    vec_free(&c.sub);
     hm_free(&c.taken);
     arena_free(&c.tmp);
     return c.err ? -1 : 0;

@@ -25,6 +25,7 @@ typedef struct seq_cand {
     size_t nuses;
     seq_use *uses;
     int64_t axis;      /* ≥ 0: split by num_outputs along this axis; -1: split by sizes */
+    int64_t *sizes;    /* an uneven chunked split: the sizes Split takes (a new constant), else NULL */
     bool bad;
 } seq_cand;
 
@@ -37,6 +38,45 @@ typedef struct split_ctx {
     int64_t opset;
     arena tmp;
 } split_ctx;
+
+/* The number onnx-ir gives the graph's next unnamed node (node_<Op>_<N>, one counter per graph):
+ * one past the highest N of the names it gave, which torch.onnx's nodes keep. */
+static int64_t next_node_number(const Onnx__GraphProto *g)
+{
+    int64_t next = 0;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const char *nm = opt_str(g->node[i]->name), *u = strrchr(nm, '_');
+        if (strncmp(nm, "node_", 5) || !u || u == nm + 4 || !u[1]) continue;
+        bool op = true, num = true;
+        for (const char *p = nm + 5; p < u; p++) op &= (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+        for (const char *p = u + 1; *p; p++) num &= *p >= '0' && *p <= '9';
+        if (!op || !num || nm[5] < 'A' || nm[5] > 'Z') continue;
+        int64_t v = strtoll(u + 1, NULL, 10);
+        if (v + 1 > next) next = v + 1;
+    }
+    return next;
+}
+
+/* Puts each new node pairs[2i] right before the node pairs[2i+1] of g (one pass over g). */
+static void insert_before(ox_model *m, Onnx__GraphProto *g, Onnx__NodeProto **pairs, size_t n)
+{
+    if (!n) return;
+    hashmap at;
+    hm_init(&at);
+    for (size_t i = 0; i < n; i++) hm_put(&at, arena_printf(&m->arena, "%p", (void *)pairs[2 * i + 1]), pairs[2 * i]);
+    Onnx__NodeProto **nodes = ox_alloc(m, (g->n_node + n) * sizeof *nodes);
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_node; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%p", (void *)g->node[i]);
+        Onnx__NodeProto *nw = hm_get(&at, key);
+        if (nw) nodes[k++] = nw;
+        nodes[k++] = g->node[i];
+    }
+    g->node = nodes;
+    g->n_node = k;
+    hm_free(&at);
+}
 
 static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
 {
@@ -56,6 +96,7 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
         }
         if (opt_is_op(n, "SplitToSequence") && n->n_input == 2 && n->n_output == 1 && *opt_str(n->output[0])) {
             int64_t sizes[64], axis = -1;
+            bool uneven = false;
             int k = opt_const_ints(&s, opt_str(n->input[1]), sizes, 64);
             if (k <= 0) {
                 /* A scalar chunk size that divides a static dimension: Split's num_outputs
@@ -72,14 +113,23 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
                 oe_tensor_free(&t);
                 axis = ax && ax->has_i ? ax->i : 0;
                 if (axis < 0) axis += rank;
-                if (chunk <= 0 || axis < 0 || axis >= rank || dims[axis] % chunk || dims[axis] / chunk > 64)
+                if (chunk <= 0 || axis < 0 || axis >= rank || (dims[axis] + chunk - 1) / chunk > 64)
                     continue;
-                k = (int)(dims[axis] / chunk);
+                k = (int)((dims[axis] + chunk - 1) / chunk);
+                if (dims[axis] % chunk) {
+                    /* an uneven split: the last chunk is smaller, so Split takes the sizes */
+                    for (int q = 0; q < k; q++) sizes[q] = q + 1 < k ? chunk : dims[axis] - (k - 1) * chunk;
+                    uneven = true;
+                }
             }
             seq_cand *cd = arena_alloc(&c->tmp, sizeof *cd);
             cd->split = n;
             cd->pieces = k;
-            cd->axis = axis;
+            cd->axis = uneven ? -1 : axis;
+            if (uneven) {
+                cd->sizes = arena_alloc(&c->tmp, (size_t)k * sizeof *cd->sizes);
+                memcpy(cd->sizes, sizes, (size_t)k * sizeof *sizes);
+            }
             hm_put(&cands, n->output[0], cd);
             vec_push(&order, cd);
             continue;
@@ -110,22 +160,55 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
     bool *dead = xcalloc(g->n_node + 1, 1);
     hashmap ren;
     hm_init(&ren);
+    int64_t counter = next_node_number(g);
+    hashmap gouts, vis;
+    hm_init(&gouts);
+    hm_init(&vis);
+    opt_graph_outputs(g, &gouts);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        if (g->value_info[i]->name) hm_put(&vis, g->value_info[i]->name, g->value_info[i]);
+    VEC(Onnx__NodeProto *) before = {0};     /* pairs: a new node, the node it goes before */
     for (size_t q = 0; q < order.len; q++) {
         seq_cand *cd = order.items[q];
         Onnx__NodeProto *n = cd->split;
         /* Every use of the sequence must be one of these SequenceAt nodes. */
         if (cd->bad || !cd->nuses || (size_t)(uintptr_t)hm_get(&c->uses, n->output[0]) != cd->nuses) continue;
+        /* onnxscript names the pieces <seq>_split_<i> and replaces each SequenceAt by its piece:
+         * a piece keeps that name unless a graph output reads it (the output's name stays) */
         char **outs = ox_alloc(c->m, (size_t)cd->pieces * sizeof *outs);
-        for (seq_use *u = cd->uses; u; u = u->next) {   /* later nodes first: the earliest wins */
-            Onnx__NodeProto *at = g->node[u->node];
-            if (outs[u->piece]) hm_put(&ren, outs[u->piece], at->output[0]);
-            outs[u->piece] = at->output[0];
-            dead[u->node] = true;
-        }
+        for (seq_use *u = cd->uses; u; u = u->next)     /* later nodes first: the earliest wins */
+            if (hm_has(&gouts, opt_str(g->node[u->node]->output[0]))) outs[u->piece] = g->node[u->node]->output[0];
         for (int64_t p = 0; p < cd->pieces; p++)
             if (!outs[p])
                 outs[p] = opt_fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_split_%lld", n->output[0], (long long)p));
+        for (seq_use *u = cd->uses; u; u = u->next) {
+            Onnx__NodeProto *at = g->node[u->node];
+            if (strcmp(at->output[0], outs[u->piece])) {
+                hm_put(&ren, at->output[0], outs[u->piece]);
+                /* the piece takes the type the SequenceAt's value had (onnx-ir merges them) */
+                Onnx__ValueInfoProto *vi = hm_get(&vis, at->output[0]);
+                if (vi && vi->type && !hm_has(&vis, outs[u->piece]))
+                    hm_put(&vis, outs[u->piece], ox_graph_add_value_info(c->m, g, outs[u->piece], vi->type));
+            }
+            dead[u->node] = true;
+        }
         Onnx__AttributeProto *axis = ox_node_attr(n, "axis");
+        if (cd->sizes) {
+            /* onnxscript's rewrite makes the sizes a Constant <out>_split_sizes, then the Split:
+             * new nodes, named by the graph's counter as onnx-ir names unnamed nodes */
+            Onnx__NodeProto *k = ox_node_new(c->m, "Constant", "",
+                                             arena_printf(&c->tmp, "node_Constant_%lld", (long long)counter++));
+            char *sz = opt_fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_split_sizes", n->output[0]));
+            int64_t dim = cd->pieces;
+            Onnx__TensorProto *t = ox_tensor_new(c->m, sz, 7, &dim, 1);
+            ox_tensor_set_int64s(c->m, t, cd->sizes, (size_t)cd->pieces);
+            ox_attr_tensor(c->m, k, "value", t);
+            ox_node_add_output(c->m, k, sz);
+            n->input[1] = sz;
+            vec_push(&before, k);
+            vec_push(&before, n);
+        }
+        n->name = ox_strdup(c->m, arena_printf(&c->tmp, "node_Split_%lld", (long long)counter++));
         n->op_type = ox_strdup(c->m, "Split");
         n->output = outs;
         n->n_output = (size_t)cd->pieces;
@@ -141,6 +224,10 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
         c->st->rewritten++;
     }
     opt_compact_nodes(g, dead);
+    insert_before(c->m, g, before.items, before.len / 2);
+    vec_free(&before);
+    hm_free(&gouts);
+    hm_free(&vis);
     opt_rename_uses(g, &ren, true, depth, c->o->max_depth);
     free(dead);
     hm_free(&ren);

@@ -18,6 +18,7 @@
 #include "base/diag.h"
 #include "base/hashmap.h"
 #include "base/strbuf.h"
+#include "proto/onnx.pb-c.h"
 
 /* ---- ATen schemas: "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" ---- */
 
@@ -131,6 +132,13 @@ typedef struct lowering {
     size_t nnodes;
     const char *text;        /* the lowering as written (for `ops show`) */
     int line;                /* where it starts in its file */
+    /* A `function:` lowering: torchlib's function (an onnxscript FunctionProto) in ONNX text,
+     * which translate inlines as torch.onnx's inliner does, keeping its value and node names.
+     * params / results are its inputs and outputs (nnodes is 0); fn_attrs binds each of its
+     * attributes to a schema argument or derive entry (name, ref_arg, ref_fn as a @ref has). */
+    const Onnx__FunctionProto *function;
+    low_attr *fn_attrs;
+    size_t nfn_attrs;
 } lowering;
 
 /* A rule's `derive:` entry: an attribute value computed from a schema argument, so that the
@@ -211,6 +219,12 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out);
  * entries. Errors at base line/col. */
 bool lowering_parse(arena *a, const char *text, const aten_schema *schema, const ops_derived *derived,
                     size_t nderived, lowering *out, diag_sink *d, const char *file, int base_line, int base_col);
+/* A `function:` lowering (lowering_function.c): text is one ONNX function whose inputs and
+ * attributes are schema arguments (attributes may also be derive entries). Errors at base
+ * line/col. */
+bool lowering_parse_function(arena *a, const char *text, const aten_schema *schema, const ops_derived *derived,
+                             size_t nderived, lowering *out, diag_sink *d, const char *file, int base_line,
+                             int base_col);
 bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
                 diag_sink *d, diag_loc loc);
 

@@ -115,16 +115,35 @@ static bool key_is(yaml_node_t *k, const char *s)
            !memcmp(k->data.scalar.value, s, k->data.scalar.length);
 }
 
-static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *low,
+static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *low, yaml_node_t *fn,
                      yaml_node_t *builtin, yaml_node_t *where, lowering *out)
 {
     memset(out, 0, sizeof *out);
     out->line = (int)where->start_mark.line + 1;
-    if (!!low == !!builtin) {
-        node_error(L, where, "%sgive exactly one of 'lowering' or 'builtin'", NULL);
+    if (!!low + !!fn + !!builtin != 1) {
+        node_error(L, where, "%sgive exactly one of 'lowering', 'function' or 'builtin'", NULL);
         return false;
     }
-    if (builtin) {
+    if (fn) {
+        const char *text = scalar(L, fn, "function");
+        if (!text) return false;
+        if (!rule->has_schema) {
+            node_error(L, fn, "%sa function needs the rule's 'schema' (to bind FX arguments by name)", NULL);
+            return false;
+        }
+        int line, col;
+        scalar_origin(L, fn, &line, &col);
+        if (!lowering_parse_function(&L->r->arena, text, &rule->schema, rule->derived, rule->nderived, out, L->d,
+                                     L->file, line, col)) {
+            L->failed = true;
+            return false;
+        }
+        if (out->nresults != rule->schema.nrets && !(rule->schema.nrets == 1 && rule->schema.rets[0].is_list)) {
+            node_error(L, fn, "the function has a different number of outputs than the schema returns%s", NULL);
+            return false;
+        }
+        out->line = line;
+    } else if (builtin) {
         out->builtin = scalar(L, builtin, "builtin");
         if (!out->builtin) return false;
     } else {
@@ -258,7 +277,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     rule->file = L->file;
     rule->line = (int)n->start_mark.line + 1;
     rule->since_opset = L->file_opset;
-    yaml_node_t *when = NULL, *low = NULL, *builtin = NULL, *alts = NULL, *schema = NULL, *target = NULL;
+    yaml_node_t *when = NULL, *low = NULL, *fn = NULL, *builtin = NULL, *alts = NULL, *schema = NULL, *target = NULL;
     yaml_node_t *derive = NULL, *merge_dims = NULL;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k, *v = get(L, p, &k);
@@ -268,6 +287,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         else if (key_is(k, "doc")) { if (!(rule->doc = scalar(L, v, "doc"))) return NULL; }
         else if (key_is(k, "when")) when = v;
         else if (key_is(k, "lowering")) low = v;
+        else if (key_is(k, "function")) fn = v;
         else if (key_is(k, "builtin")) builtin = v;
         else if (key_is(k, "alternatives")) alts = v;
         else if (key_is(k, "derive")) derive = v;
@@ -275,7 +295,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         else {
             diagnostic *dg = node_error(L, k, "unknown key '%s' in rule",
                                         k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
-            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, merge_dims, when, lowering, builtin, alternatives");
+            diag_set_hint(dg, "rule keys: target, schema, opset, doc, derive, merge_dims, when, lowering, function, builtin, alternatives");
             return NULL;
         }
     }
@@ -311,8 +331,8 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     if (merge_dims && !load_merge_dims(L, rule, merge_dims)) return NULL;
     VEC(lowering) v = {0};
     if (alts) {
-        if (when || low || builtin) {
-            node_error(L, alts, "%suse either 'alternatives' or a single 'lowering'/'builtin'", NULL);
+        if (when || low || fn || builtin) {
+            node_error(L, alts, "%suse either 'alternatives' or a single 'lowering'/'function'/'builtin'", NULL);
             return NULL;
         }
         if (alts->type != YAML_SEQUENCE_NODE || alts->data.sequence.items.start == alts->data.sequence.items.top) {
@@ -321,26 +341,27 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         }
         for (yaml_node_item_t *it = alts->data.sequence.items.start; it < alts->data.sequence.items.top; it++) {
             yaml_node_t *a = yaml_document_get_node(L->doc, *it);
-            yaml_node_t *aw = NULL, *al = NULL, *ab = NULL;
+            yaml_node_t *aw = NULL, *al = NULL, *af = NULL, *ab = NULL;
             if (a->type != YAML_MAPPING_NODE) { node_error(L, a, "%san alternative must be a mapping", NULL); goto fail; }
             for (yaml_node_pair_t *p = a->data.mapping.pairs.start; p < a->data.mapping.pairs.top; p++) {
                 yaml_node_t *k, *val = get(L, p, &k);
                 if (key_is(k, "when")) aw = val;
                 else if (key_is(k, "lowering")) al = val;
+                else if (key_is(k, "function")) af = val;
                 else if (key_is(k, "builtin")) ab = val;
                 else {
-                    node_error(L, k, "unknown key '%s' in alternative (when, lowering, builtin)",
+                    node_error(L, k, "unknown key '%s' in alternative (when, lowering, function, builtin)",
                                k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
                     goto fail;
                 }
             }
             lowering lw;
-            if (!load_alt(L, rule, aw, al, ab, a, &lw)) goto fail;
+            if (!load_alt(L, rule, aw, al, af, ab, a, &lw)) goto fail;
             vec_push(&v, lw);
         }
     } else {
         lowering lw;
-        if (!load_alt(L, rule, when, low, builtin, n, &lw)) goto fail;
+        if (!load_alt(L, rule, when, low, fn, builtin, n, &lw)) goto fail;
         vec_push(&v, lw);
     }
     rule->alts = arena_alloc(&L->r->arena, v.len * sizeof *rule->alts);
@@ -624,7 +645,7 @@ static void print_alt(strbuf *out, const lowering *lw, int ind, bool dash)
     if (dash && first) sb_puts(out, "- ");
     if (lw->builtin) sb_printf(out, "builtin: %s\n", lw->builtin);
     else {
-        sb_puts(out, "lowering: |\n");
+        sb_puts(out, lw->function ? "function: |\n" : "lowering: |\n");
         indent_block(out, lw->text, ind + 2);
     }
 }

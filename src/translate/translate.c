@@ -77,6 +77,8 @@ static void no_lowering(tx *t, const fx_node *n, const char *target)
     sb_free(&h);
 }
 
+static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule);
+
 static bool translate_getitem(tx *t, const fx_node *n)
 {
     const fx_arg *a = n->args;
@@ -88,6 +90,9 @@ static bool translate_getitem(tx *t, const fx_node *n)
     int64_t i = a->u.seq.items[1]->u.i;
     if (!src) { tx_fail_node(t, n, "getitem of a value that was not translated"); return false; }
     if (src->seq && src->n == 1) {
+        /* an element of a sequence: torchlib's aten_getitem when the tables have it */
+        const op_rule *rule = ops_lookup(t->reg, "operator.getitem", t->opset);
+        if (rule) return translate_rule(t, n, rule);
         const char *idx = tx_const_scalar(t, OT_INT64, 0, i, false);
         const char *out = tx_one_output(t, n);
         tx_emit2(t, "SequenceAt", src->names[0], idx, out, tx_node_name_of(t, n));
@@ -116,6 +121,12 @@ static bool translate_call(tx *t, const fx_node *n)
     }
     const op_rule *rule = ops_lookup(t->reg, target, t->opset);
     if (!rule) { no_lowering(t, n, target); return false; }
+    return translate_rule(t, n, rule);
+}
+
+/* n by rule: arguments bound to its schema, the alternative whose conditions hold. */
+static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
+{
     const fx_arg **bound = NULL;
     const lowering *lw = rule->nalts ? &rule->alts[0] : NULL;
     if (rule->has_schema) {
@@ -152,6 +163,7 @@ static bool translate_call(tx *t, const fx_node *n)
         }
         return fn(t, n, rule, bound);
     }
+    if (lw->function) return tx_run_function(t, n, rule, lw, bound);
     return tx_run_lowering(t, n, rule, lw, bound);
 }
 
@@ -379,6 +391,9 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     arena_init(&t.a);
     hm_init(&t.used);
     hm_init(&t.suffix);
+    hm_init(&t.fn_values);
+    hm_init(&t.fn_nodes);
+    hm_init(&t.fn_suffix);
     scope root = {.g = m->proto->graph, .fxg = g};
     hm_init(&root.vals);
     hm_init(&root.consts);
@@ -392,17 +407,21 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hm_free(&inputs);
     hm_free(&root.vals);
     hm_free(&root.consts);
+    /* the values a lowering makes are typed as torch.onnx's builder types them: by ONNX's
+     * inference, node by node (FX nodes' own outputs already carry their meta's type); the
+     * values of inlined torchlib functions stay untyped, as torch's are */
+    if (!t.failed) tx_complete_attributes(m, m->proto->graph, 0);
+    if (opts->value_info && !t.failed) oi_type_graph_values_except(m, m->proto->graph, t.opset, &t.fn_values);
     hm_free(&t.used);
     hm_free(&t.suffix);
+    hm_free(&t.fn_values);
+    hm_free(&t.fn_nodes);
+    hm_free(&t.fn_suffix);
     arena_free(&t.a);
     if (!opts->registry) ops_registry_free(&own);
     if (t.failed) {
         ox_model_free(m);
         return NULL;
     }
-    tx_complete_attributes(m, m->proto->graph, 0);
-    /* the values a lowering makes are typed as torch.onnx's builder types them: by ONNX's
-     * inference, node by node (FX nodes' own outputs already carry their meta's type) */
-    if (opts->value_info) oi_type_graph_values(m, m->proto->graph, t.opset);
     return m;
 }

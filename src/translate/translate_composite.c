@@ -46,6 +46,10 @@ bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
             return false;
         }
     }
+    /* torchlib's function takes dim None as -1: where that is torch's dim, torch's graph is it */
+    size_t rank = va && vb ? (va->rank > vb->rank ? va->rank : vb->rank) : 0;
+    for (size_t i = 0; i < rule->nalts && dim == (int64_t)rank - 1; i++)
+        if (rule->alts[i].function) return tx_run_function(t, n, rule, &rule->alts[i], b);
     const char *x = tx_single(t, n, b[0]->u.node), *y = tx_single(t, n, b[1]->u.node);
     if (!x || !y)
         return false;

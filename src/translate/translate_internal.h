@@ -40,6 +40,9 @@ typedef struct tx {
     arena a;                 /* scratch: keys, synthesized args */
     hashmap used;            /* every value name in the model → non-NULL */
     hashmap suffix;          /* base name → int* last suffix used (keeps uniquing linear) */
+    hashmap fn_values;       /* value names made by inlined `function:` lowerings (no value_info) */
+    hashmap fn_nodes;        /* node names they made */
+    hashmap fn_suffix;       /* 'v'/'n' + base name → int* last suffix tried (translate_function.c) */
     int nval, nnode;
     scope *sc;
     bool value_info;
@@ -85,6 +88,17 @@ const char **tx_output_names_ex(tx *t, const fx_node *n, size_t k, bool by_getit
 const char **tx_output_names(tx *t, const fx_node *n, size_t k);
 void tx_add_value_info(tx *t, const char *name, const fx_value *v);
 bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound);
+/* The dtypes Python scalar arguments of lw take (ref) and a Python float beside an integer tensor
+ * whose result torch promoted (float_ref). */
+void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **bound, int *ref, int *float_ref);
+/* Records res as n's ONNX value(s), with value_info from n's meta. */
+void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **res, size_t nres);
+/* Sets attribute at (a @ref to a schema argument or derive entry) on nd from the bound arguments;
+ * a None argument leaves it out. */
+bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
+                 const fx_arg **bound);
+/* translate_function.c: a `function:` lowering inlined as torch.onnx inlines torchlib's functions */
+bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound);
 const char *tx_one_output(tx *t, const fx_node *n);
 const char *tx_node_name_of(tx *t, const fx_node *n);
 builtin_fn tx_find_builtin(const char *name, int *nargs);

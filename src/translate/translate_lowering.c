@@ -341,8 +341,8 @@ static bool dtype_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const ch
     return true;
 }
 
-static bool ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
-                     const fx_arg **bound)
+bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
+                 const fx_arg **bound)
 {
     if (at->ref_fn && !strcmp(at->ref_fn, "out_dtype")) {
         /* the result's type, for ops whose output dtype torch infers (arange, true division) */
@@ -527,11 +527,8 @@ static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, cons
     return tx_const_scalar(t, dt, 0, a->kind == FX_ARG_BOOL ? a->u.b : a->u.i, false);
 }
 
-bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
+void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **bound, int *ref, int *float_ref)
 {
-    const aten_schema *s = &rule->schema;
-    hashmap local;
-    hm_init(&local);
     /* Reference dtype for Python scalars, as torchlib binds a scalar to the type of the tensor it
      * combines with: the first non-bool tensor input (a bool condition or mask does not type the
      * values), else the node's own result (creation ops, where.Scalar), else a bool input. */
@@ -547,8 +544,38 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     /* a Python float next to an integer or bool tensor that torch promoted (x_int / 2.5: the
      * result is floating) takes the result's type rather than being truncated to the tensor's;
      * where the result keeps the integer type (masked_fill) torch casts the value, and so do we */
-    int float_ref = tx_result_dtype(n);
-    if (!tx_is_float_type(float_ref)) float_ref = ref_dtype;
+    *float_ref = tx_result_dtype(n);
+    if (!tx_is_float_type(*float_ref)) *float_ref = ref_dtype;
+    *ref = ref_dtype;
+}
+
+void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **res, size_t nres)
+{
+    if (!nres) {
+        tx_set_val(t, n, NULL, 0);
+        return;
+    }
+    bool seq = s->nrets == 1 && s->rets[0].is_list;
+    tx_set_val(t, n, res, nres)->seq = seq;
+    const fx_value *v = tx_node_val(n);
+    if (seq && v && v->kind == FX_VAL_TUPLE && v->n_items && v->items[0]->kind == FX_VAL_TENSOR) {
+        /* one ONNX sequence holds the list: its elements' dtype, their shapes may differ */
+        int et = fx_dtype_get(v->items[0]->dtype)->onnx_type;
+        if (t->value_info && et)
+            ox_graph_add_value_info(t->m, t->sc->g, res[0], ox_type_sequence(t->m, ox_type_tensor(t->m, et, NULL, 0, false)));
+    } else if (v && v->kind == FX_VAL_TUPLE)
+        for (size_t i = 0; i < nres && i < v->n_items; i++) tx_add_value_info(t, res[i], v->items[i]);
+    else if (nres == 1)
+        tx_add_value_info(t, res[0], v);
+}
+
+bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
+{
+    const aten_schema *s = &rule->schema;
+    hashmap local;
+    hm_init(&local);
+    int ref_dtype, float_ref;
+    tx_scalar_ref_dtypes(n, lw, bound, &ref_dtype, &float_ref);
     namevec *pvals = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *pvals);
     bool *late = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *late);   /* built at first use */
     int *dts = arena_alloc(&t->a, (lw->nparams + 1) * sizeof *dts);
@@ -594,7 +621,7 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
         for (size_t a = 0; a < ln->nattrs && ok; a++) {
             const low_attr *at = &ln->attrs[a];
-            if (at->ref) ok = ref_attr(t, n, nd, at, s, bound);
+            if (at->ref) ok = tx_ref_attr(t, n, nd, at, s, bound);
             else literal_attr(t, nd, at);
         }
         for (size_t i = 0; i < ln->nins; i++) {
@@ -633,21 +660,6 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     hm_free(&resmap);
     hm_free(&tmp);
     if (!ok) return false;
-    if (nres) {
-        bool seq = s->nrets == 1 && s->rets[0].is_list;
-        tx_set_val(t, n, res, nres)->seq = seq;
-        const fx_value *v = tx_node_val(n);
-        if (seq && v && v->kind == FX_VAL_TUPLE && v->n_items && v->items[0]->kind == FX_VAL_TENSOR) {
-            /* one ONNX sequence holds the list: its elements' dtype, their shapes may differ */
-            int et = fx_dtype_get(v->items[0]->dtype)->onnx_type;
-            if (t->value_info && et)
-                ox_graph_add_value_info(t->m, t->sc->g, res[0], ox_type_sequence(t->m, ox_type_tensor(t->m, et, NULL, 0, false)));
-        } else if (v && v->kind == FX_VAL_TUPLE)
-            for (size_t i = 0; i < nres && i < v->n_items; i++) tx_add_value_info(t, res[i], v->items[i]);
-        else if (nres == 1)
-            tx_add_value_info(t, res[0], v);
-    } else {
-        tx_set_val(t, n, NULL, 0);
-    }
+    tx_set_results(t, n, s, res, nres);
     return true;
 }

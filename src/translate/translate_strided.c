@@ -118,10 +118,12 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
     int64_t *idx = arena_alloc(&t->a, (size_t)(numel ? numel : 1) * sizeof *idx);
     int64_t *pos = arena_alloc(&t->a, (ns + 1) * sizeof *pos);
     memset(pos, 0, (ns + 1) * sizeof *pos);
+    bool flat = true;        /* each storage element is the flattened input's element of that index */
     for (int64_t k = 0; k < numel; k++) {
         int64_t v = off;
         for (size_t i = 0; i < ns; i++) v += pos[i] * stride[i];
         idx[k] = v >= lo && v - lo < span ? map[v - lo] : -1;
+        flat &= idx[k] == v;
         if (idx[k] < 0) {
             tx_fail_node(t, n, arena_printf(&t->a, "as_strided reads storage element %lld, which the input (%lld "
                                             "elements from storage offset %lld) does not hold: memory outside the "
@@ -134,11 +136,15 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
             pos[i] = 0;
         }
     }
+    /* torchlib's function gathers offset + sum(index * stride) from the flattened input: where
+     * that is the view (a contiguous input from storage offset 0), torch's graph is it */
+    for (size_t i = 0; flat && i < rule->nalts; i++)
+        if (rule->alts[i].function) return tx_run_function(t, n, rule, &rule->alts[i], b);
     const char *x = tx_single(t, n, b[0]->u.node);
     if (!x) return false;
     int64_t m1 = -1;
-    const char *flat = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
-    const char *g = tx_emit2(t, "Gather", flat, tx_const_ints(t, idx, (size_t)numel), NULL, NULL);
+    const char *fl = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
+    const char *g = tx_emit2(t, "Gather", fl, tx_const_ints(t, idx, (size_t)numel), NULL, NULL);
     tx_emit2(t, "Reshape", g, tx_const_ints(t, size, ns), tx_one_output(t, n), tx_node_name_of(t, n));
     return true;
 }
