@@ -72,7 +72,7 @@ static void complete_node(ox_model *m, Onnx__NodeProto *n)
     }
     for (size_t i = 0; i < given; i++)
         if (!placed[i]) order[k++] = n->attribute[i];
-    memcpy(n->attribute, order, k * sizeof *order);
+    if (k) memcpy(n->attribute, order, k * sizeof *order);   /* none: the node may have no array */
     n->n_attribute = k;
     free(placed);
     free(order);
