@@ -652,9 +652,11 @@ static int infer_conv_pool(ictx *c, const char *op)
     if (attr_ints(c, "dilations", dl, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) dl[i] = 1;
     if (attr_ints(c, "pads", pads, 2 * OE_MAX_RANK) != 2 * sp) for (int i = 0; i < 2 * sp; i++) pads[i] = 0;
     if (attr_ints(c, "output_padding", op_, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) op_[i] = 0;
+    /* auto_pad's bytes (a parsed protobuf's string need not end in NUL) */
     const Onnx__AttributeProto *ap = ox_node_attr(c->n, "auto_pad");
-    const char *auto_pad = ap && ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING ? (const char *)ap->s.data : "NOTSET";
-    bool same = auto_pad && !strncmp(auto_pad, "SAME", 4), valid = auto_pad && !strcmp(auto_pad, "VALID");
+    bool is_str = ap && ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING && ap->s.data;
+    bool same = is_str && ap->s.len >= 4 && !memcmp(ap->s.data, "SAME", 4);
+    bool valid = is_str && ap->s.len == 5 && !memcmp(ap->s.data, "VALID", 5);
     bool ceil_mode = attr_i(c, "ceil_mode", 0) != 0;
     oi_type *o = &c->out[0];
     o->rank = x->rank;
