@@ -80,6 +80,12 @@ void opt_graph_outputs(const Onnx__GraphProto *g, hashmap *set)
         if (g->output[i]->name) hm_put(set, g->output[i]->name, (void *)1);
 }
 
+void opt_graph_inputs(const Onnx__GraphProto *g, hashmap *set)
+{
+    for (size_t i = 0; i < g->n_input; i++)
+        if (g->input[i]->name) hm_put(set, g->input[i]->name, (void *)1);
+}
+
 /* Collects every value name defined anywhere in g (inputs, initializers, node outputs). */
 void opt_collect_names(Onnx__GraphProto *g, hashmap *set, int depth, int max_depth)
 {

@@ -52,8 +52,7 @@ static void dce_graph(dce_ctx *c, Onnx__GraphProto *g, hashmap *outer, int depth
     free(dead);
     hashmap inputs;
     hm_init(&inputs);
-    for (size_t i = 0; i < g->n_input; i++)
-        if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+    opt_graph_inputs(g, &inputs);
     size_t k = 0;
     for (size_t i = 0; i < g->n_initializer; i++) {
         Onnx__TensorProto *t = g->initializer[i];

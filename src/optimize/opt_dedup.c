@@ -122,8 +122,7 @@ int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stat
     hm_init(&seen);
     hm_init(&ren);
     opt_graph_outputs(g, &outs);
-    for (size_t i = 0; i < g->n_input; i++)
-        if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+    opt_graph_inputs(g, &inputs);
     arena a;
     arena_init(&a);
     size_t k = 0;

@@ -365,8 +365,7 @@ static void lift_graph(lift_ctx *c, Onnx__GraphProto *g, Onnx__GraphProto *main,
     if (g != main) {
         hashmap inputs;
         hm_init(&inputs);
-        for (size_t i = 0; i < g->n_input; i++)
-            if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+        opt_graph_inputs(g, &inputs);
         size_t k = 0;
         for (size_t i = 0; i < g->n_initializer; i++) {
             Onnx__TensorProto *t = g->initializer[i];

@@ -26,8 +26,7 @@ static void order_graph(ox_model *m, Onnx__GraphProto *g, int depth, int max_dep
     hm_init(&outputs);
     for (size_t i = 0; i < g->n_value_info; i++)
         if (g->value_info[i]->name) hm_put(&known, g->value_info[i]->name, g->value_info[i]);
-    for (size_t i = 0; i < g->n_input; i++)
-        if (g->input[i]->name) hm_put(&inputs, g->input[i]->name, (void *)1);
+    opt_graph_inputs(g, &inputs);
     opt_graph_outputs(g, &outputs);
     size_t cap = g->n_initializer + g->n_value_info, k = 0;
     Onnx__ValueInfoProto **out = ox_alloc(m, (cap ? cap : 1) * sizeof *out);

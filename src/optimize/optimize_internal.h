@@ -55,6 +55,7 @@ const char *opt_resolve(const hashmap *ren, const char *name);
 void opt_rename_uses(Onnx__GraphProto *g, const hashmap *ren, bool outputs, int depth, int max_depth);
 size_t opt_compact_nodes(Onnx__GraphProto *g, const bool *dead);
 void opt_graph_outputs(const Onnx__GraphProto *g, hashmap *set);
+void opt_graph_inputs(const Onnx__GraphProto *g, hashmap *set);   /* the names of g's inputs */
 void opt_collect_names(Onnx__GraphProto *g, hashmap *set, int depth, int max_depth);
 char *opt_fresh_name(ox_model *m, hashmap *taken, const char *base);
 /* A deep copy of a protobuf message in m's arena (packs and unpacks it). */
