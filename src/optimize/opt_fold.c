@@ -268,7 +268,7 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
         bool was_constant = opt_is_op(n, "Constant");
-        opt_infer_untyped(c->m, g, &s, n, c->opset);
+        opt_infer_types(c->m, g, &s, n, c->opset);
         fold_node(c, n, &s, depth);
         opt_infer_elem(&s, n);
         /* onnxscript's folder makes a folded value an initializer of the node's graph at once;
@@ -280,6 +280,7 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
             Onnx__TensorProto *t = n->attribute[0]->t;
             t->name = n->output[0];
             ox_graph_add_initializer(c->m, g, t);
+            opt_type_as_tensor(c->m, &s, t);
             lifted[i] = true;
         }
     }

@@ -71,9 +71,12 @@ int opt_static_shape(const Onnx__TypeProto *tp, int64_t *dims, int *elem);
 int opt_elem_type_of(const Onnx__TypeProto *tp);
 int opt_scope_elem(scope *s, const char *name);
 void opt_infer_elem(scope *s, const Onnx__NodeProto *n);
-/* opt_infer.c: types n's untyped outputs by ONNX inference when all its inputs are typed (adds
- * value_info entries to g and s), as onnxscript's constant folder does before folding a node. */
-void opt_infer_untyped(ox_model *m, Onnx__GraphProto *g, scope *s, const Onnx__NodeProto *n, int64_t opset);
+/* opt_infer.c: types n's outputs by ONNX inference when all its inputs are typed (adds value_info
+ * entries to g and s for untyped ones, fills in the dims typed ones did not know), as
+ * onnxscript's constant folder does before folding a node. */
+void opt_infer_types(ox_model *m, Onnx__GraphProto *g, scope *s, const Onnx__NodeProto *n, int64_t opset);
+/* opt_infer.c: the type of the value folded into initializer t becomes t's dtype and dims. */
+void opt_type_as_tensor(ox_model *m, scope *s, const Onnx__TensorProto *t);
 
 const char *opt_func_key(arena *a, const char *domain, const char *name, const char *overload);
 int opt_const_ints(scope *s, const char *name, int64_t *v, int cap);
