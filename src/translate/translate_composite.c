@@ -1,6 +1,7 @@
 /* translate_composite.c — torchlib compositions whose ONNX depends on the rank or on constant
  * arguments, written in C: cross / linalg_cross (Split into components, the cross-product
- * formula, Concat) and repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape). */
+ * formula, Concat), repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape) and stack
+ * (an Unsqueeze per tensor, Concat). */
 #include <stdint.h>
 #include <string.h>
 
@@ -15,6 +16,40 @@ static bool int_of(const fx_arg *a, int64_t *v)
 }
 
 static Onnx__NodeProto *last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
+
+/* stack(tensors, dim) as torchlib's aten_stack: each tensor unsqueezed at dim by a Constant
+ * <value_ints> of its own (op.Constant in its list comprehension), then one Concat on dim. */
+bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    int64_t dim = 0;
+    if (!tx_seq_arg(b[0]) || !int_of(b[1], &dim)) {
+        tx_fail_node(t, n, "stack expects a list of tensors and an int dim");
+        return false;
+    }
+    size_t k = b[0]->u.seq.len;
+    if (!k) {
+        tx_fail_node(t, n, "stack expects a non-empty list of tensors (torch.stack fails on an empty one)");
+        return false;
+    }
+    const char **parts = arena_alloc(&t->a, (k + 1) * sizeof *parts);
+    for (size_t i = 0; i < k; i++) {
+        const fx_arg *x = b[0]->u.seq.items[i];
+        if (x->kind != FX_ARG_NODE) {
+            tx_fail_node(t, n, "stack expects every element of its list to be a tensor");
+            return false;
+        }
+        const char *v = tx_single(t, n, x->u.node);
+        if (!v) return false;
+        parts[i] = tx_emit2(t, "Unsqueeze", v, tx_own_ints(t, &dim, 1), NULL, NULL);
+    }
+    const char *out = tx_one_output(t, n);
+    Onnx__NodeProto *cat = tx_emit(t, "Concat", "", tx_node_name_of(t, n));
+    ox_attr_int(t->m, cat, "axis", dim);
+    for (size_t i = 0; i < k; i++) ox_node_add_input(t->m, cat, parts[i]);
+    ox_node_add_output(t->m, cat, out);
+    return true;
+}
 
 /* cross(self, other, dim): dim None (cross.default) is the first dimension of size 3, as torch
  * chooses it; linalg_cross's dim defaults to -1. */

@@ -121,8 +121,9 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */
 bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int */
+/* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int, stack */
 bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate),
  * index.Tensor with any list of indices (b: self, indices) */
