@@ -411,6 +411,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
      * inference, node by node (FX nodes' own outputs already carry their meta's type); the
      * values of inlined torchlib functions stay untyped, as torch's are */
     if (!t.failed) tx_complete_attributes(m, m->proto->graph, 0);
+    if (!t.failed) tx_convert_version(&t);   /* torchlib's opset-18 nodes brought to the model's opset */
     if (opts->value_info && !t.failed) oi_type_graph_values_except(m, m->proto->graph, t.opset, &t.fn_values);
     hm_free(&t.used);
     hm_free(&t.suffix);

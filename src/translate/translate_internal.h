@@ -121,6 +121,9 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */
 bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_version.c: the version converter's adapters, run on the translated model (GridSample
+ * 19 -> 20 at opset 20 and above) */
+void tx_convert_version(tx *t);
 /* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int, stack */
 bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);

@@ -1,6 +1,7 @@
-/* translate_sample.c — aten.grid_sampler / grid_sampler_2d / grid_sampler_3d as one GridSample
- * (opset 20: N-d grids; opset 16: 4-d, with its older mode names), torch's interpolation and
- * padding enums turned into its attributes. */
+/* translate_sample.c — aten.grid_sampler / grid_sampler_2d / grid_sampler_3d as one GridSample,
+ * torch's interpolation and padding enums turned into its attributes. The mode is torchlib's name
+ * (GridSample-16's bilinear / nearest / bicubic, 4-d); at opset 20 translate_version.c converts it
+ * as torch.onnx's version converter does (N-d grids, linear / cubic). */
 #include <stdint.h>
 
 #include "translate/translate_internal.h"
@@ -8,8 +9,7 @@
 /* b: input, grid, interpolation_mode, padding_mode, align_corners */
 bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
-    static const char *const modes[] = { "linear", "nearest", "cubic" };
-    static const char *const modes16[] = { "bilinear", "nearest", "bicubic" };   /* GridSample-16 */
+    static const char *const modes[] = { "bilinear", "nearest", "bicubic" };   /* GridSample-16 */
     static const char *const pads[] = { "zeros", "border", "reflection" };
     if (!b[0] || b[0]->kind != FX_ARG_NODE || !b[1] || b[1]->kind != FX_ARG_NODE) {
         tx_fail_node(t, n, arena_printf(&t->a, "%s needs tensor input and grid", rule->target));
@@ -39,7 +39,7 @@ bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     if (!x || !g) return false;
     Onnx__NodeProto *nd = tx_emit(t, "GridSample", "", tx_node_name_of(t, n));
     ox_attr_int(t->m, nd, "align_corners", b[4]->u.b ? 1 : 0);
-    ox_attr_string(t->m, nd, "mode", (t->opset >= 20 ? modes : modes16)[b[2]->u.i]);
+    ox_attr_string(t->m, nd, "mode", modes[b[2]->u.i]);
     ox_attr_string(t->m, nd, "padding_mode", pads[b[3]->u.i]);
     ox_node_add_input(t->m, nd, x);
     ox_node_add_input(t->m, nd, g);
