@@ -7,7 +7,7 @@ libfxsh_a_SOURCES += \
 	src/translate/translate_embedding_bag.c src/translate/translate_stft.c \
 	src/translate/translate_composite.c src/translate/translate_index_put.c src/translate/translate_function.c \
 	src/translate/translate_meta.c src/translate/translate_meta.h src/translate/translate_attrs.c \
-	src/translate/translate_version.c
+	src/translate/translate_version.c src/translate/translate_rename.c
 
 translatedir = $(pkgdatadir)/translate
 dist_translate_DATA = \

@@ -338,13 +338,15 @@ static void translate_outputs(tx *t, const hashmap *inputs)
         }
         const char *v = tx_single(t, outn, it->u.node);
         if (!v) break;
-        if (hm_has(inputs, v) && !hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {
+        bool is_input = hm_has(inputs, v);   /* inputs holds the names before renames */
+        v = tx_renamed(t, v);
+        if (is_input && !hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {
             /* a graph input returned as it is: torch.onnx renames the input <name>_orig and
              * gives the output the name through an Identity */
             const char *orig = tx_unique_name(t, arena_printf(&t->a, "%s_orig", v));
             ox_rename_value(m, v, orig);
             tx_emit1(t, "Identity", orig, v, NULL);
-        } else if (hm_has(inputs, v) || hm_has(&seen, v)) {   /* an output must be produced by a node */
+        } else if (is_input || hm_has(&seen, v)) {   /* an output must be produced by a node */
             v = tx_emit1(t, "Identity", v, tx_unique_name(t, arena_printf(&t->a, "%s_out", it->u.node->name)), NULL);
         }
         hm_put(&seen, v, (void *)1);
@@ -394,6 +396,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hm_init(&t.fn_values);
     hm_init(&t.fn_nodes);
     hm_init(&t.fn_suffix);
+    hm_init(&t.renames);
     scope root = {.g = m->proto->graph, .fxg = g};
     hm_init(&root.vals);
     hm_init(&root.consts);
@@ -403,6 +406,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
 
     translate_inputs(&t, opts, &inputs);
     if (!t.failed) tx_translate_graph(&t, g);
+    if (!t.failed) tx_apply_renames(&t);
     translate_outputs(&t, &inputs);
     hm_free(&inputs);
     hm_free(&root.vals);
@@ -418,6 +422,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     hm_free(&t.fn_values);
     hm_free(&t.fn_nodes);
     hm_free(&t.fn_suffix);
+    hm_free(&t.renames);
     arena_free(&t.a);
     if (!opts->registry) ops_registry_free(&own);
     if (t.failed) {

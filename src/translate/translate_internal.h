@@ -43,6 +43,9 @@ typedef struct tx {
     hashmap fn_values;       /* value names made by inlined `function:` lowerings (no value_info) */
     hashmap fn_nodes;        /* node names they made */
     hashmap fn_suffix;       /* 'v'/'n' + base name → int* last suffix tried (translate_function.c) */
+    hashmap renames;         /* value name → the name torch.onnx gives it later: a lowering that
+                              * returns its input as it is (torchlib's `return self`) renames that
+                              * value after its own node; applied once, by tx_apply_renames */
     int nval, nnode;
     scope *sc;
     bool value_info;
@@ -121,6 +124,10 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */
 bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_rename.c: the renames of returned inputs, applied to the whole model in one walk;
+ * tx_renamed gives a value's final name */
+void tx_apply_renames(tx *t);
+const char *tx_renamed(tx *t, const char *name);
 /* translate_version.c: the version converter's adapters, run on the translated model (GridSample
  * 19 -> 20 at opset 20 and above) */
 void tx_convert_version(tx *t);

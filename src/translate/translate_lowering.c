@@ -569,6 +569,21 @@ void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **
         tx_add_value_info(t, res[0], v);
 }
 
+/* A lowering whose result is its tensor input `param`, bound to the value v of an FX node: torchlib
+ * returns that value (`return self`), and torch.onnx renames it after the node (translate_rename.c).
+ * Returns the FX node's translated value, or NULL when the input is no FX node's (a number). */
+static const tx_val *returned_input(tx *t, const lowering *lw, const fx_arg **bound, const char *param, const char *v)
+{
+    for (size_t p = 0; p < lw->nparams; p++) {
+        if (strcmp(lw->params[p], param)) continue;
+        const fx_arg *a = bound[lw->param_args[p]];
+        if (a->kind != FX_ARG_NODE) return NULL;
+        const tx_val *tv = tx_lookup_val(t, a->u.node);
+        return tv && tv->n == 1 && !tv->seq && !strcmp(tv->names[0], v) ? tv : NULL;
+    }
+    return NULL;
+}
+
 bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
 {
     const aten_schema *s = &rule->schema;
@@ -647,19 +662,24 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         }
     }
     /* results that are plain inputs (e.g. an identity lowering with no node) */
+    const tx_val *same = NULL;
     for (size_t i = 0; i < nres && ok; i++) {
         namevec *pv = hm_get(&local, lw->results[i]);
         bool produced = false;
         for (size_t k = 0; k < lw->nnodes; k++)
             for (size_t o = 0; o < lw->nodes[k].nouts; o++)
                 produced |= !strcmp(lw->nodes[k].outs[o], lw->results[i]);
-        if (!produced && pv && pv->len == 1) tx_emit1(t, "Identity", pv->items[0], res[i], arena_printf(&t->a, "node_%s", n->name));
+        if (produced || !pv || pv->len != 1) continue;
+        same = nres == 1 ? returned_input(t, lw, bound, lw->results[i], pv->items[0]) : NULL;
+        if (same) hm_put(&t->renames, pv->items[0], (void *)res[i]);
+        else tx_emit1(t, "Identity", pv->items[0], res[i], arena_printf(&t->a, "node_%s", n->name));
     }
     for (size_t i = 0; i < lw->nparams; i++) vec_free(&pvals[i]);
     hm_free(&local);
     hm_free(&resmap);
     hm_free(&tmp);
     if (!ok) return false;
-    tx_set_results(t, n, s, res, nres);
+    if (same) hm_put(&t->sc->vals, n->name, (void *)same);   /* the very value, under its new name */
+    else tx_set_results(t, n, s, res, nres);
     return true;
 }
