@@ -1,7 +1,7 @@
 /* translate_composite.c — torchlib compositions whose ONNX depends on the rank or on constant
  * arguments, written in C: cross / linalg_cross (Split into components, the cross-product
- * formula, Concat), repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape) and stack
- * (an Unsqueeze per tensor, Concat). */
+ * formula, Concat), repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape), tile (dims
+ * or the input padded with ones to one rank) and stack (an Unsqueeze per tensor, Concat). */
 #include <stdint.h>
 #include <string.h>
 
@@ -16,6 +16,63 @@ static bool int_of(const fx_arg *a, int64_t *v)
 }
 
 static Onnx__NodeProto *last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
+
+/* tile(self, dims) as torchlib's aten_tile: dims padded with leading ones to self's rank (the
+ * padded list is Tile's input, made where Tile uses it), or self reshaped to as many dims as dims
+ * has, leading ones first (a Constant <value_ints> of its own, Shape, Concat, Reshape with
+ * allowzero). A scalar with no dims is a copy: ONNX's Tile takes one repeat per dimension. */
+bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    if (!b[0] || b[0]->kind != FX_ARG_NODE || !tx_seq_arg(b[1])) {
+        tx_fail_node(t, n, "tile expects a tensor and a list of ints");
+        return false;
+    }
+    int r = tx_rank_of_node(b[0]->u.node);
+    if (r < 0) {
+        tx_fail_node(t, n, "tile needs the rank of its input (tensor meta)");
+        return false;
+    }
+    const char *x = tx_single(t, n, b[0]->u.node);
+    if (!x) return false;
+    size_t k = b[1]->u.seq.len;
+    if (r == 0 && k == 0) {
+        tx_emit1(t, "Identity", x, tx_one_output(t, n), tx_node_name_of(t, n));
+        return true;
+    }
+    const fx_arg *dims = b[1];
+    if ((size_t)r > k) {
+        fx_arg *padded = arena_alloc(&t->a, sizeof *padded);
+        padded->kind = FX_ARG_LIST;
+        padded->u.seq.len = (size_t)r;
+        padded->u.seq.items = arena_alloc(&t->a, ((size_t)r + 1) * sizeof *padded->u.seq.items);
+        for (size_t i = 0; i < (size_t)r - k; i++) {
+            fx_arg *one = arena_alloc(&t->a, sizeof *one);
+            one->kind = FX_ARG_INT;
+            one->u.i = 1;
+            padded->u.seq.items[i] = one;
+        }
+        for (size_t i = 0; i < k; i++) padded->u.seq.items[(size_t)r - k + i] = dims->u.seq.items[i];
+        dims = padded;
+    } else if ((size_t)r < k) {
+        int64_t *ones = arena_alloc(&t->a, (k - (size_t)r) * sizeof *ones);
+        for (size_t i = 0; i < k - (size_t)r; i++) ones[i] = 1;
+        const char *lead = tx_own_ints(t, ones, k - (size_t)r);
+        const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
+        Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
+        ox_attr_int(t->m, cat, "axis", 0);
+        ox_node_add_input(t->m, cat, lead);
+        ox_node_add_input(t->m, cat, shape);
+        const char *full = tx_fresh_val(t);
+        ox_node_add_output(t->m, cat, full);
+        x = tx_emit2(t, "Reshape", x, full, NULL, NULL);
+        ox_attr_int(t->m, last_node(t), "allowzero", 1);
+    }
+    const char *reps = tx_int_list_input(t, n, dims);
+    if (!reps) return false;
+    tx_emit2(t, "Tile", x, reps, tx_one_output(t, n), tx_node_name_of(t, n));
+    return true;
+}
 
 /* stack(tensors, dim) as torchlib's aten_stack: each tensor unsqueezed at dim by a Constant
  * <value_ints> of its own (op.Constant in its list comprehension), then one Concat on dim. */

@@ -163,6 +163,9 @@ static void run_graph(const ocase *c, const Onnx__GraphProto *g, int64_t opset, 
         const tval *t = NULL;
         for (size_t k = 0; k < c->in.len; k++)
             if (!strcmp(c->in.items[k].name, g->input[i]->name)) t = &c->in.items[k];
+        /* an input the model renamed (returned as it is, torch.onnx names it after the node) is
+         * the case's input at the same place */
+        if (!t && i < c->in.len && g->n_input == c->in.len) t = &c->in.items[i];
         if (!t) fail_msg("%s: no value for graph input %s", c->name, g->input[i]->name);
         oe_tensor *o = calloc(1, sizeof *o);
         tval_to_tensor(t, o);
