@@ -123,8 +123,8 @@ typedef struct lowering {
     const char *when_text;   /* NULL if no condition */
     const char *builtin;     /* a C lowering's name instead of a body, or NULL */
     const char *fn_name;
-    const char **params;     /* function inputs: schema arg names */
-    int *param_args;         /* their schema arg indices */
+    const char **params;     /* function inputs: schema arg names (or rank derive entries) */
+    int *param_args;         /* their schema arg indices; a derive entry d is nargs + d */
     size_t nparams;
     const char **results;    /* function outputs, in order of the op's results */
     size_t nresults;
@@ -142,11 +142,14 @@ typedef struct lowering {
 } lowering;
 
 /* A rule's `derive:` entry: an attribute value computed from a schema argument, so that the
- * lowering itself stays plain ONNX text (`pads: ints = @pads`). */
+ * lowering itself stays plain ONNX text (`pads: ints = @pads`). rank(x) [+ n | - n] is instead a
+ * lowering input: the Python int torchlib computes from len(x.shape), a Constant where a node
+ * first uses it (the constant farm's, int64), as the exporter's tracer makes it. */
 typedef struct ops_derived {
     const char *name;        /* "pads" */
-    const char *fn;          /* "pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype" */
+    const char *fn;          /* "pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype", "rank" */
     int arg;                 /* schema argument index; -1 for out_dtype() */
+    long long offset;        /* rank(x) - 1: -1; 0 otherwise */
 } ops_derived;
 
 typedef struct op_rule {

@@ -183,7 +183,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
     return true;
 }
 
-/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, spatial_shape, out_dtype. */
+/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, spatial_shape, out_dtype,
+ * or rank(arg) [+ n | - n] (a lowering input). */
 static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
@@ -201,7 +202,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         const char *name = scalar(L, k, "derive"), *expr = scalar(L, v, "derive");
         if (!name || !expr) return false;
         /* out_dtype() reads the node's result, the others one schema argument */
-        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype"};
+        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype", "rank"};
         const char *fn = NULL;
         for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
             size_t l = strlen(fns[i]);
@@ -210,17 +211,32 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         const char *open = strchr(expr, '('), *close = open ? strchr(open, ')') : NULL;
         int arg = -1;
         bool no_arg = fn && !strcmp(fn, "out_dtype");
-        if (fn && close && !close[1]) {
+        long long offset = 0;
+        bool tail_ok = close && !close[1];
+        if (fn && close && close[1] && !strcmp(fn, "rank")) {   /* rank(x) - 1 */
+            const char *q = close + 1;
+            while (*q == ' ') q++;
+            char sign = *q;
+            if (sign == '+' || sign == '-') {
+                q++;
+                while (*q == ' ') q++;
+                char *end;
+                offset = strtoll(q, &end, 10);
+                tail_ok = end != q && !*end;
+                if (sign == '-') offset = -offset;
+            }
+        }
+        if (fn && close && tail_ok) {
             char *an = arena_strndup(&L->r->arena, open + 1, (size_t)(close - open - 1));
             arg = no_arg ? (*an ? -2 : -1) : aten_schema_find(&rule->schema, an);
         }
-        if (!fn || !close || close[1] || (no_arg ? arg != -1 : arg < 0)) {
+        if (!fn || !tail_ok || (no_arg ? arg != -1 : arg < 0)) {
             diagnostic *dg = node_error(L, v, "bad derive expression '%s'", expr);
             diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG) or "
-                              "spatial_shape(ARG) of a schema argument, or out_dtype()");
+                              "spatial_shape(ARG) of a schema argument, out_dtype(), or rank(ARG) [+ n | - n]");
             return false;
         }
-        rule->derived[rule->nderived++] = (ops_derived){name, fn, arg};
+        rule->derived[rule->nderived++] = (ops_derived){name, fn, arg, offset};
     }
     return true;
 }
@@ -660,10 +676,13 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out)
         sb_printf(out, "- target: %s\n  opset: %d\n", x->target, x->since_opset);
         if (x->doc) sb_printf(out, "  doc: %s\n", x->doc);
         if (x->has_schema) sb_printf(out, "  schema: %s\n", x->schema.text);
-        for (size_t i = 0; i < x->nderived; i++)
-            sb_printf(out, "%s%s: %s(%s)%s", i ? ", " : "  derive: {", x->derived[i].name, x->derived[i].fn,
-                      x->derived[i].arg >= 0 ? x->schema.args[x->derived[i].arg].name : "",
-                      i + 1 == x->nderived ? "}\n" : "");
+        for (size_t i = 0; i < x->nderived; i++) {
+            long long off = x->derived[i].offset;
+            sb_printf(out, "%s%s: %s(%s)", i ? ", " : "  derive: {", x->derived[i].name, x->derived[i].fn,
+                      x->derived[i].arg >= 0 ? x->schema.args[x->derived[i].arg].name : "");
+            if (off) sb_printf(out, " %c %lld", off < 0 ? '-' : '+', off < 0 ? -off : off);
+            sb_puts(out, i + 1 == x->nderived ? "}\n" : "");
+        }
         for (size_t i = 0, k = 0; i < x->schema.nargs && i < 64; i++)
             if ((x->merge_dims >> i) & 1)
                 sb_printf(out, "%s%s: %s", k++ ? ", " : "  merge_dims: {", x->schema.args[i].name,

@@ -110,6 +110,22 @@ bool tx_bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **
     return true;
 }
 
+void tx_bind_derived(tx *t, const op_rule *rule, const fx_arg **out)
+{
+    size_t na = rule->schema.nargs;
+    for (size_t d = 0; d < rule->nderived; d++) {
+        const ops_derived *x = &rule->derived[d];
+        out[na + d] = NULL;
+        if (strcmp(x->fn, "rank") || x->arg < 0) continue;
+        const fx_arg *a = out[x->arg];
+        int r = a && a->kind == FX_ARG_NODE ? tx_rank_of_node(a->u.node) : -1;
+        if (r < 0) continue;
+        fx_arg *v = mk_arg(t, FX_ARG_INT);
+        v->u.i = r + x->offset;
+        out[na + d] = v;
+    }
+}
+
 static const char *dtype_short(const fx_node *n)
 {
     const fx_value *v = tx_node_val(n);
@@ -535,7 +551,7 @@ void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **b
     int ref_dtype = 0, bool_dtype = 0;
     for (size_t i = 0; i < lw->nparams && !ref_dtype; i++) {
         const fx_arg *a = bound[lw->param_args[i]];
-        int dt = a->kind == FX_ARG_NODE ? tx_onnx_dtype_of_node(a->u.node) : 0;
+        int dt = a && a->kind == FX_ARG_NODE ? tx_onnx_dtype_of_node(a->u.node) : 0;
         if (dt == OT_BOOL) bool_dtype = dt;
         else ref_dtype = dt;
     }
@@ -598,6 +614,13 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     for (size_t i = 0; i < lw->nparams && ok; i++) {
         int ai = lw->param_args[i];
         hm_put(&local, lw->params[i], &pvals[i]);
+        if (!bound[ai]) {   /* a rank() derive entry of a tensor whose rank the meta does not give */
+            const ops_derived *x = &rule->derived[ai - (int)s->nargs];
+            tx_fail_node(t, n, arena_printf(&t->a, "'%s' needs the rank of '%s' (tensor meta)", x->name,
+                                            s->args[x->arg].name));
+            ok = false;
+            break;
+        }
         late[i] = late_param(s, ai, bound[ai]);
         dts[i] = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
         if (!late[i]) ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dts[i], &pvals[i]);
@@ -628,7 +651,9 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
             for (size_t p = 0; p < lw->nparams; p++) {
                 if (!late[p] || pvals[p].len || strcmp(lw->params[p], ln->ins[i])) continue;
                 int ai = lw->param_args[p];
-                const char *v = late_input(t, n, rule, &s->args[ai], ai, bound[ai], ln->op_type, i, dts[p]);
+                /* a rank() derive entry has no schema argument: a Python int, int64 */
+                const aten_arg *sa = ai < (int)s->nargs ? &s->args[ai] : NULL;
+                const char *v = late_input(t, n, rule, sa, ai, bound[ai], ln->op_type, i, dts[p]);
                 if (v) vec_push(&pvals[p], v);
                 else ok = false;
             }
