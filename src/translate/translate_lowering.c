@@ -527,6 +527,22 @@ static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, cons
     return tx_const_scalar(t, dt, 0, a->kind == FX_ARG_BOOL ? a->u.b : a->u.i, false);
 }
 
+/* `x = Python <value: float = 0.0> ()` in a lowering is a Python number torchlib passes to an op
+ * (op.CastLike(0.0, end)): the tracer's constant for it, int64 or float as its Python type,
+ * shared with every other use of the same number and type. */
+static bool python_number_node(const low_node *ln)
+{
+    return !*ln->domain && !strcmp(ln->op_type, "Python") && ln->nouts == 1 && ln->nattrs == 1 && !ln->nins &&
+           !ln->attrs[0].ref && (ln->attrs[0].type == LAT_INT || ln->attrs[0].type == LAT_FLOAT);
+}
+
+static const char *python_number(tx *t, const low_node *ln)
+{
+    const low_attr *at = &ln->attrs[0];
+    if (at->type == LAT_FLOAT) return tx_const_scalar(t, OT_FLOAT, at->f, 0, true);
+    return tx_const_scalar(t, OT_INT64, 0, at->i, false);
+}
+
 void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **bound, int *ref, int *float_ref)
 {
     /* Reference dtype for Python scalars, as torchlib binds a scalar to the type of the tensor it
@@ -618,6 +634,10 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
                 else ok = false;
             }
         if (!ok) break;
+        if (python_number_node(ln)) {
+            hm_put(&tmp, ln->outs[0], (void *)python_number(t, ln));
+            continue;
+        }
         Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
         for (size_t a = 0; a < ln->nattrs && ok; a++) {
             const low_attr *at = &ln->attrs[a];
