@@ -559,6 +559,33 @@ static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, c
     return tx_const_scalar(t, OT_INT64, 0, at->i, false);
 }
 
+/* `x = Tensor <value: int = 0, dtype: int = @dtype> ()` is torchlib's own
+ * op.Constant(value=ir.tensor(0, dtype=dtype)): a 0-d Constant node of that ONNX dtype (a literal,
+ * or a ScalarType argument), made where the lowering has it. */
+static bool typed_constant_node(const low_node *ln)
+{
+    return !*ln->domain && !strcmp(ln->op_type, "Tensor") && ln->nouts == 1 && !ln->nins;
+}
+
+static const char *typed_constant(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **bound,
+                                  const low_node *ln)
+{
+    const low_attr *value = NULL;
+    int dtype = 0;
+    for (size_t i = 0; i < ln->nattrs; i++) {
+        const low_attr *at = &ln->attrs[i];
+        if (!strcmp(at->name, "value") && !at->ref) value = at;
+        else if (!strcmp(at->name, "dtype") && !at->ref) dtype = (int)at->i;
+        else if (!strcmp(at->name, "dtype") && at->ref_arg >= 0 && bound[at->ref_arg]->kind == FX_ARG_DTYPE)
+            dtype = fx_dtype_get(bound[at->ref_arg]->u.dtype)->onnx_type;
+    }
+    if (!value || (value->type != LAT_INT && value->type != LAT_FLOAT) || !dtype) {
+        tx_fail_node(t, n, arena_printf(&t->a, "%s: a Tensor node needs a number `value` and a `dtype`", s->text));
+        return NULL;
+    }
+    return tx_own_scalar(t, dtype, value->f, value->i, value->type == LAT_FLOAT);
+}
+
 /* The Python value node of the lowering named name, or NULL. */
 static const low_node *python_value_named(const lowering *lw, const char *name)
 {
@@ -664,6 +691,12 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         }
         if (!ok) break;
         if (python_value_node(ln)) continue;
+        if (typed_constant_node(ln)) {
+            const char *v = typed_constant(t, n, s, bound, ln);
+            if (!v) { ok = false; break; }
+            hm_put(&tmp, ln->outs[0], (void *)v);
+            continue;
+        }
         Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
         for (size_t a = 0; a < ln->nattrs && ok; a++) {
             const low_attr *at = &ln->attrs[a];
