@@ -99,6 +99,9 @@ void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **
  * a None argument leaves it out. */
 bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
                  const fx_arg **bound);
+/* The int list of a list-valued derive entry (pads, nonneg, ones) at refers to. */
+bool tx_derived_ints(tx *t, const fx_node *user, const low_attr *at, const aten_schema *s, const fx_arg **bound,
+                     int64_t **out, size_t *nout);
 /* translate_function.c: a `function:` lowering inlined as torch.onnx inlines torchlib's functions */
 bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound);
 const char *tx_one_output(tx *t, const fx_node *n);
