@@ -64,6 +64,8 @@ const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const 
 void tx_fail_node(tx *t, const fx_node *n, const char *what);
 const char *tx_const_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
 const char *tx_own_ints(tx *t, const int64_t *v, size_t n);
+/* A 1-D int64 Constant tensor of its own (torchlib's op.Constant(value=ir.tensor(list, INT64))). */
+const char *tx_own_int_tensor(tx *t, const int64_t *v, size_t n);
 /* A 0-d Constant of its own in ONNX dtype (torchlib's op.Constant(value=ir.tensor(v, dtype))). */
 const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
 const char *tx_const_ints(tx *t, const int64_t *v, size_t n);
