@@ -173,13 +173,9 @@ static bool attr_value(lp *s, low_attr *at)
         at->ref_arg = -1;
         for (size_t i = 0; i < s->nderived; i++)
             if (!strcmp(s->derived[i].name, r)) {
-                if (!strcmp(s->derived[i].fn, "rank")) {
-                    s->p -= strlen(r);
-                    lp_error(s, "@%s: a rank() derive entry is an input of the lowering, not an attribute", r);
-                    return false;
-                }
                 at->ref_fn = s->derived[i].fn;
                 at->ref_arg = s->derived[i].arg;
+                at->ref_offset = s->derived[i].offset;
                 return true;
             }
         if (s->schema && (at->ref_arg = aten_schema_find(s->schema, r)) < 0) {
@@ -306,8 +302,7 @@ done:
     return ok;
 }
 
-/* Checks names: params are Tensor-ish schema args (or rank() derive entries, nargs + their index),
- * every input is defined before use. */
+/* Checks names: params are Tensor-ish schema args, every input is defined before use. */
 static bool check_scopes(lp *s, lowering *lw)
 {
     hashmap defined;
@@ -317,9 +312,6 @@ static bool check_scopes(lp *s, lowering *lw)
         hm_put(&defined, lw->params[i], (void *)1);
         if (s->schema) {
             lw->param_args[i] = aten_schema_find(s->schema, lw->params[i]);
-            for (size_t d = 0; d < s->nderived && lw->param_args[i] < 0; d++)
-                if (!strcmp(s->derived[d].fn, "rank") && !strcmp(s->derived[d].name, lw->params[i]))
-                    lw->param_args[i] = (int)(s->schema->nargs + d);
             if (lw->param_args[i] < 0) {
                 s->p = s->text;
                 s->line = 0;

@@ -72,6 +72,7 @@ static bool bind_attr(const char *name, const aten_schema *schema, const ops_der
         if (!strcmp(derived[i].name, name)) {
             out->ref_fn = derived[i].fn;
             out->ref_arg = derived[i].arg;
+            out->ref_offset = derived[i].offset;
             return true;
         }
     out->ref_arg = aten_schema_find(schema, name);

@@ -95,6 +95,7 @@ typedef struct low_attr {
                               * permute's dims; out_dtype = ONNX type of the node's result, no
                               * argument) applied to schema arg ref_arg; NULL for a plain @ref */
     int ref_arg;             /* index of ref in the schema args, -1 for literals and out_dtype() */
+    long long ref_offset;    /* a rank(x) - 1 derive entry's -1 */
     /* literal value (type says which) */
     long long i;
     double f;
@@ -123,8 +124,8 @@ typedef struct lowering {
     const char *when_text;   /* NULL if no condition */
     const char *builtin;     /* a C lowering's name instead of a body, or NULL */
     const char *fn_name;
-    const char **params;     /* function inputs: schema arg names (or rank derive entries) */
-    int *param_args;         /* their schema arg indices; a derive entry d is nargs + d */
+    const char **params;     /* function inputs: schema arg names */
+    int *param_args;         /* their schema arg indices */
     size_t nparams;
     const char **results;    /* function outputs, in order of the op's results */
     size_t nresults;
@@ -142,9 +143,8 @@ typedef struct lowering {
 } lowering;
 
 /* A rule's `derive:` entry: an attribute value computed from a schema argument, so that the
- * lowering itself stays plain ONNX text (`pads: ints = @pads`). rank(x) [+ n | - n] is instead a
- * lowering input: the Python int torchlib computes from len(x.shape), a Constant where a node
- * first uses it (the constant farm's, int64), as the exporter's tracer makes it. */
+ * lowering itself stays plain ONNX text (`pads: ints = @pads`). rank(x) [+ n | - n] is the Python
+ * int torchlib computes from len(x.shape): an int attribute, or `Python <value: int = @r>`. */
 typedef struct ops_derived {
     const char *name;        /* "pads" */
     const char *fn;          /* "pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype", "rank" */

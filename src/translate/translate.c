@@ -130,9 +130,8 @@ static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
     const fx_arg **bound = NULL;
     const lowering *lw = rule->nalts ? &rule->alts[0] : NULL;
     if (rule->has_schema) {
-        bound = arena_alloc(&t->a, (rule->schema.nargs + rule->nderived + 1) * sizeof *bound);
+        bound = arena_alloc(&t->a, (rule->schema.nargs + 1) * sizeof *bound);
         if (!tx_bind_args(t, n, &rule->schema, bound)) return false;
-        tx_bind_derived(t, rule, bound);
         arg_info *info = arena_alloc(&t->a, (rule->schema.nargs + 1) * sizeof *info);
         for (size_t i = 0; i < rule->schema.nargs; i++) info[i] = tx_info_of(bound[i]);
         lw = ops_select(rule, info);

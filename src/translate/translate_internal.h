@@ -83,8 +83,6 @@ tx_val *tx_set_val(tx *t, const fx_node *n, const char **names, size_t k);
 const char *tx_single(tx *t, const fx_node *user, const fx_node *n);
 Onnx__TypeProto *tx_type_of_value(tx *t, const fx_value *v);
 bool tx_bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **out);
-/* out[nargs + d] for each rank() derive entry d of rule: the int, or NULL when the rank is unknown */
-void tx_bind_derived(tx *t, const op_rule *rule, const fx_arg **out);
 arg_info tx_info_of(const fx_arg *a);
 const char *tx_scalar_input(tx *t, const aten_arg *sa, const fx_arg *a, int ref_dtype);
 const char *tx_int_list_input(tx *t, const fx_node *user, const fx_arg *a);

@@ -110,22 +110,6 @@ bool tx_bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **
     return true;
 }
 
-void tx_bind_derived(tx *t, const op_rule *rule, const fx_arg **out)
-{
-    size_t na = rule->schema.nargs;
-    for (size_t d = 0; d < rule->nderived; d++) {
-        const ops_derived *x = &rule->derived[d];
-        out[na + d] = NULL;
-        if (strcmp(x->fn, "rank") || x->arg < 0) continue;
-        const fx_arg *a = out[x->arg];
-        int r = a && a->kind == FX_ARG_NODE ? tx_rank_of_node(a->u.node) : -1;
-        if (r < 0) continue;
-        fx_arg *v = mk_arg(t, FX_ARG_INT);
-        v->u.i = r + x->offset;
-        out[na + d] = v;
-    }
-}
-
 static const char *dtype_short(const fx_node *n)
 {
     const fx_value *v = tx_node_val(n);
@@ -359,6 +343,21 @@ static bool dtype_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const ch
 
 /* The int list a list-valued derive gives: pads (the list doubled, begins then ends), nonneg
  * (negative entries + len), ones ([1] * len, as torchlib's [1] * len(repeats)). */
+/* A rank(x) [+ n | - n] derive entry: len(x.shape) of a tensor argument whose meta gives its rank. */
+static bool derived_rank(tx *t, const fx_node *user, const low_attr *at, const aten_schema *s, const fx_arg **bound,
+                         int64_t *out)
+{
+    const fx_arg *a = bound[at->ref_arg];
+    int r = a->kind == FX_ARG_NODE ? tx_rank_of_node(a->u.node) : -1;
+    if (r < 0) {
+        tx_fail_node(t, user, arena_printf(&t->a, "@%s needs the rank of '%s' (tensor meta)", at->ref,
+                                           s->args[at->ref_arg].name));
+        return false;
+    }
+    *out = r + at->ref_offset;
+    return true;
+}
+
 bool tx_derived_ints(tx *t, const fx_node *user, const low_attr *at, const aten_schema *s, const fx_arg **bound,
                      int64_t **out, size_t *nout)
 {
@@ -422,6 +421,12 @@ bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr
         return true;
     }
     if (at->ref_fn) {
+        if (!strcmp(at->ref_fn, "rank")) {
+            int64_t r;
+            if (!derived_rank(t, user, at, s, bound, &r)) return false;
+            ox_attr_int(t->m, nd, at->name, r);
+            return true;
+        }
         if (!strcmp(at->ref_fn, "len") || !strcmp(at->ref_fn, "neg_len")) {
             int64_t *v;
             size_t n;
@@ -584,7 +589,8 @@ static bool python_value_node(const low_node *ln)
     if (*ln->domain || strcmp(ln->op_type, "Python") || ln->nouts != 1 || ln->nattrs != 1 || ln->nins) return false;
     const low_attr *at = &ln->attrs[0];
     if (at->ref && at->ref_fn)
-        return at->ref_arg >= 0 && (!strcmp(at->ref_fn, "pads") || !strcmp(at->ref_fn, "nonneg") || !strcmp(at->ref_fn, "ones"));
+        return at->ref_arg >= 0 && (!strcmp(at->ref_fn, "pads") || !strcmp(at->ref_fn, "nonneg") || !strcmp(at->ref_fn, "ones") ||
+                                    !strcmp(at->ref_fn, "rank"));
     return at->ref ? at->ref_arg >= 0 : at->type == LAT_INT || at->type == LAT_FLOAT || at->type == LAT_INTS;
 }
 
@@ -594,6 +600,10 @@ static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, c
     const low_attr *at = &ln->attrs[0];
     int64_t *v = NULL;
     size_t k = 0;
+    if (at->ref && at->ref_fn && !strcmp(at->ref_fn, "rank")) {   /* len(x.shape) [+ n]: a Python int */
+        int64_t r;
+        return derived_rank(t, n, at, s, bound, &r) ? tx_const_scalar(t, OT_INT64, 0, r, false) : NULL;
+    }
     if (at->ref) {
         bool ok = at->ref_fn ? tx_derived_ints(t, n, at, s, bound, &v, &k)
                              : tx_list_ints(t, n, &s->args[at->ref_arg], bound[at->ref_arg], &v, &k);
@@ -651,7 +661,7 @@ void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **b
     int ref_dtype = 0, bool_dtype = 0;
     for (size_t i = 0; i < lw->nparams && !ref_dtype; i++) {
         const fx_arg *a = bound[lw->param_args[i]];
-        int dt = a && a->kind == FX_ARG_NODE ? tx_onnx_dtype_of_node(a->u.node) : 0;
+        int dt = a->kind == FX_ARG_NODE ? tx_onnx_dtype_of_node(a->u.node) : 0;
         if (dt == OT_BOOL) bool_dtype = dt;
         else ref_dtype = dt;
     }
@@ -714,13 +724,6 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
     for (size_t i = 0; i < lw->nparams && ok; i++) {
         int ai = lw->param_args[i];
         hm_put(&local, lw->params[i], &pvals[i]);
-        if (!bound[ai]) {   /* a rank() derive entry of a tensor whose rank the meta does not give */
-            const ops_derived *x = &rule->derived[ai - (int)s->nargs];
-            tx_fail_node(t, n, arena_printf(&t->a, "'%s' needs the rank of '%s' (tensor meta)", x->name,
-                                            s->args[x->arg].name));
-            ok = false;
-            break;
-        }
         late[i] = late_param(s, ai, bound[ai]);
         dts[i] = bound[ai]->kind == FX_ARG_FLOAT && !tx_is_float_type(ref_dtype) ? float_ref : ref_dtype;
         if (!late[i]) ok = tx_arg_inputs(t, n, &s->args[ai], bound[ai], dts[i], &pvals[i]);
@@ -755,9 +758,7 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
             for (size_t p = 0; p < lw->nparams; p++) {
                 if (!late[p] || pvals[p].len || strcmp(lw->params[p], ln->ins[i])) continue;
                 int ai = lw->param_args[p];
-                /* a rank() derive entry has no schema argument: a Python int, int64 */
-                const aten_arg *sa = ai < (int)s->nargs ? &s->args[ai] : NULL;
-                const char *v = late_input(t, n, rule, sa, ai, bound[ai], ln->op_type, i, dts[p]);
+                const char *v = late_input(t, n, rule, &s->args[ai], ai, bound[ai], ln->op_type, i, dts[p]);
                 if (v) vec_push(&pvals[p], v);
                 else ok = false;
             }
