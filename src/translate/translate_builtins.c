@@ -41,19 +41,6 @@ static const char *input_of(tx *t, const fx_node *n, const fx_arg *a)
     return tx_single(t, n, a->u.node);
 }
 
-/* A 1-D INT64 tensor [v] from an int or SymInt argument (dflt when None). */
-static const char *int_1d(tx *t, const fx_node *n, const fx_arg *a, int64_t dflt)
-{
-    int64_t v = dflt;
-    if (a->kind == FX_ARG_NODE) {
-        const char *x = tx_single(t, n, a->u.node);
-        int64_t m1 = -1;
-        return x ? tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL) : NULL;
-    }
-    if (a->kind != FX_ARG_NONE && !arg_int(a, &v)) { tx_fail_node(t, n, "expected an int"); return NULL; }
-    return tx_const_ints(t, &v, 1);
-}
-
 static bool b_transpose(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -540,52 +527,6 @@ static bool b_upsample_cubic(tx *t, const fx_node *n, const op_rule *rule, const
 /* roll(self, shifts, dims): each dimension rotates by its shift — the last (shift mod size)
  * elements, sliced off, go in front; without dims the flattened tensor rolls and gets its shape
  * back. C because the Concat axis of each step comes from one element of the dims list. */
-static bool b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
-{
-    const char *x = input_of(t, n, b[0]);
-    int64_t *dims;
-    size_t nd;
-    if (!x || !tx_list_ints(t, n, &rule->schema.args[2], b[2], &dims, &nd)) return false;
-    const fx_arg *sh = b[1];
-    size_t ns = tx_seq_arg(sh) ? sh->u.seq.len : 1;
-    if (nd ? ns != nd : ns != 1) {
-        tx_fail_node(t, n, "roll needs one shift per dim, or a tx_single shift without dims");
-        return false;
-    }
-    int64_t m1 = -1, zero = 0, big = INT64_MAX;
-    const char *shape = NULL;
-    if (!nd) {
-        shape = tx_emit1(t, "Shape", x, NULL, NULL);
-        x = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
-    }
-    size_t steps = nd ? nd : 1;
-    const char *out = tx_one_output(t, n);
-    for (size_t k = 0; k < steps; k++) {
-        int64_t dim = nd ? dims[k] : 0;
-        const char *shift = int_1d(t, n, tx_seq_arg(sh) ? sh->u.seq.items[k] : sh, 0);
-        if (!shift) return false;
-        const char *axis = tx_const_ints(t, &dim, 1);
-        const char *size = tx_emit2(t, "Gather", tx_emit1(t, "Shape", x, NULL, NULL), axis, NULL, NULL);
-        const char *neg = tx_emit1(t, "Neg", tx_emit2(t, "Mod", shift, size, NULL, NULL), NULL, NULL);
-        /* constants first: a node's inputs must precede it */
-        const char *tin[] = {x, neg, tx_const_ints(t, &big, 1), axis};
-        const char *hin[] = {x, tx_const_ints(t, &zero, 1), neg, axis};
-        Onnx__NodeProto *tail = tx_emit(t, "Slice", "", NULL), *head;
-        for (size_t i = 0; i < 4; i++) ox_node_add_input(t->m, tail, tin[i]);
-        const char *tv = tx_fresh_val(t);
-        ox_node_add_output(t->m, tail, tv);
-        head = tx_emit(t, "Slice", "", NULL);
-        for (size_t i = 0; i < 4; i++) ox_node_add_input(t->m, head, hin[i]);
-        const char *hv = tx_fresh_val(t);
-        ox_node_add_output(t->m, head, hv);
-        bool last = k + 1 == steps && nd;
-        x = tx_emit2(t, "Concat", tv, hv, last ? out : NULL, last ? tx_node_name_of(t, n) : NULL);
-        ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", dim);
-    }
-    if (!nd) tx_emit2(t, "Reshape", x, shape, out, tx_node_name_of(t, n));
-    return true;
-}
-
 /* scaled_dot_product_attention as torchlib writes it for opset < 23: scale, causal/explicit
  * mask, Softmax(QK^T), then ·V. */
 static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
@@ -1074,7 +1015,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool, 2}, {"adaptive_avg_pool", b_adaptive_avg_pool, 2},
     {"pad", b_pad, 4}, {"constant_pad_nd", b_constant_pad_nd, 3}, {"upsample_nearest2d", b_upsample_nearest, 3}, {"upsample_bilinear2d", b_upsample_linear, 4},
     {"upsample_nearest", b_upsample_nearest, 3}, {"upsample_linear", b_upsample_linear, 4},
-    {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
+    {"upsample_cubic", b_upsample_cubic, 4}, {"roll", tx_b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
     {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},

@@ -1,8 +1,10 @@
 /* translate_composite.c — torchlib compositions whose ONNX depends on the rank or on constant
  * arguments, written in C: cross / linalg_cross (Split into components, the cross-product
  * formula, Concat), repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape), tile (dims
- * or the input padded with ones to one rank) and stack (an Unsqueeze per tensor, Concat). */
+ * or the input padded with ones to one rank), stack (an Unsqueeze per tensor, Concat) and roll
+ * (two Slices and a Concat per dim). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "translate/translate_internal.h"
@@ -311,5 +313,149 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
     y = tx_emit2(t, "MatMul", y, window_matrix(t, in[0], os[0]), NULL, NULL);
     y = swap_last(t, y, r - 1, NULL, NULL);
     tx_emit2(t, "Reshape", y, tx_const_ints(t, s2, r), out, name);
+    return true;
+}
+
+/* A static size of a tensor meta ("4"); false for a symbolic one ("s77"). */
+static bool sym_or_int(const char *size, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(size, &end, 10);
+    if (end == size || *end) return false;
+    *out = v;
+    return true;
+}
+
+/* A Slice of x from start to end on axes (NULL: all), a fresh value. */
+static const char *slice4(tx *t, const char *x, const char *start, const char *end, const char *axes)
+{
+    Onnx__NodeProto *nd = tx_emit(t, "Slice", "", NULL);
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, start);
+    ox_node_add_input(t->m, nd, end);
+    if (axes) ox_node_add_input(t->m, nd, axes);
+    const char *v = tx_fresh_val(t);
+    ox_node_add_output(t->m, nd, v);
+    return v;
+}
+
+static const char *concat2(tx *t, const char *a, const char *b, int64_t axis, const char *out, const char *name)
+{
+    out = tx_emit2(t, "Concat", a, b, out, name);
+    ox_attr_int(t->m, last_node(t), "axis", axis);
+    return out;
+}
+
+/* torchlib's roll of x by shift along dim (the whole flattened x when dim is NULL): the prefix
+ * (the last `shift` entries) Concat the suffix, split at slice_length = [-shift] for a negative
+ * shift, else size - [shift]. Right for -size <= shift <= 2 * size, which the caller ensures. */
+static const char *roll_torchlib(tx *t, const char *x, int64_t shift, const int64_t *dim, const char *out,
+                                 const char *name)
+{
+    int64_t m1 = -1, zero = 0, neg = -shift;
+    const char *neg_1 = tx_own_ints(t, &m1, 1), *axes = dim ? tx_own_ints(t, dim, 1) : NULL;
+    if (!dim) x = tx_emit2(t, "Reshape", x, neg_1, NULL, NULL);
+    const char *len;
+    if (shift < 0) {
+        len = tx_own_ints(t, &neg, 1);
+    } else {
+        const char *size;
+        if (dim) {
+            size = tx_emit1(t, "Shape", x, NULL, NULL);
+            ox_attr_int(t->m, last_node(t), "start", *dim);
+            if (*dim != -1) ox_attr_int(t->m, last_node(t), "end", *dim + 1);   /* end 0 would be empty */
+        } else {
+            size = tx_emit1(t, "Size", x, NULL, NULL);
+        }
+        len = tx_emit2(t, "Sub", size, tx_own_ints(t, &shift, 1), NULL, NULL);
+    }
+    const char *suffix = slice4(t, x, tx_own_ints(t, &zero, 1), len, axes);
+    const char *numel = tx_emit2(t, "Reshape", tx_emit1(t, "Size", x, NULL, NULL), neg_1, NULL, NULL);
+    const char *prefix = slice4(t, x, len, numel, axes);
+    return concat2(t, prefix, suffix, dim ? *dim : 0, dim ? out : NULL, dim ? name : NULL);
+}
+
+/* The same roll for any shift and a size known only at run time: the split point is
+ * -(shift mod size), from the dim's size in the graph. */
+static const char *roll_any(tx *t, const char *x, int64_t shift, int64_t dim, const char *out, const char *name)
+{
+    int64_t zero = 0, big = INT64_MAX;
+    const char *axis = tx_const_ints(t, &dim, 1);
+    const char *size = tx_emit2(t, "Gather", tx_emit1(t, "Shape", x, NULL, NULL), axis, NULL, NULL);
+    const char *neg = tx_emit1(t, "Neg", tx_emit2(t, "Mod", tx_const_ints(t, &shift, 1), size, NULL, NULL), NULL, NULL);
+    const char *tail = slice4(t, x, neg, tx_const_ints(t, &big, 1), axis);
+    const char *head = slice4(t, x, tx_const_ints(t, &zero, 1), neg, axis);
+    return concat2(t, tail, head, dim, out, name);
+}
+
+/* roll(self, shifts, dims) as torchlib's aten_roll: a 0-d or empty (first dim 0) tensor is a copy;
+ * no dims rolls the flattened tensor by the one shift and reshapes it back; else one roll per
+ * (shift, dim). torchlib's split point is right for -size <= shift <= 2 * size: a shift beyond
+ * (static size) is first reduced mod size, and a size known only at run time takes the mod in the
+ * graph, so every shift rolls as torch does. */
+bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const fx_value *v = b[0] && b[0]->kind == FX_ARG_NODE ? tx_node_val(b[0]->u.node) : NULL;
+    if (!v || v->kind != FX_VAL_TENSOR) {
+        tx_fail_node(t, n, "roll needs a tensor input with its meta (rank and sizes)");
+        return false;
+    }
+    const char *x = tx_single(t, n, b[0]->u.node);
+    if (!x) return false;
+    size_t r = v->rank, ns = tx_seq_arg(b[1]) ? b[1]->u.seq.len : 1, nd = tx_seq_arg(b[2]) ? b[2]->u.seq.len : 1;
+    if (b[2]->kind == FX_ARG_NONE) nd = 0;
+    int64_t *shifts = arena_alloc(&t->a, (ns + 1) * sizeof *shifts), *dims = arena_alloc(&t->a, (nd + 1) * sizeof *dims);
+    for (size_t i = 0; i < ns; i++)
+        if (!int_of(tx_seq_arg(b[1]) ? b[1]->u.seq.items[i] : b[1], &shifts[i])) {
+            tx_fail_node(t, n, "roll needs constant int shifts");
+            return false;
+        }
+    for (size_t i = 0; i < nd; i++)
+        if (!int_of(tx_seq_arg(b[2]) ? b[2]->u.seq.items[i] : b[2], &dims[i]) || dims[i] < -(int64_t)r ||
+            dims[i] >= (int64_t)r) {
+            tx_fail_node(t, n, "roll needs constant int dims within the input's rank");
+            return false;
+        }
+    if (nd ? ns != nd : ns != 1) {
+        tx_fail_node(t, n, "roll needs one shift per dim, or one shift without dims");
+        return false;
+    }
+    const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
+    if (r == 0 || !strcmp(v->sizes[0], "0")) {
+        tx_emit1(t, "Identity", x, out, name);
+        return true;
+    }
+    /* the static size rolled over: dims[k]'s, or the element count without dims (-1: dynamic) */
+    int64_t numel = 1;
+    for (size_t i = 0; i < r && numel >= 0; i++) {
+        int64_t d;
+        if (!sym_or_int(v->sizes[i], &d)) numel = -1;
+        else numel *= d;
+    }
+    if (!nd) {
+        int64_t s = shifts[0];
+        if (numel < 0) {   /* flattened, rolled with the size from the graph, reshaped back */
+            int64_t m1 = -1;
+            const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
+            const char *flat = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
+            tx_emit2(t, "Reshape", roll_any(t, flat, s, 0, NULL, NULL), shape, out, name);
+            return true;
+        }
+        if (numel && (s < -numel || s > 2 * numel)) s = ((s % numel) + numel) % numel;
+        const char *rolled = roll_torchlib(t, x, s, NULL, NULL, NULL);
+        tx_emit2(t, "Reshape", rolled, tx_emit1(t, "Shape", x, NULL, NULL), out, name);
+        return true;
+    }
+    for (size_t k = 0; k < nd; k++) {
+        bool last = k + 1 == nd;
+        int64_t d = dims[k] < 0 ? dims[k] + (int64_t)r : dims[k], size, s = shifts[k];
+        if (!sym_or_int(v->sizes[d], &size)) {
+            x = roll_any(t, x, s, dims[k], last ? out : NULL, last ? name : NULL);
+            continue;
+        }
+        if (size && (s < -size || s > 2 * size)) s = ((s % size) + size) % size;
+        x = roll_torchlib(t, x, s, &dims[k], last ? out : NULL, last ? name : NULL);
+    }
     return true;
 }

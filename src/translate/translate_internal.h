@@ -138,10 +138,11 @@ const char *tx_renamed(tx *t, const char *name);
 /* translate_version.c: the version converter's adapters, run on the translated model (GridSample
  * 19 -> 20 at opset 20 and above) */
 void tx_convert_version(tx *t);
-/* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int, tile, stack */
+/* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int, tile, stack, roll */
 bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate),
  * index.Tensor with any list of indices (b: self, indices) */

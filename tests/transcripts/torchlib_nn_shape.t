@@ -60,3 +60,7 @@ same
 $ fxsh -q -c 'load tests/fixtures/translate/returned_input/program.pt2' -c export -c 'show optimized' | grep -v producer_ > "$FXSH_SCRATCH/fxsh.txt"; grep -v producer_ tests/fixtures/translate/returned_input/onnx_dynamo.txt | diff - "$FXSH_SCRATCH/fxsh.txt" && echo same
 same
 
+## roll (fft.ifftshift's): torchlib's two Slices and a Concat per dim, split at size - [shift]
+$ fxsh -q -c 'load tests/fixtures/translate/ops/fft.ifftshift__0/program.pt2' -c export -c 'show optimized' | grep -v producer_ > "$FXSH_SCRATCH/fxsh.txt"; grep -v producer_ tests/fixtures/translate/ops/fft.ifftshift__0/onnx_dynamo.txt | diff - "$FXSH_SCRATCH/fxsh.txt" && echo same
+same
+
