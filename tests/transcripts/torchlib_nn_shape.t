@@ -57,7 +57,7 @@ $ fxsh -q -c 'load tests/fixtures/translate/ops/nn.functional.group_norm__1/prog
 same
 
 ## t of t of relu: relu's value renamed t, then t_1 (its producer node_t_1); t of the input renames it t_2
-$ fxsh -q -c 'load tests/fixtures/translate/returned_input/program.pt2' -c export -c 'show optimized' | grep -v producer_ > "$FXSH_SCRATCH/fxsh.txt"; grep -v producer_ tests/fixtures/translate/returned_input/onnx_dynamo.txt | diff - "$FXSH_SCRATCH/fxsh.txt" && echo same
+$ fxsh -q -c 'load tests/fixtures/translate/ops/returned_input/program.pt2' -c export -c 'show optimized' | grep -v producer_ > "$FXSH_SCRATCH/fxsh.txt"; grep -v producer_ tests/fixtures/translate/ops/returned_input/onnx_dynamo.txt | diff - "$FXSH_SCRATCH/fxsh.txt" && echo same
 same
 
 ## roll (fft.ifftshift's): torchlib's two Slices and a Concat per dim, split at size - [shift]
