@@ -627,6 +627,27 @@ static int infer_topk(ictx *c)
     return 0;
 }
 
+/* GatherND: indices' dims but the last (k, which must be known), then data's dims after
+ * batch_dims + k (onnx/defs/tensor/defs.cc). */
+static int infer_gather_nd(ictx *c)
+{
+    const oi_type *x = in_at(c, 0), *ix = in_at(c, 1);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    c->out[0].rank = -1;
+    if (!shaped(x) || !ix || !shaped(ix) || ix->rank < 1) return 0;
+    int64_t b = attr_i(c, "batch_dims", 0), k = ix->d[ix->rank - 1].v;
+    if (k < 1) return 0;
+    if (b < 0 || b + k > x->rank) return fail(c, "indices' last dim %" PRId64 " and batch_dims %" PRId64 " exceed the data's rank %d",
+                                              k, b, x->rank);
+    int r = ix->rank - 1 + x->rank - (int)(b + k);
+    if (r > OE_MAX_RANK) return 0;
+    c->out[0].rank = r;
+    for (int i = 0; i < ix->rank - 1; i++) c->out[0].d[i] = ix->d[i];
+    for (int i = (int)(b + k); i < x->rank; i++) c->out[0].d[ix->rank - 1 + i - (int)(b + k)] = x->d[i];
+    return 0;
+}
+
 /* STFT (onnx/defs/math/defs.cc): [batch, frames, bins, 2] from the signal's length, a constant
  * frame_step and the DFT size (a constant frame_length, else the window's length); frames =
  * (length - size) / step + 1, bins = size / 2 + 1 when onesided. As onnx 1.20 does it: an absent
@@ -785,6 +806,7 @@ static int dispatch(ictx *c)
     if (!strcmp(op, "Concat")) return infer_concat(c);
     if (!strcmp(op, "Gather")) return infer_gather(c, false);
     if (!strcmp(op, "GatherElements")) return infer_gather(c, true);
+    if (!strcmp(op, "GatherND")) return infer_gather_nd(c);
     if (!strcmp(op, "Slice")) return infer_slice(c);
     if (!strcmp(op, "Split")) return infer_split(c);
     if (!strcmp(op, "Expand")) return infer_expand(c);
