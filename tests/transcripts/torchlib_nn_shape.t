@@ -64,3 +64,8 @@ same
 $ fxsh -q -c 'load tests/fixtures/translate/ops/fft.ifftshift__0/program.pt2' -c export -c 'show optimized' | grep -v producer_ > "$FXSH_SCRATCH/fxsh.txt"; grep -v producer_ tests/fixtures/translate/ops/fft.ifftshift__0/onnx_dynamo.txt | diff - "$FXSH_SCRATCH/fxsh.txt" && echo same
 same
 
+## adaptive_max_pool3d of an unbatched input: torch._decomp's max_pool3d_with_indices, which
+## torchlib unsqueezes to a batch of one and squeezes back
+$ fxsh -q -c 'load tests/fixtures/translate/ops/nn.functional.adaptive_max_pool3d__1/program.pt2' -c export -c 'show optimized' | grep -v producer_ > "$FXSH_SCRATCH/fxsh.txt"; grep -v producer_ tests/fixtures/translate/ops/nn.functional.adaptive_max_pool3d__1/onnx_dynamo.txt | diff - "$FXSH_SCRATCH/fxsh.txt" && echo same
+same
+
