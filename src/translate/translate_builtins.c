@@ -630,7 +630,7 @@ static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     return true;
 }
 
-/* prims.var(inp, dims, correction) and aten.var_mean.dim: static element counts from meta. */
+/* aten.var_mean.dim (kept when decomposition is off): static element counts from meta. */
 static bool var_common(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *dims, double correction,
                        bool keepdim, const char *var_out, const char *mean_out)
 {
@@ -676,13 +676,6 @@ static bool var_common(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *
         ox_node_add_output(t->m, m2, mean_out);
     }
     return true;
-}
-
-static bool b_var(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
-{
-    (void)rule;
-    double corr = b[2]->kind == FX_ARG_FLOAT ? b[2]->u.f : b[2]->kind == FX_ARG_INT ? (double)b[2]->u.i : 1.0;
-    return var_common(t, n, b[0], b[1], corr, false, tx_one_output(t, n), NULL);
 }
 
 static bool b_var_mean(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
@@ -1030,7 +1023,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"pad", b_pad, 4}, {"upsample_nearest2d", b_upsample_nearest, 3}, {"upsample_bilinear2d", b_upsample_linear, 4},
     {"upsample_nearest", b_upsample_nearest, 3}, {"upsample_linear", b_upsample_linear, 4},
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
-    {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
+    {"sdpa", b_sdpa, 7}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
     {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
