@@ -293,6 +293,21 @@ static bool static_reshape_target(noop_ctx *c, Onnx__NodeProto *n, scope *s, con
     return true;
 }
 
+/* CastLike(x, like) of known, different element types → Cast <to> (x), as onnxscript's folder
+ * replaces it: a new node, named by the graph's counter as onnx-ir names unnamed nodes. */
+static bool castlike_to_cast(noop_ctx *c, Onnx__NodeProto *n, scope *s, int64_t *counter)
+{
+    if (!opt_is_op(n, "CastLike") || n->n_input != 2 || n->n_output != 1) return false;
+    int a = opt_scope_elem(s, n->input[0]), b = opt_scope_elem(s, opt_str(n->input[1]));
+    if (!a || !b || a == b) return false;
+    n->op_type = ox_strdup(c->m, "Cast");
+    n->name = arena_printf(&c->m->arena, "node_Cast_%lld", (long long)(*counter)++);
+    n->n_input = 1;
+    n->n_attribute = 0;
+    ox_attr_int(c->m, n, "to", b);
+    return true;
+}
+
 static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
 {
     if (depth > c->o->max_depth) {
@@ -310,6 +325,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     opt_graph_outputs(g, &outs);
     for (size_t i = 0; i < g->n_input; i++) hm_put(&ginputs, opt_str(g->input[i]->name), (void *)1);
     bool *dead = xcalloc(g->n_node + 1, 1);
+    int64_t counter = opt_next_node_number(g);
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
         for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)opt_resolve(&ren, n->input[k]);
@@ -333,6 +349,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         if (fuse_transposes(c, n, &producer, &in)) c->st->noops++;
         if (collapse_reshapes(n, &s, &producer)) c->st->noops++;
         if (static_reshape_target(c, n, &s, &producer)) c->st->noops++;
+        if (castlike_to_cast(c, n, &s, &counter)) c->st->noops++;
         opt_infer_elem(&s, n);
         int keep = in ? -1 : neutral_operand(n, &s);
         if (keep >= 0) in = n->input[keep];
