@@ -1032,6 +1032,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
     {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
     {"linalg_vector_norm", tx_b_linalg_vector_norm, 5}, {"unbind", tx_b_unbind, 2},
+    {"any_all_dims", tx_b_any_all_dims, 3},
 };
 
 builtin_fn tx_find_builtin(const char *name, int *nargs)

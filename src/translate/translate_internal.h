@@ -121,6 +121,8 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_unbind.c: unbind.int as torchlib's (b: self, dim) */
 bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_logical.c: any / all over dims as torchlib's (b: self, dim, keepdim) */
+bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_histc.c: histc as torch's CPU kernel bins */
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */
