@@ -183,7 +183,7 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
     return true;
 }
 
-/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, spatial_shape, out_dtype. */
+/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, ones, spatial_shape, out_dtype. */
 static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
@@ -201,7 +201,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         const char *name = scalar(L, k, "derive"), *expr = scalar(L, v, "derive");
         if (!name || !expr) return false;
         /* out_dtype() reads the node's result, the others one schema argument */
-        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype"};
+        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "ones", "spatial_shape", "out_dtype"};
         const char *fn = NULL;
         for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
             size_t l = strlen(fns[i]);
@@ -216,7 +216,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         }
         if (!fn || !close || close[1] || (no_arg ? arg != -1 : arg < 0)) {
             diagnostic *dg = node_error(L, v, "bad derive expression '%s'", expr);
-            diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG) or "
+            diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG), ones(ARG) or "
                               "spatial_shape(ARG) of a schema argument, or out_dtype()");
             return false;
         }
@@ -551,7 +551,10 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
     case COND_IS_LIST: return a->kind == ARGK_LIST;
     case COND_IS_TENSOR: return a->kind == ARGK_TENSOR;
     case COND_DTYPE: {
-        bool m = a->kind == ARGK_TENSOR && dtype_matches(a->dtype, c->sval);
+        /* a Python number has the dtype torchlib's isinstance tests give it: int (bool too) or float */
+        const char *have = a->kind == ARGK_TENSOR ? a->dtype : a->kind == ARGK_INT || a->kind == ARGK_BOOL ? "int64"
+                         : a->kind == ARGK_FLOAT ? "float" : NULL;
+        bool m = dtype_matches(have, c->sval);
         return c->op == COP_EQ ? m : !m;
     }
     case COND_EQ_LITERAL: {
