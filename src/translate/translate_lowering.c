@@ -709,9 +709,14 @@ void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **
 
 /* A lowering whose result is its tensor input `param`, bound to the value v of an FX node: torchlib
  * returns that value (`return self`), and torch.onnx renames it after the node (translate_rename.c).
- * Returns the FX node's translated value, or NULL when the input is no FX node's (a number). */
+ * Returns the FX node's translated value, or NULL (an Identity then) when the input is no FX node's
+ * (a number), a value of an outer graph or an initializer. */
 static const tx_val *returned_input(tx *t, const lowering *lw, const fx_arg **bound, const char *param, const char *v)
 {
+    if (t->sc->parent) return NULL;
+    const Onnx__GraphProto *g = t->sc->g;
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (g->initializer[i]->name && !strcmp(g->initializer[i]->name, v)) return NULL;
     for (size_t p = 0; p < lw->nparams; p++) {
         if (strcmp(lw->params[p], param)) continue;
         const fx_arg *a = bound[lw->param_args[p]];
