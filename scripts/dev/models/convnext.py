@@ -6,7 +6,7 @@ import transformers
 class Wrap(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        cfg = transformers.ConvNextConfig(num_channels=3, hidden_sizes=[16, 32], depths=[1, 1], num_labels=10,
+        cfg = transformers.ConvNextConfig(num_channels=3, num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], num_labels=10,
                                           image_size=32, patch_size=4)
         self.m = transformers.ConvNextForImageClassification(cfg)
 
