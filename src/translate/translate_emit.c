@@ -356,6 +356,13 @@ Onnx__TypeProto *tx_type_of_value(tx *t, const fx_value *v)
     if (!v) return NULL;
     if (v->kind == FX_VAL_SYM) return ox_type_tensor(t->m, sym_dtype(v->text), NULL, 0, true);
     if (v->kind != FX_VAL_TENSOR) return NULL;
+    if (v->dtype == FX_DT_C64 || v->dtype == FX_DT_C128) {
+        /* torch.onnx's real form of a complex value: its real dtype, a last dim of 2 */
+        const char **sizes = arena_alloc(&t->a, (v->rank + 1) * sizeof *sizes);
+        for (size_t i = 0; i < v->rank; i++) sizes[i] = v->sizes ? v->sizes[i] : "?";
+        sizes[v->rank] = "2";
+        return ox_type_tensor(t->m, v->dtype == FX_DT_C64 ? OT_FLOAT : OT_DOUBLE, sizes, v->rank + 1, true);
+    }
     int et = fx_dtype_get(v->dtype)->onnx_type;
     if (!et) return NULL;
     return ox_type_tensor(t->m, et, v->sizes, v->rank, true);

@@ -127,7 +127,9 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
 /* translate_embedding_bag.c: embedding_bag's bags without a Loop */
 bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_stft.c: stft with a real result, one STFT */
+/* translate_complex.c: view of a complex tensor (its real form) */
+bool tx_b_view_complex(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_stft.c: stft (a complex result in its real form), one STFT */
 bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_norm.c: linalg_vector_norm as torchlib's (b: self, ord, dim, keepdim, dtype) */
 bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
