@@ -137,30 +137,13 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
         return true;
     }
     if (opt_is_op(n, "Reshape") && n->n_input == 2) {
-        /* The target shape, with 0 (copy) and -1 (infer) resolved, equals the static input shape. */
+        /* The target shape equals the static input shape, entry for entry (onnxscript's folder
+         * compares them as they are: a -1 or a 0 in the target is not resolved). */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
         int rank = known_shape(s, producer, n->input[0], dims);
         if (rank < 0) return false;
         int k = opt_const_ints(s, opt_str(n->input[1]), want, OE_MAX_RANK);
         if (k != rank) return false;
-        Onnx__AttributeProto *az = ox_node_attr(n, "allowzero");
-        bool allowzero = az && az->i;
-        int64_t numel = 1, known = 1;
-        int neg = -1;
-        for (int i = 0; i < rank; i++) {
-            numel *= dims[i];
-            if (want[i] == 0 && !allowzero) want[i] = dims[i];
-            if (want[i] == -1) {
-                if (neg >= 0) return false;
-                neg = i;
-            } else {
-                known *= want[i];
-            }
-        }
-        if (neg >= 0) {
-            if (known <= 0 || numel % known) return false;
-            want[neg] = numel / known;
-        }
         for (int i = 0; i < rank; i++)
             if (want[i] != dims[i]) return false;
         return true;
