@@ -551,7 +551,10 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
     case COND_IS_LIST: return a->kind == ARGK_LIST;
     case COND_IS_TENSOR: return a->kind == ARGK_TENSOR;
     case COND_DTYPE: {
-        bool m = a->kind == ARGK_TENSOR && dtype_matches(a->dtype, c->sval);
+        /* a Python number has the dtype torchlib's isinstance tests give it: int (bool too) or float */
+        const char *have = a->kind == ARGK_TENSOR ? a->dtype : a->kind == ARGK_INT || a->kind == ARGK_BOOL ? "int64"
+                         : a->kind == ARGK_FLOAT ? "float" : NULL;
+        bool m = dtype_matches(have, c->sval);
         return c->op == COP_EQ ? m : !m;
     }
     case COND_EQ_LITERAL: {

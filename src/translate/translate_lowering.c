@@ -527,6 +527,46 @@ static const char *late_input(tx *t, const fx_node *n, const op_rule *rule, cons
     return tx_const_scalar(t, dt, 0, a->kind == FX_ARG_BOOL ? a->u.b : a->u.i, false);
 }
 
+/* `x = Python <value: float = 0.0> ()` in a lowering is a Python value torchlib passes to an op
+ * itself (op.CastLike(0.0, end), op.Unsqueeze(dim, axes=[0]), op.Squeeze(self, [dim])): the
+ * tracer's shared constant for it — int64 or float as its Python type, an int list (a literal, or
+ * `value: ints = @dim` for [dim] / a list argument) as a 1-D int64 tensor — made where a node first
+ * uses it, in input order with the schema's own numbers. */
+static bool python_value_node(const low_node *ln)
+{
+    if (*ln->domain || strcmp(ln->op_type, "Python") || ln->nouts != 1 || ln->nattrs != 1 || ln->nins) return false;
+    const low_attr *at = &ln->attrs[0];
+    return at->ref ? at->ref_arg >= 0 && !at->ref_fn
+                   : at->type == LAT_INT || at->type == LAT_FLOAT || at->type == LAT_INTS;
+}
+
+static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **bound,
+                                const low_node *ln)
+{
+    const low_attr *at = &ln->attrs[0];
+    int64_t *v = NULL;
+    size_t k = 0;
+    if (at->ref) {
+        if (!tx_list_ints(t, n, &s->args[at->ref_arg], bound[at->ref_arg], &v, &k)) return NULL;
+        return tx_const_ints(t, v, k);
+    }
+    if (at->type == LAT_FLOAT) return tx_const_scalar(t, OT_FLOAT, at->f, 0, true);
+    if (at->type == LAT_INTS) {
+        v = arena_alloc(&t->a, (at->count + 1) * sizeof *v);
+        for (size_t i = 0; i < at->count; i++) v[i] = at->ints[i];
+        return tx_const_ints(t, v, at->count);
+    }
+    return tx_const_scalar(t, OT_INT64, 0, at->i, false);
+}
+
+/* The Python value node of the lowering named name, or NULL. */
+static const low_node *python_value_named(const lowering *lw, const char *name)
+{
+    for (size_t k = 0; k < lw->nnodes; k++)
+        if (python_value_node(&lw->nodes[k]) && !strcmp(lw->nodes[k].outs[0], name)) return &lw->nodes[k];
+    return NULL;
+}
+
 void tx_scalar_ref_dtypes(const fx_node *n, const lowering *lw, const fx_arg **bound, int *ref, int *float_ref)
 {
     /* Reference dtype for Python scalars, as torchlib binds a scalar to the type of the tensor it
@@ -609,7 +649,11 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
             else node_name = named ? arena_printf(&t->a, "node_%s__%zu", n->name, k) : arena_printf(&t->a, "node_%s", n->name);
             named = true;
         }
-        for (size_t i = 0; i < ln->nins && ok; i++)   /* torchlib builds these inside the function */
+        for (size_t i = 0; i < ln->nins && ok; i++) {  /* torchlib builds these inside the function */
+            const low_node *py = *ln->ins[i] && !hm_has(&tmp, ln->ins[i]) ? python_value_named(lw, ln->ins[i]) : NULL;
+            const char *pv = py ? python_value(t, n, s, bound, py) : NULL;
+            if (py && !pv) ok = false;
+            else if (py) hm_put(&tmp, ln->ins[i], (void *)pv);
             for (size_t p = 0; p < lw->nparams; p++) {
                 if (!late[p] || pvals[p].len || strcmp(lw->params[p], ln->ins[i])) continue;
                 int ai = lw->param_args[p];
@@ -617,7 +661,9 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
                 if (v) vec_push(&pvals[p], v);
                 else ok = false;
             }
+        }
         if (!ok) break;
+        if (python_value_node(ln)) continue;
         Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
         for (size_t a = 0; a < ln->nattrs && ok; a++) {
             const low_attr *at = &ln->attrs[a];
