@@ -892,34 +892,7 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
 static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
-    const char *x = input_of(t, n, b[0]), *vals = input_of(t, n, b[2]);
-    const fx_arg *ix = b[1];
-    if (!x || !vals) return false;
-    if (!tx_seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
-        tx_onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL)
-        return tx_index_put_general(t, n, b);
-    const char *idx = tx_single(t, n, ix->u.seq.items[0]->u.node);
-    if (!idx) return false;
-    int64_t m1 = -1;
-    const char *ind = tx_emit2(t, "Unsqueeze", idx, tx_const_ints(t, &m1, 1), NULL, NULL);
-    const char *si = tx_emit1(t, "Shape", idx, NULL, NULL);
-    Onnx__NodeProto *sx = tx_emit(t, "Shape", "", NULL);
-    ox_attr_int(t->m, sx, "start", 1);
-    ox_node_add_input(t->m, sx, x);
-    const char *rest = tx_fresh_val(t);
-    ox_node_add_output(t->m, sx, rest);
-    const char *shape = tx_emit2(t, "Concat", si, rest, NULL, NULL);
-    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", 0);
-    const char *vc = tx_emit2(t, "CastLike", vals, x, NULL, NULL);
-    const char *upd = tx_emit2(t, "Expand", vc, shape, NULL, NULL);
-    const char *out = tx_one_output(t, n);
-    Onnx__NodeProto *nd = tx_emit(t, "ScatterND", "", tx_node_name_of(t, n));
-    if (b[3]->kind == FX_ARG_BOOL && b[3]->u.b) ox_attr_string(t->m, nd, "reduction", "add");
-    ox_node_add_input(t->m, nd, x);
-    ox_node_add_input(t->m, nd, ind);
-    ox_node_add_input(t->m, nd, upd);
-    ox_node_add_output(t->m, nd, out);
-    return true;
+    return tx_index_put_general(t, n, b);
 }
 
 /* Scatter src into self along axis at the static positions pos[0..n): ScatterElements with the

@@ -81,6 +81,8 @@ const char *tx_scalar_input(tx *t, const aten_arg *sa, const fx_arg *a, int ref_
 const char *tx_int_list_input(tx *t, const fx_node *user, const fx_arg *a);
 /* translate_attrs.c: defaults written out and attributes in onnx.defs' order, as torch.onnx's tracer */
 void tx_complete_attributes(ox_model *m, Onnx__GraphProto *g, int depth);
+/* Marks attribute name of n as one torchlib passes as None: written neither as given nor as default. */
+void tx_attr_none(ox_model *m, Onnx__NodeProto *n, const char *name);
 const char *tx_merge_dims_input(tx *t, const fx_node *user, const fx_arg *a, bool minus_one_as_one);
 bool tx_arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int ref_dtype, namevec *out);
 bool tx_list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int64_t **v, size_t *n);
