@@ -204,6 +204,18 @@ static bool collapse_reshapes(Onnx__NodeProto *n, scope *s, const hashmap *produ
     return changed;
 }
 
+/* onnxscript's SqueezeReshape1d: Reshape(Squeeze(x), [-1]) is x when x is 1-D. x, or NULL. */
+static const char *squeeze_reshape_1d(const Onnx__NodeProto *n, scope *s, const hashmap *producer)
+{
+    if (!opt_is_op(n, "Reshape") || n->n_input != 2) return NULL;
+    const Onnx__NodeProto *sq = hm_get(producer, opt_str(n->input[0]));
+    if (!sq || !opt_is_op(sq, "Squeeze") || sq->n_input != 1 || sq->n_output != 1) return NULL;
+    int64_t want[2];
+    if (opt_const_ints(s, opt_str(n->input[1]), want, 2) != 1 || want[0] != -1) return NULL;
+    const char *x = opt_str(sq->input[0]);
+    return *x && value_rank(s, x) == 1 ? x : NULL;
+}
+
 /* Reshape(x, Concat(Shape(x)[i:i+1], constants...)) where the one copied dim is x's only
  * dynamic dim: the target is then a constant with that dim as -1 (and any -1 among the
  * constants resolved from x's static dims), e.g. [batch, -1] on float[batch,2,3] → [-1, 6]. */
@@ -314,7 +326,8 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
             if (*opt_str(n->output[k])) hm_put(&producer, n->output[k], n);
         const char *in = NULL;
         if (fuse_transposes(c, n, &producer, &in)) c->st->noops++;
-        if (collapse_reshapes(n, &s, &producer)) c->st->noops++;
+        if (!in) in = squeeze_reshape_1d(n, &s, &producer);
+        if (!in && collapse_reshapes(n, &s, &producer)) c->st->noops++;
         if (static_reshape_target(c, n, &s, &producer)) c->st->noops++;
         opt_infer_elem(&s, n);
         int keep = in ? -1 : neutral_operand(n, &s);

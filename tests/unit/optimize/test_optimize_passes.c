@@ -655,8 +655,9 @@ static void test_expand_after_reshape(void **state)
 static void test_shape_of_known_rank(void **state)
 {
     (void)state;
-    /* Shape(x)[0:1] has shape [1] whatever x's dims are, so reshaping it to [-1] is a no-op;
-     * Shape(x)[1:] of float[N,2,3] folds to {2, 3}. */
+    /* Shape(x)[1:] of float[N,2,3] folds to {2, 3}; Shape(x)[0:1] has shape [1], but the
+     * Reshape of it to [-1] stays, as onnxscript's optimizer leaves it (it compares the target
+     * [-1] with the shape [1] as they are; checked with onnxscript 0.7.2). */
     ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
                         "g (float[N,2,3] x) => (int64[3] y)\n"
                         "<int64[1] m1 = {-1}>\n"
@@ -668,11 +669,31 @@ static void test_shape_of_known_rank(void **state)
                         "}\n");
     assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
     Onnx__GraphProto *g = m->proto->graph;
-    assert_int_equal(count_op(g, "Reshape"), 0);
+    assert_int_equal(count_op(g, "Reshape"), 1);
     assert_int_equal(count_op(g, "Shape"), 1);
     Onnx__NodeProto *cc = find_node(g, "Concat");
-    assert_string_equal(cc->input[0], "s");
+    assert_string_equal(cc->input[0], "r");
     expect_init(g, cc->input[1], 7, 2, (double[]){2, 3});
+    ox_model_free(m);
+}
+
+static void test_reshape_to_minus_one_stays(void **state)
+{
+    (void)state;
+    /* A Reshape to [-1] of a 1-D tensor is left, as onnxscript leaves it (checked with
+     * onnxscript 0.7.2: both Reshapes stay); only Reshape(Squeeze(x), [-1]) of a 1-D x is x. */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (int64[1] v, float[4] x) => (int64[2] y, float[4] z)\n"
+                        "<int64[1] m1 = {-1}, int64[1] four = {4}>\n"
+                        "{\n"
+                        "  r = Reshape (v, m1)\n"
+                        "  y = Concat <axis = 0> (r, four)\n"
+                        "  z = Reshape (x, m1)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "Reshape"), 2);
+    assert_string_equal(find_node(g, "Concat")->input[0], "r");
     ox_model_free(m);
 }
 
@@ -811,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_reshape_chains),
         cmocka_unit_test(test_expand_after_reshape),
         cmocka_unit_test(test_shape_of_known_rank),
+        cmocka_unit_test(test_reshape_to_minus_one_stays),
         cmocka_unit_test(test_static_reshape_target),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
