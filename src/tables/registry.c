@@ -183,7 +183,7 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
     return true;
 }
 
-/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, spatial_shape, out_dtype. */
+/* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, ones, spatial_shape, out_dtype. */
 static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
@@ -201,7 +201,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         const char *name = scalar(L, k, "derive"), *expr = scalar(L, v, "derive");
         if (!name || !expr) return false;
         /* out_dtype() reads the node's result, the others one schema argument */
-        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "spatial_shape", "out_dtype"};
+        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "ones", "spatial_shape", "out_dtype"};
         const char *fn = NULL;
         for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
             size_t l = strlen(fns[i]);
@@ -216,7 +216,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         }
         if (!fn || !close || close[1] || (no_arg ? arg != -1 : arg < 0)) {
             diagnostic *dg = node_error(L, v, "bad derive expression '%s'", expr);
-            diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG) or "
+            diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG), ones(ARG) or "
                               "spatial_shape(ARG) of a schema argument, or out_dtype()");
             return false;
         }

@@ -417,6 +417,51 @@ static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b
     return true;
 }
 
+/* constant_pad_nd as torchlib's: the pad list padded with zeros to 2 * rank and reordered in
+ * Python (ONNX's begins for dims 0.., then ends), the value an own Constant of self's dtype, then
+ * Pad. A SymInt in the list makes the pads a Concat, as the tracer does for a mixed list. */
+static bool b_constant_pad_nd(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    const char *x = input_of(t, n, b[0]);
+    if (!x) return false;
+    int r = tx_rank_of_node(b[0]->u.node), dt = tx_onnx_dtype_of_node(b[0]->u.node);
+    const fx_arg *pad = b[1];
+    size_t k = pad->kind == FX_ARG_LIST || pad->kind == FX_ARG_TUPLE ? pad->u.seq.len : 1;
+    if (r < 0 || !dt || k % 2 || k / 2 > (size_t)r) {
+        tx_fail_node(t, n, "constant_pad_nd needs the input's rank and dtype and an even pad list no longer than 2 * rank");
+        return false;
+    }
+    fx_arg *zero = arena_alloc(&t->a, sizeof *zero);
+    memset(zero, 0, sizeof *zero);
+    zero->kind = FX_ARG_INT;
+    fx_arg *full = arena_alloc(&t->a, sizeof *full);
+    *full = *pad;
+    full->u.seq.len = 2 * (size_t)r;
+    full->u.seq.items = arena_alloc(&t->a, (2 * (size_t)r + 1) * sizeof *full->u.seq.items);
+    for (size_t d = 0; d < (size_t)r; d++) {   /* torch's pair i pads dim r-1-i */
+        size_t i = (size_t)r - 1 - d;
+        full->u.seq.items[d] = i < k / 2 ? pad->u.seq.items[2 * i] : zero;
+        full->u.seq.items[(size_t)r + d] = i < k / 2 ? pad->u.seq.items[2 * i + 1] : zero;
+    }
+    const fx_arg *v = b[2];
+    if (v->kind != FX_ARG_INT && v->kind != FX_ARG_FLOAT && v->kind != FX_ARG_BOOL) {
+        tx_fail_node(t, n, "constant_pad_nd: the pad value must be a number");
+        return false;
+    }
+    const char *value = v->kind == FX_ARG_FLOAT ? tx_own_scalar(t, dt, v->u.f, 0, true)
+                                                : tx_own_scalar(t, dt, 0, v->kind == FX_ARG_BOOL ? v->u.b : v->u.i, false);
+    const char *pads = tx_int_list_input(t, n, full);
+    if (!pads) return false;
+    Onnx__NodeProto *nd = tx_emit(t, "Pad", "", tx_node_name_of(t, n));
+    ox_attr_string(t->m, nd, "mode", "constant");
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, pads);
+    ox_node_add_input(t->m, nd, value);
+    ox_node_add_output(t->m, nd, tx_one_output(t, n));
+    return true;
+}
+
 static bool upsample(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *size, const fx_arg *scales,
                      const char *mode, const char *ctm)
 {
@@ -1000,7 +1045,7 @@ static bool b_atleast_nd(tx *t, const fx_node *n, const op_rule *rule, const fx_
 static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] = {
     {"transpose", b_transpose, 3}, {"slice", b_slice, 5}, {"flip", b_flip, 2}, {"flatten", b_reshape_to_meta, 1},
     {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool, 2}, {"adaptive_avg_pool", b_adaptive_avg_pool, 2},
-    {"pad", b_pad, 4}, {"upsample_nearest2d", b_upsample_nearest, 3}, {"upsample_bilinear2d", b_upsample_linear, 4},
+    {"pad", b_pad, 4}, {"constant_pad_nd", b_constant_pad_nd, 3}, {"upsample_nearest2d", b_upsample_nearest, 3}, {"upsample_bilinear2d", b_upsample_linear, 4},
     {"upsample_nearest", b_upsample_nearest, 3}, {"upsample_linear", b_upsample_linear, 4},
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},

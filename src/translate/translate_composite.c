@@ -81,44 +81,60 @@ bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     return true;
 }
 
-/* repeat_interleave.self_int(self, repeats, dim=None): each element repeated along a new axis
- * after dim (Unsqueeze + Expand by the tile), then merged into dim (Reshape); dim None works on
- * the flattened tensor. */
+/* repeat_interleave.self_int(self, repeats, dim=None) as torchlib's: each element repeated along
+ * a new axis after dim (Unsqueeze, Expand by the tiles: a constant, or for a SymInt repeats a
+ * Concat of ones around it), then merged into dim (Reshape to head dims, -1, tail dims); dim None
+ * works on the flattened tensor. */
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
-    int64_t reps, dim = 0;
-    bool flat = !b[2] || b[2]->kind == FX_ARG_NONE;
+    int64_t reps = 0, dim = 0;
+    bool flat = !b[2] || b[2]->kind == FX_ARG_NONE, sym = b[1] && b[1]->kind == FX_ARG_NODE;
     int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
-    if (r < 0 || !int_of(b[1], &reps) || (!flat && !int_of(b[2], &dim))) {
-        tx_fail_node(t, n, "repeat_interleave needs a tensor of known rank and constant repeats and dim");
+    if (r < 0 || (!sym && !int_of(b[1], &reps)) || (!flat && !int_of(b[2], &dim))) {
+        tx_fail_node(t, n, "repeat_interleave needs a tensor of known rank, an int or SymInt repeats and a constant dim");
         return false;
     }
-    const char *x = tx_single(t, n, b[0]->u.node);
-    if (!x)
+    const char *x = tx_single(t, n, b[0]->u.node), *rv = sym ? tx_single(t, n, b[1]->u.node) : "";
+    if (!x || !rv)
         return false;
     int64_t m1 = -1;
-    if (flat) {
+    if (flat || r == 0) {   /* torch treats a 0-d tensor as 1-d here */
         x = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
         r = 1;
     }
-    if (r == 0)
-        r = 1, x = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
-    int64_t pos = (dim % r + r) % r, ax = pos + 1, tiles[16];
+    int64_t pos = (dim % r + r) % r, ax = pos + 1, ones[16];
     if (r + 1 > 16) {
         tx_fail_node(t, n, "repeat_interleave: rank too large");
         return false;
     }
     const char *u = tx_emit2(t, "Unsqueeze", x, tx_const_ints(t, &ax, 1), NULL, NULL);
-    for (int64_t i = 0; i <= r; i++)
-        tiles[i] = i == ax ? reps : 1;
-    const char *tiled = tx_emit2(t, "Expand", u, tx_const_ints(t, tiles, (size_t)r + 1), NULL, NULL);
-    const char *head = tx_emit1(t, "Shape", x, NULL, NULL);
+    const char *tiles;
+    for (int64_t i = 0; i <= r; i++) ones[i] = i == ax ? reps : 1;
+    if (!sym) {
+        tiles = tx_own_int_tensor(t, ones, (size_t)r + 1);
+    } else {
+        /* the count goes on the new axis pos + 1: torchlib's symbolic branch puts it one axis
+         * early ([1] * pos), which Expand then broadcasts against the wrong dim */
+        for (int64_t i = 0; i <= r; i++) ones[i] = 1;
+        const char *before = tx_own_int_tensor(t, ones, (size_t)pos + 1);
+        const char *rr = tx_emit2(t, "Reshape", rv, tx_own_int_tensor(t, &m1, 1), NULL, NULL);
+        const char *after = tx_own_int_tensor(t, ones, (size_t)(r - pos - 1));
+        Onnx__NodeProto *c = tx_emit(t, "Concat", "", NULL);
+        ox_attr_int(t->m, c, "axis", 0);
+        ox_node_add_input(t->m, c, before);
+        ox_node_add_input(t->m, c, rr);
+        ox_node_add_input(t->m, c, after);
+        tiles = tx_fresh_val(t);
+        ox_node_add_output(t->m, c, tiles);
+    }
+    const char *tiled = tx_emit2(t, "Expand", u, tiles, NULL, NULL);
+    const char *head = tx_emit1(t, "Shape", x, NULL, NULL);   /* torchlib's Shape(self, start=0, end=dim) */
+    ox_attr_int(t->m, last_node(t), "end", dim);
     ox_attr_int(t->m, last_node(t), "start", 0);
-    ox_attr_int(t->m, last_node(t), "end", pos);
+    const char *minus1 = tx_own_ints(t, &m1, 1);
     const char *tail = tx_emit1(t, "Shape", x, NULL, NULL);
     ox_attr_int(t->m, last_node(t), "start", pos + 1);
-    const char *minus1 = tx_const_ints(t, &m1, 1);   /* constants before the node that reads them */
     Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
     ox_node_add_input(t->m, cat, head);
     ox_node_add_input(t->m, cat, minus1);

@@ -185,6 +185,40 @@ const char *tx_own_ints(tx *t, const int64_t *v, size_t n)
     return out;
 }
 
+/* A 1-D int64 Constant tensor of its own (torchlib's op.Constant(value=ir.tensor([...], INT64))). */
+const char *tx_own_int_tensor(tx *t, const int64_t *v, size_t n)
+{
+    int64_t dim = (int64_t)n;
+    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, OT_INT64, &dim, 1);
+    ox_tensor_set_int64s(t->m, tp, v, n);
+    Onnx__NodeProto *nd = tx_emit(t, "Constant", "", NULL);
+    ox_attr_tensor(t->m, nd, "value", tp);
+    const char *out = tx_fresh_val(t);
+    ox_node_add_output(t->m, nd, out);
+    return out;
+}
+
+/* A 0-d Constant of its own: torchlib's op.Constant(value=ir.tensor(v, dtype=...)) makes a node at
+ * every call. A dtype fxsh cannot fill directly (16-bit floats) is a float/int64 one cast. */
+const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float)
+{
+    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, dtype, NULL, 0);
+    if (!fill_scalar(t, tp, dtype, f, i, is_float)) {
+        const char *base = tx_own_scalar(t, is_float ? OT_FLOAT : OT_INT64, f, i, is_float);
+        Onnx__NodeProto *n = tx_emit(t, "Cast", "", NULL);
+        ox_attr_int(t->m, n, "to", dtype);
+        ox_node_add_input(t->m, n, base);
+        const char *out = tx_fresh_val(t);
+        ox_node_add_output(t->m, n, out);
+        return out;
+    }
+    Onnx__NodeProto *n = tx_emit(t, "Constant", "", NULL);
+    ox_attr_tensor(t->m, n, "value", tp);
+    const char *out = tx_fresh_val(t);
+    ox_node_add_output(t->m, n, out);
+    return out;
+}
+
 const char *tx_const_floats(tx *t, const float *v, size_t n)
 {
     strbuf k;

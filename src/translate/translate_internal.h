@@ -64,6 +64,10 @@ const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const 
 void tx_fail_node(tx *t, const fx_node *n, const char *what);
 const char *tx_const_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
 const char *tx_own_ints(tx *t, const int64_t *v, size_t n);
+/* A 1-D int64 Constant tensor of its own (torchlib's op.Constant(value=ir.tensor(list, INT64))). */
+const char *tx_own_int_tensor(tx *t, const int64_t *v, size_t n);
+/* A 0-d Constant of its own in ONNX dtype (torchlib's op.Constant(value=ir.tensor(v, dtype))). */
+const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
 const char *tx_const_ints(tx *t, const int64_t *v, size_t n);
 const char *tx_const_floats(tx *t, const float *v, size_t n);
 const fx_value *tx_node_val(const fx_node *n);
@@ -99,6 +103,9 @@ void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **
  * a None argument leaves it out. */
 bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
                  const fx_arg **bound);
+/* The int list of a list-valued derive entry (pads, nonneg, ones) at refers to. */
+bool tx_derived_ints(tx *t, const fx_node *user, const low_attr *at, const aten_schema *s, const fx_arg **bound,
+                     int64_t **out, size_t *nout);
 /* translate_function.c: a `function:` lowering inlined as torch.onnx inlines torchlib's functions */
 bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound);
 const char *tx_one_output(tx *t, const fx_node *n);

@@ -341,6 +341,40 @@ static bool dtype_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const ch
     return true;
 }
 
+/* The int list a list-valued derive gives: pads (the list doubled, begins then ends), nonneg
+ * (negative entries + len), ones ([1] * len, as torchlib's [1] * len(repeats)). */
+bool tx_derived_ints(tx *t, const fx_node *user, const low_attr *at, const aten_schema *s, const fx_arg **bound,
+                     int64_t **out, size_t *nout)
+{
+    const aten_arg *sa = &s->args[at->ref_arg];
+    const fx_arg *a = bound[at->ref_arg];
+    int64_t *v;
+    size_t n;
+    if (!strcmp(at->ref_fn, "ones")) {   /* only the length counts: SymInt entries are fine */
+        if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) n = a->u.seq.len;
+        else if (!tx_list_ints(t, user, sa, a, &v, &n)) return false;
+        v = arena_alloc(&t->a, (n + 1) * sizeof *v);
+        for (size_t i = 0; i < n; i++) v[i] = 1;
+        *out = v;
+        *nout = n;
+        return true;
+    }
+    if (!tx_list_ints(t, user, sa, a, &v, &n)) return false;
+    if (!strcmp(at->ref_fn, "nonneg")) {
+        for (size_t i = 0; i < n; i++)
+            if (v[i] < 0) v[i] += (int64_t)n;
+        *out = v;
+        *nout = n;
+        return true;
+    }
+    int64_t *p = arena_alloc(&t->a, (2 * n + 1) * sizeof *p);   /* pads */
+    memcpy(p, v, n * sizeof *v);
+    memcpy(p + n, v, n * sizeof *v);
+    *out = p;
+    *nout = 2 * n;
+    return true;
+}
+
 bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
                  const fx_arg **bound)
 {
@@ -372,21 +406,18 @@ bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr
         return true;
     }
     if (at->ref_fn) {
+        if (!strcmp(at->ref_fn, "len") || !strcmp(at->ref_fn, "neg_len")) {
+            int64_t *v;
+            size_t n;
+            if (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) n = a->u.seq.len;   /* SymInt entries count too */
+            else if (!tx_list_ints(t, user, sa, a, &v, &n)) return false;
+            ox_attr_int(t->m, nd, at->name, !strcmp(at->ref_fn, "len") ? (int64_t)n : -(int64_t)n);
+            return true;
+        }
         int64_t *v;
         size_t n;
-        if (!tx_list_ints(t, user, sa, a, &v, &n)) return false;
-        if (!strcmp(at->ref_fn, "len")) ox_attr_int(t->m, nd, at->name, (int64_t)n);
-        else if (!strcmp(at->ref_fn, "neg_len")) ox_attr_int(t->m, nd, at->name, -(int64_t)n);
-        else if (!strcmp(at->ref_fn, "nonneg")) {
-            for (size_t i = 0; i < n; i++)
-                if (v[i] < 0) v[i] += (int64_t)n;
-            ox_attr_ints(t->m, nd, at->name, v, n);
-        } else {
-            int64_t *p = arena_alloc(&t->a, (2 * n + 1) * sizeof *p);
-            memcpy(p, v, n * sizeof *v);
-            memcpy(p + n, v, n * sizeof *v);
-            ox_attr_ints(t->m, nd, at->name, p, 2 * n);
-        }
+        if (!tx_derived_ints(t, user, at, s, bound, &v, &n)) return false;
+        ox_attr_ints(t->m, nd, at->name, v, n);
         return true;
     }
     low_attr_type ty = at->type;
@@ -536,8 +567,9 @@ static bool python_value_node(const low_node *ln)
 {
     if (*ln->domain || strcmp(ln->op_type, "Python") || ln->nouts != 1 || ln->nattrs != 1 || ln->nins) return false;
     const low_attr *at = &ln->attrs[0];
-    return at->ref ? at->ref_arg >= 0 && !at->ref_fn
-                   : at->type == LAT_INT || at->type == LAT_FLOAT || at->type == LAT_INTS;
+    if (at->ref && at->ref_fn)
+        return at->ref_arg >= 0 && (!strcmp(at->ref_fn, "pads") || !strcmp(at->ref_fn, "nonneg") || !strcmp(at->ref_fn, "ones"));
+    return at->ref ? at->ref_arg >= 0 : at->type == LAT_INT || at->type == LAT_FLOAT || at->type == LAT_INTS;
 }
 
 static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **bound,
@@ -547,8 +579,9 @@ static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, c
     int64_t *v = NULL;
     size_t k = 0;
     if (at->ref) {
-        if (!tx_list_ints(t, n, &s->args[at->ref_arg], bound[at->ref_arg], &v, &k)) return NULL;
-        return tx_const_ints(t, v, k);
+        bool ok = at->ref_fn ? tx_derived_ints(t, n, at, s, bound, &v, &k)
+                             : tx_list_ints(t, n, &s->args[at->ref_arg], bound[at->ref_arg], &v, &k);
+        return ok ? tx_const_ints(t, v, k) : NULL;
     }
     if (at->type == LAT_FLOAT) return tx_const_scalar(t, OT_FLOAT, at->f, 0, true);
     if (at->type == LAT_INTS) {
@@ -557,6 +590,33 @@ static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, c
         return tx_const_ints(t, v, at->count);
     }
     return tx_const_scalar(t, OT_INT64, 0, at->i, false);
+}
+
+/* `x = Tensor <value: int = 0, dtype: int = @dtype> ()` is torchlib's own
+ * op.Constant(value=ir.tensor(0, dtype=dtype)): a 0-d Constant node of that ONNX dtype (a literal,
+ * or a ScalarType argument), made where the lowering has it. */
+static bool typed_constant_node(const low_node *ln)
+{
+    return !*ln->domain && !strcmp(ln->op_type, "Tensor") && ln->nouts == 1 && !ln->nins;
+}
+
+static const char *typed_constant(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **bound,
+                                  const low_node *ln)
+{
+    const low_attr *value = NULL;
+    int dtype = 0;
+    for (size_t i = 0; i < ln->nattrs; i++) {
+        const low_attr *at = &ln->attrs[i];
+        if (!strcmp(at->name, "value") && !at->ref) value = at;
+        else if (!strcmp(at->name, "dtype") && !at->ref) dtype = (int)at->i;
+        else if (!strcmp(at->name, "dtype") && at->ref_arg >= 0 && bound[at->ref_arg]->kind == FX_ARG_DTYPE)
+            dtype = fx_dtype_get(bound[at->ref_arg]->u.dtype)->onnx_type;
+    }
+    if (!value || (value->type != LAT_INT && value->type != LAT_FLOAT) || !dtype) {
+        tx_fail_node(t, n, arena_printf(&t->a, "%s: a Tensor node needs a number `value` and a `dtype`", s->text));
+        return NULL;
+    }
+    return tx_own_scalar(t, dtype, value->f, value->i, value->type == LAT_FLOAT);
 }
 
 /* The Python value node of the lowering named name, or NULL. */
@@ -664,6 +724,12 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         }
         if (!ok) break;
         if (python_value_node(ln)) continue;
+        if (typed_constant_node(ln)) {
+            const char *v = typed_constant(t, n, s, bound, ln);
+            if (!v) { ok = false; break; }
+            hm_put(&tmp, ln->outs[0], (void *)v);
+            continue;
+        }
         Onnx__NodeProto *nd = tx_emit(t, ln->op_type, ln->domain, node_name);
         for (size_t a = 0; a < ln->nattrs && ok; a++) {
             const low_attr *at = &ln->attrs[a];

@@ -1,7 +1,7 @@
 /* translate_stft.c — aten.stft with a real result (return_complex False) as torchlib writes it:
  * one STFT over the signal as [batch, length, 1] with the window (ones of win_length or n_fft
  * when none is given) centred in n_fft, frequencies moved before frames, the batch dim dropped
- * for a 1-d signal, scaled by 1/sqrt(n_fft) when normalized. Complex results have no ONNX type:
+ * for a 1-d signal, divided by sqrt(n_fft) when normalized. Complex results have no ONNX type:
  * an error naming the node. */
 #include <math.h>
 #include <stdint.h>
@@ -38,33 +38,53 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
         if (x) tx_fail_node(t, n, "stft needs a floating-point signal");
         return false;
     }
-    int64_t wlen = wl;
-    const char *win = NULL;
+    int64_t axes1[2] = { 0, -1 }, axes2 = -1, zero = 0, one = 1, two = 2;
+    x = tx_emit2(t, "Unsqueeze", x, tx_own_ints(t, r == 1 ? axes1 : &axes2, r == 1 ? 2 : 1), NULL, NULL);
+    const char *win;
     if (b[4] && b[4]->kind == FX_ARG_NODE) {
+        /* a given window is centred in n_fft with zeros (torchlib compares its traced length with
+         * n_fft in Python, which fails; torch.stft pads it so) */
         const fx_value *v = tx_node_val(b[4]->u.node);
         char *end = NULL;
-        wlen = v && v->kind == FX_VAL_TENSOR && v->rank == 1 && v->sizes ? strtoll(v->sizes[0], &end, 10) : -1;
+        int64_t wlen = v && v->kind == FX_VAL_TENSOR && v->rank == 1 && v->sizes ? strtoll(v->sizes[0], &end, 10) : -1;
         if (!end || *end || wlen <= 0 || wlen > nfft) {
             tx_fail_node(t, n, "stft needs a 1-d window of static size at most n_fft");
             return false;
         }
         win = tx_single(t, n, b[4]->u.node);
         if (!win) return false;
+        int64_t pads[2] = { (nfft - wlen) / 2, nfft - wlen - (nfft - wlen) / 2 };
+        if (pads[0] || pads[1]) win = tx_emit2(t, "Pad", win, tx_const_ints(t, pads, 2), NULL, NULL);
+    } else if (b[3] && b[3]->kind == FX_ARG_INT) {
+        /* torchlib's _create_window_from_win_length: ones of win_length between zeros, the sizes
+         * computed by ONNX ops on the Python numbers */
+        const char *nf = tx_const_scalar(t, OT_INT64, 0, nfft, false), *w = tx_const_scalar(t, OT_INT64, 0, wl, false);
+        const char *diff = tx_emit2(t, "Sub", nf, w, NULL, NULL);   /* Python evaluates in this order */
+        const char *left = tx_emit2(t, "Div", diff, tx_own_ints(t, &two, 1), NULL, NULL);
+        const char *rest = tx_emit2(t, "Sub", nf, left, NULL, NULL);
+        const char *right = tx_emit2(t, "Sub", rest, w, NULL, NULL);
+        left = tx_emit2(t, "Reshape", left, tx_own_ints(t, &one, 1), NULL, NULL);
+        right = tx_emit2(t, "Reshape", right, tx_own_ints(t, &one, 1), NULL, NULL);
+        const char *wr = tx_emit2(t, "Reshape", w, tx_own_ints(t, &one, 1), NULL, NULL);
+        const char *lw = tx_emit2(t, "Expand", tx_own_ints(t, &zero, 1), left, NULL, NULL);
+        const char *rw = tx_emit2(t, "Expand", tx_own_ints(t, &zero, 1), right, NULL, NULL);
+        const char *mid = tx_emit2(t, "Expand", tx_own_ints(t, &one, 1), wr, NULL, NULL);
+        Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
+        ox_attr_int(t->m, cat, "axis", 0);
+        ox_node_add_input(t->m, cat, lw);
+        ox_node_add_input(t->m, cat, mid);
+        ox_node_add_input(t->m, cat, rw);
+        win = tx_fresh_val(t);
+        ox_node_add_output(t->m, cat, win);
+    } else {
+        /* torchlib's _create_window_from_n_fft: Expand of [1] to n_fft */
+        const char *shape1 = tx_own_ints(t, &one, 1);   /* made before the call converts n_fft */
+        const char *len1 = tx_emit2(t, "Reshape", tx_const_scalar(t, OT_INT64, 0, nfft, false), shape1, NULL, NULL);
+        const char *ones = tx_own_ints(t, &one, 1);
+        win = tx_emit2(t, "Expand", ones, len1, NULL, NULL);
     }
-    /* the window centred in n_fft: zeros left and right (all of it built as a constant when none
-     * is given) */
-    int64_t left = (nfft - wlen) / 2, right = nfft - wlen - left;
-    if (!win) {
-        float *w = arena_alloc(&t->a, (size_t)nfft * sizeof *w);
-        for (int64_t i = 0; i < nfft; i++) w[i] = i >= left && i < left + wlen ? 1.0f : 0.0f;
-        win = tx_emit2(t, "CastLike", tx_const_floats(t, w, (size_t)nfft), x, NULL, NULL);
-    } else if (left || right) {
-        int64_t pads[2] = { left, right };
-        win = tx_emit2(t, "Pad", win, tx_const_ints(t, pads, 2), NULL, NULL);
-    }
-    int64_t axes1[2] = { 0, -1 }, axes2 = -1, zero = 0;
-    x = tx_emit2(t, "Unsqueeze", x, tx_const_ints(t, r == 1 ? axes1 : &axes2, r == 1 ? 2 : 1), NULL, NULL);
-    const char *step = tx_const_scalar(t, 7, 0, hop, false), *len = tx_const_scalar(t, 7, 0, nfft, false);
+    win = tx_emit2(t, "CastLike", win, x, NULL, NULL);
+    const char *step = tx_const_scalar(t, OT_INT64, 0, hop, false), *len = tx_const_scalar(t, OT_INT64, 0, nfft, false);
     Onnx__NodeProto *st = tx_emit(t, "STFT", "", NULL);
     ox_attr_int(t->m, st, "onesided", onesided ? 1 : 0);
     ox_node_add_input(t->m, st, x);
@@ -74,8 +94,6 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     const char *y = tx_fresh_val(t);
     ox_node_add_output(t->m, st, y);
     const int64_t perm[4] = { 0, 2, 1, 3 };
-    const char *axis0 = r == 1 ? tx_const_ints(t, &zero, 1) : NULL;
-    const char *scale = normalized ? tx_const_scalar(t, dt, 1.0 / sqrt((double)nfft), 0, true) : NULL;
     bool more = r == 1 || normalized;
     const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
     Onnx__NodeProto *tr = tx_emit(t, "Transpose", "", more ? NULL : name);
@@ -83,7 +101,13 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     ox_node_add_input(t->m, tr, y);
     y = more ? tx_fresh_val(t) : out;
     ox_node_add_output(t->m, tr, y);
-    if (r == 1) y = tx_emit2(t, "Squeeze", y, axis0, normalized ? NULL : out, normalized ? NULL : name);
-    if (normalized) tx_emit2(t, "Mul", y, scale, out, name);
+    if (r == 1) y = tx_emit2(t, "Squeeze", y, tx_own_ints(t, &zero, 1), normalized ? NULL : out, normalized ? NULL : name);
+    if (normalized) {   /* torchlib's _normalize_fft_result: divided by sqrt(n_fft) cast like the signal */
+        const char *shape1 = tx_own_ints(t, &one, 1);
+        const char *nf = tx_emit2(t, "Reshape", len, shape1, NULL, NULL);
+        const char *nfx = tx_emit2(t, "CastLike", nf, x, NULL, NULL);
+        const char *sq = tx_emit1(t, "Sqrt", nfx, NULL, NULL);
+        tx_emit2(t, "Div", y, sq, out, name);
+    }
     return true;
 }

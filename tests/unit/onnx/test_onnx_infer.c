@@ -107,6 +107,8 @@ static void test_reduce(void **s) { (void)s; check_model("reduce"); }
 static void test_misc(void **s) { (void)s; check_model("misc"); }
 static void test_conv_pool(void **s) { (void)s; check_model("conv_pool"); }
 static void test_pool_opset22(void **s) { (void)s; check_model("pool_opset22"); }
+static void test_stft(void **s) { (void)s; check_model("stft"); }
+static void test_gather_nd(void **s) { (void)s; check_model("gather_nd"); }
 
 /* Errors: a declared shape inference contradicts, and inputs that contradict the operator. */
 static void expect_check_error(const char *text, const char *needle)
@@ -152,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_broadcast), cmocka_unit_test(test_reshape),   cmocka_unit_test(test_squeeze),
         cmocka_unit_test(test_shape_ops), cmocka_unit_test(test_concat_split), cmocka_unit_test(test_slice),
         cmocka_unit_test(test_matmul),    cmocka_unit_test(test_reduce),    cmocka_unit_test(test_misc), cmocka_unit_test(test_conv_pool), cmocka_unit_test(test_pool_opset22),
+        cmocka_unit_test(test_stft), cmocka_unit_test(test_gather_nd),
         cmocka_unit_test(test_check_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
