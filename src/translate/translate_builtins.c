@@ -765,64 +765,13 @@ static bool b_broadcast_in_dim(tx *t, const fx_node *n, const op_rule *rule, con
     return true;
 }
 
-static bool same_sizes(const fx_node *a, const fx_node *b)
-{
-    const fx_value *x = tx_node_val(a), *y = tx_node_val(b);
-    if (!x || !y || x->kind != FX_VAL_TENSOR || y->kind != FX_VAL_TENSOR || x->rank != y->rank) return false;
-    for (size_t i = 0; i < x->rank; i++)
-        if (strcmp(x->sizes[i], y->sizes[i])) return false;
-    return true;
-}
-
 /* index.Tensor: one integer index tensor (others None) → Gather on that axis; index tensors of
  * one shape on the leading dims → GatherND of the stacked indices; any other index list (bool
  * masks, broadcast indices, None between them): translate_index_put.c. */
 static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
-    const char *x = input_of(t, n, b[0]);
-    const fx_arg *ix = b[1];
-    if (!x || (ix->kind != FX_ARG_LIST && ix->kind != FX_ARG_TUPLE)) return false;
-    int axis = -1, count = 0;
-    bool leading = true, uniform = true;
-    for (size_t i = 0; i < ix->u.seq.len; i++) {
-        const fx_arg *e = ix->u.seq.items[i];
-        if (e->kind == FX_ARG_NONE) { leading = false; continue; }
-        if (e->kind != FX_ARG_NODE || tx_onnx_dtype_of_node(e->u.node) == OT_BOOL) { count = -1; break; }
-        if (tx_onnx_dtype_of_node(e->u.node) != OT_INT64) uniform = false;
-        if (!leading) uniform = false;
-        if (count && uniform && !same_sizes(e->u.node, ix->u.seq.items[0]->u.node)) uniform = false;
-        if (axis < 0) axis = (int)i;
-        count++;
-    }
-    if (count == 1) {
-        const char *idx = tx_single(t, n, ix->u.seq.items[axis]->u.node);
-        if (!idx) return false;
-        const char *out = tx_one_output(t, n);
-        Onnx__NodeProto *nd = tx_emit(t, "Gather", "", tx_node_name_of(t, n));
-        ox_attr_int(t->m, nd, "axis", axis);
-        ox_node_add_input(t->m, nd, x);
-        ox_node_add_input(t->m, nd, idx);
-        ox_node_add_output(t->m, nd, out);
-        return true;
-    }
-    if (count < 2 || !uniform || axis != 0)
-        return tx_index_general(t, n, b);
-    int64_t m1 = -1;
-    const char *ax = tx_const_ints(t, &m1, 1);
-    const char **parts = arena_alloc(&t->a, ((size_t)count + 1) * sizeof *parts);
-    for (int i = 0; i < count; i++) {           /* producers first: nodes stay topologically sorted */
-        const char *v = tx_single(t, n, ix->u.seq.items[i]->u.node);
-        if (!v) return false;
-        parts[i] = tx_emit2(t, "Unsqueeze", v, ax, NULL, NULL);
-    }
-    Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
-    ox_attr_int(t->m, cat, "axis", -1);
-    for (int i = 0; i < count; i++) ox_node_add_input(t->m, cat, parts[i]);
-    const char *stacked = tx_fresh_val(t);
-    ox_node_add_output(t->m, cat, stacked);
-    tx_emit2(t, "GatherND", x, stacked, tx_one_output(t, n), tx_node_name_of(t, n));
-    return true;
+    return tx_index_general(t, n, b);
 }
 
 static bool b_hstack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)

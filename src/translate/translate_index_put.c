@@ -1,10 +1,9 @@
-/* translate_index_put.c — advanced indexing with any index list, read (index.Tensor) and write
- * (index_put / _unsafe_index_put): None entries, several index tensors broadcast together, bool
- * masks (their NonZero coordinates), indexed dims adjacent or not. The indexed dims are transposed
- * to the front and the index tensors stacked into GatherND's / ScatterND's coordinates. index_put
- * also wraps negative indices, broadcasts the values to the shape self[indices] has, orders them
- * like the transposed tensor and transposes the result back; index moves the broadcast dims to
- * where the indexed dims were when these are adjacent (torch's rule), else leaves them first. */
+/* translate_index_put.c — advanced indexing as torchlib does it, read (aten_index: index.Tensor,
+ * _unsafe_index.Tensor) and write (aten_index_put: index_put, _unsafe_index_put): self transposed
+ * to put the indexed dims first, the index tensors broadcast and stacked into GatherND's /
+ * ScatterND's coordinates, bool masks by their NonZero coordinates. Where torchlib refuses a list
+ * or gets it wrong (a mask beside integer indices or None), each mask indexes by its NonZero rows;
+ * integer indices other than int64 are cast first. */
 #include <stdint.h>
 #include <string.h>
 
@@ -13,29 +12,6 @@
 #define MAX_IDX 16
 
 static Onnx__NodeProto *last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
-
-static const char *transpose(tx *t, const char *x, const int64_t *perm, size_t r)
-{
-    bool identity = true;
-    for (size_t i = 0; i < r; i++)
-        identity &= perm[i] == (int64_t)i;
-    if (identity)
-        return x;
-    const char *y = tx_emit1(t, "Transpose", x, NULL, NULL);
-    ox_attr_ints(t->m, last_node(t), "perm", perm, r);
-    return y;
-}
-
-static const char *concat(tx *t, const char **in, size_t n, int64_t axis)
-{
-    Onnx__NodeProto *c = tx_emit(t, "Concat", "", NULL);
-    for (size_t i = 0; i < n; i++)
-        ox_node_add_input(t->m, c, in[i]);
-    const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, c, o);
-    ox_attr_int(t->m, c, "axis", axis);
-    return o;
-}
 
 /* The index tensors of an index list with the dim each indexes (None entries skip a dim; a
  * bool mask of rank m indexes m dims by the rows of its NonZero). */
@@ -53,7 +29,7 @@ static bool add_index(tx *t, const fx_node *n, const fx_arg *e, index_list *L)
     const char *en = e->kind == FX_ARG_NODE ? tx_single(t, n, e->u.node) : NULL;
     bool mask = en && tx_onnx_dtype_of_node(e->u.node) == 9;
     if (!en || er < 0 || (mask && er == 0) || L->k + (mask ? (size_t)er : 1) > MAX_IDX) {
-        tx_fail_node(t, n, "index_put: an index is not a tensor of known rank (or a 0-d bool mask)");
+        tx_fail_node(t, n, "an index is not a tensor of known rank (or is a 0-d bool mask)");
         return false;
     }
     if (!mask) {
@@ -65,17 +41,6 @@ static bool add_index(tx *t, const fx_node *n, const fx_arg *e, index_list *L)
         const char *row = tx_emit2(t, "Gather", nz, tx_const_scalar(t, 7, 0, j, false), NULL, NULL);
         ox_attr_int(t->m, last_node(t), "axis", 0);
         L->idx[L->k] = row, L->ranks[L->k] = 1, L->dims[L->k++] = (int64_t)L->d++;
-    }
-    return true;
-}
-
-static bool collect_indices(tx *t, const fx_node *n, const fx_arg *ix, index_list *L)
-{
-    memset(L, 0, sizeof *L);
-    for (size_t i = 0; i < ix->u.seq.len; i++) {
-        const fx_arg *e = ix->u.seq.items[i];
-        if (e->kind == FX_ARG_NONE) L->d++;
-        else if (!add_index(t, n, e, L)) return false;
     }
     return true;
 }
@@ -104,8 +69,11 @@ static const char *transpose_always(tx *t, const char *x, const int64_t *perm, s
 static const char *shape_slice(tx *t, const char *x, int64_t start, int64_t end)
 {
     int64_t zero = 0;
-    const char *sh = tx_emit1(t, "Shape", x, NULL, NULL);
-    const char *in[4] = { sh, tx_const_ints(t, &start, 1), tx_const_ints(t, &end, 1), tx_const_ints(t, &zero, 1) };
+    const char *in[4];   /* in this order: the Shape, then the list constants as the tracer makes them */
+    in[0] = tx_emit1(t, "Shape", x, NULL, NULL);
+    in[1] = tx_const_ints(t, &start, 1);
+    in[2] = tx_const_ints(t, &end, 1);
+    in[3] = tx_const_ints(t, &zero, 1);
     return emit_n(t, "Slice", in, 4);
 }
 
@@ -334,104 +302,151 @@ bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b)
     return index_put_int(t, n, x, r, v, vr, s, acc);
 }
 
-/* GatherND takes int64 coordinates: the index tensors of other integer types are cast (a bool
- * mask's rows already are). */
-static void cast_indices(tx *t, const fx_arg *ix, index_list *L)
+/* A GatherND with batch_dims 0; the node's result (named as it) when last. */
+static const char *gather_nd(tx *t, const fx_node *n, const char *x, const char *coords, bool last)
 {
-    size_t j = 0;
-    for (size_t i = 0; i < ix->u.seq.len && j < L->k; i++) {
-        const fx_arg *e = ix->u.seq.items[i];
-        if (e->kind != FX_ARG_NODE)
-            continue;
-        int dt = tx_onnx_dtype_of_node(e->u.node);
-        if (dt == 9) {
-            j += (size_t)tx_rank_of_node(e->u.node);
-            continue;
-        }
-        if (dt != 7) {
-            L->idx[j] = tx_emit1(t, "Cast", L->idx[j], NULL, NULL);
-            ox_attr_int(t->m, last_node(t), "to", 7);
-        }
-        j++;
+    const char *out = last ? tx_one_output(t, n) : tx_fresh_val(t);
+    Onnx__NodeProto *g = tx_emit(t, "GatherND", "", last ? tx_node_name_of(t, n) : NULL);
+    ox_node_add_input(t->m, g, x);
+    ox_node_add_input(t->m, g, coords);
+    ox_node_add_output(t->m, g, out);
+    ox_attr_int(t->m, g, "batch_dims", 0);
+    return out;
+}
+
+/* torchlib's _aten_index_onnx: idx[i] (NULL: None) for the first len dims of self. self with the
+ * indexed dims first, the indices broadcast (Shape of their Max) and stacked, GatherND, and, unless
+ * a None sits between indices, the broadcast dims moved to where the indexed dims were. */
+static bool index_onnx(tx *t, const fx_node *n, const char *x, int r, const char **idx, const int *ranks, size_t len)
+{
+    int64_t perm[MAX_IDX], m1 = -1;
+    const char *nn[MAX_IDX];
+    size_t k = 0, np = 0;
+    int adv_rank = 0;
+    for (size_t i = 0; i < len; i++)
+        if (idx[i]) perm[np++] = (int64_t)i, nn[k++] = idx[i], adv_rank = ranks[i] > adv_rank ? ranks[i] : adv_rank;
+    for (size_t i = 0; i < len; i++)
+        if (!idx[i]) perm[np++] = (int64_t)i;
+    for (int64_t i = (int64_t)len; i < r; i++) perm[np++] = i;
+    bool none_in_middle = perm[k - 1] - perm[0] + 1 != (int64_t)k;
+    const char *xt = transpose_always(t, x, perm, (size_t)r, NULL, NULL);
+    const char *bshape = tx_emit1(t, "Shape", emit_n(t, "Max", nn, k), NULL, NULL);
+    const char *cols[MAX_IDX];
+    for (size_t i = 0; i < k; i++) {
+        const char *e = tx_emit2(t, "Expand", nn[i], bshape, NULL, NULL);   /* before the [-1] constant */
+        cols[i] = tx_emit2(t, "Unsqueeze", e, tx_const_ints(t, &m1, 1), NULL, NULL);
     }
+    const char *coords = emit_n(t, "Concat", cols, k);
+    ox_attr_int(t->m, last_node(t), "axis", -1);
+    const char *g = gather_nd(t, n, xt, coords, none_in_middle);
+    if (none_in_middle) return true;
+    int64_t back = adv_rank + perm[0], result_rank = r - (int64_t)k + adv_rank, p2[2 * MAX_IDX];
+    size_t n2 = 0;
+    for (int64_t i = adv_rank; i < back; i++) p2[n2++] = i;
+    for (int64_t i = 0; i < adv_rank; i++) p2[n2++] = i;
+    for (int64_t i = back; i < result_rank; i++) p2[n2++] = i;
+    transpose_always(t, g, p2, n2, tx_one_output(t, n), tx_node_name_of(t, n));
+    return true;
 }
 
-/* The broadcast shape of the index tensors of L, as torchlib computes it: Shape(Max(indices)). */
-static const char *broadcast_shape(tx *t, const index_list *L)
+/* torchlib's _aten_index_bool for one mask of rank > 1 after Nones only: self's dims rotated left
+ * once per None, GatherND by the mask's NonZero coordinates, the result rotated back. */
+static bool index_one_mask(tx *t, const fx_node *n, const char *x, int r, const fx_arg *ix)
 {
-    Onnx__NodeProto *mx = tx_emit(t, "Max", "", NULL);
-    for (size_t i = 0; i < L->k; i++)
-        ox_node_add_input(t->m, mx, L->idx[i]);
-    const char *m = tx_fresh_val(t);
-    ox_node_add_output(t->m, mx, m);
-    return tx_emit1(t, "Shape", m, NULL, NULL);
+    int64_t rot[MAX_IDX], perm10[2] = { 1, 0 };
+    for (int i = 0; i < r; i++) rot[i] = (i + 1) % r;
+    int nones = 0;
+    for (size_t i = 0; i < ix->u.seq.len; i++) {
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) {
+            x = transpose_always(t, x, rot, (size_t)r, NULL, NULL);
+            nones++;
+            continue;
+        }
+        const char *mask = tx_single(t, n, e->u.node);
+        if (!mask) return false;
+        const char *nz = transpose_always(t, tx_emit1(t, "NonZero", mask, NULL, NULL), perm10, 2, NULL, NULL);
+        const char *res = gather_nd(t, n, x, nz, !nones);
+        int final_rank = r - (tx_rank_of_node(e->u.node) - 1);
+        int64_t back[MAX_IDX];
+        for (int j = 0; j < final_rank; j++) back[j] = (j + final_rank - 1) % final_rank;
+        for (int j = 0; j < nones; j++) {
+            bool last = j == nones - 1;
+            res = transpose_always(t, res, back, (size_t)final_rank, last ? tx_one_output(t, n) : NULL,
+                                   last ? tx_node_name_of(t, n) : NULL);
+        }
+        return true;
+    }
+    return false;
 }
 
-/* index.Tensor / _unsafe_index.Tensor with any index list (b: self, indices). GatherND of self
- * with the indexed dims first; when the indexed dims are adjacent and not leading, the broadcast
- * dims move back to where they were. */
+/* index.Tensor / _unsafe_index.Tensor (b: self, indices) as torchlib's aten_index: integer indices
+ * by _aten_index_onnx; 1-D bool masks (and only those) by their NonZero positions; one mask of
+ * higher rank after Nones by _aten_index_bool's rotations. Lists torchlib gets wrong or refuses
+ * (masks beside integer indices, several masks of rank > 1) index by each mask's NonZero rows;
+ * integer indices other than int64 are cast for GatherND. */
 bool tx_index_general(tx *t, const fx_node *n, const fx_arg **b)
 {
     const fx_arg *ix = b[1];
     int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
-    if (r < 0 || !tx_seq_arg(ix) || !ix->u.seq.len || r > MAX_IDX) {
-        tx_fail_node(t, n, "index.Tensor needs self of known rank and a list of indices");
+    if (r < 0 || !tx_seq_arg(ix) || r > MAX_IDX || ix->u.seq.len > (size_t)r) {
+        tx_fail_node(t, n, "index.Tensor needs self of known rank and a list of at most that many indices");
         return false;
     }
     const char *x = tx_single(t, n, b[0]->u.node);
-    index_list L;
-    if (!x || !collect_indices(t, n, ix, &L))
+    if (!x) return false;
+    size_t len = ix->u.seq.len, nint = 0, nmask = 0, nmask1 = 0;
+    for (size_t i = 0; i < len; i++) {
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) continue;
+        if (e->kind != FX_ARG_NODE || tx_rank_of_node(e->u.node) < 0) {
+            tx_fail_node(t, n, "index.Tensor: an index is not a tensor of known rank");
+            return false;
+        }
+        bool mask = tx_onnx_dtype_of_node(e->u.node) == OT_BOOL;
+        nint += !mask, nmask += mask, nmask1 += mask && tx_rank_of_node(e->u.node) == 1;
+    }
+    if (!nint && !nmask) {
+        tx_fail_node(t, n, "index.Tensor: no index tensor");
         return false;
-    if (L.d > (size_t)r || !L.k) {
-        tx_fail_node(t, n, "index.Tensor: more indices than dimensions, or none");
-        return false;
     }
-    size_t k = L.k;
-    int rb = 0;
-    bool adjacent = true;
-    for (size_t i = 1; i < k; i++)
-        adjacent &= L.dims[i] == L.dims[i - 1] + 1;
-    for (size_t i = 0; i < k; i++)
-        rb = L.ranks[i] > rb ? L.ranks[i] : rb;
-    int64_t perm[MAX_IDX], one_m[1] = { -1 };
-    size_t np = 0;
-    for (size_t i = 0; i < k; i++)
-        perm[np++] = L.dims[i];
-    for (int64_t i = 0; i < r; i++) {
-        bool used = false;
-        for (size_t j = 0; j < k; j++)
-            used |= L.dims[j] == i;
-        if (!used)
-            perm[np++] = i;
+    const char *idx[MAX_IDX] = { 0 };
+    int ranks[MAX_IDX] = { 0 };
+    if (!nint && nmask == nmask1) {   /* 1-D masks: each one's positions */
+        int64_t perm10[2] = { 1, 0 }, one = 1;
+        for (size_t i = 0; i < len; i++) {
+            const fx_arg *e = ix->u.seq.items[i];
+            if (e->kind == FX_ARG_NONE) continue;
+            const char *m = tx_single(t, n, e->u.node);
+            if (!m) return false;
+            idx[i] = transpose_always(t, tx_emit1(t, "NonZero", m, NULL, NULL), perm10, 2, NULL, NULL);
+            ranks[i] = 1;
+        }
+        for (size_t i = 0; i < len; i++)
+            if (idx[i]) idx[i] = tx_emit2(t, "Squeeze", idx[i], tx_const_ints(t, &one, 1), NULL, NULL);
+        return index_onnx(t, n, x, r, idx, ranks, len);
     }
-    const char *xt = transpose(t, x, perm, (size_t)r), *cols[MAX_IDX];
-    cast_indices(t, ix, &L);
-    const char *bshape = k > 1 ? broadcast_shape(t, &L) : NULL;
-    for (size_t i = 0; i < k; i++) {
-        const char *v = bshape ? tx_emit2(t, "Expand", L.idx[i], bshape, NULL, NULL) : L.idx[i];
-        cols[i] = tx_emit2(t, "Unsqueeze", v, tx_const_ints(t, one_m, 1), NULL, NULL);
+    if (!nint && nmask == 1) return index_one_mask(t, n, x, r, ix);
+    /* integer indices (cast to int64), masks as the rows of their NonZero */
+    size_t d = 0;
+    for (size_t i = 0; i < len; i++) {
+        const fx_arg *e = ix->u.seq.items[i];
+        if (e->kind == FX_ARG_NONE) { d++; continue; }
+        index_list L;
+        memset(&L, 0, sizeof L);
+        if (!add_index(t, n, e, &L)) return false;
+        if (d + L.k > (size_t)r) {
+            tx_fail_node(t, n, "index.Tensor: the indices cover more dims than self has");
+            return false;
+        }
+        for (size_t j = 0; j < L.k; j++, d++) {
+            idx[d] = L.idx[j], ranks[d] = L.ranks[j];
+            int dt = tx_onnx_dtype_of_node(e->u.node);
+            if (L.k == 1 && dt != OT_INT64 && dt != OT_BOOL) {
+                idx[d] = tx_emit1(t, "Cast", idx[d], NULL, NULL);
+                ox_attr_int(t->m, last_node(t), "to", OT_INT64);
+            }
+        }
     }
-    const char *coords = k == 1 ? cols[0] : concat(t, cols, k, -1);
-    int64_t p0 = adjacent ? L.dims[0] : 0;
-    size_t out_rank = (size_t)r - k + (size_t)rb;
-    const char *out = tx_one_output(t, n);
-    Onnx__NodeProto *g = tx_emit(t, "GatherND", "", p0 ? NULL : tx_node_name_of(t, n));
-    ox_node_add_input(t->m, g, xt);
-    ox_node_add_input(t->m, g, coords);
-    const char *y = p0 ? tx_fresh_val(t) : out;
-    ox_node_add_output(t->m, g, y);
-    ox_attr_int(t->m, g, "batch_dims", 0);
-    if (p0) {   /* [B, front, back] -> [front, B, back] */
-        int64_t vp[2 * MAX_IDX];
-        size_t nv = 0;
-        for (int64_t j = 0; j < p0; j++)
-            vp[nv++] = rb + j;
-        for (int j = 0; j < rb; j++)
-            vp[nv++] = j;
-        for (size_t j = (size_t)(p0 + rb); j < out_rank; j++)
-            vp[nv++] = (int64_t)j;
-        tx_emit1(t, "Transpose", y, out, tx_node_name_of(t, n));
-        ox_attr_ints(t->m, last_node(t), "perm", vp, out_rank);
-    }
-    return true;
+    return index_onnx(t, n, x, r, idx, ranks, d);
 }
