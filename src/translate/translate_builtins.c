@@ -940,24 +940,6 @@ static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const 
     return scatter_positions(t, n, x, src, dim, r, pos, np);
 }
 
-static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
-{
-    (void)rule;
-    const char *x = input_of(t, n, b[0]), *src = input_of(t, n, b[1]);
-    int64_t *sz, dim, index;
-    size_t r;
-    if (!x || !src) return false;
-    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) || !arg_int(b[3], &index)) {
-        tx_fail_node(t, n, "select_scatter needs static sizes and a constant index");
-        return false;
-    }
-    if (dim < 0) dim += (int64_t)r;
-    if (dim < 0 || dim >= (int64_t)r) return false;
-    if (index < 0) index += sz[dim];
-    const char *us = tx_emit2(t, "Unsqueeze", src, tx_const_ints(t, &dim, 1), NULL, NULL);
-    return scatter_positions(t, n, x, us, dim, r, &index, 1);
-}
-
 /* atleast_1d / atleast_2d / atleast_3d over a list (the N from the rule's target): a tensor of
  * rank r < N is reshaped as torch.atleast_Nd does (rank 0: all ones; rank 1 of size n: [1, n] or
  * [1, n, 1]; rank 2 of atleast_3d: [a, b, 1]), the others pass through. */
@@ -999,7 +981,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
     {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
-    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
+    {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
     {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4}, {"as_strided", tx_b_as_strided, 4},
     {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8},
