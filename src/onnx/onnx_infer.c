@@ -627,6 +627,21 @@ static int infer_topk(ictx *c)
     return 0;
 }
 
+/* Det: the batch dims of [*, M, M] (onnx/defs/math/defs.cc). */
+static int infer_det(ictx *c)
+{
+    const oi_type *x = in_at(c, 0);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    c->out[0].rank = -1;
+    if (!shaped(x)) return 0;
+    if (x->rank < 2) return fail(c, "the input must have rank 2 or more, not %d", x->rank);
+    oi_dim a = x->d[x->rank - 2], b = x->d[x->rank - 1];
+    if (a.v >= 0 && b.v >= 0 && a.v != b.v) return fail(c, "the last two dims must be square, not %" PRId64 " x %" PRId64, a.v, b.v);
+    c->out[0].rank = x->rank - 2;
+    return 0;
+}
+
 /* GatherND: indices' dims but the last (k, which must be known), then data's dims after
  * batch_dims + k (onnx/defs/tensor/defs.cc). */
 static int infer_gather_nd(ictx *c)
@@ -807,6 +822,7 @@ static int dispatch(ictx *c)
     if (!strcmp(op, "Gather")) return infer_gather(c, false);
     if (!strcmp(op, "GatherElements")) return infer_gather(c, true);
     if (!strcmp(op, "GatherND")) return infer_gather_nd(c);
+    if (!strcmp(op, "Det")) return infer_det(c);
     if (!strcmp(op, "Slice")) return infer_slice(c);
     if (!strcmp(op, "Split")) return infer_split(c);
     if (!strcmp(op, "Expand")) return infer_expand(c);

@@ -27,6 +27,7 @@ typedef struct seq_cand {
     int64_t axis;      /* ≥ 0: split by num_outputs along this axis; -1: split by sizes */
     int64_t *sizes;    /* an uneven chunked split: the sizes Split takes (a new constant), else NULL */
     bool bad;
+    int64_t const_no, split_no;   /* the numbers onnx-ir names its new nodes with */
 } seq_cand;
 
 typedef struct split_ctx {
@@ -160,7 +161,25 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
     bool *dead = xcalloc(g->n_node + 1, 1);
     hashmap ren;
     hm_init(&ren);
+    /* onnx-ir's counter as onnxscript's folder spends it, visiting the nodes in order: a rewritten
+     * SplitToSequence makes [a sizes Constant,] a Split and a SequenceConstruct, each SequenceAt
+     * it feeds an Identity; the SequenceConstruct and Identities go away later, their numbers
+     * spent. */
     int64_t counter = next_node_number(g);
+    for (size_t i = 0; i < g->n_node; i++) {
+        Onnx__NodeProto *n = g->node[i];
+        bool split = opt_is_op(n, "SplitToSequence");
+        if (!split && !opt_is_op(n, "SequenceAt")) continue;
+        seq_cand *cd = n->n_output && n->n_input ? hm_get(&cands, opt_str(split ? n->output[0] : n->input[0])) : NULL;
+        if (!cd || cd->bad || !cd->nuses || (size_t)(uintptr_t)hm_get(&c->uses, cd->split->output[0]) != cd->nuses) continue;
+        if (!split) {
+            counter++;
+            continue;
+        }
+        cd->const_no = cd->sizes ? counter++ : -1;
+        cd->split_no = counter++;
+        counter++;
+    }
     hashmap gouts, vis;
     hm_init(&gouts);
     hm_init(&vis);
@@ -197,7 +216,7 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
             /* onnxscript's rewrite makes the sizes a Constant <out>_split_sizes, then the Split:
              * new nodes, named by the graph's counter as onnx-ir names unnamed nodes */
             Onnx__NodeProto *k = ox_node_new(c->m, "Constant", "",
-                                             arena_printf(&c->tmp, "node_Constant_%lld", (long long)counter++));
+                                             arena_printf(&c->tmp, "node_Constant_%lld", (long long)cd->const_no));
             char *sz = opt_fresh_name(c->m, &c->taken, arena_printf(&c->tmp, "%s_split_sizes", n->output[0]));
             int64_t dim = cd->pieces;
             Onnx__TensorProto *t = ox_tensor_new(c->m, sz, 7, &dim, 1);
@@ -208,7 +227,7 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
             vec_push(&before, k);
             vec_push(&before, n);
         }
-        n->name = ox_strdup(c->m, arena_printf(&c->tmp, "node_Split_%lld", (long long)counter++));
+        n->name = ox_strdup(c->m, arena_printf(&c->tmp, "node_Split_%lld", (long long)cd->split_no));
         n->op_type = ox_strdup(c->m, "Split");
         n->output = outs;
         n->n_output = (size_t)cd->pieces;

@@ -122,6 +122,7 @@ typedef struct lowering {
     size_t nwhen;
     const char *when_text;   /* NULL if no condition */
     const char *builtin;     /* a C lowering's name instead of a body, or NULL */
+    const char *refuse;      /* an alternative that stops with this message (no ONNX form), or NULL */
     const char *fn_name;
     const char **params;     /* function inputs: schema arg names */
     int *param_args;         /* their schema arg indices */

@@ -116,15 +116,18 @@ static bool key_is(yaml_node_t *k, const char *s)
 }
 
 static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *low, yaml_node_t *fn,
-                     yaml_node_t *builtin, yaml_node_t *where, lowering *out)
+                     yaml_node_t *builtin, yaml_node_t *refuse, yaml_node_t *where, lowering *out)
 {
     memset(out, 0, sizeof *out);
     out->line = (int)where->start_mark.line + 1;
-    if (!!low + !!fn + !!builtin != 1) {
-        node_error(L, where, "%sgive exactly one of 'lowering', 'function' or 'builtin'", NULL);
+    if (!!low + !!fn + !!builtin + !!refuse != 1) {
+        node_error(L, where, "%sgive exactly one of 'lowering', 'function', 'builtin' or 'refuse'", NULL);
         return false;
     }
-    if (fn) {
+    if (refuse) {
+        out->refuse = scalar(L, refuse, "refuse");
+        if (!out->refuse) return false;
+    } else if (fn) {
         const char *text = scalar(L, fn, "function");
         if (!text) return false;
         if (!rule->has_schema) {
@@ -341,7 +344,7 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
         }
         for (yaml_node_item_t *it = alts->data.sequence.items.start; it < alts->data.sequence.items.top; it++) {
             yaml_node_t *a = yaml_document_get_node(L->doc, *it);
-            yaml_node_t *aw = NULL, *al = NULL, *af = NULL, *ab = NULL;
+            yaml_node_t *aw = NULL, *al = NULL, *af = NULL, *ab = NULL, *ar = NULL;
             if (a->type != YAML_MAPPING_NODE) { node_error(L, a, "%san alternative must be a mapping", NULL); goto fail; }
             for (yaml_node_pair_t *p = a->data.mapping.pairs.start; p < a->data.mapping.pairs.top; p++) {
                 yaml_node_t *k, *val = get(L, p, &k);
@@ -349,19 +352,20 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
                 else if (key_is(k, "lowering")) al = val;
                 else if (key_is(k, "function")) af = val;
                 else if (key_is(k, "builtin")) ab = val;
+                else if (key_is(k, "refuse")) ar = val;
                 else {
-                    node_error(L, k, "unknown key '%s' in alternative (when, lowering, function, builtin)",
+                    node_error(L, k, "unknown key '%s' in alternative (when, lowering, function, builtin, refuse)",
                                k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?");
                     goto fail;
                 }
             }
             lowering lw;
-            if (!load_alt(L, rule, aw, al, af, ab, a, &lw)) goto fail;
+            if (!load_alt(L, rule, aw, al, af, ab, ar, a, &lw)) goto fail;
             vec_push(&v, lw);
         }
     } else {
         lowering lw;
-        if (!load_alt(L, rule, when, low, fn, builtin, n, &lw)) goto fail;
+        if (!load_alt(L, rule, when, low, fn, builtin, NULL, n, &lw)) goto fail;
         vec_push(&v, lw);
     }
     rule->alts = arena_alloc(&L->r->arena, v.len * sizeof *rule->alts);
@@ -647,6 +651,7 @@ static void print_alt(strbuf *out, const lowering *lw, int ind, bool dash)
     sb_spaces(out, (size_t)ind - (dash && first ? 2 : 0));
     if (dash && first) sb_puts(out, "- ");
     if (lw->builtin) sb_printf(out, "builtin: %s\n", lw->builtin);
+    else if (lw->refuse) sb_printf(out, "refuse: %s\n", lw->refuse);
     else {
         sb_puts(out, lw->function ? "function: |\n" : "lowering: |\n");
         indent_block(out, lw->text, ind + 2);

@@ -13,4 +13,5 @@ translatedir = $(pkgdatadir)/translate
 dist_translate_DATA = \
 	share/fxsh/translate/core.yaml share/fxsh/translate/nn.yaml share/fxsh/translate/hop.yaml \
 	share/fxsh/translate/activation.yaml share/fxsh/translate/create.yaml share/fxsh/translate/pool.yaml \
-	share/fxsh/translate/reduce.yaml share/fxsh/translate/shape.yaml share/fxsh/translate/sym.yaml
+	share/fxsh/translate/reduce.yaml share/fxsh/translate/shape.yaml share/fxsh/translate/sym.yaml \
+	share/fxsh/translate/prims.yaml

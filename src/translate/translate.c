@@ -149,6 +149,10 @@ static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
         sb_free(&need);
         return false;
     }
+    if (lw->refuse) {   /* no ONNX form that agrees with torch: say why rather than export it */
+        tx_fail_node(t, n, lw->refuse);
+        return false;
+    }
     if (lw->builtin) {
         int need = 0;
         builtin_fn fn = tx_find_builtin(lw->builtin, &need);

@@ -198,13 +198,15 @@ const char *tx_own_int_tensor(tx *t, const int64_t *v, size_t n)
     return out;
 }
 
-/* A 0-d Constant of its own: torchlib's op.Constant(value=ir.tensor(v, dtype=...)) makes a node at
- * every call. A dtype fxsh cannot fill directly (16-bit floats) is a float/int64 one cast. */
-const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float)
+/* A one-element Constant of its own (0-d, or rank dims of 1): torchlib's
+ * op.Constant(value=ir.tensor(v, dtype=...)) makes a node at every call. A dtype fxsh cannot fill
+ * directly (16-bit floats) is a float/int64 one cast. */
+const char *tx_own_one(tx *t, int dtype, size_t rank, double f, int64_t i, bool is_float)
 {
-    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, dtype, NULL, 0);
+    int64_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, dtype, ones, rank < 8 ? rank : 8);
     if (!fill_scalar(t, tp, dtype, f, i, is_float)) {
-        const char *base = tx_own_scalar(t, is_float ? OT_FLOAT : OT_INT64, f, i, is_float);
+        const char *base = tx_own_one(t, is_float ? OT_FLOAT : OT_INT64, rank, f, i, is_float);
         Onnx__NodeProto *n = tx_emit(t, "Cast", "", NULL);
         ox_attr_int(t->m, n, "to", dtype);
         ox_node_add_input(t->m, n, base);
@@ -217,6 +219,11 @@ const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float)
     const char *out = tx_fresh_val(t);
     ox_node_add_output(t->m, n, out);
     return out;
+}
+
+const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float)
+{
+    return tx_own_one(t, dtype, 0, f, i, is_float);
 }
 
 const char *tx_const_floats(tx *t, const float *v, size_t n)

@@ -68,6 +68,8 @@ const char *tx_own_ints(tx *t, const int64_t *v, size_t n);
 const char *tx_own_int_tensor(tx *t, const int64_t *v, size_t n);
 /* A 0-d Constant of its own in ONNX dtype (torchlib's op.Constant(value=ir.tensor(v, dtype))). */
 const char *tx_own_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
+/* The same with rank dims of 1 (torchlib's ir.tensor([v], dtype)). */
+const char *tx_own_one(tx *t, int dtype, size_t rank, double f, int64_t i, bool is_float);
 const char *tx_const_ints(tx *t, const int64_t *v, size_t n);
 const char *tx_const_floats(tx *t, const float *v, size_t n);
 const fx_value *tx_node_val(const fx_node *n);

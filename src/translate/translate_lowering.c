@@ -593,8 +593,9 @@ static const char *python_value(tx *t, const fx_node *n, const aten_schema *s, c
 }
 
 /* `x = Tensor <value: int = 0, dtype: int = @dtype> ()` is torchlib's own
- * op.Constant(value=ir.tensor(0, dtype=dtype)): a 0-d Constant node of that ONNX dtype (a literal,
- * or a ScalarType argument), made where the lowering has it. */
+ * op.Constant(value=ir.tensor(0, dtype=dtype)): a one-element Constant node of that ONNX dtype (a
+ * literal, a ScalarType argument, or `@self` for a tensor argument's dtype), 0-d or with `rank: int
+ * = 1` dims of 1 (ir.tensor([0], ...)), made where the lowering has it. */
 static bool typed_constant_node(const low_node *ln)
 {
     return !*ln->domain && !strcmp(ln->op_type, "Tensor") && ln->nouts == 1 && !ln->nins;
@@ -605,18 +606,21 @@ static const char *typed_constant(tx *t, const fx_node *n, const aten_schema *s,
 {
     const low_attr *value = NULL;
     int dtype = 0;
+    int64_t rank = 0;
     for (size_t i = 0; i < ln->nattrs; i++) {
         const low_attr *at = &ln->attrs[i];
+        const fx_arg *a = at->ref && at->ref_arg >= 0 ? bound[at->ref_arg] : NULL;
         if (!strcmp(at->name, "value") && !at->ref) value = at;
+        else if (!strcmp(at->name, "rank") && !at->ref) rank = at->i;
         else if (!strcmp(at->name, "dtype") && !at->ref) dtype = (int)at->i;
-        else if (!strcmp(at->name, "dtype") && at->ref_arg >= 0 && bound[at->ref_arg]->kind == FX_ARG_DTYPE)
-            dtype = fx_dtype_get(bound[at->ref_arg]->u.dtype)->onnx_type;
+        else if (!strcmp(at->name, "dtype") && a && a->kind == FX_ARG_DTYPE) dtype = fx_dtype_get(a->u.dtype)->onnx_type;
+        else if (!strcmp(at->name, "dtype") && a && a->kind == FX_ARG_NODE) dtype = tx_onnx_dtype_of_node(a->u.node);
     }
-    if (!value || (value->type != LAT_INT && value->type != LAT_FLOAT) || !dtype) {
-        tx_fail_node(t, n, arena_printf(&t->a, "%s: a Tensor node needs a number `value` and a `dtype`", s->text));
+    if (!value || (value->type != LAT_INT && value->type != LAT_FLOAT) || !dtype || rank < 0 || rank > 8) {
+        tx_fail_node(t, n, arena_printf(&t->a, "%s: a Tensor node needs a number `value` and a known `dtype`", s->text));
         return NULL;
     }
-    return tx_own_scalar(t, dtype, value->f, value->i, value->type == LAT_FLOAT);
+    return tx_own_one(t, dtype, (size_t)rank, value->f, value->i, value->type == LAT_FLOAT);
 }
 
 /* The Python value node of the lowering named name, or NULL. */

@@ -109,6 +109,7 @@ static void test_conv_pool(void **s) { (void)s; check_model("conv_pool"); }
 static void test_pool_opset22(void **s) { (void)s; check_model("pool_opset22"); }
 static void test_stft(void **s) { (void)s; check_model("stft"); }
 static void test_gather_nd(void **s) { (void)s; check_model("gather_nd"); }
+static void test_det(void **s) { (void)s; check_model("det"); }
 
 /* Errors: a declared shape inference contradicts, and inputs that contradict the operator. */
 static void expect_check_error(const char *text, const char *needle)
@@ -155,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_shape_ops), cmocka_unit_test(test_concat_split), cmocka_unit_test(test_slice),
         cmocka_unit_test(test_matmul),    cmocka_unit_test(test_reduce),    cmocka_unit_test(test_misc), cmocka_unit_test(test_conv_pool), cmocka_unit_test(test_pool_opset22),
         cmocka_unit_test(test_stft), cmocka_unit_test(test_gather_nd),
+        cmocka_unit_test(test_det),
         cmocka_unit_test(test_check_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

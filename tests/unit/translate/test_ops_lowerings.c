@@ -140,10 +140,18 @@ static void case_free(ocase *c)
 
 /* ---- running a model in fxsh's evaluator ---- */
 
-static bool model_evaluable(const Onnx__GraphProto *g)
+/* Every node (subgraphs and functions included) is one fxsh's evaluator implements. */
+static bool graph_evaluable(const Onnx__GraphProto *g)
 {
-    for (size_t i = 0; i < g->n_node; i++)
-        if ((g->node[i]->domain && *g->node[i]->domain) || !oe_op_supported(g->node[i]->op_type)) return false;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (!oe_op_evaluable(n->domain ? n->domain : "", n->op_type)) return false;
+        for (size_t a = 0; a < n->n_attribute; a++) {
+            if (n->attribute[a]->g && !graph_evaluable(n->attribute[a]->g)) return false;
+            for (size_t k = 0; k < n->attribute[a]->n_graphs; k++)
+                if (!graph_evaluable(n->attribute[a]->graphs[k])) return false;
+        }
+    }
     return true;
 }
 
@@ -154,63 +162,28 @@ static void tval_to_tensor(const tval *t, oe_tensor *o)
 }
 
 /* Runs g on the case inputs; fills outs[0..n_output) (caller frees). */
-static void run_graph(const ocase *c, const Onnx__GraphProto *g, int64_t opset, oe_tensor *outs)
+/* The model on the case's inputs, with fxsh's whole-model evaluator (control flow included). */
+static void run_model(const ocase *c, const ox_model *m, oe_tensor *outs)
 {
-    hashmap vals;
-    hm_init(&vals);
-    VEC(oe_tensor *) owned = {0};
+    const Onnx__GraphProto *g = m->proto->graph;
+    oe_named *in = calloc(g->n_input + 1, sizeof *in);
+    oe_tensor *vals = calloc(g->n_input + 1, sizeof *vals);
     for (size_t i = 0; i < g->n_input; i++) {
         const tval *t = NULL;
         for (size_t k = 0; k < c->in.len; k++)
             if (!strcmp(c->in.items[k].name, g->input[i]->name)) t = &c->in.items[k];
         if (!t) fail_msg("%s: no value for graph input %s", c->name, g->input[i]->name);
-        oe_tensor *o = calloc(1, sizeof *o);
-        tval_to_tensor(t, o);
-        vec_push(&owned, o);
-        hm_put(&vals, g->input[i]->name, o);
+        tval_to_tensor(t, &vals[i]);
+        in[i] = (oe_named){g->input[i]->name, &vals[i]};
     }
-    for (size_t i = 0; i < g->n_initializer; i++) {
-        oe_tensor *o = calloc(1, sizeof *o);
-        assert_int_equal(oe_from_proto(g->initializer[i], 0, o), OE_OK);
-        vec_push(&owned, o);
-        hm_put(&vals, g->initializer[i]->name, o);
-    }
-    for (size_t k = 0; k < g->n_node; k++) {
-        const Onnx__NodeProto *n = g->node[k];
-        oe_tensor **in = calloc(n->n_input + 1, sizeof *in);
-        for (size_t i = 0; i < n->n_input; i++) {
-            if (!*n->input[i]) continue;
-            in[i] = hm_get(&vals, n->input[i]);
-            if (!in[i]) fail_msg("%s: node %s reads %s before it is computed", c->name, n->name, n->input[i]);
-        }
-        oe_tensor *out = calloc(n->n_output + 1, sizeof *out);
-        diag_sink d;
-        diag_init(&d);
-        int rc = oe_eval_node(n, opset, in, n->n_input, out, n->n_output, &d);
-        if (rc != OE_OK)
-            fail_msg("%s: evaluating %s (%s) failed: %s", c->name, n->name, n->op_type,
-                     rc == OE_UNSUPPORTED ? "unsupported form" : d.len ? d.items[0].message : "?");
-        diag_free(&d);
-        for (size_t o = 0; o < n->n_output; o++) {
-            oe_tensor *t = calloc(1, sizeof *t);
-            *t = out[o];
-            vec_push(&owned, t);
-            if (*n->output[o]) hm_put(&vals, n->output[o], t);
-        }
-        free(out);
-        free(in);
-    }
-    for (size_t i = 0; i < g->n_output; i++) {
-        oe_tensor *t = hm_get(&vals, g->output[i]->name);
-        if (!t) fail_msg("%s: output %s is never computed", c->name, g->output[i]->name);
-        oe_tensor_copy(&outs[i], t);
-    }
-    for (size_t i = 0; i < owned.len; i++) {
-        oe_tensor_free(owned.items[i]);
-        free(owned.items[i]);
-    }
-    vec_free(&owned);
-    hm_free(&vals);
+    diag_sink d;
+    diag_init(&d);
+    if (oe_eval_model(m, in, g->n_input, outs, NULL, &d) != OE_OK)
+        fail_msg("%s: evaluating the model failed: %s", c->name, d.len ? d.items[0].message : "?");
+    diag_free(&d);
+    for (size_t i = 0; i < g->n_input; i++) oe_tensor_free(&vals[i]);
+    free(vals);
+    free(in);
 }
 
 static void compare(const ocase *c, size_t idx, const oe_tensor *got, const tval *want)
@@ -343,9 +316,9 @@ static void run_case(ocase *c)
             fail_msg("%s: the model has %zu outputs, the case expects %zu", c->name, g->n_output, c->out.len);
         const char *dir = getenv("FXSH_OPS_DUMP");
         if (dir && *dir) dump_case(c, m, dir);
-        if (model_evaluable(g)) {
+        if (graph_evaluable(g)) {
             oe_tensor *outs = calloc(g->n_output, sizeof *outs);
-            run_graph(c, g, o.opset, outs);
+            run_model(c, m, outs);
             for (size_t i = 0; i < g->n_output; i++) {
                 compare(c, i, &outs[i], &c->out.items[i]);
                 oe_tensor_free(&outs[i]);
