@@ -987,7 +987,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8},
     {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
     {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
-    {"scatter_reduce", tx_b_scatter_reduce, 6},
+    {"scatter_reduce", tx_b_scatter_reduce, 6}, {"index_reduce", tx_b_index_reduce, 6},
 };
 
 builtin_fn tx_find_builtin(const char *name, int *nargs)

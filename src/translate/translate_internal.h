@@ -137,6 +137,8 @@ bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_scatter_reduce.c: scatter_reduce.two (sum, prod, amax, amin) as torchlib */
 bool tx_b_scatter_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* index_reduce (prod, amax, amin, mean) through the same ScatterElements */
+bool tx_b_index_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate),
  * index.Tensor with any list of indices (b: self, indices) */
 bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b);
