@@ -149,23 +149,23 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[2,4] x) => (int64 getitem, float[2,4] getitem_1) 
-   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, int64 zeros =  {0}, bool lt = ..., float val_4 =  {20}, int64 val_5 =  {1}, int64 val_6 =  {8}, float[4,4] "fc.weight", float[4] "fc.bias", int64 zeros, bool lt, float val_4, int64 val_5, int64 val_6, float[2,4] abs_1, float sum_1, bool lt_1, bool bitwise_and>
+   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, int64 zeros =  {0}, bool lt = ..., float val_3 =  {20}, int64 val_4 =  {1}, int64 val_5 =  {8}, float[4,4] "fc.weight", float[4] "fc.bias", int64 zeros, bool lt, float val_3, int64 val_4, int64 val_5, float[2,4] abs_1, float sum_1, bool lt_1, bool bitwise_and>
 {
    [node_abs_1] abs_1 = Abs (x)
    [node_sum_1] sum_1 = ReduceSum <noop_with_empty_axes: int = 0, keepdims: int = 0> (abs_1)
-   [node_lt_1] lt_1 = Less (sum_1, val_4)
+   [node_lt_1] lt_1 = Less (sum_1, val_3)
    [node_bitwise_and] bitwise_and = And (lt, lt_1)
    [node_while_loop__1] getitem, getitem_1 = Loop ("", bitwise_and, zeros, x) <body: graph = while_loop_body_graph_0_loop_body (int64 iter_num_while_loop_body_graph_0, bool cond_in_while_loop_body_graph_0, int64 zeros_while_loop_body_graph_0__subgraph_in, float[2,4] x_while_loop_body_graph_0__subgraph_in) => (bool bitwise_and_while_loop_cond_graph_0, int64 add_while_loop_body_graph_0, float[2,4] add_1_while_loop_body_graph_0) 
       <float[2,4] linear, float[2,4] tanh, bool lt_2, float[2,4] abs_1_2, float sum_1_2, bool lt_1_2>
 {
-      [node_add] add_while_loop_body_graph_0 = Add (zeros_while_loop_body_graph_0__subgraph_in, val_5)
+      [node_add] add_while_loop_body_graph_0 = Add (zeros_while_loop_body_graph_0__subgraph_in, val_4)
       [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x_while_loop_body_graph_0__subgraph_in, "fc.weight", "fc.bias")
       [node_tanh] tanh = Tanh (linear)
       [node_add_1] add_1_while_loop_body_graph_0 = Add (tanh, x_while_loop_body_graph_0__subgraph_in)
-      [node_lt] lt_2 = Less (add_while_loop_body_graph_0, val_6)
+      [node_lt] lt_2 = Less (add_while_loop_body_graph_0, val_5)
       [node_abs_1] abs_1_2 = Abs (add_1_while_loop_body_graph_0)
       [node_sum_1] sum_1_2 = ReduceSum <noop_with_empty_axes: int = 0, keepdims: int = 0> (abs_1_2)
-      [node_lt_1] lt_1_2 = Less (sum_1_2, val_4)
+      [node_lt_1] lt_1_2 = Less (sum_1_2, val_3)
       [node_bitwise_and] bitwise_and_while_loop_cond_graph_0 = And (lt_2, lt_1_2)
    }>
 }
@@ -182,23 +182,23 @@ show optimized
    producer_version: "0.1.0"
 >
 main_graph (float[2,4] x) => (int64 getitem, float[2,4] getitem_1) 
-   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, int64 zeros =  {0}, bool lt = ..., int64 val_3 =  {8}, float val_4 =  {20}, int64 val_5 =  {9223372036854775807}, int64 val_6 =  {1}, float[4,4] "fc.weight", float[4] "fc.bias", int64 zeros, bool lt, int64 val_3, float val_4, int64 val_5, int64 val_6, float[2,4] abs_1, float sum_1, bool lt_1, bool bitwise_and>
+   <float[4,4] "fc.weight" =  {-0.00374341,0.268222,-0.411523,-0.36797,-0.192577,0.134079,-0.00990659,0.396445,-0.044372,0.132306,-0.151107,-0.0982827,-0.477674,-0.331141,-0.206112,0.0185218}, float[4] "fc.bias" =  {0.197668,0.300011,-0.338971,-0.217731}, int64 zeros =  {0}, bool lt = ..., int64 val_2 =  {8}, float val_3 =  {20}, int64 val_4 =  {9223372036854775807}, int64 val_5 =  {1}, float[4,4] "fc.weight", float[4] "fc.bias", int64 zeros, bool lt, int64 val_2, float val_3, int64 val_4, int64 val_5, float[2,4] abs_1, float sum_1, bool lt_1, bool bitwise_and>
 {
    [node_abs_1] abs_1 = Abs (x)
    [node_sum_1] sum_1 = ReduceSum <noop_with_empty_axes: int = 0, keepdims: int = 0> (abs_1)
-   [node_lt_1] lt_1 = Less (sum_1, val_4)
+   [node_lt_1] lt_1 = Less (sum_1, val_3)
    [node_bitwise_and] bitwise_and = And (lt, lt_1)
-   [node_python_while__1] getitem, getitem_1 = Loop (val_5, bitwise_and, zeros, x) <body: graph = body_graph_0 (int64 iter_num_body_graph_0, bool cond_in_body_graph_0, int64 zeros_body_graph_0__subgraph_in, float[2,4] x_body_graph_0__subgraph_in) => (bool bitwise_and_body_graph_0, int64 add_body_graph_0, float[2,4] add_1_body_graph_0) 
+   [node_python_while__1] getitem, getitem_1 = Loop (val_4, bitwise_and, zeros, x) <body: graph = body_graph_0 (int64 iter_num_body_graph_0, bool cond_in_body_graph_0, int64 zeros_body_graph_0__subgraph_in, float[2,4] x_body_graph_0__subgraph_in) => (bool bitwise_and_body_graph_0, int64 add_body_graph_0, float[2,4] add_1_body_graph_0) 
       <float[2,4] linear, float[2,4] tanh, bool lt_2, float[2,4] abs_1_2, float sum_1_2, bool lt_1_2>
 {
-      [node_add] add_body_graph_0 = Add (zeros_body_graph_0__subgraph_in, val_6)
+      [node_add] add_body_graph_0 = Add (zeros_body_graph_0__subgraph_in, val_5)
       [node_linear] linear = Gemm <beta: float = 1, transB: int = 1, alpha: float = 1, transA: int = 0> (x_body_graph_0__subgraph_in, "fc.weight", "fc.bias")
       [node_tanh] tanh = Tanh (linear)
       [node_add_1] add_1_body_graph_0 = Add (tanh, x_body_graph_0__subgraph_in)
-      [node_lt] lt_2 = Less (add_body_graph_0, val_3)
+      [node_lt] lt_2 = Less (add_body_graph_0, val_2)
       [node_abs_1] abs_1_2 = Abs (add_1_body_graph_0)
       [node_sum_1] sum_1_2 = ReduceSum <noop_with_empty_axes: int = 0, keepdims: int = 0> (abs_1_2)
-      [node_lt_1] lt_1_2 = Less (sum_1_2, val_4)
+      [node_lt_1] lt_1_2 = Less (sum_1_2, val_3)
       [node_bitwise_and] bitwise_and_body_graph_0 = And (lt_2, lt_1_2)
    }>
 }

@@ -86,6 +86,24 @@ void opt_graph_inputs(const Onnx__GraphProto *g, hashmap *set)
         if (g->input[i]->name) hm_put(set, g->input[i]->name, (void *)1);
 }
 
+/* The number onnx-ir gives the graph's next unnamed node (node_<Op>_<N>, one counter per graph):
+ * one past the highest N of the names it gave, which torch.onnx's nodes keep. */
+int64_t opt_next_node_number(const Onnx__GraphProto *g)
+{
+    int64_t next = 0;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const char *nm = opt_str(g->node[i]->name), *u = strrchr(nm, '_');
+        if (strncmp(nm, "node_", 5) || !u || u == nm + 4 || !u[1]) continue;
+        bool op = true, num = true;
+        for (const char *p = nm + 5; p < u; p++) op &= (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+        for (const char *p = u + 1; *p; p++) num &= *p >= '0' && *p <= '9';
+        if (!op || !num || nm[5] < 'A' || nm[5] > 'Z') continue;
+        int64_t v = strtoll(u + 1, NULL, 10);
+        if (v + 1 > next) next = v + 1;
+    }
+    return next;
+}
+
 /* Collects every value name defined anywhere in g (inputs, initializers, node outputs). */
 void opt_collect_names(Onnx__GraphProto *g, hashmap *set, int depth, int max_depth)
 {

@@ -267,15 +267,16 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     bool *lifted = NULL;
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
-        bool was_constant = opt_is_op(n, "Constant");
+        bool was_constant = opt_is_op(n, "Constant"), was_shape = opt_is_op(n, "Shape");
         opt_infer_types(c->m, g, &s, n, c->opset);
         fold_node(c, n, &s, depth);
         opt_infer_elem(&s, n);
         /* onnxscript's folder makes a folded value an initializer of the node's graph at once;
          * Constant nodes wait for the lifting pass (which skips graph outputs). So folded values
          * come first among the initializers, in node order, and a folded graph output is an
-         * initializer too (torch.onnx's `full` output is one). */
-        if (!was_constant && opt_is_op(n, "Constant")) {
+         * initializer too (torch.onnx's `full` output is one). A static Shape is the exception:
+         * its rule makes a Constant node, lifted with the others in node order. */
+        if (!was_constant && !was_shape && opt_is_op(n, "Constant")) {
             if (!lifted) lifted = xcalloc(g->n_node + 1, 1);
             Onnx__TensorProto *t = n->attribute[0]->t;
             t->name = n->output[0];

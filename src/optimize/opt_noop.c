@@ -136,8 +136,8 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
         return true;
     }
     if (opt_is_op(n, "Reshape") && n->n_input == 2) {
-        /* The target shape equals the static input shape, entry for entry (onnxscript's folder
-         * compares them as they are: a -1 or a 0 in the target is not resolved). */
+        /* The target shape is the static input shape as it is: onnxscript's folder compares the
+         * two without resolving 0 (copy) or -1 (infer), so Reshape(x, [-1]) of a 1-D x stays. */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
         int rank = known_shape(s, producer, n->input[0], dims);
         if (rank < 0) return false;
@@ -180,6 +180,22 @@ static bool fuse_transposes(noop_ctx *c, Onnx__NodeProto *n, const hashmap *prod
     return true;
 }
 
+/* Reshape(Squeeze(x), [-1]) of a 1-D x is x (onnxscript's SqueezeReshape1d, the pattern of a
+ * SymInt turned back into a 1-D shape piece): x, else NULL. */
+static const char *squeeze_reshape_1d(const Onnx__NodeProto *n, scope *s, const hashmap *producer)
+{
+    if (!opt_is_op(n, "Reshape") || n->n_input != 2) return NULL;
+    const Onnx__NodeProto *sq = hm_get(producer, opt_str(n->input[0]));
+    int64_t want[2];
+    if (!sq || !opt_is_op(sq, "Squeeze") || sq->n_output != 1 || sq->n_input < 1 || !*opt_str(sq->input[0]) ||
+        opt_const_ints(s, opt_str(n->input[1]), want, 2) != 1 || want[0] != -1)
+        return NULL;
+    const Onnx__TypeProto *tp = opt_scope_type(s, sq->input[0]);
+    bool rank1 = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type &&
+                 tp->tensor_type->shape && tp->tensor_type->shape->n_dim == 1;
+    return rank1 ? sq->input[0] : NULL;
+}
+
 /* Reshape(Reshape|Squeeze|Unsqueeze|Flatten(x, ...), s) → Reshape(x, s) when s is a constant
  * without 0 entries (a reshape depends only on the element count, which the inner op keeps). */
 static bool collapse_reshapes(Onnx__NodeProto *n, scope *s, const hashmap *producer)
@@ -201,18 +217,6 @@ static bool collapse_reshapes(Onnx__NodeProto *n, scope *s, const hashmap *produ
         changed = true;
     }
     return changed;
-}
-
-/* onnxscript's SqueezeReshape1d: Reshape(Squeeze(x), [-1]) is x when x is 1-D. x, or NULL. */
-static const char *squeeze_reshape_1d(const Onnx__NodeProto *n, scope *s, const hashmap *producer)
-{
-    if (!opt_is_op(n, "Reshape") || n->n_input != 2) return NULL;
-    const Onnx__NodeProto *sq = hm_get(producer, opt_str(n->input[0]));
-    if (!sq || !opt_is_op(sq, "Squeeze") || sq->n_input != 1 || sq->n_output != 1) return NULL;
-    int64_t want[2];
-    if (opt_const_ints(s, opt_str(n->input[1]), want, 2) != 1 || want[0] != -1) return NULL;
-    const char *x = opt_str(sq->input[0]);
-    return *x && value_rank(s, x) == 1 ? x : NULL;
 }
 
 /* Reshape(x, Concat(Shape(x)[i:i+1], constants...)) where the one copied dim is x's only
@@ -287,6 +291,21 @@ static bool static_reshape_target(noop_ctx *c, Onnx__NodeProto *n, scope *s, con
     return true;
 }
 
+/* CastLike(x, like) of known, different element types → Cast <to> (x), as onnxscript's folder
+ * replaces it: a new node, named by the graph's counter as onnx-ir names unnamed nodes. */
+static bool castlike_to_cast(noop_ctx *c, Onnx__NodeProto *n, scope *s, int64_t *counter)
+{
+    if (!opt_is_op(n, "CastLike") || n->n_input != 2 || n->n_output != 1) return false;
+    int a = opt_scope_elem(s, n->input[0]), b = opt_scope_elem(s, opt_str(n->input[1]));
+    if (!a || !b || a == b) return false;
+    n->op_type = ox_strdup(c->m, "Cast");
+    n->name = arena_printf(&c->m->arena, "node_Cast_%lld", (long long)(*counter)++);
+    n->n_input = 1;
+    n->n_attribute = 0;
+    ox_attr_int(c->m, n, "to", b);
+    return true;
+}
+
 static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int depth)
 {
     if (depth > c->o->max_depth) {
@@ -304,6 +323,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     opt_graph_outputs(g, &outs);
     for (size_t i = 0; i < g->n_input; i++) hm_put(&ginputs, opt_str(g->input[i]->name), (void *)1);
     bool *dead = xcalloc(g->n_node + 1, 1);
+    int64_t counter = opt_next_node_number(g);
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
         for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)opt_resolve(&ren, n->input[k]);
@@ -328,6 +348,7 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
         if (!in) in = squeeze_reshape_1d(n, &s, &producer);
         if (!in && collapse_reshapes(n, &s, &producer)) c->st->noops++;
         if (static_reshape_target(c, n, &s, &producer)) c->st->noops++;
+        if (castlike_to_cast(c, n, &s, &counter)) c->st->noops++;
         opt_infer_elem(&s, n);
         int keep = in ? -1 : neutral_operand(n, &s);
         if (keep >= 0) in = n->input[keep];

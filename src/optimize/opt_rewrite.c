@@ -40,24 +40,6 @@ typedef struct split_ctx {
     arena tmp;
 } split_ctx;
 
-/* The number onnx-ir gives the graph's next unnamed node (node_<Op>_<N>, one counter per graph):
- * one past the highest N of the names it gave, which torch.onnx's nodes keep. */
-static int64_t next_node_number(const Onnx__GraphProto *g)
-{
-    int64_t next = 0;
-    for (size_t i = 0; i < g->n_node; i++) {
-        const char *nm = opt_str(g->node[i]->name), *u = strrchr(nm, '_');
-        if (strncmp(nm, "node_", 5) || !u || u == nm + 4 || !u[1]) continue;
-        bool op = true, num = true;
-        for (const char *p = nm + 5; p < u; p++) op &= (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
-        for (const char *p = u + 1; *p; p++) num &= *p >= '0' && *p <= '9';
-        if (!op || !num || nm[5] < 'A' || nm[5] > 'Z') continue;
-        int64_t v = strtoll(u + 1, NULL, 10);
-        if (v + 1 > next) next = v + 1;
-    }
-    return next;
-}
-
 /* Puts each new node pairs[2i] right before the node pairs[2i+1] of g (one pass over g). */
 static void insert_before(ox_model *m, Onnx__GraphProto *g, Onnx__NodeProto **pairs, size_t n)
 {
@@ -165,7 +147,7 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
      * SplitToSequence makes [a sizes Constant,] a Split and a SequenceConstruct, each SequenceAt
      * it feeds an Identity; the SequenceConstruct and Identities go away later, their numbers
      * spent. */
-    int64_t counter = next_node_number(g);
+    int64_t counter = opt_next_node_number(g);
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
         bool split = opt_is_op(n, "SplitToSequence");

@@ -58,6 +58,8 @@ void opt_graph_outputs(const Onnx__GraphProto *g, hashmap *set);
 void opt_graph_inputs(const Onnx__GraphProto *g, hashmap *set);   /* the names of g's inputs */
 void opt_collect_names(Onnx__GraphProto *g, hashmap *set, int depth, int max_depth);
 char *opt_fresh_name(ox_model *m, hashmap *taken, const char *base);
+/* The number onnx-ir gives g's next unnamed node (node_<Op>_<N>): one past the highest N there. */
+int64_t opt_next_node_number(const Onnx__GraphProto *g);
 /* A deep copy of a protobuf message in m's arena (packs and unpacks it). */
 void *opt_deep_copy(ox_model *m, const ProtobufCMessage *msg,
                     void *(*unpack)(ProtobufCAllocator *, size_t, const uint8_t *));

@@ -342,7 +342,7 @@ static void translate_outputs(tx *t, const hashmap *inputs)
         }
         const char *v = tx_single(t, outn, it->u.node);
         if (!v) break;
-        if (hm_has(inputs, v) && !hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {
+        if (!hm_has(&seen, v) && is_graph_input(m->proto->graph, v)) {   /* also one renamed by an alias */
             /* a graph input returned as it is: torch.onnx renames the input <name>_orig and
              * gives the output the name through an Identity */
             const char *orig = tx_unique_name(t, arena_printf(&t->a, "%s_orig", v));

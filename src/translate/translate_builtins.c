@@ -675,7 +675,7 @@ static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     return true;
 }
 
-/* prims.var(inp, dims, correction) and aten.var_mean.dim: static element counts from meta. */
+/* aten.var_mean.dim (kept when decomposition is off): static element counts from meta. */
 static bool var_common(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *dims, double correction,
                        bool keepdim, const char *var_out, const char *mean_out)
 {
@@ -721,13 +721,6 @@ static bool var_common(tx *t, const fx_node *n, const fx_arg *in, const fx_arg *
         ox_node_add_output(t->m, m2, mean_out);
     }
     return true;
-}
-
-static bool b_var(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
-{
-    (void)rule;
-    double corr = b[2]->kind == FX_ARG_FLOAT ? b[2]->u.f : b[2]->kind == FX_ARG_INT ? (double)b[2]->u.i : 1.0;
-    return var_common(t, n, b[0], b[1], corr, false, tx_one_output(t, n), NULL);
 }
 
 static bool b_var_mean(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
@@ -979,7 +972,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"pad", b_pad, 4}, {"constant_pad_nd", b_constant_pad_nd, 3}, {"upsample_nearest2d", b_upsample_nearest, 3}, {"upsample_bilinear2d", b_upsample_linear, 4},
     {"upsample_nearest", b_upsample_nearest, 3}, {"upsample_linear", b_upsample_linear, 4},
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
-    {"sdpa", b_sdpa, 7}, {"var", b_var, 3}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
+    {"sdpa", b_sdpa, 7}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
     {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
@@ -988,6 +981,8 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
     {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
     {"scatter_reduce", tx_b_scatter_reduce, 6}, {"index_reduce", tx_b_index_reduce, 6},
+    {"linalg_vector_norm", tx_b_linalg_vector_norm, 5}, {"unbind", tx_b_unbind, 2},
+    {"any_all_dims", tx_b_any_all_dims, 3},
 };
 
 builtin_fn tx_find_builtin(const char *name, int *nargs)

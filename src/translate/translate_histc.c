@@ -1,7 +1,11 @@
-/* translate_histc.c — aten.histc as torch's CPU kernel counts: each element in [min, max] goes to
- * bin floor((x - min) * bins / (max - min)) (max itself to the last bin), NaN and elements out of
- * range to none; min == max takes the range from the data (widened by 1 when it is one value).
- * The bins are compared with a range of bin numbers and the matches summed per bin. */
+/* translate_histc.c — aten.histc. With min < max, as torchlib's aten_histc: the bins + 1 edges
+ * min + (max - min) / bins * i as a constant (the last one nudged up so that max counts), each
+ * element in range (NaN and the others moved below min) compared with every edge, the counts
+ * below each edge differenced. torchlib refuses min == max, where torch takes the range from the
+ * data (widened by 1 when it is one value): there each element goes to torch's CPU kernel's bin
+ * floor((x - min) * bins / (max - min)), max itself to the last, matched with a range of bin
+ * numbers and summed per bin. */
+#include <math.h>
 #include <stdint.h>
 
 #include "translate/translate_internal.h"
@@ -40,6 +44,79 @@ static const char *where(tx *t, const char *c, const char *a, const char *b)
     return o;
 }
 
+/* A Python number in a one-element list ([min] in torchlib): int64[1] or float[1], from the farm. */
+static const char *list1(tx *t, const fx_arg *a, double v)
+{
+    if (a && a->kind == FX_ARG_FLOAT) {
+        float f = (float)v;
+        return tx_const_floats(t, &f, 1);
+    }
+    int64_t i = (int64_t)v;
+    return tx_const_ints(t, &i, 1);
+}
+
+/* torchlib's aten_histc for min < max: x is self, dt its (float) ONNX type. */
+static bool histc_edges(tx *t, const fx_node *n, const fx_arg **b, const char *x, int dt, int64_t bins, double lo,
+                        double hi)
+{
+    int64_t m1 = -1, zero = 0, one = 1;
+    const char *flat = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
+    const char *ge = tx_emit2(t, "GreaterOrEqual", flat, tx_emit2(t, "CastLike", list1(t, b[2], lo), x, NULL, NULL),
+                              NULL, NULL);
+    const char *le = tx_emit2(t, "LessOrEqual", flat, tx_emit2(t, "CastLike", list1(t, b[3], hi), x, NULL, NULL),
+                              NULL, NULL);
+    const char *cond = tx_emit2(t, "And", ge, le, NULL, NULL);
+    cond = tx_emit2(t, "And", cond, tx_emit1(t, "Not", tx_emit1(t, "IsNaN", flat, NULL, NULL), NULL, NULL), NULL, NULL);
+    /* the edges, computed in double as torchlib's Python does, then stored in x's type */
+    int64_t ne = bins + 1;
+    double delta = (hi - lo) / (double)bins;
+    Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, dt, &ne, 1);
+    if (dt == OT_DOUBLE) {
+        double *v = arena_alloc(&t->a, (size_t)ne * sizeof *v);
+        for (int64_t i = 0; i < ne; i++) v[i] = lo + delta * (double)i;
+        v[bins] = nextafter(v[bins], INFINITY);
+        ox_tensor_set_doubles(t->m, tp, v, (size_t)ne);
+    } else {
+        float *v = arena_alloc(&t->a, (size_t)ne * sizeof *v);
+        for (int64_t i = 0; i < ne; i++) v[i] = (float)(lo + delta * (double)i);
+        v[bins] = nextafterf(v[bins], INFINITY);
+        ox_tensor_set_floats(t->m, tp, v, (size_t)ne);
+    }
+    Onnx__NodeProto *c = tx_emit(t, "Constant", "", NULL);
+    ox_attr_tensor(t->m, c, "value", tp);
+    const char *edges = tx_fresh_val(t);
+    ox_node_add_output(t->m, c, edges);
+    const fx_arg below = {.kind = b[2] && b[2]->kind == FX_ARG_FLOAT ? FX_ARG_FLOAT : FX_ARG_INT};
+    const char *clipped = where(t, cond, flat, tx_emit2(t, "CastLike", list1(t, &below, lo - 1), x, NULL, NULL));
+    const char *col = tx_emit2(t, "Unsqueeze", edges, tx_const_ints(t, &one, 1), NULL, NULL);
+    const char *row = tx_emit2(t, "Unsqueeze", clipped, tx_const_ints(t, &zero, 1), NULL, NULL);
+    const char *lt = tx_emit2(t, "Less", row, col, NULL, NULL);
+    Onnx__NodeProto *cast = tx_emit(t, "Cast", "", NULL);
+    ox_attr_int(t->m, cast, "to", dt);
+    ox_node_add_input(t->m, cast, lt);
+    const char *less = tx_fresh_val(t);
+    ox_node_add_output(t->m, cast, less);
+    const char *axis1 = tx_const_ints(t, &one, 1);
+    Onnx__NodeProto *sum = tx_emit(t, "ReduceSum", "", NULL);
+    ox_attr_int(t->m, sum, "keepdims", 0);
+    ox_node_add_input(t->m, sum, less);
+    ox_node_add_input(t->m, sum, axis1);
+    const char *sums = tx_fresh_val(t);
+    ox_node_add_output(t->m, sum, sums);
+    const char *shape = tx_emit1(t, "Shape", sums, NULL, NULL);
+    const char *c1 = tx_const_ints(t, &one, 1), *c0 = tx_const_ints(t, &zero, 1), *cm1 = tx_const_ints(t, &m1, 1);
+    const char *ins[2][4] = {{sums, c1, shape, c0}, {sums, c0, cm1, c0}};
+    const char *sl[2];
+    for (int k = 0; k < 2; k++) {
+        Onnx__NodeProto *nd = tx_emit(t, "Slice", "", NULL);
+        for (int i = 0; i < 4; i++) ox_node_add_input(t->m, nd, ins[k][i]);
+        sl[k] = tx_fresh_val(t);
+        ox_node_add_output(t->m, nd, sl[k]);
+    }
+    tx_emit2(t, "Sub", sl[0], sl[1], tx_one_output(t, n), tx_node_name_of(t, n));
+    return true;
+}
+
 /* b: self, bins, min, max */
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
@@ -65,6 +142,7 @@ bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     }
     const char *x = tx_single(t, n, b[0]->u.node);
     if (!x) return false;
+    if (lo_v < hi_v) return histc_edges(t, n, b, x, dt, bins, lo_v, hi_v);
     int64_t m1 = -1, one_i = 1;
     x = tx_emit2(t, "Reshape", x, tx_const_ints(t, &m1, 1), NULL, NULL);
     const char *lo, *hi;

@@ -128,6 +128,12 @@ bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_a
 bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_stft.c: stft with a real result, one STFT */
 bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_norm.c: linalg_vector_norm as torchlib's (b: self, ord, dim, keepdim, dtype) */
+bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_unbind.c: unbind.int as torchlib's (b: self, dim) */
+bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_logical.c: any / all over dims as torchlib's (b: self, dim, keepdim) */
+bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_histc.c: histc as torch's CPU kernel bins */
 bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_sample.c: grid_sampler family as GridSample */

@@ -9,6 +9,7 @@
 
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "onnx/onnx_edit.h"
 #include "translate/translate.h"
 #include "translate/translate_internal.h"
 #include "translate/translate_meta.h"
@@ -673,6 +674,30 @@ void tx_set_results(tx *t, const fx_node *n, const aten_schema *s, const char **
         tx_add_value_info(t, res[0], v);
 }
 
+/* A result that is an input as it is (torchlib's `result = self`): torch.onnx names that value
+ * after the FX node, so a graph input or a node output of the main graph is renamed everywhere
+ * (and the FX nodes that made it follow); an initializer, a value of an outer graph or one of
+ * several results gets an Identity instead. */
+static void alias_result(tx *t, const fx_node *n, const char *v, const char *name, size_t nres)
+{
+    Onnx__GraphProto *g = t->sc->g;
+    bool own = false;
+    for (size_t i = 0; i < g->n_input && !own; i++) own = g->input[i]->name && !strcmp(g->input[i]->name, v);
+    for (size_t i = 0; i < g->n_node && !own; i++)
+        for (size_t k = 0; k < g->node[i]->n_output; k++) own |= !strcmp(g->node[i]->output[k], v);
+    for (size_t i = 0; i < g->n_initializer; i++) own &= !g->initializer[i]->name || strcmp(g->initializer[i]->name, v);
+    if (t->sc->parent || nres != 1 || !own) {
+        tx_emit1(t, "Identity", v, name, arena_printf(&t->a, "node_%s", n->name));
+        return;
+    }
+    ox_rename_value(t->m, v, name);
+    for (size_t s = 0; s < t->sc->vals.cap; s++) {
+        tx_val *tv = t->sc->vals.slots[s].key ? t->sc->vals.slots[s].value : NULL;
+        for (size_t k = 0; tv && k < tv->n; k++)
+            if (tv->names[k] && !strcmp(tv->names[k], v)) tv->names[k] = name;
+    }
+}
+
 bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound)
 {
     const aten_schema *s = &rule->schema;
@@ -769,7 +794,7 @@ bool tx_run_lowering(tx *t, const fx_node *n, const op_rule *rule, const lowerin
         for (size_t k = 0; k < lw->nnodes; k++)
             for (size_t o = 0; o < lw->nodes[k].nouts; o++)
                 produced |= !strcmp(lw->nodes[k].outs[o], lw->results[i]);
-        if (!produced && pv && pv->len == 1) tx_emit1(t, "Identity", pv->items[0], res[i], arena_printf(&t->a, "node_%s", n->name));
+        if (!produced && pv && pv->len == 1) alias_result(t, n, pv->items[0], res[i], nres);
     }
     for (size_t i = 0; i < lw->nparams; i++) vec_free(&pvals[i]);
     hm_free(&local);
