@@ -62,7 +62,7 @@ typedef enum cond_kind {
     COND_IS_SCALAR,   /* is_scalar(arg): a Python number/bool, not a tensor */
     COND_IS_LIST,     /* is_list(arg) */
     COND_IS_TENSOR,   /* is_tensor(arg) */
-    COND_DTYPE,       /* dtype(arg) OP name  (name: float32, int64, ..., or floating / integer) */
+    COND_DTYPE,       /* dtype(arg) OP name  (name: float32, int64, ..., or floating / integer / complex) */
     COND_EQ_LITERAL,  /* arg OP literal (int, float, "string", True/False) */
     COND_LEN          /* len(arg) OP n  (list arguments) */
 } cond_kind;

@@ -534,6 +534,8 @@ static bool dtype_matches(const char *have, const char *want)
         return strstr(have, "float") || !strcmp(have, "half") || !strcmp(have, "double");
     if (!strcmp(want, "integer"))
         return strstr(have, "int") && !strstr(have, "float");
+    if (!strcmp(want, "complex"))
+        return strstr(have, "complex") != NULL;
     return !strcmp(have, want);
 }
 

@@ -124,6 +124,32 @@ static bool translate_call(tx *t, const fx_node *n)
     return translate_rule(t, n, rule);
 }
 
+/* An alternative written for complex tensors (`when: dtype(x) == complex`): torchlib's complex=True
+ * functions, which work on the real form torch.onnx gives complex values (a last dim of 2). */
+static bool takes_complex(const lowering *lw)
+{
+    for (size_t i = 0; i < lw->nwhen; i++)
+        if (lw->when[i].kind == COND_DTYPE && !lw->when[i].negate && lw->when[i].op == COP_EQ &&
+            lw->when[i].sval && !strcmp(lw->when[i].sval, "complex"))
+            return true;
+    return false;
+}
+
+/* A complex tensor argument of a lowering that is not written for complex values: torch.onnx's
+ * dispatcher finds no function for it either, and the real lowering would give other numbers. */
+static bool refuse_complex(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const arg_info *info)
+{
+    if (takes_complex(lw)) return false;
+    for (size_t i = 0; i < rule->schema.nargs; i++)
+        if (info[i].kind == ARGK_TENSOR && info[i].dtype && strstr(info[i].dtype, "complex")) {
+            tx_fail_node(t, n, arena_printf(&t->a, "argument %s is a %s tensor and the rule at %s:%d has no complex "
+                                               "lowering (torchlib's complex functions work on the real form, a last dim of 2)",
+                                               rule->schema.args[i].name, info[i].dtype, rule->file, rule->line));
+            return true;
+        }
+    return false;
+}
+
 /* n by rule: arguments bound to its schema, the alternative whose conditions hold. */
 static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
 {
@@ -135,6 +161,7 @@ static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
         arg_info *info = arena_alloc(&t->a, (rule->schema.nargs + 1) * sizeof *info);
         for (size_t i = 0; i < rule->schema.nargs; i++) info[i] = tx_info_of(bound[i]);
         lw = ops_select(rule, info);
+        if (lw && refuse_complex(t, n, rule, lw, info)) return false;
     }
     if (!lw) {
         /* name what the alternatives need, so that the user sees which argument rules it out */

@@ -977,7 +977,7 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
     {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4}, {"as_strided", tx_b_as_strided, 4},
-    {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8},
+    {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8}, {"view_complex", tx_b_view_complex, 2},
     {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
     {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3},
     {"scatter_reduce", tx_b_scatter_reduce, 6}, {"index_reduce", tx_b_index_reduce, 6},

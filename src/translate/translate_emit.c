@@ -81,6 +81,30 @@ const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const 
     return out;
 }
 
+/* Cast <to> (x) and op <keepdims> (x[, axes]) reductions: out / node_name NULL give a fresh val_N
+ * and an automatic node name. */
+const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const char *node_name)
+{
+    Onnx__NodeProto *n = tx_emit(t, "Cast", "", node_name);
+    ox_attr_int(t->m, n, "to", to);
+    ox_node_add_input(t->m, n, x);
+    if (!out) out = tx_fresh_val(t);
+    ox_node_add_output(t->m, n, out);
+    return out;
+}
+
+const char *tx_emit_reduce(tx *t, const char *op, const char *x, const char *axes, int64_t keepdims, const char *out,
+                           const char *node_name)
+{
+    Onnx__NodeProto *n = tx_emit(t, op, "", node_name);
+    ox_attr_int(t->m, n, "keepdims", keepdims);
+    ox_node_add_input(t->m, n, x);
+    if (axes) ox_node_add_input(t->m, n, axes);
+    if (!out) out = tx_fresh_val(t);
+    ox_node_add_output(t->m, n, out);
+    return out;
+}
+
 /* ---- errors ---- */
 
 void tx_fail_node(tx *t, const fx_node *n, const char *what)
@@ -332,6 +356,13 @@ Onnx__TypeProto *tx_type_of_value(tx *t, const fx_value *v)
     if (!v) return NULL;
     if (v->kind == FX_VAL_SYM) return ox_type_tensor(t->m, sym_dtype(v->text), NULL, 0, true);
     if (v->kind != FX_VAL_TENSOR) return NULL;
+    if (v->dtype == FX_DT_C64 || v->dtype == FX_DT_C128) {
+        /* torch.onnx's real form of a complex value: its real dtype, a last dim of 2 */
+        const char **sizes = arena_alloc(&t->a, (v->rank + 1) * sizeof *sizes);
+        for (size_t i = 0; i < v->rank; i++) sizes[i] = v->sizes ? v->sizes[i] : "?";
+        sizes[v->rank] = "2";
+        return ox_type_tensor(t->m, v->dtype == FX_DT_C64 ? OT_FLOAT : OT_DOUBLE, sizes, v->rank + 1, true);
+    }
     int et = fx_dtype_get(v->dtype)->onnx_type;
     if (!et) return NULL;
     return ox_type_tensor(t->m, et, v->sizes, v->rank, true);

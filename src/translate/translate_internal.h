@@ -61,6 +61,9 @@ const char *tx_fresh_val(tx *t);
 Onnx__NodeProto *tx_emit(tx *t, const char *op, const char *domain, const char *name);
 const char *tx_emit1(tx *t, const char *op, const char *in, const char *out, const char *node_name);
 const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const char *out, const char *node_name);
+const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const char *node_name);
+const char *tx_emit_reduce(tx *t, const char *op, const char *x, const char *axes, int64_t keepdims, const char *out,
+                           const char *node_name);
 void tx_fail_node(tx *t, const fx_node *n, const char *what);
 const char *tx_const_scalar(tx *t, int dtype, double f, int64_t i, bool is_float);
 const char *tx_own_ints(tx *t, const int64_t *v, size_t n);
@@ -126,7 +129,9 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
 /* translate_embedding_bag.c: embedding_bag's bags without a Loop */
 bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_stft.c: stft with a real result, one STFT */
+/* translate_complex.c: view of a complex tensor (its real form) */
+bool tx_b_view_complex(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_stft.c: stft (a complex result in its real form), one STFT */
 bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_norm.c: linalg_vector_norm as torchlib's (b: self, ord, dim, keepdim, dtype) */
 bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);

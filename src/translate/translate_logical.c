@@ -8,27 +8,6 @@
 
 #include "translate/translate_internal.h"
 
-static const char *cast_to(tx *t, const char *x, int to, const char *out, const char *name)
-{
-    Onnx__NodeProto *nd = tx_emit(t, "Cast", "", name);
-    ox_attr_int(t->m, nd, "to", to);
-    ox_node_add_input(t->m, nd, x);
-    if (!out) out = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, out);
-    return out;
-}
-
-static const char *reduce(tx *t, const char *op, const char *x, const char *axes, int64_t keepdim)
-{
-    Onnx__NodeProto *nd = tx_emit(t, op, "", NULL);
-    ox_attr_int(t->m, nd, "keepdims", keepdim);
-    ox_node_add_input(t->m, nd, x);
-    if (axes) ox_node_add_input(t->m, nd, axes);
-    const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
-}
-
 /* b: self, dim (an int, an int list or None), keepdim; the rule's target says any or all */
 bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
@@ -52,24 +31,24 @@ bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     int64_t keepdim = b[2]->kind == FX_ARG_BOOL ? b[2]->u.b : b[2]->u.i != 0;
     const char *name = tx_node_name_of(t, n);
     if (tx_rank_of_node(b[0]->u.node) == 0) {
-        cast_to(t, x, OT_BOOL, tx_one_output(t, n), name);
+        tx_emit_cast(t, x, OT_BOOL, tx_one_output(t, n), name);
         return true;
     }
     if (!nd) {
-        const char *i = cast_to(t, cast_to(t, x, OT_BOOL, NULL, NULL), OT_INT64, NULL, NULL);
-        cast_to(t, reduce(t, op, i, NULL, keepdim), OT_BOOL, tx_one_output(t, n), name);
+        const char *i = tx_emit_cast(t, tx_emit_cast(t, x, OT_BOOL, NULL, NULL), OT_INT64, NULL, NULL);
+        tx_emit_cast(t, tx_emit_reduce(t, op, i, NULL, keepdim, NULL, NULL), OT_BOOL, tx_one_output(t, n), name);
         return true;
     }
     bool squeeze = !keepdim && dim->kind != FX_ARG_INT;
     for (size_t k = 0; k < nd; k++) {
-        const char *i = cast_to(t, cast_to(t, x, OT_BOOL, NULL, NULL), OT_INT64, NULL, NULL);
+        const char *i = tx_emit_cast(t, tx_emit_cast(t, x, OT_BOOL, NULL, NULL), OT_INT64, NULL, NULL);
         int64_t m1 = -1;
         const char *shape = tx_own_ints(t, &m1, 1);
         const char *axes = tx_emit2(t, "Reshape", tx_const_scalar(t, OT_INT64, 0, dv[k], false), shape, NULL, NULL);
         /* any.dim keeps the dim only with keepdim; any.dims keeps each and squeezes them after */
-        const char *r = reduce(t, op, i, axes, dim->kind == FX_ARG_INT ? keepdim : 1);
+        const char *r = tx_emit_reduce(t, op, i, axes, dim->kind == FX_ARG_INT ? keepdim : 1, NULL, NULL);
         bool last = k + 1 == nd && !squeeze;
-        x = cast_to(t, r, OT_BOOL, last ? tx_one_output(t, n) : NULL, last ? name : NULL);
+        x = tx_emit_cast(t, r, OT_BOOL, last ? tx_one_output(t, n) : NULL, last ? name : NULL);
     }
     if (squeeze) tx_emit2(t, "Squeeze", x, tx_const_ints(t, dv, nd), tx_one_output(t, n), name);
     return true;

@@ -13,23 +13,8 @@
 static const char *reduce(tx *t, const char *op, const char *x, const char *axes, int64_t keepdim,
                           const fx_node *fin)
 {
-    Onnx__NodeProto *nd = tx_emit(t, op, "", fin ? tx_node_name_of(t, fin) : NULL);
-    ox_attr_int(t->m, nd, "keepdims", keepdim);
-    ox_node_add_input(t->m, nd, x);
-    if (axes) ox_node_add_input(t->m, nd, axes);
-    const char *out = fin ? tx_one_output(t, fin) : tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, out);
-    return out;
-}
-
-static const char *cast_to(tx *t, const char *x, int to)
-{
-    Onnx__NodeProto *nd = tx_emit(t, "Cast", "", NULL);
-    ox_attr_int(t->m, nd, "to", to);
-    ox_node_add_input(t->m, nd, x);
-    const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
+    const char *name = fin ? tx_node_name_of(t, fin) : NULL;
+    return tx_emit_reduce(t, op, x, axes, keepdim, fin ? tx_one_output(t, fin) : NULL, name);
 }
 
 /* The dims of `int[1]? dim` (an int or a list of ints); false if they are not constants. */
@@ -69,7 +54,7 @@ bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const
     const char *x = tx_single(t, n, b[0]->u.node);
     if (!x) return false;
     int64_t keepdim = b[3]->kind == FX_ARG_BOOL ? b[3]->u.b : b[3]->u.i != 0;
-    if (b[4]->kind == FX_ARG_DTYPE) x = cast_to(t, x, fx_dtype_get(b[4]->u.dtype)->onnx_type);
+    if (b[4]->kind == FX_ARG_DTYPE) x = tx_emit_cast(t, x, fx_dtype_get(b[4]->u.dtype)->onnx_type, NULL, NULL);
     int64_t m1 = -1;
     const char *axes = NULL;
     if (!has_dim && keepdim) {
@@ -85,7 +70,7 @@ bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const
         x = tx_emit1(t, "Abs", x, NULL, NULL);
         reduce(t, ord > 0 ? "ReduceMax" : "ReduceMin", x, axes, keepdim, n);
     } else if (ord == 0) {
-        const char *nz = cast_to(t, x, OT_BOOL);
+        const char *nz = tx_emit_cast(t, x, OT_BOOL, NULL, NULL);
         reduce(t, "ReduceSum", tx_emit2(t, "CastLike", nz, x, NULL, NULL), axes, keepdim, n);
     } else if (ord == 1 || ord == 2) {
         reduce(t, ord == 1 ? "ReduceL1" : "ReduceL2", x, axes, keepdim, n);

@@ -1,23 +1,18 @@
-/* translate_stft.c — aten.stft with a real result (return_complex False) as torchlib writes it:
+/* translate_stft.c — aten.stft as torchlib writes it:
  * one STFT over the signal as [batch, length, 1] with the window (ones of win_length or n_fft
  * when none is given) centred in n_fft, frequencies moved before frames, the batch dim dropped
- * for a 1-d signal, divided by sqrt(n_fft) when normalized. Complex results have no ONNX type:
- * an error naming the node. */
+ * for a 1-d signal, divided by sqrt(n_fft) when normalized. A complex result (return_complex) is
+ * the same tensor: torch.onnx's real form of a complex value, a last dim of 2. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "translate/translate_internal.h"
 
-/* b: self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex */
+/* b: self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex (ignored, as torchlib does) */
 bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
-    if (b[7] && b[7]->kind == FX_ARG_BOOL && b[7]->u.b) {
-        tx_fail_node(t, n, "stft with return_complex=True: complex tensors have no ONNX export; use "
-                           "return_complex=False (real and imaginary parts in a last dim of 2)");
-        return false;
-    }
     int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
     if ((r != 1 && r != 2) || !b[1] || b[1]->kind != FX_ARG_INT || b[1]->u.i <= 0) {
         tx_fail_node(t, n, "stft needs a 1-d or 2-d signal and a constant n_fft");

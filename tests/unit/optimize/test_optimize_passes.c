@@ -710,6 +710,33 @@ static void test_reshape_to_minus_one_stays(void **state)
     ox_model_free(m);
 }
 
+static void test_castlike_to_cast(void **state)
+{
+    (void)state;
+    /* CastLike of an int64 value like a float one is a Cast to float, a new node named by the
+     * graph's node counter (none numbered yet: 0), as onnxscript.optimizer.optimize_ir leaves it:
+     * [node_Cast_0] c = Cast <to: int = 1> (i) */
+    ox_model *m = parse("<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                        "g (int64[3] i, float[3] f) => (float[3] z)\n"
+                        "{\n"
+                        "  c = CastLike (i, f)\n"
+                        "  z = Add (c, f)\n"
+                        "}\n");
+    assert_int_equal(optimize_model(m, NULL, NULL, NULL), 0);
+    Onnx__GraphProto *g = m->proto->graph;
+    assert_int_equal(count_op(g, "CastLike"), 0);
+    Onnx__NodeProto *c = find_node(g, "Cast");
+    assert_non_null(c);
+    assert_string_equal(c->name, "node_Cast_0");
+    assert_int_equal(c->n_input, 1);
+    assert_string_equal(c->input[0], "i");
+    assert_string_equal(c->output[0], "c");
+    assert_int_equal(c->n_attribute, 1);
+    assert_string_equal(c->attribute[0]->name, "to");
+    assert_int_equal(c->attribute[0]->i, 1);
+    ox_model_free(m);
+}
+
 static void test_static_reshape_target(void **state)
 {
     (void)state;
@@ -846,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_expand_after_reshape),
         cmocka_unit_test(test_shape_of_known_rank),
         cmocka_unit_test(test_reshape_to_minus_one_stays),
+        cmocka_unit_test(test_castlike_to_cast),
         cmocka_unit_test(test_static_reshape_target),
         cmocka_unit_test(test_full_and_idempotent),
         cmocka_unit_test(test_bad_models_do_not_crash),
