@@ -77,6 +77,9 @@ EXTRA_DIST += tests/corpus_repl.sh
 # `verify` on every corpus case, its verdicts held against ONNX Runtime's (skips without it).
 TESTS += tests/corpus_verify.sh
 EXTRA_DIST += tests/corpus_verify.sh
+# Ops corpus cases listed in tests/fixtures/corpus_text/*.txt print exactly as torch's (skips without it).
+TESTS += tests/corpus_text.sh
+EXTRA_DIST += tests/corpus_text.sh
 # `compare` of fxsh's export with torch.onnx's models, node by node, on every fx case (skips without it).
 TESTS += tests/corpus_compare.sh
 EXTRA_DIST += tests/corpus_compare.sh

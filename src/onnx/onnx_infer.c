@@ -827,6 +827,11 @@ static int dispatch(ictx *c)
     if (!strcmp(op, "Split")) return infer_split(c);
     if (!strcmp(op, "Expand")) return infer_expand(c);
     if (!strcmp(op, "ConstantOfShape")) return infer_constant_of_shape(c);
+    if (!strcmp(op, "EyeLike")) {   /* the input's shape; dtype, else the input's type */
+        const Onnx__AttributeProto *dt = ox_node_attr(c->n, "dtype");
+        if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), dt && dt->has_i ? (int32_t)dt->i : 0);
+        return 0;
+    }
     if (!strcmp(op, "MatMul")) return infer_matmul(c);
     if (!strcmp(op, "Gemm")) return infer_gemm(c);
     if (!strncmp(op, "Reduce", 6)) return infer_reduce(c, op);

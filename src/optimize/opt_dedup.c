@@ -219,10 +219,9 @@ static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, int depth)
         Onnx__NodeProto *n = g->node[i];
         for (size_t k = 0; k < n->n_input; k++) n->input[k] = (char *)opt_resolve(&ren, n->input[k]);
         if (ox_node_has_subgraph(n)) {
-            FOR_SUBGRAPHS(n, sg, {
-                opt_rename_uses(sg, &ren, true, depth + 1, c->o->max_depth);
-                cse_graph(c, sg, depth + 1);
-            });
+            /* onnx_ir's pass merges the main graph's nodes only: a node holding a graph is left
+             * as it is, and so are the nodes of its graphs (which see the merged names) */
+            FOR_SUBGRAPHS(n, sg, opt_rename_uses(sg, &ren, true, depth + 1, c->o->max_depth));
             continue;
         }
         if (!n->n_output || nondeterministic(n)) continue;

@@ -124,16 +124,15 @@ static bool is_noop(noop_ctx *c, const Onnx__NodeProto *n, scope *s, const hashm
         return a && a == b;
     }
     if (opt_is_op(n, "Expand") && n->n_input == 2) {
-        /* Expanding to a shape the input already has (1s broadcast away) changes nothing. */
+        /* Expanding to exactly the input's shape changes nothing (onnxscript's ExpandIdentity
+         * compares the dims as they are: an Expand to a shape the input broadcasts to stays). */
         int64_t dims[OE_MAX_RANK], want[OE_MAX_RANK];
         int rank = known_shape(s, producer, n->input[0], dims);
         if (rank < 0) return false;
         int k = opt_const_ints(s, opt_str(n->input[1]), want, OE_MAX_RANK);
-        if (k < 0 || k > rank) return false;
-        for (int i = 0; i < k; i++) {
-            int64_t d = dims[rank - k + i];
-            if (want[i] != d && want[i] != 1) return false;
-        }
+        if (k != rank) return false;
+        for (int i = 0; i < k; i++)
+            if (want[i] != dims[i]) return false;
         return true;
     }
     if (opt_is_op(n, "Reshape") && n->n_input == 2) {

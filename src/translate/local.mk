@@ -5,7 +5,8 @@ libfxsh_a_SOURCES += \
 	src/translate/translate_hop.c src/translate/translate_diagonal.c src/translate/translate_strided.c \
 	src/translate/translate_sample.c src/translate/translate_histc.c src/translate/translate_norm.c src/translate/translate_unbind.c src/translate/translate_logical.c \
 	src/translate/translate_embedding_bag.c src/translate/translate_stft.c src/translate/translate_complex.c \
-	src/translate/translate_composite.c src/translate/translate_index_put.c src/translate/translate_function.c \
+	src/translate/translate_composite.c src/translate/translate_index_put.c src/translate/translate_scatter_reduce.c \
+	src/translate/translate_function.c \
 	src/translate/translate_meta.c src/translate/translate_meta.h src/translate/translate_attrs.c \
 	src/translate/translate_version.c src/translate/translate_rename.c
 

@@ -2,7 +2,9 @@
  * the operator's schema (at torchlib's opset 18) gives a default is written out, and all appear
  * in onnx.defs' order (torch/onnx/_internal/exporter/_building.py fills them from the OpSignature).
  * Nodes of an inlined torchlib function (named n0, n1_2, ... as the function names them) keep what
- * the function wrote: onnxscript compiles those without defaults. */
+ * the function wrote: onnxscript compiles those without defaults. An attribute torchlib passes as
+ * None (ScatterND's reduction in aten_index_put) is dropped by the tracer and gets no default:
+ * tx_attr_none marks it, and the marker goes when the node is completed. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -33,6 +35,25 @@ static Onnx__AttributeProto *find_attr(Onnx__NodeProto *n, const char *name, siz
     return NULL;
 }
 
+static bool none_marker(const Onnx__AttributeProto *a)
+{
+    return a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
+}
+
+void tx_attr_none(ox_model *m, Onnx__NodeProto *n, const char *name)
+{
+    ox_attr_new(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED);
+}
+
+/* Removes the None markers of n (keeping the other attributes in their order). */
+static void drop_none_markers(Onnx__NodeProto *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (!none_marker(n->attribute[i])) n->attribute[k++] = n->attribute[i];
+    n->n_attribute = k;
+}
+
 /* Adds the missing defaults and puts the attributes in the schema's order (ones the schema does
  * not list, if any, after them in their own order). */
 static void complete_node(ox_model *m, Onnx__NodeProto *n)
@@ -52,7 +73,9 @@ static void complete_node(ox_model *m, Onnx__NodeProto *n)
         colon = memchr(p, ':', (size_t)(end - p));
         size_t nlen = (size_t)((colon ? colon : end) - p);
         Onnx__AttributeProto *a = find_attr(n, p, nlen);
-        if (a) {
+        if (a && none_marker(a)) {
+            /* passed None: no default; drop_none_markers removes it */
+        } else if (a) {
             for (size_t i = 0; i < given; i++)
                 if (n->attribute[i] == a) placed[i] = true;
             order[k++] = a;
@@ -92,7 +115,7 @@ void tx_complete_attributes(ox_model *m, Onnx__GraphProto *g, int depth)
         }
         /* If / Loop / Scan come from torch.onnx's own handling of cond, while_loop and scan,
          * which builds the node with its branches in its own order, not through the tracer */
-        if (has_graph || (n->domain && *n->domain) || inlined_function_node(n->name)) continue;
-        complete_node(m, n);
+        if (!has_graph && !(n->domain && *n->domain) && !inlined_function_node(n->name)) complete_node(m, n);
+        drop_none_markers(n);
     }
 }

@@ -699,64 +699,13 @@ static bool b_broadcast_in_dim(tx *t, const fx_node *n, const op_rule *rule, con
     return true;
 }
 
-static bool same_sizes(const fx_node *a, const fx_node *b)
-{
-    const fx_value *x = tx_node_val(a), *y = tx_node_val(b);
-    if (!x || !y || x->kind != FX_VAL_TENSOR || y->kind != FX_VAL_TENSOR || x->rank != y->rank) return false;
-    for (size_t i = 0; i < x->rank; i++)
-        if (strcmp(x->sizes[i], y->sizes[i])) return false;
-    return true;
-}
-
 /* index.Tensor: one integer index tensor (others None) → Gather on that axis; index tensors of
  * one shape on the leading dims → GatherND of the stacked indices; any other index list (bool
  * masks, broadcast indices, None between them): translate_index_put.c. */
 static bool b_index(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
-    const char *x = input_of(t, n, b[0]);
-    const fx_arg *ix = b[1];
-    if (!x || (ix->kind != FX_ARG_LIST && ix->kind != FX_ARG_TUPLE)) return false;
-    int axis = -1, count = 0;
-    bool leading = true, uniform = true;
-    for (size_t i = 0; i < ix->u.seq.len; i++) {
-        const fx_arg *e = ix->u.seq.items[i];
-        if (e->kind == FX_ARG_NONE) { leading = false; continue; }
-        if (e->kind != FX_ARG_NODE || tx_onnx_dtype_of_node(e->u.node) == OT_BOOL) { count = -1; break; }
-        if (tx_onnx_dtype_of_node(e->u.node) != OT_INT64) uniform = false;
-        if (!leading) uniform = false;
-        if (count && uniform && !same_sizes(e->u.node, ix->u.seq.items[0]->u.node)) uniform = false;
-        if (axis < 0) axis = (int)i;
-        count++;
-    }
-    if (count == 1) {
-        const char *idx = tx_single(t, n, ix->u.seq.items[axis]->u.node);
-        if (!idx) return false;
-        const char *out = tx_one_output(t, n);
-        Onnx__NodeProto *nd = tx_emit(t, "Gather", "", tx_node_name_of(t, n));
-        ox_attr_int(t->m, nd, "axis", axis);
-        ox_node_add_input(t->m, nd, x);
-        ox_node_add_input(t->m, nd, idx);
-        ox_node_add_output(t->m, nd, out);
-        return true;
-    }
-    if (count < 2 || !uniform || axis != 0)
-        return tx_index_general(t, n, b);
-    int64_t m1 = -1;
-    const char *ax = tx_const_ints(t, &m1, 1);
-    const char **parts = arena_alloc(&t->a, ((size_t)count + 1) * sizeof *parts);
-    for (int i = 0; i < count; i++) {           /* producers first: nodes stay topologically sorted */
-        const char *v = tx_single(t, n, ix->u.seq.items[i]->u.node);
-        if (!v) return false;
-        parts[i] = tx_emit2(t, "Unsqueeze", v, ax, NULL, NULL);
-    }
-    Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
-    ox_attr_int(t->m, cat, "axis", -1);
-    for (int i = 0; i < count; i++) ox_node_add_input(t->m, cat, parts[i]);
-    const char *stacked = tx_fresh_val(t);
-    ox_node_add_output(t->m, cat, stacked);
-    tx_emit2(t, "GatherND", x, stacked, tx_one_output(t, n), tx_node_name_of(t, n));
-    return true;
+    return tx_index_general(t, n, b);
 }
 
 static bool b_hstack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
@@ -871,34 +820,7 @@ static bool b_symbolic(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
 static bool b_index_put(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
-    const char *x = input_of(t, n, b[0]), *vals = input_of(t, n, b[2]);
-    const fx_arg *ix = b[1];
-    if (!x || !vals) return false;
-    if (!tx_seq_arg(ix) || ix->u.seq.len != 1 || ix->u.seq.items[0]->kind != FX_ARG_NODE ||
-        tx_onnx_dtype_of_node(ix->u.seq.items[0]->u.node) == OT_BOOL)
-        return tx_index_put_general(t, n, b);
-    const char *idx = tx_single(t, n, ix->u.seq.items[0]->u.node);
-    if (!idx) return false;
-    int64_t m1 = -1;
-    const char *ind = tx_emit2(t, "Unsqueeze", idx, tx_const_ints(t, &m1, 1), NULL, NULL);
-    const char *si = tx_emit1(t, "Shape", idx, NULL, NULL);
-    Onnx__NodeProto *sx = tx_emit(t, "Shape", "", NULL);
-    ox_attr_int(t->m, sx, "start", 1);
-    ox_node_add_input(t->m, sx, x);
-    const char *rest = tx_fresh_val(t);
-    ox_node_add_output(t->m, sx, rest);
-    const char *shape = tx_emit2(t, "Concat", si, rest, NULL, NULL);
-    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", 0);
-    const char *vc = tx_emit2(t, "CastLike", vals, x, NULL, NULL);
-    const char *upd = tx_emit2(t, "Expand", vc, shape, NULL, NULL);
-    const char *out = tx_one_output(t, n);
-    Onnx__NodeProto *nd = tx_emit(t, "ScatterND", "", tx_node_name_of(t, n));
-    if (b[3]->kind == FX_ARG_BOOL && b[3]->u.b) ox_attr_string(t->m, nd, "reduction", "add");
-    ox_node_add_input(t->m, nd, x);
-    ox_node_add_input(t->m, nd, ind);
-    ox_node_add_input(t->m, nd, upd);
-    ox_node_add_output(t->m, nd, out);
-    return true;
+    return tx_index_put_general(t, n, b);
 }
 
 /* Scatter src into self along axis at the static positions pos[0..n): ScatterElements with the
@@ -952,24 +874,6 @@ static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const 
     return scatter_positions(t, n, x, src, dim, r, pos, np);
 }
 
-static bool b_select_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
-{
-    (void)rule;
-    const char *x = input_of(t, n, b[0]), *src = input_of(t, n, b[1]);
-    int64_t *sz, dim, index;
-    size_t r;
-    if (!x || !src) return false;
-    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) || !arg_int(b[3], &index)) {
-        tx_fail_node(t, n, "select_scatter needs static sizes and a constant index");
-        return false;
-    }
-    if (dim < 0) dim += (int64_t)r;
-    if (dim < 0 || dim >= (int64_t)r) return false;
-    if (index < 0) index += sz[dim];
-    const char *us = tx_emit2(t, "Unsqueeze", src, tx_const_ints(t, &dim, 1), NULL, NULL);
-    return scatter_positions(t, n, x, us, dim, r, &index, 1);
-}
-
 /* atleast_1d / atleast_2d / atleast_3d over a list (the N from the rule's target): a tensor of
  * rank r < N is reshaped as torch.atleast_Nd does (rank 0: all ones; rank 1 of size n: [1, n] or
  * [1, n, 1]; rank 2 of atleast_3d: [a, b, 1]), the others pass through. */
@@ -1011,12 +915,13 @@ static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] =
     {"upsample_cubic", b_upsample_cubic, 4}, {"roll", tx_b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
     {"sdpa", b_sdpa, 7}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
     {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
-    {"select_scatter", b_select_scatter, 4}, {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
+    {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
     {"python_loop", tx_b_python_loop, -1},
     {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4}, {"as_strided", tx_b_as_strided, 4},
     {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8}, {"view_complex", tx_b_view_complex, 2},
     {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
     {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3}, {"stack", tx_b_stack, 2}, {"tile", tx_b_tile, 2},
+    {"scatter_reduce", tx_b_scatter_reduce, 6}, {"index_reduce", tx_b_index_reduce, 6},
     {"linalg_vector_norm", tx_b_linalg_vector_norm, 5}, {"unbind", tx_b_unbind, 2},
     {"any_all_dims", tx_b_any_all_dims, 3},
 };

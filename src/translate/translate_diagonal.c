@@ -14,12 +14,12 @@ static bool int_of(const fx_arg *a, int64_t *v)
     return true;
 }
 
-/* Size d of x as a 1-D tensor [size]. */
-static const char *dim_size(tx *t, const char *shape, int64_t d)
+/* Size d of x as a 1-D tensor [size]: Reshape(Gather(Shape(x), d), neg_1), a Shape of its own. */
+static const char *dim_size(tx *t, const char *x, int64_t d, const char *neg_1)
 {
-    int64_t m1 = -1;
+    const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
     const char *g = tx_emit2(t, "Gather", shape, tx_const_scalar(t, 7, 0, d, false), NULL, NULL);
-    return tx_emit2(t, "Reshape", g, tx_const_ints(t, &m1, 1), NULL, NULL);
+    return tx_emit2(t, "Reshape", g, neg_1, NULL, NULL);
 }
 
 static const char *emit3(tx *t, const char *op, const char *a, const char *b, const char *c, const char *d,
@@ -32,6 +32,11 @@ static const char *emit3(tx *t, const char *op, const char *a, const char *b, co
     const char *o = out ? out : tx_fresh_val(t);
     ox_node_add_output(t->m, nd, o);
     return o;
+}
+
+static void set_int(tx *t, const char *name, int64_t v)
+{
+    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], name, v);
 }
 
 /* b: self, offset, dim1, dim2 */
@@ -59,40 +64,36 @@ bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
         if (i != d1 && i != d2) perm[k++] = i;
     perm[k++] = d1;
     perm[k++] = d2;
-    bool identity = true;
-    for (int64_t i = 0; i < r; i++) identity &= perm[i] == i;
-
-    const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
-    const char *rows = dim_size(t, shape, d1), *cols = dim_size(t, shape, d2);
+    /* in torchlib's order: the sizes, the mask, the masked product summed over dim1, the length
+     * of the diagonal (offset and the min of the sizes), the slice */
+    int64_t m1 = -1, zero = 0;
+    const char *neg_1 = tx_own_ints(t, &m1, 1);
+    const char *rows = dim_size(t, x, d1, neg_1), *cols = dim_size(t, x, d2, neg_1);
     const char *mshape = tx_emit2(t, "Concat", rows, cols, NULL, NULL);
-    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "axis", 0);
+    set_int(t, "axis", 0);
     const char *zeros = tx_emit1(t, "ConstantOfShape", mshape, NULL, NULL);
     const char *mask = tx_emit1(t, "EyeLike", zeros, NULL, NULL);
-    ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "k", offset);
+    set_int(t, "k", offset);
     if (is_bool) {
         x = tx_emit1(t, "Cast", x, NULL, NULL);
-        ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 7);
+        set_int(t, "to", 7);
         mask = tx_emit1(t, "Cast", mask, NULL, NULL);
-        ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 7);
+        set_int(t, "to", 7);
     } else {
         mask = tx_emit2(t, "CastLike", mask, x, NULL, NULL);
     }
-    if (!identity) {
-        x = tx_emit1(t, "Transpose", x, NULL, NULL);
-        ox_attr_ints(t->m, t->sc->g->node[t->sc->g->n_node - 1], "perm", perm, (size_t)r);
-    }
+    x = tx_emit1(t, "Transpose", x, NULL, NULL);
+    ox_attr_ints(t->m, t->sc->g->node[t->sc->g->n_node - 1], "perm", perm, (size_t)r);
     const char *prod = tx_emit2(t, "Mul", x, mask, NULL, NULL);
     const char *axes = tx_const_ints(t, &axis, 1);
     const char *sum = tx_emit2(t, "ReduceSum", prod, axes, NULL, NULL);
-    Onnx__NodeProto *rs = t->sc->g->node[t->sc->g->n_node - 1];
-    ox_attr_int(t->m, rs, "noop_with_empty_axes", 0);
-    ox_attr_int(t->m, rs, "keepdims", 0);
+    set_int(t, "keepdims", 0);
     const char *mind = tx_emit2(t, "Min", rows, cols, NULL, NULL);
-    const char *off = tx_const_ints(t, &offset, 1);
-    int64_t zero = 0;
+    const char *off = tx_own_ints(t, &offset, 1);
     const char *len = offset < 0 ? tx_emit2(t, "Add", rows, off, NULL, NULL) : tx_emit2(t, "Sub", cols, off, NULL, NULL);
-    const char *start = offset < 0 ? tx_const_ints(t, &zero, 1) : off;
-    len = tx_emit2(t, "Max", tx_emit2(t, "Min", len, mind, NULL, NULL), tx_const_ints(t, &zero, 1), NULL, NULL);
+    const char *start = offset < 0 ? tx_own_ints(t, &zero, 1) : off;
+    len = tx_emit2(t, "Min", len, mind, NULL, NULL);
+    len = tx_emit2(t, "Max", len, tx_own_ints(t, &zero, 1), NULL, NULL);
     const char *end = tx_emit2(t, "Add", start, len, NULL, NULL);
     const char *out = tx_one_output(t, n);
     if (!is_bool) {

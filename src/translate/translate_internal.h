@@ -93,6 +93,8 @@ const char *tx_scalar_input(tx *t, const aten_arg *sa, const fx_arg *a, int ref_
 const char *tx_int_list_input(tx *t, const fx_node *user, const fx_arg *a);
 /* translate_attrs.c: defaults written out and attributes in onnx.defs' order, as torch.onnx's tracer */
 void tx_complete_attributes(ox_model *m, Onnx__GraphProto *g, int depth);
+/* Marks attribute name of n as one torchlib passes as None: written neither as given nor as default. */
+void tx_attr_none(ox_model *m, Onnx__NodeProto *n, const char *name);
 const char *tx_merge_dims_input(tx *t, const fx_node *user, const fx_arg *a, bool minus_one_as_one);
 bool tx_arg_inputs(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int ref_dtype, namevec *out);
 bool tx_list_ints(tx *t, const fx_node *user, const aten_arg *sa, const fx_arg *a, int64_t **v, size_t *n);
@@ -157,6 +159,10 @@ bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* translate_scatter_reduce.c: scatter_reduce.two (sum, prod, amax, amin) as torchlib */
+bool tx_b_scatter_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* index_reduce (prod, amax, amin, mean) through the same ScatterElements */
+bool tx_b_index_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate),
  * index.Tensor with any list of indices (b: self, indices) */
 bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b);

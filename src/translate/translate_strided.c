@@ -69,7 +69,7 @@ static bool element_map(tx *t, const int64_t *loc, int64_t numel, int64_t **map,
 /* b: self, size, stride, storage_offset (None: the input's) */
 bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
-    int64_t *size, *stride, off = 0;
+    int64_t *size, *stride, off = 0, tl_off = 0;   /* tl_off: the offset torchlib reads from (None: 0) */
     size_t ns, nst;
     if (!b[0] || b[0]->kind != FX_ARG_NODE) {
         tx_fail_node(t, n, "as_strided needs a tensor input");
@@ -83,7 +83,7 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
         return false;
     }
     if (b[3] && b[3]->kind == FX_ARG_INT) {
-        off = b[3]->u.i;
+        off = tl_off = b[3]->u.i;
     } else if (!b[3] || b[3]->kind == FX_ARG_NONE) {   /* None: the input's own storage offset */
         const fx_value *iv = tx_node_val(b[0]->u.node);
         off = iv && iv->kind == FX_VAL_TENSOR ? iv->storage_offset : 0;
@@ -118,12 +118,12 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
     int64_t *idx = arena_alloc(&t->a, (size_t)(numel ? numel : 1) * sizeof *idx);
     int64_t *pos = arena_alloc(&t->a, (ns + 1) * sizeof *pos);
     memset(pos, 0, (ns + 1) * sizeof *pos);
-    bool flat = true;        /* each storage element is the flattened input's element of that index */
+    bool flat = true;        /* torchlib's index (tl_off + the strided sum) is each element's flat index */
     for (int64_t k = 0; k < numel; k++) {
         int64_t v = off;
         for (size_t i = 0; i < ns; i++) v += pos[i] * stride[i];
         idx[k] = v >= lo && v - lo < span ? map[v - lo] : -1;
-        flat &= idx[k] == v;
+        flat &= idx[k] == v - off + tl_off;
         if (idx[k] < 0) {
             tx_fail_node(t, n, arena_printf(&t->a, "as_strided reads storage element %lld, which the input (%lld "
                                             "elements from storage offset %lld) does not hold: memory outside the "
@@ -136,8 +136,9 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
             pos[i] = 0;
         }
     }
-    /* torchlib's function gathers offset + sum(index * stride) from the flattened input: where
-     * that is the view (a contiguous input from storage offset 0), torch's graph is it */
+    /* torchlib's function gathers storage_offset (0 when None) + sum(index * stride) from the
+     * flattened input: where that is the view (a contiguous input; from storage offset 0 unless
+     * storage_offset is None, which reads from the input's own), torch's graph is it */
     for (size_t i = 0; flat && i < rule->nalts; i++)
         if (rule->alts[i].function) return tx_run_function(t, n, rule, &rule->alts[i], b);
     const char *x = tx_single(t, n, b[0]->u.node);
