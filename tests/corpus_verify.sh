@@ -16,7 +16,7 @@ corpus=${FXSH_CORPUS:-}
 [ -n "$corpus" ] && [ -d "$corpus/fx" ] && [ -d "$corpus/ops" ] || { echo "corpus not found (FXSH_CORPUS); skipping"; exit 77; }
 FLOOR_TORCH=${FLOOR_TORCH:-570}     # agreements on torch.onnx's models (fx + ops)
 FLOOR_FXSH=${FLOOR_FXSH:-544}       # agreements on fxsh's exports (fx + ops)
-FLOOR_TEXT=${FLOOR_TEXT:-425}       # ops cases whose fxsh model prints as torch's onnx_dynamo.txt
+FLOOR_TEXT=${FLOOR_TEXT:-479}       # ops cases whose fxsh model prints as torch's onnx_dynamo.txt
 filter=${FXSH_CORPUS_FILTER:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

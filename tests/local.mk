@@ -86,9 +86,6 @@ EXTRA_DIST += tests/corpus_compare.sh
 # `export --legacy trace` prints the TracerWarnings torch's tracing printed, on every fx case (skips without it).
 TESTS += tests/corpus_trace.sh
 EXTRA_DIST += tests/corpus_trace.sh
-# ops cases listed in tests/fixtures/corpus_identical print exactly as torch.onnx's (skips without it).
-TESTS += tests/corpus_identical.sh
-EXTRA_DIST += tests/corpus_identical.sh
 
 # The source tree's layering (DESIGN.md): no folder includes a folder after it in the pipeline.
 TESTS += tests/include_order.sh
