@@ -214,13 +214,7 @@ bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const 
         const char *before = tx_own_int_tensor(t, ones, (size_t)pos + 1);
         const char *rr = tx_emit2(t, "Reshape", rv, tx_own_int_tensor(t, &m1, 1), NULL, NULL);
         const char *after = tx_own_int_tensor(t, ones, (size_t)(r - pos - 1));
-        Onnx__NodeProto *c = tx_emit(t, "Concat", "", NULL);
-        ox_attr_int(t->m, c, "axis", 0);
-        ox_node_add_input(t->m, c, before);
-        ox_node_add_input(t->m, c, rr);
-        ox_node_add_input(t->m, c, after);
-        tiles = tx_fresh_val(t);
-        ox_node_add_output(t->m, c, tiles);
+        tiles = tx_emit_concat3(t, before, rr, after);
     }
     const char *tiled = tx_emit2(t, "Expand", u, tiles, NULL, NULL);
     const char *head = tx_emit1(t, "Shape", x, NULL, NULL);   /* torchlib's Shape(self, start=0, end=dim) */
@@ -229,13 +223,7 @@ bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const 
     const char *minus1 = tx_own_ints(t, &m1, 1);
     const char *tail = tx_emit1(t, "Shape", x, NULL, NULL);
     ox_attr_int(t->m, last_node(t), "start", pos + 1);
-    Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
-    ox_node_add_input(t->m, cat, head);
-    ox_node_add_input(t->m, cat, minus1);
-    ox_node_add_input(t->m, cat, tail);
-    const char *shape = tx_fresh_val(t);
-    ox_node_add_output(t->m, cat, shape);
-    ox_attr_int(t->m, cat, "axis", 0);
+    const char *shape = tx_emit_concat3(t, head, minus1, tail);
     tx_emit2(t, "Reshape", tiled, shape, tx_one_output(t, n), tx_node_name_of(t, n));
     return true;
 }

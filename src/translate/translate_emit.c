@@ -93,6 +93,19 @@ const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const ch
     return out;
 }
 
+/* Concat <axis: 0> of three values (a fresh val_N), as torchlib's op.Concat(a, b, c, axis=0). */
+const char *tx_emit_concat3(tx *t, const char *a, const char *b, const char *c)
+{
+    Onnx__NodeProto *n = tx_emit(t, "Concat", "", NULL);
+    ox_attr_int(t->m, n, "axis", 0);
+    ox_node_add_input(t->m, n, a);
+    ox_node_add_input(t->m, n, b);
+    ox_node_add_input(t->m, n, c);
+    const char *out = tx_fresh_val(t);
+    ox_node_add_output(t->m, n, out);
+    return out;
+}
+
 const char *tx_emit_reduce(tx *t, const char *op, const char *x, const char *axes, int64_t keepdims, const char *out,
                            const char *node_name)
 {
@@ -229,15 +242,8 @@ const char *tx_own_one(tx *t, int dtype, size_t rank, double f, int64_t i, bool 
 {
     int64_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     Onnx__TensorProto *tp = ox_tensor_new(t->m, NULL, dtype, ones, rank < 8 ? rank : 8);
-    if (!fill_scalar(t, tp, dtype, f, i, is_float)) {
-        const char *base = tx_own_one(t, is_float ? OT_FLOAT : OT_INT64, rank, f, i, is_float);
-        Onnx__NodeProto *n = tx_emit(t, "Cast", "", NULL);
-        ox_attr_int(t->m, n, "to", dtype);
-        ox_node_add_input(t->m, n, base);
-        const char *out = tx_fresh_val(t);
-        ox_node_add_output(t->m, n, out);
-        return out;
-    }
+    if (!fill_scalar(t, tp, dtype, f, i, is_float))
+        return tx_emit_cast(t, tx_own_one(t, is_float ? OT_FLOAT : OT_INT64, rank, f, i, is_float), dtype, NULL, NULL);
     Onnx__NodeProto *n = tx_emit(t, "Constant", "", NULL);
     ox_attr_tensor(t->m, n, "value", tp);
     const char *out = tx_fresh_val(t);

@@ -65,6 +65,8 @@ Onnx__NodeProto *tx_emit(tx *t, const char *op, const char *domain, const char *
 const char *tx_emit1(tx *t, const char *op, const char *in, const char *out, const char *node_name);
 const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const char *out, const char *node_name);
 const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const char *node_name);
+/* Concat <axis: 0> (a, b, c) into a fresh value. */
+const char *tx_emit_concat3(tx *t, const char *a, const char *b, const char *c);
 const char *tx_emit_reduce(tx *t, const char *op, const char *x, const char *axes, int64_t keepdims, const char *out,
                            const char *node_name);
 void tx_fail_node(tx *t, const fx_node *n, const char *what);

@@ -64,13 +64,7 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
         const char *lw = tx_emit2(t, "Expand", tx_own_ints(t, &zero, 1), left, NULL, NULL);
         const char *rw = tx_emit2(t, "Expand", tx_own_ints(t, &zero, 1), right, NULL, NULL);
         const char *mid = tx_emit2(t, "Expand", tx_own_ints(t, &one, 1), wr, NULL, NULL);
-        Onnx__NodeProto *cat = tx_emit(t, "Concat", "", NULL);
-        ox_attr_int(t->m, cat, "axis", 0);
-        ox_node_add_input(t->m, cat, lw);
-        ox_node_add_input(t->m, cat, mid);
-        ox_node_add_input(t->m, cat, rw);
-        win = tx_fresh_val(t);
-        ox_node_add_output(t->m, cat, win);
+        win = tx_emit_concat3(t, lw, mid, rw);
     } else {
         /* torchlib's _create_window_from_n_fft: Expand of [1] to n_fft */
         const char *shape1 = tx_own_ints(t, &one, 1);   /* made before the call converts n_fft */
