@@ -38,9 +38,9 @@ int cmd_stages(session *s, int argc, char **argv)
         const stage *st = &s->stages[i];
         fprintf(s->out, "%c %-10s  ", i == s->current ? '*' : ' ', st->name);
         switch (st->kind) {
-        case STAGE_EMPTY: fputs("-", s->out); break;
-        case STAGE_FX: fputs("FX program", s->out); break;
-        case STAGE_ONNX: fputs("ONNX model", s->out); break;
+        case PL_EMPTY: fputs("-", s->out); break;
+        case PL_FX: fputs("FX program", s->out); break;
+        case PL_ONNX: fputs("ONNX model", s->out); break;
         }
         if (st->source) fprintf(s->out, "  (%s)", st->source);
         fputc('\n', s->out);

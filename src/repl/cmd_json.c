@@ -256,7 +256,7 @@ void json_stages(session *s, strbuf *out)
         const stage *st = &s->stages[i];
         jw_object(&w);
         jw_kstring(&w, "name", st->name);
-        jw_kstring(&w, "kind", st->kind == STAGE_FX ? "fx" : st->kind == STAGE_ONNX ? "onnx" : "empty");
+        jw_kstring(&w, "kind", st->kind == PL_FX ? "fx" : st->kind == PL_ONNX ? "onnx" : "empty");
         jw_kbool(&w, "current", i == s->current);
         jw_kstring(&w, "source", st->source);
         jw_object_end(&w);
@@ -271,7 +271,7 @@ void json_nodes(const stage *st, strbuf *out)
     begin(&w, out, "nodes", st);
     jw_key(&w, "nodes");
     jw_array(&w);
-    if (st->kind == STAGE_FX) {
+    if (st->kind == PL_FX) {
         fx_nodes c;
         fx_nodes_collect(st->fx, &c);
         for (size_t i = 0; i < c.nodes.len; i++) fx_node_json(&w, c.names.items[i], c.nodes.items[i], false);
@@ -291,7 +291,7 @@ int json_node(const stage *st, const char *name, strbuf *out)
     if (name[0] == '%') name++;
     json_writer w;
     int rc = -1;
-    if (st->kind == STAGE_FX) {
+    if (st->kind == PL_FX) {
         const fx_node *n = fx_program_find_node(st->fx, name);
         if (n) {
             begin(&w, out, "node", st);
@@ -355,7 +355,7 @@ void json_stats(const stage *st, strbuf *out)
     hm_init(&graphs.counts);
     size_t total = 0, root = 0;
     name_vec owned = {0};   /* keys made here: "domain.Op", graph paths */
-    if (st->kind == STAGE_FX) {
+    if (st->kind == PL_FX) {
         fx_nodes c;
         fx_nodes_collect(st->fx, &c);
         for (size_t i = 0; i < c.nodes.len; i++) {

@@ -20,7 +20,7 @@ static stage *need_onnx(session *s, const char *cmd)
         session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
         return NULL;
     }
-    if (st->kind != STAGE_ONNX) {
+    if (st->kind != PL_ONNX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the %s stage is an FX program, not an ONNX model",
                                     cmd, st->name);
         /* the program is on its way to ONNX: the next step is the export that makes the model */

@@ -14,7 +14,7 @@ static stage *need_fx(session *s, const char *cmd)
         session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
         return NULL;
     }
-    if (st->kind != STAGE_FX) {
+    if (st->kind != PL_FX) {
         session_error(s, "%s: the %s stage is an ONNX model, not a torch.export program", cmd, st->name);
         return NULL;
     }
@@ -69,7 +69,7 @@ int cmd_weights(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     diag_sink *d = &s->diag;
-    int rc = st->kind == STAGE_FX ? (fx_program_weight_summary(st->fx, argv[1], &sb, d) ? 0 : -1)
+    int rc = st->kind == PL_FX ? (fx_program_weight_summary(st->fx, argv[1], &sb, d) ? 0 : -1)
                                   : ox_show_initializer(st->onnx, argv[1], &sb, d);
     if (rc == 0) session_write(s, sb.s, sb.len);
     sb_free(&sb);
