@@ -23,6 +23,7 @@ include tests/unit/decompose/local.mk
 include tests/unit/translate/local.mk
 include tests/unit/optimize/local.mk
 include tests/unit/rewrite/local.mk
+include tests/unit/pipeline/local.mk
 include tests/unit/repl/local.mk
 check_PROGRAMS += $(PLAIN_TESTS)
 TESTS += $(PLAIN_TESTS)
