@@ -175,7 +175,7 @@ static int load_buffer(diag_sink *d, const char *buf, size_t len, const char *na
          * torch.export's fake tensors would have them (show code annotates them; export
          * specializes the ifs on shapes). What stays unknown is noted here; export refuses an
          * input without dtype and shape. */
-        if (!ts_prepare_program(p, d)) {
+        if (!tsn_prepare_program(p, d)) {
             fx_program_free(p);
             return 1;
         }
@@ -188,7 +188,7 @@ static int load_buffer(diag_sink *d, const char *buf, size_t len, const char *na
             diag_error(d, (diag_loc){0}, "load --attr: only TorchScript IR reads module attributes (an FX graph holds its values)");
             return 1;
         }
-        fx_program *p = fx_load_text(buf, len, name, d);
+        fx_program *p = load_fx_text(buf, len, name, d);
         if (!p) return 1;
         if (!declare_inputs(d, p, req)) {
             fx_program_free(p);
@@ -324,7 +324,7 @@ static bool check_weight_names(diag_sink *d, const fx_program *p, const char *pa
         if (n_unmatched < 8) sb_printf(&unmatched, "%s%s", n_unmatched ? ", " : "", x->fqn);
         n_unmatched++;
     }
-    bool onnx = fx_weight_file_format(path) == FX_WEIGHTS_ONNX;
+    bool onnx = load_weight_file_format(path) == FX_WEIGHTS_ONNX;
     bool ok = !n_unmatched || (onnx && n_unmatched < n_file);
     if (!ok) {
         diagnostic *dg;
@@ -388,7 +388,7 @@ static bool bind_options(const pl_load_options *o, bool by_loader, pl_loaded *ou
     bool ok = true;
     if (!by_loader) {
         for (const fx_weight *w = out->fx->weights; w; w = w->next) hm_put(&before, w->fqn, NULL);
-        ok = fx_attach_weights(out->fx, o->weights, &out->n_weights, d);
+        ok = load_attach_weights(out->fx, o->weights, &out->n_weights, d);
         out->weights_attached = ok;
     }
     if (ok) ok = check_weight_names(d, out->fx, o->weights, &before);
@@ -453,7 +453,7 @@ bool pl_text_complete(const char *text, size_t len)
     const char *end = text + len, *p = skip_space(text, end);
     bool onnx = p < end && *p == '<';
     for (const char *q = p; !onnx && q + 1 < end && *q != '\n'; q++) onnx = q[0] == '=' && q[1] == '>';
-    return onnx ? ox_text_complete(text, len) : fx_text_complete(text, len);
+    return onnx ? ox_text_complete(text, len) : load_fx_text_complete(text, len);
 }
 
 ox_model *pl_load_model_file(const char *path, const char *cmd, diag_sink *out)

@@ -25,11 +25,11 @@ int cmd_quit(session *s, int argc, char **argv)
 int cmd_stages(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     if (json) {
         strbuf sb;
         sb_init(&sb);
-        json_stages(s, &sb);
+        cmd_json_stages(s, &sb);
         session_write(s, sb.s, sb.len);
         sb_free(&sb);
         return 0;

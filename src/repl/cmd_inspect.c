@@ -170,12 +170,12 @@ int cmd_show(session *s, int argc, char **argv)
 int cmd_nodes(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_stage(s, "nodes");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    if (json) json_nodes(st, &sb);
+    if (json) cmd_json_nodes(st, &sb);
     else if (st->kind == PL_FX) fx_print_nodes(st->fx, &sb);
     else ox_show_nodes(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
@@ -191,7 +191,7 @@ static void suggest_cb(const char *name, void *ctx)
 int cmd_node(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 1, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 1, &json)) return 1;
     if (argc < 2) {
         session_error(s, "node: which node? (usage: node NAME [--json])");
         return 1;
@@ -200,7 +200,7 @@ int cmd_node(session *s, int argc, char **argv)
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    int rc = json ? json_node(st, argv[1], &sb)
+    int rc = json ? cmd_json_node(st, argv[1], &sb)
          : st->kind == PL_FX ? fx_print_node(st->fx, argv[1], &sb) : ox_show_node(st->onnx, argv[1], &sb);
     if (rc < 0) {
         suggester sg;
@@ -239,12 +239,12 @@ int cmd_find(session *s, int argc, char **argv)
 int cmd_stats(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_stage(s, "stats");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    if (json) json_stats(st, &sb);
+    if (json) cmd_json_stats(st, &sb);
     else if (st->kind == PL_FX) fx_print_stats(st->fx, &sb);
     else ox_show_stats(st->onnx, &sb);
     session_write(s, sb.s, sb.len);

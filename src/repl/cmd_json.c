@@ -34,16 +34,16 @@ static bool is_json(const char *word, void *ctx)
     return !strcmp(word, "--json");
 }
 
-bool json_flag(int *argc, char **argv)
+bool cmd_json_flag(int *argc, char **argv)
 {
     int moved = args_partition(*argc, argv, is_json, NULL);
     *argc -= moved;
     return moved > 0;
 }
 
-bool json_option(session *s, int *argc, char **argv, int nargs, bool *json)
+bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json)
 {
-    *json = json_flag(argc, argv);
+    *json = cmd_json_flag(argc, argv);
     if (*argc - 1 > nargs) {
         session_error(s, "%s: unexpected '%s' (only --json may follow)", argv[0], argv[nargs + 1]);
         return false;
@@ -246,7 +246,7 @@ static void value_infos(json_writer *w, const char *key, Onnx__ValueInfoProto *c
 
 /*==== the commands ====*/
 
-void json_stages(session *s, strbuf *out)
+void cmd_json_stages(session *s, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "stages", NULL);
@@ -265,7 +265,7 @@ void json_stages(session *s, strbuf *out)
     end(&w);
 }
 
-void json_nodes(const stage *st, strbuf *out)
+void cmd_json_nodes(const stage *st, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "nodes", st);
@@ -286,7 +286,7 @@ void json_nodes(const stage *st, strbuf *out)
     end(&w);
 }
 
-int json_node(const stage *st, const char *name, strbuf *out)
+int cmd_json_node(const stage *st, const char *name, strbuf *out)
 {
     if (name[0] == '%') name++;
     json_writer w;
@@ -345,7 +345,7 @@ static void histo_json(json_writer *w, const char *key, histo *h)
     vec_free(&h->keys);
 }
 
-void json_stats(const stage *st, strbuf *out)
+void cmd_json_stats(const stage *st, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "stats", st);
@@ -412,7 +412,7 @@ void json_stats(const stage *st, strbuf *out)
     end(&w);
 }
 
-void json_summary(const stage *st, strbuf *out)
+void cmd_json_summary(const stage *st, strbuf *out)
 {
     const Onnx__ModelProto *m = st->onnx->proto;
     const Onnx__GraphProto *g = m->graph;
@@ -448,7 +448,7 @@ void json_summary(const stage *st, strbuf *out)
     end(&w);
 }
 
-void json_check(const stage *st, const diag_sink *problems, strbuf *out)
+void cmd_json_check(const stage *st, const diag_sink *problems, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "check", st);
@@ -469,7 +469,7 @@ void json_check(const stage *st, const diag_sink *problems, strbuf *out)
     end(&w);
 }
 
-void json_signature(const stage *st, strbuf *out)
+void cmd_json_signature(const stage *st, strbuf *out)
 {
     const fx_signature *sig = &st->fx->sig;
     json_writer w;
@@ -497,7 +497,7 @@ void json_signature(const stage *st, strbuf *out)
     end(&w);
 }
 
-void json_params(const stage *st, strbuf *out)
+void cmd_json_params(const stage *st, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "params", st);

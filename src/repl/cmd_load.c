@@ -176,7 +176,7 @@ int cmd_load(session *s, int argc, char **argv)
 
 /* An ONNX model file (binary or text, by content) for a command that compares it with a stage
  * (`verify STAGE FILE`, `compare A FILE`), outside the session's stages. NULL after reporting. */
-ox_model *load_model_file(session *s, const char *cmd, const char *path)
+ox_model *cmd_load_model_file(session *s, const char *cmd, const char *path)
 {
     return pl_load_model_file(path, cmd, &s->diag);
 }

@@ -337,7 +337,7 @@ static void diff_line(session *s, json_writer *w, char mark, const diff_entry *e
 int cmd_diff(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 2, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 2, &json)) return 1;
     if (argc < 3) {
         session_error(s, "diff: which stages? (usage: diff STAGE STAGE [--json])");
         return 1;
