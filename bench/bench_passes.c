@@ -105,7 +105,7 @@ int main(int argc, char **argv)
             pl_stage_set_fx(&stages[l.stage], l.fx, "bench");
             t[1] = now_ms();
             for (int to = PL_STAGE_EXPORTED; to <= PL_STAGE_OPTIMIZED; to++) {
-                if (pl_run_stage(stages, to, &cfg, NULL, &env) != 0) fail(pl_stage_name(to), &d);
+                if (!pl_run_stage(stages, to, &cfg, NULL, &env)) fail(pl_stage_name(to), &d);
                 t[to + 1] = now_ms();
             }
             for (int k = 0; k < 5; k++)

@@ -125,8 +125,8 @@ typedef struct pl_run_options {
  * needs. */
 bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *env);
 /* Runs the pass that makes stages[to] from stages[to - 1] (PL_STAGE_EXPORTED .. OPTIMIZED),
- * printing torch's progress lines and, on failure, its verdict. 0 on success. */
-int pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env);
+ * printing torch's progress lines and, on failure, its verdict. false after reporting. */
+bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env);
 
 /* What pl_export did, stage by stage (indexed by stage). */
 typedef struct pl_export_result {
@@ -141,8 +141,8 @@ void pl_adjust_settings(export_settings *cfg, pl_env *env);
 /* torch.onnx.export(..., dynamo=True): every stage after the first loaded one (a torch-level
  * program at fx, a torch.export program at exported) through optimized (onnx when cfg->optimize
  * is off), each replacing what the stage held; then the warning about weights without values.
- * 0 on success; res (may be NULL) says what ran. */
-int pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_options *ro, pl_env *env,
+ * false after reporting; res (may be NULL) says what ran. */
+bool pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_options *ro, pl_env *env,
               pl_export_result *res);
 /* The first stage holding an FX program (where export starts), or -1. */
 int pl_first_fx_stage(const pl_stage stages[PL_N_STAGES]);

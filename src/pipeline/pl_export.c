@@ -507,18 +507,18 @@ static void report_stage_failure(pl_env *env, int to, const export_settings *cfg
                   pl_stage_name(to - 1));
 }
 
-int pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env)
+bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env)
 {
     static pl_run_options plain;
     if (!ro) ro = &plain;
-    if (to < PL_STAGE_EXPORTED || to >= PL_N_STAGES) return 1;
+    if (to < PL_STAGE_EXPORTED || to >= PL_N_STAGES) return false;
     pl_stage *from = &stages[to - 1];
     int loaded = 0;
     while (loaded < PL_N_STAGES && stages[loaded].kind == PL_EMPTY) loaded++;
     if (to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) {
         if (ro->traced) fx_program_free(ro->traced);
         ro->traced = NULL;
-        return 1;
+        return false;
     }
     /* The capture stage only runs on a program loaded at `fx` (torch-level FX text, TorchScript);
      * a torch.export program loads straight into `exported`, and torch prints no capture line
@@ -554,13 +554,13 @@ int pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cf
     }
     if (rc && interrupt_pending()) {   /* cancelled: no verdict, the caller says "interrupted" */
         sb_free(&title);
-        return rc;
+        return false;
     }
     progress(env, cfg, title.s, rc ? "❌" : "✅");
     if (rc)
         report_stage_failure(env, to, cfg, title.s);
     sb_free(&title);
-    return rc;
+    return rc == 0;
 }
 
 ox_model *pl_stage_model(pl_stage stages[PL_N_STAGES], int index, const export_settings *cfg, const char *cmd,
@@ -676,7 +676,7 @@ void pl_adjust_settings(export_settings *cfg, pl_env *env)
     warn_export_settings(env, cfg);
 }
 
-int pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_options *ro, pl_env *env,
+bool pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_options *ro, pl_env *env,
               pl_export_result *res)
 {
     static pl_run_options plain;
@@ -690,23 +690,23 @@ int pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_o
         diag_error(env->diag, (diag_loc){0}, "export: no FX program loaded (load an FX graph or a .pt2 first)");
         if (ro->traced) fx_program_free(ro->traced);
         ro->traced = NULL;
-        return 1;
+        return false;
     }
     int last = cfg->optimize ? PL_STAGE_OPTIMIZED : PL_STAGE_ONNX;
-    int rc = 0;
-    for (int to = first + 1; to <= last && !rc; to++) {
+    bool ok = true;
+    for (int to = first + 1; to <= last && ok; to++) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        rc = pl_run_stage(stages, to, cfg, ro, env);
+        ok = pl_run_stage(stages, to, cfg, ro, env);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         res->ms[to] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
         res->ran[to] = true;
-        if (rc) res->failed_stage = to;
+        if (!ok) res->failed_stage = to;
     }
     if (ro->traced) {   /* a run that stopped before capture */
         fx_program_free(ro->traced);
         ro->traced = NULL;
     }
-    if (!rc && cfg->export_params && !interrupt_pending()) note_missing_weights(stages[PL_STAGE_EXPORTED].fx, env);
-    return rc;
+    if (ok && cfg->export_params && !interrupt_pending()) note_missing_weights(stages[PL_STAGE_EXPORTED].fx, env);
+    return ok;
 }

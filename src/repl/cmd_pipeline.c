@@ -143,7 +143,7 @@ int cmd_export(session *s, int argc, char **argv)
     free(s->failure_text);
     s->failure_text = NULL;
     pl_export_result res;
-    int rc = pl_export(s->stages, &cfg, &ro, &env, &res);
+    int rc = pl_export(s->stages, &cfg, &ro, &env, &res) ? 0 : 1;
     memcpy(rep.ms, res.ms, sizeof rep.ms);
     memcpy(rep.ran, res.ran, sizeof rep.ran);
     rep.failed_stage = res.failed_stage;
@@ -181,9 +181,9 @@ int cmd_step(session *s, int argc, char **argv)
         /* a loaded ONNX model: the only step left is optimize */
     }
     pl_env env = session_env(s);
-    int rc = pl_run_stage(s->stages, k + 1, &s->settings, NULL, &env);
-    if (!rc) s->current = k + 1;
-    return rc;
+    if (!pl_run_stage(s->stages, k + 1, &s->settings, NULL, &env)) return 1;
+    s->current = k + 1;
+    return 0;
 }
 
 int cmd_set(session *s, int argc, char **argv)

@@ -146,8 +146,7 @@ static void test_export_all_stages(void **state)
     load_into(f, FIX "/pt2/mlp.pt2", NULL);
     const fx_program *loaded = f->stages[PL_STAGE_EXPORTED].fx;
     pl_export_result res;
-    int rc = pl_export(f->stages, &f->cfg, NULL, &f->env, &res);
-    if (rc) fail_msg("export: %s", first_error(&f->diag));
+    if (!pl_export(f->stages, &f->cfg, NULL, &f->env, &res)) fail_msg("export: %s", first_error(&f->diag));
     assert_int_equal(res.failed_stage, -1);
     assert_false(res.ran[PL_STAGE_EXPORTED]);   /* an archive starts at exported: no capture */
     for (int i = PL_STAGE_DECOMPOSED; i < PL_N_STAGES; i++) {
@@ -167,7 +166,7 @@ static void test_export_all_stages(void **state)
     f->cfg.optimize = false;
     f->cfg.verbose = false;
     sb_reset(&f->progress);
-    assert_int_equal(pl_export(f->stages, &f->cfg, NULL, &f->env, NULL), 0);
+    assert_true(pl_export(f->stages, &f->cfg, NULL, &f->env, NULL));
     assert_int_equal(f->progress.len, 0);
     assert_int_equal(f->stages[PL_STAGE_ONNX].kind, PL_ONNX);
 }
@@ -189,7 +188,7 @@ static void test_missing_inputs_refused(void **state)
     load_into(f, FIX "/fx/mlp_torch_level.module.txt", NULL);
     f->env.load_command = "load mlp.module.txt";
     pl_export_result res;
-    assert_int_not_equal(pl_export(f->stages, &f->cfg, NULL, &f->env, &res), 0);
+    assert_false(pl_export(f->stages, &f->cfg, NULL, &f->env, &res));
     assert_int_equal(res.failed_stage, PL_STAGE_EXPORTED);
     assert_int_equal(f->stages[PL_STAGE_EXPORTED].kind, PL_EMPTY);
     assert_non_null(strstr(first_error(&f->diag), "has no dtype and shape"));
@@ -210,7 +209,7 @@ static void test_torch_level_export_and_stage_model(void **state)
     pl_load_options o = {.inputs = &in, .n_inputs = 1};
     load_into(f, FIX "/fx/mlp_torch_level.module.txt", &o);
     f->cfg.verbose = false;
-    assert_int_equal(pl_run_stage(f->stages, PL_STAGE_EXPORTED, &f->cfg, NULL, &f->env), 0);
+    assert_true(pl_run_stage(f->stages, PL_STAGE_EXPORTED, &f->cfg, NULL, &f->env));
     assert_int_equal(f->stages[PL_STAGE_EXPORTED].kind, PL_FX);
     bool owned;
     ox_model *m = pl_stage_model(f->stages, PL_STAGE_EXPORTED, &f->cfg, "run", &f->env, &owned);
@@ -232,7 +231,7 @@ static void test_torch_level_export_and_stage_model(void **state)
 static void test_export_nothing(void **state)
 {
     fixture *f = *state;
-    assert_int_not_equal(pl_export(f->stages, &f->cfg, NULL, &f->env, NULL), 0);
+    assert_false(pl_export(f->stages, &f->cfg, NULL, &f->env, NULL));
     assert_non_null(strstr(first_error(&f->diag), "no FX program loaded"));
 }
 

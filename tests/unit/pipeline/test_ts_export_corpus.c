@@ -210,7 +210,7 @@ static char *export_code(const char *dir, const char *src_dir, const char *name,
     struct ops_registry *ops = NULL;
     pl_env env = {.diag = d, .ops = &ops};
     char *code = NULL;
-    if (pl_run_stage(stages, PL_STAGE_EXPORTED, &cfg, NULL, &env) == 0) {
+    if (pl_run_stage(stages, PL_STAGE_EXPORTED, &cfg, NULL, &env)) {
         strbuf sb;
         sb_init(&sb);
         fx_print(stages[PL_STAGE_EXPORTED].fx, FX_FORM_CODE, &sb);
