@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "eval/onnx_eval_internal.h"
 
@@ -187,18 +186,39 @@ static const oe_op_def *const op_tables[] = {oe_ops_math,   oe_ops_reduce, oe_op
                                              oe_ops_conv,   oe_ops_resize, oe_ops_control, oe_ops_fft,   oe_ops_rnn,
                                              oe_ops_misc};
 
-static hashmap op_index;
-static bool op_index_ready;
+/* The kernels by operator record id (onnx/onnx_op.h): one lookup of the record finds the
+ * signature, the inference and the kernel. A family table names an op of another domain
+ * "domain.Op" (ai.onnx.preview.training.Adam). */
+static const oe_op_def **kernel_of;
+
+static const ox_op *record_of(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot) return ox_op_find("", name);
+    char domain[256];
+    size_t dl = (size_t)(dot - name);
+    if (dl >= sizeof domain) return NULL;
+    memcpy(domain, name, dl);
+    domain[dl] = 0;
+    return ox_op_find(domain, dot + 1);
+}
+
+const oe_op_def *oe_op_kernel(const ox_op *op)
+{
+    if (!kernel_of) {
+        kernel_of = xcalloc(ox_op_count(), sizeof *kernel_of);
+        for (size_t t = 0; t < sizeof op_tables / sizeof *op_tables; t++)
+            for (const oe_op_def *d = op_tables[t]; d->name; d++) {
+                const ox_op *r = record_of(d->name);
+                if (r) kernel_of[r->id] = d;   /* a kernel without a record: test_onnx_eval fails */
+            }
+    }
+    return op ? kernel_of[op->id] : NULL;
+}
 
 const oe_op_def *oe_find_op(const char *op_type)
 {
-    if (!op_index_ready) {
-        hm_init(&op_index);
-        for (size_t t = 0; t < sizeof op_tables / sizeof *op_tables; t++)
-            for (const oe_op_def *d = op_tables[t]; d->name; d++) hm_put(&op_index, d->name, (void *)d);
-        op_index_ready = true;
-    }
-    return op_type ? hm_get(&op_index, op_type) : NULL;
+    return oe_op_kernel(ox_op_find("", op_type));
 }
 
 static bool default_domain(const char *domain)
@@ -214,14 +234,7 @@ bool oe_op_supported(const char *op_type)
 
 const oe_op_def *oe_find_op_in(const char *domain, const char *op_type)
 {
-    if (default_domain(domain)) return oe_find_op(op_type);
-    size_t dl = strlen(domain), ol = op_type ? strlen(op_type) : 0;
-    if (!op_type || dl + ol + 2 > 256) return NULL;
-    char key[256];
-    memcpy(key, domain, dl);
-    key[dl] = '.';
-    memcpy(key + dl + 1, op_type, ol + 1);
-    return oe_find_op(key);
+    return oe_op_kernel(ox_op_find(domain, op_type));
 }
 
 bool oe_op_evaluable(const char *domain, const char *op_type)

@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "eval/onnx_eval.h"
+#include "onnx/onnx_op.h"
 
 struct oe_run;
 
@@ -126,7 +127,9 @@ int oe_matmul_doubles(ectx *c, const oe_tensor *a, const oe_tensor *b, double az
                       int *rank);
 
 /* Kernel lookup by op type (default domain); other domains' ops are registered as
- * "domain.Op" (ai.onnx.preview.training.Adam) and found with oe_find_op_in. */
+ * "domain.Op" (ai.onnx.preview.training.Adam) and found with oe_find_op_in. oe_op_kernel gives the
+ * kernel of an operator record (NULL: the evaluator does not implement it). */
+const oe_op_def *oe_op_kernel(const ox_op *op);
 const oe_op_def *oe_find_op(const char *op_type);
 const oe_op_def *oe_find_op_in(const char *domain, const char *op_type);
 

@@ -23,4 +23,5 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_parse.c src/onnx/onnx_parse_internal.h src/onnx/onnx_lex.c src/onnx/onnx_parse.h \
 	src/onnx/onnx_check.c src/onnx/onnx_check.h src/onnx/onnx_check_internal.h src/onnx/onnx_check_types.c \
 	src/onnx/onnx_schema.h src/onnx/onnx_schema.c src/onnx/onnx_schema_data.c src/onnx/onnx_schema_defaults.c \
+	src/onnx/onnx_op.h src/onnx/onnx_ops.c src/onnx/onnx_infer_internal.h \
 	src/onnx/onnx_edit.c src/onnx/onnx_edit.h

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "eval/onnx_eval.h"
+#include "onnx/onnx_op.h"
 
 enum { F32 = 1, I32 = 6, I64 = 7, BOOL = 9, F64 = 11 };
 
@@ -379,6 +380,37 @@ static void test_matmul_rows_and_nan(void **state)
     ox_model_free(m);
 }
 
+/* Every kernel of the family tables hangs on an operator record (a kernel whose name has no
+ * record would never be found), and the record's lookup finds it. */
+static void each_kernel(const char *name, void *ctx)
+{
+    size_t *n = ctx;
+    const char *dot = strrchr(name, '.');
+    char domain[64] = "";
+    if (dot) {
+        assert_true((size_t)(dot - name) < sizeof domain);
+        memcpy(domain, name, (size_t)(dot - name));
+        domain[dot - name] = 0;
+    }
+    const ox_op *op = ox_op_find(domain, dot ? dot + 1 : name);
+    if (!op) fail_msg("kernel %s has no operator record", name);
+    assert_true(oe_op_evaluable(domain, op->name));
+    (*n)++;
+}
+
+static void test_kernels_have_records(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    oe_each_op(each_kernel, &n);
+    assert_true(n > 150);
+    assert_true(oe_op_evaluable("", "Add"));
+    assert_true(oe_op_evaluable("ai.onnx", "Add"));
+    assert_false(oe_op_evaluable("", "Adam"));
+    assert_false(oe_op_evaluable("com.example", "Add"));
+    assert_false(oe_op_evaluable("", "NoSuchOp"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_trilu),
         cmocka_unit_test(test_proto_roundtrip),
         cmocka_unit_test(test_matmul_rows_and_nan),
+        cmocka_unit_test(test_kernels_have_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

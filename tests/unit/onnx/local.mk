@@ -1,9 +1,9 @@
-# tests/unit/onnx/local.mk — the ONNX IR: protobuf, printer, parser, checker, inference.
+# tests/unit/onnx/local.mk — the ONNX IR: protobuf, printer, parser, checker, inference, operator records.
 # test_onnx_corpus and test_onnx_proto need no cmocka; test_onnx_proto skips without libonnx-dev.
 PLAIN_TESTS += tests/unit/onnx/test_onnx_corpus tests/unit/onnx/test_onnx_proto
 UNIT_TESTS += tests/unit/onnx/test_onnx_print tests/unit/onnx/test_onnx_pb tests/unit/onnx/test_onnx_ir \
 	tests/unit/onnx/test_onnx_parse tests/unit/onnx/test_onnx_check \
-	tests/unit/onnx/test_onnx_parse_corpus tests/unit/onnx/test_onnx_infer
+	tests/unit/onnx/test_onnx_parse_corpus tests/unit/onnx/test_onnx_infer tests/unit/onnx/test_onnx_ops
 tests_unit_onnx_test_onnx_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS)
 tests_unit_onnx_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
 tests_unit_onnx_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
