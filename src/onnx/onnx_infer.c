@@ -750,6 +750,13 @@ int oi_infer_conv_pool(ictx *c)
         }
         o->d[i + 2] = (oi_dim){out, NULL};
     }
+    /* ConvTranspose's output_shape gives the spatial dims outright (pads are then derived from it) */
+    int64_t os[OE_MAX_RANK];
+    int nos = transpose ? attr_ints(c, "output_shape", os, OE_MAX_RANK) : -1;
+    if (nos >= 0) {
+        if (nos != sp) return fail(c, "output_shape has %d entries for %d spatial dims", nos, sp);
+        for (int i = 0; i < sp; i++) o->d[i + 2] = (oi_dim){os[i] >= 0 ? os[i] : -1, NULL};
+    }
     if (c->nout > 1 && !strcmp(op, "MaxPool")) {
         int elem = c->out[1].elem;
         c->out[1] = *o;
