@@ -796,6 +796,22 @@ int oi_infer_nonzero(ictx *c)
     return 0;
 }
 
+/* ReverseSequence: the input's type; its shape once both inputs' shapes are known, the input of
+ * rank 2 or more and sequence_lens of rank 1 (onnx/defs/tensor/defs.cc). */
+int oi_infer_reverse_sequence(ictx *c)
+{
+    const oi_type *x = in_at(c, 0), *lens = in_at(c, 1);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x) || !shaped(lens)) {
+        c->out[0].rank = -1;
+        return 0;
+    }
+    if (x->rank < 2) return fail(c, "'input' must have rank >= 2");
+    if (lens->rank != 1) return fail(c, "'sequence_lens' must have rank of 1");
+    return 0;
+}
+
 /* Size: a scalar int64. */
 int oi_infer_size(ictx *c)
 {

@@ -29,6 +29,7 @@ int oi_infer_gemm(oi_ctx *c);
 int oi_infer_reduce(oi_ctx *c);            /* every Reduce* */
 int oi_infer_argmax(oi_ctx *c);            /* ArgMax, ArgMin */
 int oi_infer_pad(oi_ctx *c);
+int oi_infer_reverse_sequence(oi_ctx *c);
 int oi_infer_tile(oi_ctx *c);
 int oi_infer_range(oi_ctx *c);
 int oi_infer_topk(oi_ctx *c);

@@ -162,7 +162,7 @@ static ox_op ops[] = {
     OP("Relu", oi_infer_same, 0),
     OP("Reshape", oi_infer_reshape, 0),
     OP("Resize", NULL, 0),
-    OP("ReverseSequence", NULL, 0),
+    OP("ReverseSequence", oi_infer_reverse_sequence, 0),
     OP("RoiAlign", NULL, 0),
     OP("RotaryEmbedding", NULL, 0),
     OP("Round", oi_infer_same, 0),

@@ -12,4 +12,4 @@ tests_unit_onnx_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_to
 tests_unit_onnx_test_onnx_parse_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) \
 	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/onnxtext"'
 tests_unit_onnx_test_onnx_infer_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/infer"'
-tests_unit_onnx_test_onnx_infer_backend_CPPFLAGS = $(AM_CPPFLAGS) -DINFER_BACKEND_FLOOR=559
+tests_unit_onnx_test_onnx_infer_backend_CPPFLAGS = $(AM_CPPFLAGS) -DINFER_BACKEND_FLOOR=561
