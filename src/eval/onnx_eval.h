@@ -6,10 +6,8 @@
  * sequences and optionals included). Element types: float, double, float16, bfloat16, the
  * signed and unsigned integers, bool (ONNX codes); no strings or complex numbers.
  *
- * Ownership: an oe_tensor owns its data buffer and, for a sequence or optional, its items
- * (malloc'd through the x* funnel); release it with oe_tensor_free(). Output tensors filled by
- * oe_eval_node() / oe_eval_model() / oe_from_proto() belong to the caller. oe_to_proto() returns
- * a tensor allocated in the model's arena.
+ * Values (oe_tensor) are onnx/onnx_tensor.h's, owned as it says. Output tensors filled by
+ * oe_eval_node() / oe_eval_model() belong to the caller (free them with oe_tensor_free()).
  * Shape and Size read only dims/rank of their input, so callers may pass a shape-only tensor
  * (numel 0, data NULL) for a value whose shape is known but whose data is not. */
 #ifndef FXSH_ONNX_EVAL_H

@@ -1,5 +1,5 @@
 /* onnx_eval_internal.h — what the evaluator's files share: the kernel context, the op tables,
- * attribute and input readers, broadcasting and element helpers. Not for use outside src/onnx. */
+ * attribute and input readers, broadcasting and element helpers. Not for use outside src/eval. */
 #ifndef FXSH_ONNX_EVAL_INTERNAL_H
 #define FXSH_ONNX_EVAL_INTERNAL_H
 

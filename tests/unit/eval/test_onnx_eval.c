@@ -1,4 +1,4 @@
-/* test_onnx_eval.c — unit tests of the constant evaluator's kernels (onnx/onnx_eval.h). */
+/* test_onnx_eval.c — unit tests of the constant evaluator's kernels (eval/onnx_eval.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_onnx_compare.c — unit tests of onnx/onnx_compare.h: tolerances, summaries, and the
+/* test_onnx_compare.c — unit tests of view/onnx_compare.h: tolerances, summaries, and the
  * node-by-node comparison of two models (names matched within their scope, temporaries not). */
 #include <math.h>
 #include <setjmp.h>
