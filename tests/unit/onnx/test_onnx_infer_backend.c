@@ -29,12 +29,13 @@ static const char *default_dirs[] = {"/usr/share/libonnx-testdata/data/node", "/
 /* Operators whose every backend case must be inferred in full: those added with their backend
  * cases as proof (an operator's inference is one record line and one function, onnx_ops.c). */
 static const char *const required[] = {"ReverseSequence", NULL};
+enum { N_REQUIRED = sizeof required / sizeof *required };
 
 typedef struct run {
     const char *test;
     bool verbose;
     int declared, full, contradictions;
-    int req_cases[8], req_full[8];
+    int req_cases[N_REQUIRED], req_full[N_REQUIRED];
 } run;
 
 static int required_index(const char *op)
