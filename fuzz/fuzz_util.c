@@ -3,10 +3,10 @@
 #include "fuzz/fuzz.h"
 
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_dot.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_dot.h"
+#include "view/onnx_inspect.h"
 #include "onnx/onnx_print.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_summary.h"
 
 void fuzz_use_fx(fx_program *p, diag_sink *d)
 {

@@ -2,8 +2,8 @@
  * (.npz, .npy, TensorProto / SequenceProto / OptionalProto .pb, io.json and plain JSON), then
  * each value printed as `run` prints it (numpy's repr). */
 #include "fuzz/fuzz.h"
-#include "onnx/onnx_repr.h"
-#include "onnx/onnx_values.h"
+#include "view/onnx_repr.h"
+#include "view/onnx_values.h"
 
 FXSH_FUZZ_ENTRY(values)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "onnx/onnx_compare.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_compare.h"
+#include "view/onnx_inspect.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
 

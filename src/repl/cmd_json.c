@@ -11,7 +11,7 @@
 #include "fx/fx_format.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_summary.h"
 #include "repl/cmd_handlers.h"
 
 /* Moves the words `drop` accepts behind the others (the order of each kept; argv keeps all its

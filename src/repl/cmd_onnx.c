@@ -5,11 +5,11 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_dot.h"
+#include "view/onnx_dot.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_summary.h"
 #include "repl/cmd_handlers.h"
 
 /* The current stage if it is an ONNX model; otherwise reports why not and returns NULL. */

@@ -3,7 +3,7 @@
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "load/pt2_load.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_inspect.h"
 #include "onnx/onnx_ir.h"
 #include "repl/cmd_handlers.h"
 

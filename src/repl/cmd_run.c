@@ -10,12 +10,12 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
-#include "onnx/onnx_compare.h"
-#include "onnx/onnx_eval.h"
+#include "view/onnx_compare.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_ir.h"
-#include "onnx/onnx_npz.h"
-#include "onnx/onnx_repr.h"
-#include "onnx/onnx_values.h"
+#include "view/onnx_npz.h"
+#include "view/onnx_repr.h"
+#include "view/onnx_values.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
 

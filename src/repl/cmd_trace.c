@@ -10,7 +10,7 @@
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_control.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "rewrite/control_flow.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"

@@ -20,8 +20,8 @@
 
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_dot.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_dot.h"
+#include "view/onnx_summary.h"
 #include "onnx/onnx_parse.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"

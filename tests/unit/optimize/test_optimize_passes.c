@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_parse.h"
 #include "onnx/onnx_pb.h"
 #include "optimize/optimize.h"

@@ -39,7 +39,7 @@
 #include "fx/fx.h"
 #include "load/load.h"
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_pb.h"
 #include "translate/translate.h"
 

@@ -9,7 +9,7 @@
 
 #include "load/pt2_load.h"
 #include "onnx/onnx_edit.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "translate/translate.h"
 
 static ops_registry reg;
