@@ -10,14 +10,14 @@ FXSH_FUZZ_ENTRY(values)
     diag_sink d;
     diag_init(&d);
     oe_values v;
-    if (oe_values_read_buffer((const char *)data, size, "fuzz.npz", &v, &d) == 0) {
+    if (view_values_read_buffer((const char *)data, size, "fuzz.npz", &v, &d) == 0) {
         for (size_t i = 0; i < v.len; i++) {
             strbuf out;
             sb_init(&out);
-            oe_repr(&v.items[i].value, &out);
+            view_repr(&v.items[i].value, &out);
             sb_free(&out);
         }
-        oe_values_free(&v);
+        view_values_free(&v);
     }
     diag_free(&d);
     return 0;

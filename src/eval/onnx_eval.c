@@ -42,8 +42,8 @@ const oe_tensor *oe_in_tensor(const ectx *c, size_t i)
 int oe_out(ectx *c, size_t k, int dtype, const int64_t *dims, int rank)
 {
     if (k >= c->nout) return oe_fail(c, "output %zu is not connected", k);
-    if (oe_tensor_init(&c->out[k], dtype, dims, rank)) {
-        if (!oe_dtype_supported(dtype)) return oe_fail(c, "element type %d is not supported", dtype);
+    if (ot_tensor_init(&c->out[k], dtype, dims, rank)) {
+        if (!ot_dtype_supported(dtype)) return oe_fail(c, "element type %d is not supported", dtype);
         return oe_fail(c, "output shape is invalid or too large");
     }
     return OE_OK;
@@ -107,7 +107,7 @@ int oe_read_ints(const oe_tensor *t, int64_t *buf, int64_t cap, int64_t *n)
 {
     if (!t || t->kind != OE_KIND_TENSOR || oe_is_float(t->dtype) || t->rank > 1 || t->numel > cap)
         return -1;
-    for (int64_t i = 0; i < t->numel; i++) buf[i] = oe_get_i(t, i);
+    for (int64_t i = 0; i < t->numel; i++) buf[i] = ot_get_i(t, i);
     *n = t->numel;
     return 0;
 }
@@ -161,7 +161,7 @@ void oe_bit_init(oe_bit *b, const oe_tensor *const *ts, int k, const int64_t *di
     memcpy(b->dims, dims, sizeof(int64_t) * (size_t)r);
     for (int j = 0; j < k; j++) {
         int64_t st[OE_MAX_RANK];
-        oe_strides(ts[j]->dims, ts[j]->rank, st);
+        ot_strides(ts[j]->dims, ts[j]->rank, st);
         for (int i = 0; i < r; i++) {
             int off = i - (r - ts[j]->rank);
             b->bs[j][i] = (off < 0 || ts[j]->dims[off] == 1 || dims[i] == 1) ? 0 : st[off];
@@ -254,7 +254,7 @@ int oe_eval_node(const Onnx__NodeProto *n, int64_t opset, oe_tensor *const *in, 
     if (!n || !n->op_type || !default_domain(n->domain)) return OE_UNSUPPORTED;
     for (size_t i = 0; i < nout; i++) memset(&out[i], 0, sizeof out[i]);
     for (size_t i = 0; i < nin; i++)
-        if (in[i] && in[i]->kind == OE_KIND_TENSOR && !oe_dtype_supported(in[i]->dtype)) return OE_UNSUPPORTED;
+        if (in[i] && in[i]->kind == OE_KIND_TENSOR && !ot_dtype_supported(in[i]->dtype)) return OE_UNSUPPORTED;
     for (size_t i = 0; i < n->n_attribute; i++)
         if (n->attribute[i]->ref_attr_name) return OE_UNSUPPORTED;
     const oe_op_def *def = oe_find_op(n->op_type);
@@ -262,6 +262,6 @@ int oe_eval_node(const Onnx__NodeProto *n, int64_t opset, oe_tensor *const *in, 
     ectx c = {n, opset, in, nin, out, nout, d, def->arg, NULL};
     int rc = def->fn(&c);
     if (rc != OE_OK)
-        for (size_t i = 0; i < nout; i++) oe_tensor_free(&out[i]);
+        for (size_t i = 0; i < nout; i++) ot_tensor_free(&out[i]);
     return rc;
 }

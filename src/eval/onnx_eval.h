@@ -7,7 +7,7 @@
  * signed and unsigned integers, bool (ONNX codes); no strings or complex numbers.
  *
  * Values (oe_tensor) are onnx/onnx_tensor.h's, owned as it says. Output tensors filled by
- * oe_eval_node() / oe_eval_model() belong to the caller (free them with oe_tensor_free()).
+ * oe_eval_node() / oe_eval_model() belong to the caller (free them with ot_tensor_free()).
  * Shape and Size read only dims/rank of their input, so callers may pass a shape-only tensor
  * (numel 0, data NULL) for a value whose shape is known but whose data is not. */
 #ifndef FXSH_ONNX_EVAL_H

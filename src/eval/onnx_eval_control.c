@@ -25,7 +25,7 @@ static int stack_into(ectx *c, oe_tensor *items, int64_t n, int64_t axis, int dt
 {
     if (n == 0) {
         int64_t z = 0;
-        if (oe_tensor_init(out, dtype ? dtype : T_FLOAT, &z, 1)) return oe_fail(c, "bad element type");
+        if (ot_tensor_init(out, dtype ? dtype : T_FLOAT, &z, 1)) return oe_fail(c, "bad element type");
         return OE_OK;
     }
     const oe_tensor *f = &items[0];
@@ -38,9 +38,9 @@ static int stack_into(ectx *c, oe_tensor *items, int64_t n, int64_t axis, int dt
             return oe_fail(c, "values to stack differ in shape or type");
     int64_t dims[OE_MAX_RANK];
     for (int i = 0, j = 0; i <= f->rank; i++) dims[i] = i == axis ? n : f->dims[j++];
-    if (oe_tensor_init(out, f->dtype, dims, f->rank + 1)) return oe_fail(c, "output too large");
-    int64_t outer = oe_numel_of(f->dims, (int)axis), inner = oe_numel_of(f->dims + axis, f->rank - (int)axis);
-    size_t es = oe_esize(f->dtype);
+    if (ot_tensor_init(out, f->dtype, dims, f->rank + 1)) return oe_fail(c, "output too large");
+    int64_t outer = ot_numel_of(f->dims, (int)axis), inner = ot_numel_of(f->dims + axis, f->rank - (int)axis);
+    size_t es = ot_esize(f->dtype);
     for (int64_t t = 0; t < n; t++)
         for (int64_t o = 0; o < outer; o++)
             if (inner)
@@ -55,14 +55,14 @@ static int slice_of(ectx *c, const oe_tensor *a, int64_t axis, int64_t i, oe_ten
     int64_t dims[OE_MAX_RANK];
     for (int k = 0, j = 0; k < a->rank; k++)
         if (k != axis) dims[j++] = a->dims[k];
-    if (oe_tensor_init(out, a->dtype, dims, a->rank - 1)) return oe_fail(c, "bad slice");
+    if (ot_tensor_init(out, a->dtype, dims, a->rank - 1)) return oe_fail(c, "bad slice");
     oe_take_range(a, axis, i, 1, out);
     return OE_OK;
 }
 
 static void free_all(oe_tensor *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) oe_tensor_free(&v[i]);
+    for (size_t i = 0; i < n; i++) ot_tensor_free(&v[i]);
 }
 
 /* ---- If ----------------------------------------------------------------------------------------- */
@@ -72,7 +72,7 @@ static int k_if(ectx *c)
     const oe_tensor *cond = oe_in_tensor(c, 0);
     if (!c->run) return OE_UNSUPPORTED;
     if (!cond || cond->numel != 1) return oe_fail(c, "the condition must hold one element");
-    const Onnx__GraphProto *g = oe_attr_graph(c, oe_get_f(cond, 0) != 0 ? "then_branch" : "else_branch");
+    const Onnx__GraphProto *g = oe_attr_graph(c, ot_get_f(cond, 0) != 0 ? "then_branch" : "else_branch");
     if (!g) return oe_fail(c, "missing branch");
     if (g->n_output != c->nout) return oe_fail(c, "the branch has %zu outputs, the node %zu", g->n_output, c->nout);
     return oe_run_subgraph(c, g, NULL, 0, c->out);
@@ -104,20 +104,20 @@ static int loop_step(ectx *c, const Onnx__GraphProto *body, loop_state *s, int64
     size_t nb = 2 + s->ncarry;
     oe_tensor iter, cnd, *res = xcalloc(body->n_output + 1, sizeof *res);
     const oe_tensor **args = xcalloc(nb, sizeof *args);
-    oe_tensor_from_i(&iter, T_INT64, NULL, 0, &i);
+    ot_tensor_from_i(&iter, T_INT64, NULL, 0, &i);
     int64_t one = 1;
-    oe_tensor_from_i(&cnd, T_BOOL, NULL, 0, &one);
+    ot_tensor_from_i(&cnd, T_BOOL, NULL, 0, &one);
     args[0] = &iter;
     args[1] = &cnd;
     for (size_t k = 0; k < s->ncarry; k++) args[2 + k] = &s->carry[k];
     int rc = oe_run_subgraph(c, body, args, nb, res);
-    oe_tensor_free(&iter);
-    oe_tensor_free(&cnd);
+    ot_tensor_free(&iter);
+    ot_tensor_free(&cnd);
     free(args);
     if (rc == OE_OK) {
-        *go = res[0].numel == 1 && oe_get_f(&res[0], 0) != 0;
+        *go = res[0].numel == 1 && ot_get_f(&res[0], 0) != 0;
         for (size_t k = 0; k < s->ncarry; k++) {
-            oe_tensor_free(&s->carry[k]);
+            ot_tensor_free(&s->carry[k]);
             s->carry[k] = res[1 + k];
             memset(&res[1 + k], 0, sizeof res[1 + k]);
         }
@@ -153,14 +153,14 @@ static int k_loop(ectx *c)
             loop_free(&s);
             return oe_fail(c, "loop-carried input %zu is missing", k);
         }
-        oe_tensor_copy(&s.carry[k], IN(c, 2 + k));
+        ot_tensor_copy(&s.carry[k], IN(c, 2 + k));
     }
     if ((M && M->numel != 1) || (cond && cond->numel != 1)) {
         loop_free(&s);
         return oe_fail(c, "the trip count and the condition must hold one element");
     }
-    int64_t trip = M ? (oe_get_i(M, 0) > 0 ? oe_get_i(M, 0) : 0) : -1, cap = oe_loop_limit(c);
-    bool go = cond ? oe_get_f(cond, 0) != 0 : true;
+    int64_t trip = M ? (ot_get_i(M, 0) > 0 ? ot_get_i(M, 0) : 0) : -1, cap = oe_loop_limit(c);
+    bool go = cond ? ot_get_f(cond, 0) != 0 : true;
     int rc = OE_OK;
     for (int64_t i = 0; rc == OE_OK && go && (trip < 0 || i < trip); i++) {
         if (i >= cap) {
@@ -243,7 +243,7 @@ static int scan_iteration(ectx *c, const Onnx__GraphProto *body, const scan_spec
     if (rc == OE_OK) rc = oe_run_subgraph(c, body, args, nb, res);
     if (rc == OE_OK) {
         for (size_t k = 0; k < sp->nstate; k++) {
-            oe_tensor_free(&state[k]);
+            ot_tensor_free(&state[k]);
             state[k] = res[k];
             memset(&res[k], 0, sizeof res[k]);
         }
@@ -264,13 +264,13 @@ static int scan_iteration(ectx *c, const Onnx__GraphProto *body, const scan_spec
 static int scan_run(ectx *c, const Onnx__GraphProto *body, const scan_spec *sp, oe_tensor *out)
 {
     oe_tensor *state = xcalloc(sp->nstate + 1, sizeof *state), **outs = xcalloc(sp->nout + 1, sizeof *outs);
-    for (size_t k = 0; k < sp->nstate; k++) oe_tensor_copy(&state[k], sp->vals[k]);
+    for (size_t k = 0; k < sp->nstate; k++) ot_tensor_copy(&state[k], sp->vals[k]);
     for (size_t k = 0; k < sp->nout; k++) outs[k] = xcalloc(oe_cnt(sp->len), sizeof **outs);
     int rc = OE_OK;
     for (int64_t t = 0; t < sp->len && rc == OE_OK; t++) rc = scan_iteration(c, body, sp, t, state, outs);
     for (size_t k = 0; k < sp->nstate; k++) {
         if (rc == OE_OK) out[k] = state[k];
-        else oe_tensor_free(&state[k]);
+        else ot_tensor_free(&state[k]);
     }
     for (size_t k = 0; k < sp->nout; k++) {
         if (rc == OE_OK)
@@ -304,7 +304,7 @@ static int scan8(ectx *c, const Onnx__GraphProto *body)
             vals[j] = &slices[j];
         }
         if (rc == OE_OK) rc = scan_spec_read(c, body, vals, nv, &sp);
-        if (rc == OE_OK && lens && oe_get_i(lens, b) != sp.len) rc = OE_UNSUPPORTED;
+        if (rc == OE_OK && lens && ot_get_i(lens, b) != sp.len) rc = OE_UNSUPPORTED;
         res[b] = xcalloc(body->n_output + 1, sizeof **res);
         if (rc == OE_OK) rc = scan_run(c, body, &sp, res[b]);
         free_all(slices, nv);
@@ -349,30 +349,30 @@ static const oe_tensor *in_seq(ectx *c, size_t i)
 static int position(ectx *c, size_t input, int64_t n, int64_t dflt, bool insert, int64_t *pos)
 {
     const oe_tensor *p = oe_in_tensor(c, input);
-    int64_t v = p ? oe_get_i(p, 0) : dflt;
+    int64_t v = p ? ot_get_i(p, 0) : dflt;
     if (p && p->numel != 1) return oe_fail(c, "position must be a scalar");
     if (v < 0) v += n;
     if (v < 0 || v > n || (!insert && v == n)) return oe_fail(c, "position %lld is out of range for %lld elements",
-                                                           (long long)(p ? oe_get_i(p, 0) : dflt), (long long)n);
+                                                           (long long)(p ? ot_get_i(p, 0) : dflt), (long long)n);
     *pos = v;
     return OE_OK;
 }
 
 static int k_sequence_empty(ectx *c)
 {
-    oe_seq_init(&c->out[0], (int)oe_attr_i(c, "dtype", T_FLOAT));
+    ot_seq_init(&c->out[0], (int)oe_attr_i(c, "dtype", T_FLOAT));
     return OE_OK;
 }
 
 static int k_sequence_construct(ectx *c)
 {
-    oe_seq_init(&c->out[0], 0);
+    ot_seq_init(&c->out[0], 0);
     for (size_t i = 0; i < c->nin; i++) {
         const oe_tensor *t = oe_in_tensor(c, i);
         if (!t) return oe_fail(c, "input %zu is not a tensor", i);
         oe_tensor copy;
-        oe_tensor_copy(&copy, t);
-        oe_seq_push(&c->out[0], &copy);
+        ot_tensor_copy(&copy, t);
+        ot_seq_push(&c->out[0], &copy);
     }
     return OE_OK;
 }
@@ -383,14 +383,14 @@ static int k_sequence_insert(ectx *c)
     int64_t pos;
     if (!s || !t) return oe_fail(c, "expects a sequence and a tensor");
     if (position(c, 2, s->n_items, s->n_items, true, &pos)) return OE_ERROR;
-    oe_seq_init(&c->out[0], s->dtype ? s->dtype : t->dtype);
+    ot_seq_init(&c->out[0], s->dtype ? s->dtype : t->dtype);
     for (int64_t i = 0; i <= s->n_items; i++) {
         oe_tensor copy;
-        if (i == pos) oe_tensor_copy(&copy, t);
-        if (i == pos) oe_seq_push(&c->out[0], &copy);
+        if (i == pos) ot_tensor_copy(&copy, t);
+        if (i == pos) ot_seq_push(&c->out[0], &copy);
         if (i == s->n_items) break;
-        oe_tensor_copy(&copy, &s->items[i]);
-        oe_seq_push(&c->out[0], &copy);
+        ot_tensor_copy(&copy, &s->items[i]);
+        ot_seq_push(&c->out[0], &copy);
     }
     return OE_OK;
 }
@@ -401,12 +401,12 @@ static int k_sequence_erase(ectx *c)
     int64_t pos;
     if (!s) return oe_fail(c, "expects a sequence");
     if (position(c, 1, s->n_items, -1, false, &pos)) return OE_ERROR;
-    oe_seq_init(&c->out[0], s->dtype);
+    ot_seq_init(&c->out[0], s->dtype);
     for (int64_t i = 0; i < s->n_items; i++) {
         if (i == pos) continue;
         oe_tensor copy;
-        oe_tensor_copy(&copy, &s->items[i]);
-        oe_seq_push(&c->out[0], &copy);
+        ot_tensor_copy(&copy, &s->items[i]);
+        ot_seq_push(&c->out[0], &copy);
     }
     return OE_OK;
 }
@@ -417,7 +417,7 @@ static int k_sequence_at(ectx *c)
     int64_t pos;
     if (!s) return oe_fail(c, "expects a sequence");
     if (position(c, 1, s->n_items, 0, false, &pos)) return OE_ERROR;
-    oe_tensor_copy(&c->out[0], &s->items[pos]);
+    ot_tensor_copy(&c->out[0], &s->items[pos]);
     return OE_OK;
 }
 
@@ -425,7 +425,7 @@ static int k_sequence_length(ectx *c)
 {
     const oe_tensor *s = in_seq(c, 0);
     if (!s) return oe_fail(c, "expects a sequence");
-    return oe_tensor_from_i(&c->out[0], T_INT64, NULL, 0, &s->n_items);
+    return ot_tensor_from_i(&c->out[0], T_INT64, NULL, 0, &s->n_items);
 }
 
 static int k_split_to_sequence(ectx *c)
@@ -436,32 +436,32 @@ static int k_split_to_sequence(ectx *c)
     int64_t d = a->dims[axis], chunk = 1, nparts;
     bool squeeze = !sp && oe_attr_i(c, "keepdims", 1) == 0;
     if (sp && sp->rank == 0) {
-        chunk = oe_get_i(sp, 0);
+        chunk = ot_get_i(sp, 0);
         if (chunk <= 0) return oe_fail(c, "split must be positive");
     } else if (sp && sp->rank != 1) {
         return oe_fail(c, "split must be a scalar or 1-D");
     }
     nparts = sp && sp->rank == 1 ? sp->numel : (d + chunk - 1) / chunk;
-    oe_seq_init(&c->out[0], a->dtype);
+    ot_seq_init(&c->out[0], a->dtype);
     for (int64_t k = 0, start = 0; k < nparts; k++) {
-        int64_t len = sp && sp->rank == 1 ? oe_get_i(sp, k) : (d - start < chunk ? d - start : chunk);
+        int64_t len = sp && sp->rank == 1 ? ot_get_i(sp, k) : (d - start < chunk ? d - start : chunk);
         if (len < 0 || start + len > d) return oe_fail(c, "split sizes exceed the dimension");
         int64_t dims[OE_MAX_RANK];
         memcpy(dims, a->dims, sizeof dims);
         dims[axis] = len;
         oe_tensor part;
-        if (oe_tensor_init(&part, a->dtype, dims, a->rank)) return oe_fail(c, "bad part");
+        if (ot_tensor_init(&part, a->dtype, dims, a->rank)) return oe_fail(c, "bad part");
         oe_take_range(a, axis, start, len, &part);
         if (squeeze) {
             memmove(part.dims + axis, part.dims + axis + 1, sizeof(int64_t) * (size_t)(part.rank - axis - 1));
             part.rank--;
         }
-        oe_seq_push(&c->out[0], &part);
+        ot_seq_push(&c->out[0], &part);
         start += len;
     }
     if (sp && sp->rank == 1) {
         int64_t total = 0;
-        for (int64_t k = 0; k < sp->numel; k++) total += oe_get_i(sp, k);
+        for (int64_t k = 0; k < sp->numel; k++) total += ot_get_i(sp, k);
         if (total != d) return oe_fail(c, "split sizes do not add up to the dimension");
     }
     return OE_OK;
@@ -486,7 +486,7 @@ static int k_sequence_map(ectx *c)
     const Onnx__GraphProto *body = oe_attr_graph(c, "body");
     if (!c->run) return OE_UNSUPPORTED;
     if (!s || !body || body->n_input != c->nin || body->n_output != c->nout) return oe_fail(c, "bad sequence or body");
-    for (size_t k = 0; k < c->nout; k++) oe_seq_init(&c->out[k], declared_elem_type(body->output[k]->type));
+    for (size_t k = 0; k < c->nout; k++) ot_seq_init(&c->out[k], declared_elem_type(body->output[k]->type));
     const oe_tensor **args = xcalloc(c->nin + 1, sizeof *args);
     oe_tensor *res = xcalloc(c->nout + 1, sizeof *res);
     int rc = OE_OK;
@@ -501,7 +501,7 @@ static int k_sequence_map(ectx *c)
             }
         }
         if (rc == OE_OK) rc = oe_run_subgraph(c, body, args, c->nin, res);
-        for (size_t k = 0; rc == OE_OK && k < c->nout; k++) oe_seq_push(&c->out[k], &res[k]);
+        for (size_t k = 0; rc == OE_OK && k < c->nout; k++) ot_seq_push(&c->out[k], &res[k]);
     }
     free(args);
     free(res);
@@ -515,12 +515,12 @@ static int k_optional(ectx *c)
     const oe_tensor *x = IN(c, 0);
     if (!x) {
         Onnx__AttributeProto *ta = oe_attr(c, "type");
-        oe_optional_init(&c->out[0], ta ? declared_elem_type(ta->tp) : 0, NULL);
+        ot_optional_init(&c->out[0], ta ? declared_elem_type(ta->tp) : 0, NULL);
         return OE_OK;
     }
     oe_tensor copy;
-    oe_tensor_copy(&copy, x);
-    oe_optional_init(&c->out[0], copy.dtype, &copy);
+    ot_tensor_copy(&copy, x);
+    ot_optional_init(&c->out[0], copy.dtype, &copy);
     return OE_OK;
 }
 
@@ -528,7 +528,7 @@ static int k_optional_has(ectx *c)
 {
     const oe_tensor *x = IN(c, 0);
     int64_t has = x && (x->kind != OE_KIND_OPTIONAL || x->n_items > 0);
-    return oe_tensor_from_i(&c->out[0], T_BOOL, NULL, 0, &has);
+    return ot_tensor_from_i(&c->out[0], T_BOOL, NULL, 0, &has);
 }
 
 static int k_optional_get(ectx *c)
@@ -536,11 +536,11 @@ static int k_optional_get(ectx *c)
     const oe_tensor *x = IN(c, 0);
     if (!x) return oe_fail(c, "missing input");
     if (x->kind != OE_KIND_OPTIONAL) {
-        oe_tensor_copy(&c->out[0], x);
+        ot_tensor_copy(&c->out[0], x);
         return OE_OK;
     }
     if (x->n_items == 0) return oe_fail(c, "the optional holds no value");
-    oe_tensor_copy(&c->out[0], &x->items[0]);
+    ot_tensor_copy(&c->out[0], &x->items[0]);
     return OE_OK;
 }
 

@@ -39,8 +39,8 @@ static int geom_read(ectx *c, const oe_tensor *x, const int64_t *kdims, geom *g)
         return oe_fail(c, "bad strides or dilations");
     for (int i = 0; i < g->nd; i++)
         if (g->stride[i] <= 0 || g->dil[i] <= 0) return oe_fail(c, "strides and dilations must be positive");
-    g->I = oe_numel_of(g->in, g->nd);
-    g->K = oe_numel_of(g->k, g->nd);
+    g->I = ot_numel_of(g->in, g->nd);
+    g->K = ot_numel_of(g->k, g->nd);
     return OE_OK;
 }
 
@@ -66,7 +66,7 @@ static int geom_forward(ectx *c, geom *g, bool ceil_mode)
         g->out[i] = (ceil_mode ? (span + g->stride[i] - 1) / g->stride[i] : span / g->stride[i]) + 1;
         if (ceil_mode && (g->out[i] - 1) * g->stride[i] >= g->in[i] + g->pb[i]) g->out[i]--;
     }
-    g->O = oe_numel_of(g->out, g->nd);
+    g->O = ot_numel_of(g->out, g->nd);
     return OE_OK;
 }
 
@@ -76,7 +76,7 @@ static int geom_forward(ectx *c, geom *g, bool ceil_mode)
  * output. */
 static int64_t *window_table(const geom *g, const int64_t *from, const int64_t *to)
 {
-    int64_t P = oe_numel_of(from, g->nd), *tab = xmalloc(oe_cnt(g->K * P) * sizeof *tab);
+    int64_t P = ot_numel_of(from, g->nd), *tab = xmalloc(oe_cnt(g->K * P) * sizeof *tab);
     int64_t kk_idx[MAX_SP] = {0};
     for (int64_t kk = 0; kk < g->K; kk++) {
         int64_t p_idx[MAX_SP] = {0};
@@ -120,7 +120,7 @@ static int conv_run(ectx *c, const oe_tensor *x, const oe_tensor *w, const oe_te
     if (oe_out(c, 0, odt, dims, x->rank)) return OE_ERROR;
     int64_t Cg = C / group, Mg = M / group, R = Cg * g.K;
     int64_t *tab = window_table(&g, g.out, g.in);
-    double *xv = oe_doubles(x), *wv = oe_doubles(w);
+    double *xv = ot_doubles(x), *wv = ot_doubles(w);
     double *col = xmalloc(oe_cnt(R * g.O) * sizeof *col), *y = xmalloc(oe_cnt(Mg * g.O) * sizeof *y);
     for (int64_t i = 0; i < w->numel; i++) wv[i] -= wzp;
     for (int64_t n = 0; n < N; n++)
@@ -134,11 +134,11 @@ static int conv_run(ectx *c, const oe_tensor *x, const oe_tensor *w, const oe_te
                 }
             }
             for (int64_t m = 0; m < Mg; m++) {
-                double bias = b ? oe_get_f(b, gi * Mg + m) : 0;
+                double bias = b ? ot_get_f(b, gi * Mg + m) : 0;
                 for (int64_t o = 0; o < g.O; o++) y[m * g.O + o] = bias;
             }
             if (R && g.O) oe_gemm_acc(wv + gi * Mg * R, col, y, Mg, R, g.O);
-            for (int64_t i = 0; i < Mg * g.O; i++) oe_set_f(&c->out[0], ((n * M) + gi * Mg) * g.O + i, y[i]);
+            for (int64_t i = 0; i < Mg * g.O; i++) ot_set_f(&c->out[0], ((n * M) + gi * Mg) * g.O + i, y[i]);
         }
     free(tab);
     free(xv);
@@ -159,7 +159,7 @@ static int k_conv_integer(ectx *c)
 {
     const oe_tensor *xz = oe_in_tensor(c, 2), *wz = oe_in_tensor(c, 3);
     if ((xz && xz->numel != 1) || (wz && wz->numel != 1)) return OE_UNSUPPORTED;   /* per-channel zero points */
-    return conv_run(c, oe_in_tensor(c, 0), oe_in_tensor(c, 1), NULL, xz ? oe_get_f(xz, 0) : 0, wz ? oe_get_f(wz, 0) : 0, T_INT32);
+    return conv_run(c, oe_in_tensor(c, 0), oe_in_tensor(c, 1), NULL, xz ? ot_get_f(xz, 0) : 0, wz ? ot_get_f(wz, 0) : 0, T_INT32);
 }
 
 /* QLinearConv: the integer convolution of the shifted inputs (bias included), rescaled by
@@ -171,18 +171,18 @@ static int k_qlinear_conv(ectx *c)
     if (!xs || !ws || !ys || xs->numel != 1 || ws->numel != 1 || ys->numel != 1 || (xz && xz->numel != 1) ||
         (wz && wz->numel != 1))
         return OE_UNSUPPORTED;   /* per-channel scales or zero points */
-    int rc = conv_run(c, oe_in_tensor(c, 0), oe_in_tensor(c, 3), oe_in_tensor(c, 8), xz ? oe_get_f(xz, 0) : 0,
-                      wz ? oe_get_f(wz, 0) : 0, T_DOUBLE);
+    int rc = conv_run(c, oe_in_tensor(c, 0), oe_in_tensor(c, 3), oe_in_tensor(c, 8), xz ? ot_get_f(xz, 0) : 0,
+                      wz ? ot_get_f(wz, 0) : 0, T_DOUBLE);
     if (rc) return rc;
     oe_tensor acc = c->out[0];
     int odt = yz ? yz->dtype : T_UINT8;
-    double f = oe_get_f(xs, 0) * oe_get_f(ws, 0) / oe_get_f(ys, 0), lo = odt == T_INT8 ? -128 : 0, hi = odt == T_INT8 ? 127 : 255;
+    double f = ot_get_f(xs, 0) * ot_get_f(ws, 0) / ot_get_f(ys, 0), lo = odt == T_INT8 ? -128 : 0, hi = odt == T_INT8 ? 127 : 255;
     rc = oe_out(c, 0, odt, acc.dims, acc.rank);
     for (int64_t i = 0; rc == OE_OK && i < acc.numel; i++) {
-        double v = nearbyint(oe_get_f(&acc, i) * f) + (yz ? oe_get_f(yz, 0) : 0);
-        oe_set_f(&c->out[0], i, v < lo ? lo : v > hi ? hi : v);
+        double v = nearbyint(ot_get_f(&acc, i) * f) + (yz ? ot_get_f(yz, 0) : 0);
+        ot_set_f(&c->out[0], i, v < lo ? lo : v > hi ? hi : v);
     }
-    oe_tensor_free(&acc);
+    ot_tensor_free(&acc);
     return rc;
 }
 
@@ -213,7 +213,7 @@ static int geom_transpose(ectx *c, geom *g)
         }
         if (g->out[i] < 0) return oe_fail(c, "negative output size");
     }
-    g->O = oe_numel_of(g->out, g->nd);
+    g->O = ot_numel_of(g->out, g->nd);
     return OE_OK;
 }
 
@@ -232,7 +232,7 @@ static int k_conv_transpose(ectx *c)
     if (oe_out(c, 0, x->dtype, dims, x->rank)) return OE_ERROR;
     int64_t R = Mg * g.K;
     int64_t *tab = window_table(&g, g.in, g.out);
-    double *xv = oe_doubles(x), *wv = oe_doubles(w);
+    double *xv = ot_doubles(x), *wv = ot_doubles(w);
     double *wt = xmalloc(oe_cnt(R * Cg) * sizeof *wt), *col = xmalloc(oe_cnt(R * g.I) * sizeof *col);
     double *y = xmalloc(oe_cnt(Mg * g.O) * sizeof *y);
     for (int64_t n = 0; n < N; n++)
@@ -242,7 +242,7 @@ static int k_conv_transpose(ectx *c)
             memset(col, 0, (size_t)(R * g.I) * sizeof *col);
             if (Cg && g.I) oe_gemm_acc(wt, xv + (n * C + gi * Cg) * g.I, col, R, Cg, g.I);
             for (int64_t m = 0; m < Mg; m++) {
-                double bias = b ? oe_get_f(b, gi * Mg + m) : 0;
+                double bias = b ? ot_get_f(b, gi * Mg + m) : 0;
                 for (int64_t o = 0; o < g.O; o++) y[m * g.O + o] = bias;
                 for (int64_t kk = 0; kk < g.K; kk++) {
                     const double *src = col + (m * g.K + kk) * g.I;
@@ -251,7 +251,7 @@ static int k_conv_transpose(ectx *c)
                         if (t[i] >= 0) y[m * g.O + t[i]] += src[i];
                 }
             }
-            for (int64_t i = 0; i < Mg * g.O; i++) oe_set_f(&c->out[0], ((n * M) + gi * Mg) * g.O + i, y[i]);
+            for (int64_t i = 0; i < Mg * g.O; i++) ot_set_f(&c->out[0], ((n * M) + gi * Mg) * g.O + i, y[i]);
         }
     free(tab);
     free(xv);
@@ -288,7 +288,7 @@ static int k_pool(ectx *c)
                 int64_t t = tab[kk * g.O + o];
                 if (t == -1 && include_pad) count++;
                 if (t < 0) continue;
-                double v = oe_get_f(x, pl * g.I + t);
+                double v = ot_get_f(x, pl * g.I + t);
                 count++;
                 if (c->arg == P_MAX) {
                     if (v > acc || best < 0) { acc = v; best = t; }
@@ -297,11 +297,11 @@ static int k_pool(ectx *c)
                 }
             }
             double r = c->arg == P_AVG ? (count ? acc / (double)count : NAN) : c->arg == P_LP ? pow(acc, 1 / p) : acc;
-            oe_set_f(&c->out[0], pl * g.O + o, r);
+            ot_set_f(&c->out[0], pl * g.O + o, r);
             if (want_idx) {
                 int64_t flat = best;
                 if (col_major && g.nd == 2 && best >= 0) flat = (best % g.in[1]) * g.in[0] + best / g.in[1];
-                oe_set_i(&c->out[1], pl * g.O + o, pl * g.I + flat);
+                ot_set_i(&c->out[1], pl * g.O + o, pl * g.I + flat);
             }
         }
     free(tab);
@@ -312,18 +312,18 @@ static int k_global_pool(ectx *c)
 {
     const oe_tensor *x = oe_in_tensor(c, 0);
     if (!x || x->rank < 2) return oe_fail(c, "expects an N×C×... input");
-    int64_t dims[OE_MAX_RANK], inner = oe_numel_of(x->dims + 2, x->rank - 2), planes = x->dims[0] * x->dims[1];
+    int64_t dims[OE_MAX_RANK], inner = ot_numel_of(x->dims + 2, x->rank - 2), planes = x->dims[0] * x->dims[1];
     for (int i = 0; i < x->rank; i++) dims[i] = i < 2 ? x->dims[i] : 1;
     if (oe_out(c, 0, x->dtype, dims, x->rank)) return OE_ERROR;
     double p = (double)oe_attr_i(c, "p", 2);
     for (int64_t pl = 0; pl < planes; pl++) {
         double acc = c->arg == P_MAX ? -INFINITY : 0;
         for (int64_t i = 0; i < inner; i++) {
-            double v = oe_get_f(x, pl * inner + i);
+            double v = ot_get_f(x, pl * inner + i);
             if (c->arg == P_MAX) acc = v > acc ? v : acc;
             else acc += c->arg == P_LP ? pow(fabs(v), p) : v;
         }
-        oe_set_f(&c->out[0], pl, c->arg == P_AVG ? acc / (double)(inner ? inner : 1) : c->arg == P_LP ? pow(acc, 1 / p) : acc);
+        ot_set_f(&c->out[0], pl, c->arg == P_AVG ? acc / (double)(inner ? inner : 1) : c->arg == P_LP ? pow(acc, 1 / p) : acc);
     }
     return OE_OK;
 }
@@ -341,9 +341,9 @@ static int k_max_unpool(ectx *c)
     memcpy(dims, inferred, sizeof dims);
     if (os && (oe_read_ints(os, dims, OE_MAX_RANK, &n) || n != x->rank)) return oe_fail(c, "bad output_shape");
     if (oe_out(c, 0, x->dtype, dims, x->rank)) return OE_ERROR;
-    int64_t total = oe_numel_of(inferred, x->rank);
+    int64_t total = ot_numel_of(inferred, x->rank);
     for (int64_t i = 0; i < x->numel; i++) {
-        int64_t t = oe_get_i(ix, i), o = 0, rest = t, mul = 1;
+        int64_t t = ot_get_i(ix, i), o = 0, rest = t, mul = 1;
         if (t < 0 || t >= total) return oe_fail(c, "index %lld is out of range", (long long)t);
         bool inside = true;
         for (int k = x->rank - 1; k >= 0; k--) {

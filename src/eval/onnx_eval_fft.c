@@ -90,21 +90,21 @@ static int transform_lines(ectx *c, const oe_tensor *x, int64_t axis, int64_t n,
     dims[r - 1] = 2;
     if (oe_out(c, 0, x->dtype, dims, r)) return OE_ERROR;
     int64_t len = x->dims[axis];
-    int64_t outer = oe_numel_of(x->dims, (int)axis), inner = oe_numel_of(x->dims + axis + 1, r - (int)axis - 2);
+    int64_t outer = ot_numel_of(x->dims, (int)axis), inner = ot_numel_of(x->dims + axis + 1, r - (int)axis - 2);
     double *b = xcalloc(oe_cnt(4 * n), sizeof *b);
     double *xr = b, *xi = b + n, *yr = b + 2 * n, *yi = b + 3 * n;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             for (int64_t k = 0; k < n; k++) {
                 int64_t off = ((o * len + k) * inner + i) * comp;
-                xr[k] = k < len ? oe_get_f(x, off) : 0;
-                xi[k] = k < len && comp == 2 ? oe_get_f(x, off + 1) : 0;
+                xr[k] = k < len ? ot_get_f(x, off) : 0;
+                xi[k] = k < len && comp == 2 ? ot_get_f(x, off + 1) : 0;
             }
             dft(xr, xi, n, sign, yr, yi);
             for (int64_t k = 0; k < keep; k++) {
                 int64_t off = ((o * keep + k) * inner + i) * 2;
-                oe_set_f(&c->out[0], off, yr[k] * scale);
-                oe_set_f(&c->out[0], off + 1, yi[k] * scale);
+                ot_set_f(&c->out[0], off, yr[k] * scale);
+                ot_set_f(&c->out[0], off + 1, yi[k] * scale);
             }
         }
     free(b);
@@ -117,9 +117,9 @@ static int k_dft(ectx *c)
     if (!x || !oe_is_float(x->dtype) || x->rank < 2 || (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
         return oe_fail(c, "expects a floating-point [..., 1 or 2] input");
     int64_t axis = c->opset >= 20 ? -2 : oe_attr_i(c, "axis", 1);
-    if (c->opset >= 20 && oe_in_tensor(c, 2)) axis = oe_get_i(oe_in_tensor(c, 2), 0);
+    if (c->opset >= 20 && oe_in_tensor(c, 2)) axis = ot_get_i(oe_in_tensor(c, 2), 0);
     if (oe_norm_axis(axis, x->rank, &axis) || axis == x->rank - 1) return oe_fail(c, "bad axis");
-    int64_t n = len && len->numel ? oe_get_i(len, 0) : x->dims[axis];
+    int64_t n = len && len->numel ? ot_get_i(len, 0) : x->dims[axis];
     if (n <= 0) return oe_fail(c, "dft_length must be positive");
     bool inverse = oe_attr_i(c, "inverse", 0) != 0, onesided = oe_attr_i(c, "onesided", 0) != 0;
     return transform_lines(c, x, axis, n, onesided ? n / 2 + 1 : n, inverse ? 1 : -1, inverse ? 1.0 / (double)n : 1.0);
@@ -130,7 +130,7 @@ static int k_stft(ectx *c)
     const oe_tensor *x = oe_in_tensor(c, 0), *step = oe_in_tensor(c, 1), *win = oe_in_tensor(c, 2), *fl = oe_in_tensor(c, 3);
     if (!x || x->rank != 3 || !step || step->numel != 1 || (x->dims[2] != 1 && x->dims[2] != 2))
         return oe_fail(c, "expects a [batch, length, 1 or 2] signal and a frame step");
-    int64_t hop = oe_get_i(step, 0), flen = fl && fl->numel ? oe_get_i(fl, 0) : win ? win->numel : x->dims[1];
+    int64_t hop = ot_get_i(step, 0), flen = fl && fl->numel ? ot_get_i(fl, 0) : win ? win->numel : x->dims[1];
     int64_t wlen = win ? win->numel : flen;
     if (hop <= 0 || flen <= 0 || flen > x->dims[1] || wlen > flen) return oe_fail(c, "bad frame step, window or frame length");
     int64_t frames = 1 + (x->dims[1] - flen) / hop, comp = x->dims[2];
@@ -138,17 +138,17 @@ static int k_stft(ectx *c)
     /* frames as a [batch, frames, frame_length, comp] tensor weighted by the window, then a DFT */
     int64_t fdims[4] = {x->dims[0], frames, flen, comp};
     oe_tensor f;
-    if (oe_tensor_init(&f, x->dtype, fdims, 4)) return oe_fail(c, "too many frames");
+    if (ot_tensor_init(&f, x->dtype, fdims, 4)) return oe_fail(c, "too many frames");
     for (int64_t b = 0; b < x->dims[0]; b++)
         for (int64_t t = 0; t < frames; t++)
             for (int64_t k = 0; k < flen; k++) {
                 int64_t src = t * hop + k;
-                double w = win ? (k < wlen ? oe_get_f(win, k) : 0) : 1;
+                double w = win ? (k < wlen ? ot_get_f(win, k) : 0) : 1;
                 for (int64_t q = 0; q < comp && src < x->dims[1] && k < wlen; q++)
-                    oe_set_f(&f, ((b * frames + t) * flen + k) * comp + q, oe_get_f(x, (b * x->dims[1] + src) * comp + q) * w);
+                    ot_set_f(&f, ((b * frames + t) * flen + k) * comp + q, ot_get_f(x, (b * x->dims[1] + src) * comp + q) * w);
             }
     int rc = transform_lines(c, &f, 2, flen, onesided ? flen / 2 + 1 : flen, -1, 1.0);
-    oe_tensor_free(&f);
+    ot_tensor_free(&f);
     return rc;
 }
 
@@ -158,7 +158,7 @@ static int k_window(ectx *c)
 {
     const oe_tensor *sz = oe_in_tensor(c, 0);
     if (!sz || sz->numel != 1 || oe_is_float(sz->dtype)) return oe_fail(c, "size must be an integer scalar");
-    int64_t n = oe_get_i(sz, 0);
+    int64_t n = ot_get_i(sz, 0);
     if (n < 0) return oe_fail(c, "negative size");
     double den = oe_attr_i(c, "periodic", 1) ? (double)n : (double)(n - 1);
     if (oe_out(c, 0, (int)oe_attr_i(c, "output_datatype", T_FLOAT), &n, 1)) return OE_ERROR;
@@ -167,7 +167,7 @@ static int k_window(ectx *c)
         if (c->arg == W_HANN) v = 0.5 - 0.5 * cos(a);
         else if (c->arg == W_HAMMING) v = 25.0 / 46.0 - 21.0 / 46.0 * cos(a);
         else v = 0.42 - 0.5 * cos(a) + 0.08 * cos(2 * a);
-        oe_set_f(&c->out[0], k, v);
+        ot_set_f(&c->out[0], k, v);
     }
     return OE_OK;
 }
@@ -178,8 +178,8 @@ static int k_mel_weight_matrix(ectx *c)
     const oe_tensor *t[5];
     for (size_t i = 0; i < 5; i++)
         if (!(t[i] = oe_in_tensor(c, i)) || t[i]->numel != 1) return oe_fail(c, "expects five scalars");
-    int64_t mels = oe_get_i(t[0], 0), dft = oe_get_i(t[1], 0), rate = oe_get_i(t[2], 0);
-    double lo = oe_get_f(t[3], 0), hi = oe_get_f(t[4], 0);
+    int64_t mels = ot_get_i(t[0], 0), dft = ot_get_i(t[1], 0), rate = ot_get_i(t[2], 0);
+    double lo = ot_get_f(t[3], 0), hi = ot_get_f(t[4], 0);
     if (mels <= 0 || dft <= 0 || rate <= 0) return oe_fail(c, "num_mel_bins, dft_length and sample_rate must be positive");
     int64_t bins = dft / 2 + 1, dims[2] = {bins, mels};
     if (oe_out(c, 0, (int)oe_attr_i(c, "output_datatype", T_FLOAT), dims, 2)) return OE_ERROR;
@@ -192,13 +192,13 @@ static int k_mel_weight_matrix(ectx *c)
     for (int64_t i = 0; i < mels; i++) {
         int64_t l = edge[i], m = edge[i + 1], r = edge[i + 2];
         if (m == l) {
-            if (m >= 0 && m < bins) oe_set_f(&c->out[0], m * mels + i, 1);
+            if (m >= 0 && m < bins) ot_set_f(&c->out[0], m * mels + i, 1);
         } else {
             for (int64_t j = l; j <= m; j++)
-                if (j >= 0 && j < bins) oe_set_f(&c->out[0], j * mels + i, (double)(j - l) / (double)(m - l));
+                if (j >= 0 && j < bins) ot_set_f(&c->out[0], j * mels + i, (double)(j - l) / (double)(m - l));
         }
         for (int64_t j = m; r > m && j < r; j++)
-            if (j >= 0 && j < bins) oe_set_f(&c->out[0], j * mels + i, (double)(r - j) / (double)(r - m));
+            if (j >= 0 && j < bins) ot_set_f(&c->out[0], j * mels + i, (double)(r - j) / (double)(r - m));
     }
     free(edge);
     return OE_OK;

@@ -74,7 +74,7 @@ static slot *scope_find(oe_scope *s, const char *name)
 
 static void slot_release(slot *sl)
 {
-    if (sl->has && !sl->borrowed) oe_tensor_free(&sl->v);
+    if (sl->has && !sl->borrowed) ot_tensor_free(&sl->v);
     sl->has = false;
 }
 
@@ -93,13 +93,13 @@ static const oe_tensor *slot_value(oe_run *r, slot *sl, const char *name, const 
 {
     if (sl->has) return &sl->v;
     if (sl->init) {
-        int rc = oe_from_proto(sl->init, 0, &sl->v);
+        int rc = ot_from_proto(sl->init, 0, &sl->v);
         if (rc == OE_OK) {
             sl->has = true;
             return &sl->v;
         }
         const char *why = rc == OE_ERROR ? "its data does not match its shape"
-                        : !oe_dtype_supported(sl->init->data_type) ? "its element type is not supported by the evaluator"
+                        : !ot_dtype_supported(sl->init->data_type) ? "its element type is not supported by the evaluator"
                         : "its data is stored outside the model (external data not loaded)";
         diag_error(r->d, (diag_loc){0}, "initializer %s: %s", name, why);
         return NULL;
@@ -211,7 +211,7 @@ static int call_function(oe_run *r, const Onnx__FunctionProto *f, const Onnx__No
     r->repeated--;
     for (size_t i = 0; i < f->n_output; i++) {
         if (rc == OE_OK && i < n->n_output) out[i] = res[i];
-        else oe_tensor_free(&res[i]);
+        else ot_tensor_free(&res[i]);
     }
     free(args);
     free(res);
@@ -230,7 +230,7 @@ static int eval_one(oe_run *r, const Onnx__NodeProto *n, int64_t opset, oe_tenso
         return OE_ERROR;
     }
     for (size_t i = 0; i < nin; i++)
-        if (in[i] && in[i]->kind == OE_KIND_TENSOR && !oe_dtype_supported(in[i]->dtype)) {
+        if (in[i] && in[i]->kind == OE_KIND_TENSOR && !ot_dtype_supported(in[i]->dtype)) {
             diag_error(r->d, (diag_loc){0}, "node %s (%s): input %zu has an element type the evaluator does not support",
                        oe_node_label(n), n->op_type, i);
             return OE_ERROR;
@@ -243,7 +243,7 @@ static int eval_one(oe_run *r, const Onnx__NodeProto *n, int64_t opset, oe_tenso
         rc = OE_ERROR;
     }
     if (rc != OE_OK)
-        for (size_t i = 0; i < n->n_output; i++) oe_tensor_free(&out[i]);
+        for (size_t i = 0; i < n->n_output; i++) ot_tensor_free(&out[i]);
     return rc;
 }
 
@@ -269,7 +269,7 @@ static int exec_node(oe_run *r, oe_scope *s, const Onnx__NodeProto *n0, const bo
     for (size_t i = 0; i < nout; i++) {
         const char *name = n->output[i];
         if (rc != OE_OK || !name || !*name) {
-            oe_tensor_free(&out[i]);
+            ot_tensor_free(&out[i]);
             continue;
         }
         if (r->o->observe) r->o->observe(r->o->observe_ctx, n0, name, &out[i], r->repeated == 0);
@@ -342,10 +342,10 @@ static int run_body(oe_run *r, const body *b, oe_scope *parent, const oe_tensor 
         if (!sl) diag_error(r->d, (diag_loc){0}, "output %s is not computed by the graph", b->outputs[i]);
         if (!v) {
             rc = OE_ERROR;
-            for (size_t k = 0; k < i; k++) oe_tensor_free(&out[k]);
+            for (size_t k = 0; k < i; k++) ot_tensor_free(&out[k]);
             continue;
         }
-        oe_tensor_copy(&out[i], v);
+        ot_tensor_copy(&out[i], v);
     }
     vec_free(&refs);
     free(start);

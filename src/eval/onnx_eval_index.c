@@ -10,7 +10,7 @@
 /* An index tensor's element i, made non-negative against dim; -1 when out of range. */
 static int64_t index_at(const oe_tensor *ix, int64_t i, int64_t dim)
 {
-    int64_t v = oe_get_i(ix, i);
+    int64_t v = ot_get_i(ix, i);
     if (v < 0) v += dim;
     return v < 0 || v >= dim ? -1 : v;
 }
@@ -37,13 +37,13 @@ static int k_gather(ectx *c)
     int64_t outer = 1, inner = 1, ax = a->dims[axis];
     for (int i = 0; i < axis; i++) outer *= a->dims[i];
     for (int i = (int)axis + 1; i < a->rank; i++) inner *= a->dims[i];
-    size_t es = oe_esize(a->dtype);
+    size_t es = ot_esize(a->dtype);
     char *o = c->out[0].data;
     for (int64_t p = 0; p < outer; p++)
         for (int64_t j = 0; j < ix->numel; j++) {
             int64_t v = index_at(ix, j, ax);
             if (v < 0) return oe_fail(c, "index %lld is out of range for a dimension of %lld",
-                                      (long long)oe_get_i(ix, j), (long long)ax);
+                                      (long long)ot_get_i(ix, j), (long long)ax);
             memcpy(o, (const char *)a->data + ((p * ax + v) * inner) * (int64_t)es, (size_t)inner * es);
             o += inner * (int64_t)es;
         }
@@ -55,13 +55,13 @@ static int elements_walk(ectx *c, const oe_tensor *a, const oe_tensor *ix, int64
 {
     if (ix->rank != a->rank) return oe_fail(c, "indices must have the data's rank");
     int64_t ast[OE_MAX_RANK], idx[OE_MAX_RANK] = {0};
-    oe_strides(a->dims, a->rank, ast);
+    ot_strides(a->dims, a->rank, ast);
     for (int64_t i = 0; i < ix->numel; i++) {
         int64_t off = 0;
         for (int k = 0; k < a->rank; k++) {
             if (k == axis) {
                 int64_t v = index_at(ix, i, a->dims[axis]);
-                if (v < 0) return oe_fail(c, "index %lld is out of range", (long long)oe_get_i(ix, i));
+                if (v < 0) return oe_fail(c, "index %lld is out of range", (long long)ot_get_i(ix, i));
                 off += v * ast[k];
             } else {
                 if (idx[k] >= a->dims[k]) return oe_fail(c, "indices are larger than the data");
@@ -108,13 +108,13 @@ static void scatter_one(oe_tensor *out, int64_t o, const oe_tensor *u, int64_t u
         return;
     }
     if (oe_is_float(out->dtype)) {
-        double x = oe_get_f(out, o), y = oe_get_f(u, ui);
+        double x = ot_get_f(out, o), y = ot_get_f(u, ui);
         double z = red == RED_ADD ? x + y : red == RED_MUL ? x * y : red == RED_MAX ? (x > y ? x : y) : (x < y ? x : y);
-        oe_set_f(out, o, z);
+        ot_set_f(out, o, z);
     } else {
-        int64_t x = oe_get_i(out, o), y = oe_get_i(u, ui);
+        int64_t x = ot_get_i(out, o), y = ot_get_i(u, ui);
         int64_t z = red == RED_ADD ? x + y : red == RED_MUL ? x * y : red == RED_MAX ? (x > y ? x : y) : (x < y ? x : y);
-        oe_set_i(out, o, z);
+        ot_set_i(out, o, z);
     }
 }
 
@@ -131,7 +131,7 @@ static int k_scatter_elements(ectx *c)
     int64_t *offs = xmalloc(oe_cnt(ix->numel) * sizeof *offs);
     int rc = elements_walk(c, a, ix, axis, offs);
     if (rc == OE_OK) {
-        oe_tensor_copy(&c->out[0], a);
+        ot_tensor_copy(&c->out[0], a);
         for (int64_t i = 0; i < ix->numel; i++) scatter_one(&c->out[0], offs[i], u, i, red);
     }
     free(offs);
@@ -143,11 +143,11 @@ static int nd_offset(ectx *c, const oe_tensor *a, const oe_tensor *ix, int64_t t
                      int bd, int64_t *off)
 {
     int64_t ast[OE_MAX_RANK];
-    oe_strides(a->dims, a->rank, ast);
+    ot_strides(a->dims, a->rank, ast);
     int64_t o = batch_off;
     for (int64_t j = 0; j < k; j++) {
         int64_t v = index_at(ix, tuple * k + j, a->dims[bd + j]);
-        if (v < 0) return oe_fail(c, "index %lld is out of range", (long long)oe_get_i(ix, tuple * k + j));
+        if (v < 0) return oe_fail(c, "index %lld is out of range", (long long)ot_get_i(ix, tuple * k + j));
         o += v * ast[bd + j];
     }
     *off = o;
@@ -171,10 +171,10 @@ static int k_gather_nd(ectx *c)
         dims[r++] = a->dims[i];
     }
     if (oe_out(c, 0, a->dtype, dims, r)) return OE_ERROR;
-    int64_t slice = oe_numel_of(a->dims + bd + k, a->rank - bd - (int)k);
-    int64_t batches = oe_numel_of(ix->dims, bd), per = oe_numel_of(ix->dims + bd, ix->rank - 1 - bd);
-    int64_t abatch = oe_numel_of(a->dims + bd, a->rank - bd);
-    size_t es = oe_esize(a->dtype);
+    int64_t slice = ot_numel_of(a->dims + bd + k, a->rank - bd - (int)k);
+    int64_t batches = ot_numel_of(ix->dims, bd), per = ot_numel_of(ix->dims + bd, ix->rank - 1 - bd);
+    int64_t abatch = ot_numel_of(a->dims + bd, a->rank - bd);
+    size_t es = ot_esize(a->dtype);
     for (int64_t b = 0; b < batches; b++)
         for (int64_t t = 0; t < per; t++) {
             int64_t off, tuple = b * per + t;
@@ -193,10 +193,10 @@ static int k_scatter_nd(ectx *c)
     int red = reduction_of(c);
     if (red < 0) return oe_fail(c, "unknown reduction");
     if (k > a->rank || u->dtype != a->dtype) return oe_fail(c, "indices do not fit the data");
-    int64_t slice = oe_numel_of(a->dims + k, a->rank - (int)k), tuples = ix->numel / (k ? k : 1);
-    if (k == 0) tuples = oe_numel_of(ix->dims, ix->rank - 1);
+    int64_t slice = ot_numel_of(a->dims + k, a->rank - (int)k), tuples = ix->numel / (k ? k : 1);
+    if (k == 0) tuples = ot_numel_of(ix->dims, ix->rank - 1);
     if (u->numel != tuples * slice) return oe_fail(c, "updates do not match the indices and data");
-    oe_tensor_copy(&c->out[0], a);
+    ot_tensor_copy(&c->out[0], a);
     for (int64_t t = 0; t < tuples; t++) {
         int64_t off;
         if (nd_offset(c, a, ix, t, k, 0, 0, &off)) return OE_ERROR;
@@ -209,7 +209,7 @@ static int k_onehot(ectx *c)
 {
     const oe_tensor *ix = oe_in_tensor(c, 0), *dt = oe_in_tensor(c, 1), *vals = oe_in_tensor(c, 2);
     if (!ix || !dt || !vals || dt->numel != 1 || vals->numel != 2) return oe_fail(c, "expects indices, depth and two values");
-    int64_t depth = (int64_t)oe_get_f(dt, 0), axis;
+    int64_t depth = (int64_t)ot_get_f(dt, 0), axis;
     if (depth < 0) return oe_fail(c, "negative depth");
     int r = ix->rank + 1;
     if (r > OE_MAX_RANK) return OE_UNSUPPORTED;
@@ -217,11 +217,11 @@ static int k_onehot(ectx *c)
     int64_t dims[OE_MAX_RANK];
     for (int i = 0, j = 0; i < r; i++) dims[i] = i == axis ? depth : ix->dims[j++];
     if (oe_out(c, 0, vals->dtype, dims, r)) return OE_ERROR;
-    int64_t outer = oe_numel_of(ix->dims, (int)axis), inner = oe_numel_of(ix->dims + axis, ix->rank - (int)axis);
+    int64_t outer = ot_numel_of(ix->dims, (int)axis), inner = ot_numel_of(ix->dims + axis, ix->rank - (int)axis);
     for (int64_t o = 0; o < c->out[0].numel; o++) oe_copy_elem(&c->out[0], o, vals, 0);
     for (int64_t p = 0; p < outer; p++)
         for (int64_t i = 0; i < inner; i++) {
-            int64_t v = (int64_t)oe_get_f(ix, p * inner + i);
+            int64_t v = (int64_t)ot_get_f(ix, p * inner + i);
             if (v < 0) v += depth;
             if (v >= 0 && v < depth) oe_copy_elem(&c->out[0], (p * depth + v) * inner + i, vals, 1);
         }
@@ -238,17 +238,17 @@ static int k_compress(ectx *c)
     if (!flat && oe_norm_axis(axa->i, a->rank, &axis)) return oe_fail(c, "bad axis");
     int64_t d = flat ? a->numel : a->dims[axis], keep = 0;
     int64_t lim = cond->numel < d ? cond->numel : d;
-    for (int64_t i = 0; i < lim; i++) keep += oe_get_i(cond, i) != 0;
+    for (int64_t i = 0; i < lim; i++) keep += ot_get_i(cond, i) != 0;
     int64_t dims[OE_MAX_RANK];
     memcpy(dims, a->dims, sizeof dims);
     if (flat) dims[0] = keep;
     else dims[axis] = keep;
     if (oe_out(c, 0, a->dtype, dims, flat ? 1 : a->rank)) return OE_ERROR;
-    int64_t outer = flat ? 1 : oe_numel_of(a->dims, (int)axis);
-    int64_t inner = flat ? 1 : oe_numel_of(a->dims + axis + 1, a->rank - (int)axis - 1), o = 0;
+    int64_t outer = flat ? 1 : ot_numel_of(a->dims, (int)axis);
+    int64_t inner = flat ? 1 : ot_numel_of(a->dims + axis + 1, a->rank - (int)axis - 1), o = 0;
     for (int64_t p = 0; p < outer; p++)
         for (int64_t i = 0; i < lim; i++)
-            if (oe_get_i(cond, i))
+            if (ot_get_i(cond, i))
                 for (int64_t j = 0; j < inner; j++) oe_copy_elem(&c->out[0], o++, a, (p * d + i) * inner + j);
     return OE_OK;
 }
@@ -258,13 +258,13 @@ static int k_nonzero(ectx *c)
     const oe_tensor *a = oe_in_tensor(c, 0);
     if (!a) return oe_fail(c, "missing input");
     int64_t nz = 0;
-    for (int64_t i = 0; i < a->numel; i++) nz += oe_get_f(a, i) != 0;
+    for (int64_t i = 0; i < a->numel; i++) nz += ot_get_f(a, i) != 0;
     int64_t dims[2] = {a->rank, nz};
     if (oe_out(c, 0, T_INT64, dims, 2)) return OE_ERROR;
     int64_t idx[OE_MAX_RANK] = {0}, k = 0;
     for (int64_t i = 0; i < a->numel; i++) {
-        if (oe_get_f(a, i) != 0) {
-            for (int d = 0; d < a->rank; d++) oe_set_i(&c->out[0], d * nz + k, idx[d]);
+        if (ot_get_f(a, i) != 0) {
+            for (int d = 0; d < a->rank; d++) ot_set_i(&c->out[0], d * nz + k, idx[d]);
             k++;
         }
         for (int d = a->rank - 1; d >= 0; d--) {
@@ -289,7 +289,7 @@ static int cmp_slices(int64_t x, int64_t y)
     const uniq_ctx *u = g_uniq;
     for (int64_t p = 0; p < u->outer; p++)
         for (int64_t j = 0; j < u->inner; j++) {
-            double a = oe_get_f(u->a, (p * u->n + x) * u->inner + j), b = oe_get_f(u->a, (p * u->n + y) * u->inner + j);
+            double a = ot_get_f(u->a, (p * u->n + x) * u->inner + j), b = ot_get_f(u->a, (p * u->n + y) * u->inner + j);
             if (a != b) return a < b ? -1 : 1;
         }
     return 0;
@@ -314,8 +314,8 @@ static int k_unique(ectx *c)
     bool sorted = oe_attr_i(c, "sorted", 1) != 0;
     uniq_ctx u = {a, 1, axa ? a->dims[axis] : a->numel, 1};
     if (axa) {
-        u.outer = oe_numel_of(a->dims, (int)axis);
-        u.inner = oe_numel_of(a->dims + axis + 1, a->rank - (int)axis - 1);
+        u.outer = ot_numel_of(a->dims, (int)axis);
+        u.inner = ot_numel_of(a->dims + axis + 1, a->rank - (int)axis - 1);
     }
     g_uniq = &u;
     int64_t n = u.n, *order = xmalloc(oe_cnt(n) * sizeof *order);
@@ -348,10 +348,10 @@ static int k_unique(ectx *c)
         for (int64_t o = 0; o < u.outer; o++)
             for (int64_t j = 0; j < u.inner; j++)
                 oe_copy_elem(&c->out[0], (o * ng + p) * u.inner + j, a, (o * n + first[g]) * u.inner + j);
-        if (c->nout > 1 && c->out[1].data) oe_set_i(&c->out[1], p, first[g]);
-        if (c->nout > 3 && c->out[3].data) oe_set_i(&c->out[3], p, count[g]);
+        if (c->nout > 1 && c->out[1].data) ot_set_i(&c->out[1], p, first[g]);
+        if (c->nout > 3 && c->out[3].data) ot_set_i(&c->out[3], p, count[g]);
     }
-    for (int64_t i = 0; rc == OE_OK && c->nout > 2 && c->out[2].data && i < n; i++) oe_set_i(&c->out[2], i, pos[group[i]]);
+    for (int64_t i = 0; rc == OE_OK && c->nout > 2 && c->out[2].data && i < n; i++) ot_set_i(&c->out[2], i, pos[group[i]]);
     free(order);
     free(group);
     free(first);
@@ -367,10 +367,10 @@ static int k_reverse_sequence(ectx *c)
     if (!a || !lens || a->rank < 2 || (ba != 0 && ba != 1) || (ta != 0 && ta != 1) || ba == ta)
         return oe_fail(c, "expects a tensor of rank >= 2 and batch/time axes 0 and 1");
     if (lens->numel != a->dims[ba]) return oe_fail(c, "sequence_lens must have one entry per batch");
-    oe_tensor_copy(&c->out[0], a);
-    int64_t inner = oe_numel_of(a->dims + 2, a->rank - 2);
+    ot_tensor_copy(&c->out[0], a);
+    int64_t inner = ot_numel_of(a->dims + 2, a->rank - 2);
     for (int64_t b = 0; b < a->dims[ba]; b++) {
-        int64_t len = oe_get_i(lens, b);
+        int64_t len = ot_get_i(lens, b);
         if (len > a->dims[ta]) len = a->dims[ta];
         for (int64_t t = 0; t < len; t++) {
             int64_t src = t, dst = len - 1 - t;
@@ -391,7 +391,7 @@ typedef struct nms_box {
 static nms_box box_at(const oe_tensor *b, int64_t i, bool center)
 {
     double v[4];
-    for (int k = 0; k < 4; k++) v[k] = oe_get_f(b, i * 4 + k);
+    for (int k = 0; k < 4; k++) v[k] = ot_get_f(b, i * 4 + k);
     nms_box r;
     if (center) {
         r.x1 = v[0] - v[2] / 2, r.x2 = v[0] + v[2] / 2, r.y1 = v[1] - v[3] / 2, r.y2 = v[1] + v[3] / 2;
@@ -430,8 +430,8 @@ static int k_nms(ectx *c)
     if (!boxes || !scores || boxes->rank != 3 || boxes->dims[2] != 4 || scores->rank != 3 ||
         scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
         return oe_fail(c, "expects boxes [batches, boxes, 4] and scores [batches, classes, boxes]");
-    int64_t max_out = mx && mx->numel ? oe_get_i(mx, 0) : 0, B = boxes->dims[0], C = scores->dims[1], N = boxes->dims[1];
-    double iou_t = it && it->numel ? oe_get_f(it, 0) : 0, score_t = st && st->numel ? oe_get_f(st, 0) : -INFINITY;
+    int64_t max_out = mx && mx->numel ? ot_get_i(mx, 0) : 0, B = boxes->dims[0], C = scores->dims[1], N = boxes->dims[1];
+    double iou_t = it && it->numel ? ot_get_f(it, 0) : 0, score_t = st && st->numel ? ot_get_f(st, 0) : -INFINITY;
     bool center = oe_attr_i(c, "center_point_box", 0) != 0;
     scored *cand = xmalloc(oe_cnt(N) * sizeof *cand);
     nms_box *kept = xmalloc(oe_cnt(N) * sizeof *kept);
@@ -440,7 +440,7 @@ static int k_nms(ectx *c)
         for (int64_t k = 0; k < C; k++) {
             int64_t n = 0, nk = 0;
             for (int64_t i = 0; i < N; i++) {
-                double s = oe_get_f(scores, (b * C + k) * N + i);
+                double s = ot_get_f(scores, (b * C + k) * N + i);
                 if (s >= score_t) cand[n++] = (scored){s, i};
             }
             qsort(cand, (size_t)n, sizeof *cand, cmp_scored);
@@ -457,7 +457,7 @@ static int k_nms(ectx *c)
         }
     int64_t dims[2] = {nsel, 3};
     int rc = oe_out(c, 0, T_INT64, dims, 2);
-    for (int64_t i = 0; rc == OE_OK && i < nsel * 3; i++) oe_set_i(&c->out[0], i, sel[i]);
+    for (int64_t i = 0; rc == OE_OK && i < nsel * 3; i++) ot_set_i(&c->out[0], i, sel[i]);
     free(cand);
     free(kept);
     free(sel);

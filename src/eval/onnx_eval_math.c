@@ -142,11 +142,11 @@ static int k_unary(ectx *c)
         float *o = y->data;
         for (int64_t i = 0; i < a->numel; i++) o[i] = (float)unary_f(op, x[i], &p);
     } else if (fl) {
-        for (int64_t i = 0; i < a->numel; i++) oe_set_f(y, i, unary_f(op, oe_get_f(a, i), &p));
+        for (int64_t i = 0; i < a->numel; i++) ot_set_f(y, i, unary_f(op, ot_get_f(a, i), &p));
     } else if (op == U_ISNAN || op == U_ISINF) {
         /* integers are never NaN or infinite: all false (already zeroed) */
     } else {
-        for (int64_t i = 0; i < a->numel; i++) oe_set_i(y, i, unary_i(op, oe_get_i(a, i), &p));
+        for (int64_t i = 0; i < a->numel; i++) ot_set_i(y, i, unary_i(op, ot_get_i(a, i), &p));
     }
     return OE_OK;
 }
@@ -249,7 +249,7 @@ static int binary_into(ectx *c, int op, const oe_tensor *a, const oe_tensor *b, 
     int r;
     if (oe_bcast_shape(ts, 2, dims, &r)) return oe_fail(c, "shapes cannot be broadcast");
     int odt = (is_cmp(op) || is_logical(op)) ? T_BOOL : a->dtype;
-    if (oe_tensor_init(out, odt, dims, r)) return oe_fail(c, "output too large");
+    if (ot_tensor_init(out, odt, dims, r)) return oe_fail(c, "output too large");
     oe_bit it;
     oe_bit_init(&it, ts, 2, dims, r);
     bool fl = oe_is_float(a->dtype) || (op == B_POW && oe_is_float(b->dtype));
@@ -262,11 +262,11 @@ static int binary_into(ectx *c, int op, const oe_tensor *a, const oe_tensor *b, 
         return OE_OK;
     }
     for (int64_t i = 0; i < out->numel; i++, oe_bit_next(&it)) {
-        if (fl) oe_set_f(out, i, binary_f(op, oe_get_f(a, it.off[0]), oe_get_f(b, it.off[1])));
-        else oe_set_i(out, i, binary_i(op, oe_get_i(a, it.off[0]), oe_get_i(b, it.off[1]), fmod_mode, right, &err));
+        if (fl) ot_set_f(out, i, binary_f(op, ot_get_f(a, it.off[0]), ot_get_f(b, it.off[1])));
+        else ot_set_i(out, i, binary_i(op, ot_get_i(a, it.off[0]), ot_get_i(b, it.off[1]), fmod_mode, right, &err));
     }
     if (err) {
-        oe_tensor_free(out);
+        ot_tensor_free(out);
         return oe_fail(c, "integer division by zero");
     }
     return OE_OK;
@@ -295,26 +295,26 @@ static int k_variadic(ectx *c)
     bool mean = c->arg < 0;
     int op = mean ? B_SUM : c->arg;
     oe_tensor acc;
-    oe_tensor_copy(&acc, first);
+    ot_tensor_copy(&acc, first);
     for (size_t i = 1; i < c->nin; i++) {
         const oe_tensor *b = oe_in_tensor(c, i);
         if (!b) {
-            oe_tensor_free(&acc);
+            ot_tensor_free(&acc);
             return oe_fail(c, "missing input %zu", i);
         }
         oe_tensor next;
         if (binary_into(c, op, &acc, b, &next)) {
-            oe_tensor_free(&acc);
+            ot_tensor_free(&acc);
             return OE_ERROR;
         }
-        oe_tensor_free(&acc);
+        ot_tensor_free(&acc);
         acc = next;
     }
     if (mean) {
         if (oe_is_float(acc.dtype))
-            for (int64_t i = 0; i < acc.numel; i++) oe_set_f(&acc, i, oe_get_f(&acc, i) / (double)c->nin);
+            for (int64_t i = 0; i < acc.numel; i++) ot_set_f(&acc, i, ot_get_f(&acc, i) / (double)c->nin);
         else
-            for (int64_t i = 0; i < acc.numel; i++) oe_set_i(&acc, i, oe_get_i(&acc, i) / (int64_t)c->nin);
+            for (int64_t i = 0; i < acc.numel; i++) ot_set_i(&acc, i, ot_get_i(&acc, i) / (int64_t)c->nin);
     }
     c->out[0] = acc;
     return OE_OK;
@@ -335,19 +335,19 @@ static int k_clip(ectx *c)
     } else {
         const oe_tensor *mn = oe_in_tensor(c, 1), *mx = oe_in_tensor(c, 2);
         if ((mn && mn->numel != 1) || (mx && mx->numel != 1)) return oe_fail(c, "min and max must be scalars");
-        if (mn) { lo = oe_get_f(mn, 0); ilo = oe_get_i(mn, 0); }
-        if (mx) { hi = oe_get_f(mx, 0); ihi = oe_get_i(mx, 0); }
+        if (mn) { lo = ot_get_f(mn, 0); ilo = ot_get_i(mn, 0); }
+        if (mx) { hi = ot_get_f(mx, 0); ihi = ot_get_i(mx, 0); }
     }
     if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
     for (int64_t i = 0; i < x->numel; i++) {
         if (fl) {
-            double v = oe_get_f(x, i);
+            double v = ot_get_f(x, i);
             v = v < lo ? lo : v;
-            oe_set_f(&c->out[0], i, v > hi ? hi : v);
+            ot_set_f(&c->out[0], i, v > hi ? hi : v);
         } else {
-            int64_t v = oe_get_i(x, i);
+            int64_t v = ot_get_i(x, i);
             v = v < ilo ? ilo : v;
-            oe_set_i(&c->out[0], i, v > ihi ? ihi : v);
+            ot_set_i(&c->out[0], i, v > ihi ? ihi : v);
         }
     }
     return OE_OK;
@@ -374,16 +374,16 @@ static int k_where(ectx *c)
 
 int oe_cast_into(ectx *c, const oe_tensor *a, int to, oe_tensor *out)
 {
-    if (!oe_dtype_supported(to)) return OE_UNSUPPORTED;
-    if (oe_tensor_init(out, to, a->dims, a->rank)) return oe_fail(c, "bad shape");
+    if (!ot_dtype_supported(to)) return OE_UNSUPPORTED;
+    if (ot_tensor_init(out, to, a->dims, a->rank)) return oe_fail(c, "bad shape");
     if (a->dtype == to) {
-        if (a->numel) memcpy(out->data, a->data, (size_t)a->numel * oe_esize(to));
+        if (a->numel) memcpy(out->data, a->data, (size_t)a->numel * ot_esize(to));
         return OE_OK;
     }
     bool viaf = oe_is_float(a->dtype) || oe_is_float(to);
     for (int64_t i = 0; i < a->numel; i++) {
-        if (viaf) oe_set_f(out, i, oe_get_f(a, i));
-        else oe_set_i(out, i, oe_get_i(a, i));
+        if (viaf) ot_set_f(out, i, ot_get_f(a, i));
+        else ot_set_i(out, i, ot_get_i(a, i));
     }
     return OE_OK;
 }
@@ -408,7 +408,7 @@ static int k_cast(ectx *c)
 static int k_identity(ectx *c)
 {
     if (!IN(c, 0)) return oe_fail(c, "missing input");
-    oe_tensor_copy(&c->out[0], IN(c, 0));
+    ot_tensor_copy(&c->out[0], IN(c, 0));
     return OE_OK;
 }
 

@@ -28,7 +28,7 @@ static double saturate(int dtype, double v)
 static int64_t param_index(const oe_tensor *x, const oe_tensor *scale, int64_t axis, int64_t i)
 {
     if (scale->numel <= 1) return 0;
-    int64_t inner = oe_numel_of(x->dims + axis + 1, x->rank - (int)axis - 1);
+    int64_t inner = ot_numel_of(x->dims + axis + 1, x->rank - (int)axis - 1);
     return (i / inner) % x->dims[axis];
 }
 
@@ -54,8 +54,8 @@ static int k_quantize(ectx *c)
     for (int64_t i = 0; i < x->numel; i++) {
         int64_t k = param_index(x, scale, axis, i);
         /* the quotient in x's own type, as numpy divides, then round half to even */
-        double v = nearbyint(oe_round_to(x->dtype, oe_get_f(x, i) / oe_get_f(scale, k))) + (zp ? oe_get_f(zp, k) : 0);
-        oe_set_f(&c->out[0], i, saturate(odt, v));
+        double v = nearbyint(ot_round_to(x->dtype, ot_get_f(x, i) / ot_get_f(scale, k))) + (zp ? ot_get_f(zp, k) : 0);
+        ot_set_f(&c->out[0], i, saturate(odt, v));
     }
     return OE_OK;
 }
@@ -68,7 +68,7 @@ static int k_dequantize(ectx *c)
     if (oe_out(c, 0, scale->dtype, x->dims, x->rank)) return OE_ERROR;
     for (int64_t i = 0; i < x->numel; i++) {
         int64_t k = param_index(x, scale, axis, i);
-        oe_set_f(&c->out[0], i, (oe_get_f(x, i) - (zp ? oe_get_f(zp, k) : 0)) * oe_get_f(scale, k));
+        ot_set_f(&c->out[0], i, (ot_get_f(x, i) - (zp ? ot_get_f(zp, k) : 0)) * ot_get_f(scale, k));
     }
     return OE_OK;
 }
@@ -79,7 +79,7 @@ static int k_dynamic_quantize(ectx *c)
     if (!x || !oe_is_float(x->dtype)) return oe_fail(c, "expects a floating-point input");
     double mn = 0, mx = 0;
     for (int64_t i = 0; i < x->numel; i++) {
-        double v = oe_get_f(x, i);
+        double v = ot_get_f(x, i);
         mn = v < mn ? v : mn;
         mx = v > mx ? v : mx;
     }
@@ -88,15 +88,15 @@ static int k_dynamic_quantize(ectx *c)
     if (oe_out(c, 0, T_UINT8, x->dims, x->rank) || oe_out(c, 1, T_FLOAT, NULL, 0) || oe_out(c, 2, T_UINT8, NULL, 0))
         return OE_ERROR;
     for (int64_t i = 0; i < x->numel; i++)
-        oe_set_f(&c->out[0], i, scale ? saturate(T_UINT8, nearbyint((float)(oe_get_f(x, i) / scale)) + zp) : zp);
-    oe_set_f(&c->out[1], 0, scale);
-    oe_set_f(&c->out[2], 0, zp);
+        ot_set_f(&c->out[0], i, scale ? saturate(T_UINT8, nearbyint((float)(ot_get_f(x, i) / scale)) + zp) : zp);
+    ot_set_f(&c->out[1], 0, scale);
+    ot_set_f(&c->out[2], 0, zp);
     return OE_OK;
 }
 
 static double scalar_or(const oe_tensor *t, double dflt)
 {
-    return t && t->numel >= 1 ? oe_get_f(t, 0) : dflt;
+    return t && t->numel >= 1 ? ot_get_f(t, 0) : dflt;
 }
 
 static int k_matmul_integer(ectx *c)
@@ -109,7 +109,7 @@ static int k_matmul_integer(ectx *c)
     int rc = oe_matmul_doubles(c, oe_in_tensor(c, 0), oe_in_tensor(c, 1), scalar_or(az, 0), scalar_or(bz, 0), &z, dims, &rank);
     if (rc) return rc;
     rc = oe_out(c, 0, T_INT32, dims, rank);
-    if (rc == OE_OK) oe_store_doubles(&c->out[0], z);
+    if (rc == OE_OK) ot_store_doubles(&c->out[0], z);
     free(z);
     return rc;
 }
@@ -126,9 +126,9 @@ static int k_qlinear_matmul(ectx *c)
     if (rc) return rc;
     int odt = yz ? yz->dtype : T_UINT8;
     rc = oe_out(c, 0, odt, dims, rank);
-    double f = oe_get_f(as, 0) * oe_get_f(bs, 0) / oe_get_f(ys, 0);
+    double f = ot_get_f(as, 0) * ot_get_f(bs, 0) / ot_get_f(ys, 0);
     for (int64_t i = 0; rc == OE_OK && i < c->out[0].numel; i++)
-        oe_set_f(&c->out[0], i, saturate(odt, nearbyint(z[i] * f) + scalar_or(yz, 0)));
+        ot_set_f(&c->out[0], i, saturate(odt, nearbyint(z[i] * f) + scalar_or(yz, 0)));
     free(z);
     return rc;
 }
@@ -146,17 +146,17 @@ static int nll(ectx *c, const double *lp, const oe_tensor *shape_src, const oe_t
     Onnx__AttributeProto *ia = oe_attr(c, "ignore_index");
     bool has_ignore = ia != NULL;
     int64_t ignore = has_ignore ? ia->i : 0, N = shape_src->dims[0], C = shape_src->dims[1];
-    int64_t D = oe_numel_of(shape_src->dims + 2, shape_src->rank - 2);
+    int64_t D = ot_numel_of(shape_src->dims + 2, shape_src->rank - 2);
     double *loss = xcalloc(oe_cnt(N * D), sizeof *loss), sum = 0, wsum = 0;
     for (int64_t n = 0; n < N; n++)
         for (int64_t d = 0; d < D; d++) {
-            int64_t t = oe_get_i(target, n * D + d);
+            int64_t t = ot_get_i(target, n * D + d);
             if (has_ignore && t == ignore) continue;
             if (t < 0 || t >= C) {
                 free(loss);
                 return oe_fail(c, "target %lld is out of range for %lld classes", (long long)t, (long long)C);
             }
-            double w = weight ? oe_get_f(weight, t) : 1;
+            double w = weight ? ot_get_f(weight, t) : 1;
             loss[n * D + d] = -lp[(n * C + t) * D + d] * w;
             sum += loss[n * D + d];
             wsum += w;
@@ -164,11 +164,11 @@ static int nll(ectx *c, const double *lp, const oe_tensor *shape_src, const oe_t
     int rc;
     if (!strcmp(red, "none")) {
         rc = oe_out(c, 0, shape_src->dtype, target->dims, target->rank);
-        if (rc == OE_OK) oe_store_doubles(&c->out[0], loss);
+        if (rc == OE_OK) ot_store_doubles(&c->out[0], loss);
     } else {
         rc = oe_out(c, 0, shape_src->dtype, NULL, 0);
         double v = !strcmp(red, "sum") ? sum : (weight || has_ignore) ? sum / wsum : sum / (double)(N * D);
-        if (rc == OE_OK) oe_set_f(&c->out[0], 0, v);
+        if (rc == OE_OK) ot_set_f(&c->out[0], 0, v);
     }
     free(loss);
     return rc;
@@ -178,7 +178,7 @@ static int k_nll_loss(ectx *c)
 {
     const oe_tensor *x = oe_in_tensor(c, 0);
     if (!x || !oe_is_float(x->dtype)) return oe_fail(c, "expects floating-point input");
-    double *lp = oe_doubles(x);
+    double *lp = ot_doubles(x);
     int rc = nll(c, lp, x, oe_in_tensor(c, 1), oe_in_tensor(c, 2));
     free(lp);
     return rc;
@@ -188,8 +188,8 @@ static int k_softmax_ce_loss(ectx *c)
 {
     const oe_tensor *x = oe_in_tensor(c, 0);
     if (!x || !oe_is_float(x->dtype) || x->rank < 2) return oe_fail(c, "expects floating-point scores [N, C, ...]");
-    int64_t N = x->dims[0], C = x->dims[1], D = oe_numel_of(x->dims + 2, x->rank - 2);
-    double *v = oe_doubles(x);
+    int64_t N = x->dims[0], C = x->dims[1], D = ot_numel_of(x->dims + 2, x->rank - 2);
+    double *v = ot_doubles(x);
     for (int64_t n = 0; n < N; n++)
         for (int64_t d = 0; d < D; d++) {
             double mx = -INFINITY, s = 0;
@@ -200,7 +200,7 @@ static int k_softmax_ce_loss(ectx *c)
     int rc = nll(c, v, x, oe_in_tensor(c, 1), oe_in_tensor(c, 2));
     if (rc == OE_OK && c->nout > 1) {
         rc = oe_out(c, 1, x->dtype, x->dims, x->rank);
-        if (rc == OE_OK) oe_store_doubles(&c->out[1], v);
+        if (rc == OE_OK) ot_store_doubles(&c->out[1], v);
     }
     free(v);
     return rc;
@@ -223,7 +223,7 @@ static int64_t ngram_index(const tfidf *t, const oe_tensor *x, int64_t row, int6
     for (int64_t k = 1; k < n; k++) first_id += ((k < t->ncounts ? t->counts[k] : t->npool) - t->counts[k - 1]) / k;
     for (int64_t p = begin, id = first_id; p + n <= end; p += n, id++) {
         bool same = true;
-        for (int64_t j = 0; j < n && same; j++) same = oe_get_i(x, row + start + j * step) == t->pool[p + j];
+        for (int64_t j = 0; j < n && same; j++) same = ot_get_i(x, row + start + j * step) == t->pool[p + j];
         if (same) return id;
     }
     return -1;
@@ -271,16 +271,16 @@ static int k_tfidf(ectx *c)
                     int64_t id = ngram_index(&t, x, r * len, s, skip + 1, n);
                     if (id >= 0 && id < t.nidx) {
                         int64_t o = r * t.out_cols + t.idx[id];
-                        oe_set_f(&c->out[0], o, oe_get_f(&c->out[0], o) + 1);
+                        ot_set_f(&c->out[0], o, ot_get_f(&c->out[0], o) + 1);
                     }
                 }
     for (int64_t r = 0; rc == OE_OK && r < rows; r++)
         for (int64_t id = 0; id < t.nidx; id++) {
             int64_t o = r * t.out_cols + t.idx[id];
-            double v = oe_get_f(&c->out[0], o), w = t.weights ? t.weights[id] : 1;
+            double v = ot_get_f(&c->out[0], o), w = t.weights ? t.weights[id] : 1;
             if (t.mode == 1) v = v > 0 ? w : 0;
             else if (t.mode == 2) v *= w;
-            oe_set_f(&c->out[0], o, v);
+            ot_set_f(&c->out[0], o, v);
         }
     free(t.weights);
     return rc;
@@ -299,7 +299,7 @@ static int k_optimizer(ectx *c)
     const oe_tensor *R = oe_in_tensor(c, 0), *T = oe_in_tensor(c, 1);
     if (!n || (c->nin - 2) % (size_t)(2 + states) || !R || !T || R->numel != 1 || T->numel != 1 || c->nout != n * (size_t)(1 + states))
         return oe_fail(c, "expects R, T and matching groups of tensors");
-    double r = oe_get_f(R, 0), t = (double)oe_get_i(T, 0), norm = oe_attr_f(c, "norm_coefficient", 0);
+    double r = ot_get_f(R, 0), t = (double)ot_get_i(T, 0), norm = oe_attr_f(c, "norm_coefficient", 0);
     double alpha = oe_attr_f(c, "alpha", c->arg == OPT_ADAM ? 0.9 : 0), beta = oe_attr_f(c, "beta", c->arg == OPT_ADAM ? 0.999 : 0);
     double eps = oe_attr_f(c, "epsilon", 0.0), decay = oe_attr_f(c, "decay_factor", 0), post = oe_attr_f(c, "norm_coefficient_post", 0);
     char mode[16];
@@ -315,7 +315,7 @@ static int k_optimizer(ectx *c)
             (states == 2 && oe_out(c, 2 * n + k, h->dtype, h->dims, h->rank)))
             return OE_ERROR;
         for (int64_t i = 0; i < x->numel; i++) {
-            double xv = oe_get_f(x, i), gr = norm * xv + oe_get_f(g, i), vv = oe_get_f(v, i), nx, nv, nh = 0;
+            double xv = ot_get_f(x, i), gr = norm * xv + ot_get_f(g, i), vv = ot_get_f(v, i), nx, nv, nh = 0;
             if (c->arg == OPT_ADAGRAD) {
                 nv = vv + gr * gr;
                 nx = xv - r * gr / (sqrt(nv) + eps);
@@ -324,12 +324,12 @@ static int k_optimizer(ectx *c)
                 nx = nesterov ? xv - r * (gr + alpha * nv) : xv - r * nv;
             } else {
                 nv = alpha * vv + (1 - alpha) * gr;
-                nh = beta * oe_get_f(h, i) + (1 - beta) * gr * gr;
+                nh = beta * ot_get_f(h, i) + (1 - beta) * gr * gr;
                 nx = (1 - post) * (xv - r * nv / (sqrt(nh) + eps));
             }
-            oe_set_f(&c->out[k], i, nx);
-            oe_set_f(&c->out[n + k], i, nv);
-            if (states == 2) oe_set_f(&c->out[2 * n + k], i, nh);
+            ot_set_f(&c->out[k], i, nx);
+            ot_set_f(&c->out[n + k], i, nv);
+            if (states == 2) ot_set_f(&c->out[2 * n + k], i, nh);
         }
     }
     return OE_OK;

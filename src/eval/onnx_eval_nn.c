@@ -71,9 +71,9 @@ int oe_matmul_doubles(ectx *c, const oe_tensor *a, const oe_tensor *b, double az
     for (int i = 0; i < r; i++) odims[(*orank)++] = dims[i];
     if (a->rank > 1) odims[(*orank)++] = M;
     if (b->rank > 1) odims[(*orank)++] = N;
-    int64_t batches = oe_numel_of(dims, r);
-    if (oe_numel_of(odims, *orank) > OE_HARD_MAX_NUMEL) return oe_fail(c, "output too large");
-    double *x = oe_doubles(a), *y = oe_doubles(b), *z = xcalloc(oe_cnt(batches * M * N), sizeof *z);
+    int64_t batches = ot_numel_of(dims, r);
+    if (ot_numel_of(odims, *orank) > OE_HARD_MAX_NUMEL) return oe_fail(c, "output too large");
+    double *x = ot_doubles(a), *y = ot_doubles(b), *z = xcalloc(oe_cnt(batches * M * N), sizeof *z);
     for (int64_t i = 0; az != 0 && i < a->numel; i++) x[i] -= az;
     for (int64_t i = 0; bz != 0 && i < b->numel; i++) y[i] -= bz;
     oe_bit it;
@@ -96,7 +96,7 @@ static int k_matmul(ectx *c)
     int rc = oe_matmul_doubles(c, a, b, 0, 0, &z, dims, &rank);
     if (rc) return rc;
     rc = oe_out(c, 0, a->dtype, dims, rank);
-    if (rc == OE_OK) oe_store_doubles(&c->out[0], z);
+    if (rc == OE_OK) ot_store_doubles(&c->out[0], z);
     free(z);
     return rc;
 }
@@ -128,7 +128,7 @@ static int k_gemm(ectx *c)
             return oe_fail(c, "C cannot be broadcast to [%lld, %lld]", (long long)M, (long long)N);
     }
     if (oe_out(c, 0, a->dtype, dims, 2)) return OE_ERROR;
-    double *x = oe_doubles(a), *y = oe_doubles(b), *z = xcalloc(oe_cnt(M * N), sizeof *z);
+    double *x = ot_doubles(a), *y = ot_doubles(b), *z = xcalloc(oe_cnt(M * N), sizeof *z);
     if (ta) { double *t = transposed(x, a->dims[0], a->dims[1]); free(x); x = t; }
     if (tb) { double *t = transposed(y, b->dims[0], b->dims[1]); free(y); y = t; }
     if (M && N && K) oe_gemm_acc(x, y, z, M, K, N);
@@ -138,10 +138,10 @@ static int k_gemm(ectx *c)
     for (int64_t i = 0; i < M * N; i++) {
         double v = alpha * z[i];
         if (cc) {
-            v += beta * oe_get_f(cc, it.off[0]);
+            v += beta * ot_get_f(cc, it.off[0]);
             oe_bit_next(&it);
         }
-        oe_set_f(&c->out[0], i, v);
+        ot_set_f(&c->out[0], i, v);
     }
     free(x);
     free(y);
@@ -279,7 +279,7 @@ static int k_einsum(ectx *c)
     for (int t = 0; t < e.nops; t++) {
         const oe_tensor *x = oe_in_tensor(c, (size_t)t);
         int64_t s[OE_MAX_RANK];
-        oe_strides(x->dims, x->rank, s);
+        ot_strides(x->dims, x->rank, s);
         for (int i = 0; i < x->rank; i++)
             if (x->dims[i] != 1 || e.size[e.terms[t][i]] == 1) st[t][e.terms[t][i]] += s[i];
     }
@@ -291,7 +291,7 @@ static int k_einsum(ectx *c)
     double *acc = xcalloc(oe_cnt(c->out[0].numel), sizeof *acc);
     for (int64_t t = 0; t < total; t++) {
         double prod = 1;
-        for (int k = 0; k < e.nops; k++) prod *= oe_get_f(oe_in_tensor(c, (size_t)k), off[k]);
+        for (int k = 0; k < e.nops; k++) prod *= ot_get_f(oe_in_tensor(c, (size_t)k), off[k]);
         acc[t / inner] += prod;
         for (int i = nl - 1; i >= 0; i--) {
             int l = order[i];
@@ -301,7 +301,7 @@ static int k_einsum(ectx *c)
             idx[i] = 0;
         }
     }
-    oe_store_doubles(&c->out[0], acc);
+    ot_store_doubles(&c->out[0], acc);
     free(acc);
     return OE_OK;
 }
@@ -311,11 +311,11 @@ static int k_det(ectx *c)
     const oe_tensor *a = oe_in_tensor(c, 0);
     if (!a || a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2] || !oe_is_float(a->dtype))
         return oe_fail(c, "expects square floating-point matrices");
-    int64_t n = a->dims[a->rank - 1], mats = oe_numel_of(a->dims, a->rank - 2);
+    int64_t n = a->dims[a->rank - 1], mats = ot_numel_of(a->dims, a->rank - 2);
     if (oe_out(c, 0, a->dtype, a->dims, a->rank - 2)) return OE_ERROR;
     double *m = xmalloc(oe_cnt(n * n) * sizeof *m);
     for (int64_t k = 0; k < mats; k++) {
-        for (int64_t i = 0; i < n * n; i++) m[i] = oe_get_f(a, k * n * n + i);
+        for (int64_t i = 0; i < n * n; i++) m[i] = ot_get_f(a, k * n * n + i);
         double det = 1;
         for (int64_t col = 0; col < n; col++) {
             int64_t piv = col;
@@ -336,7 +336,7 @@ static int k_det(ectx *c)
                 for (int64_t j = col; j < n; j++) m[r * n + j] -= f * m[col * n + j];
             }
         }
-        oe_set_f(&c->out[0], k, det);
+        ot_set_f(&c->out[0], k, det);
     }
     free(m);
     return OE_OK;
@@ -353,21 +353,21 @@ static int k_batch_norm(ectx *c)
     if (!oe_is_float(x->dtype) || x->rank < 2) return oe_fail(c, "expects a float input of rank 2 or more");
     bool training = oe_attr_i(c, "training_mode", 0) != 0 && c->opset >= 14;
     if (c->opset < 14 && c->nout > 1) return OE_UNSUPPORTED;
-    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2), per = x->dims[0] * inner;
+    int64_t ch = x->dims[1], inner = ot_numel_of(x->dims + 2, x->rank - 2), per = x->dims[0] * inner;
     for (int k = 0; k < 4; k++)
         if (p[k]->numel != ch) return oe_fail(c, "scale, B, mean and var must have one value per channel");
     double eps = oe_attr_f(c, "epsilon", 1e-5), mom = oe_attr_f(c, "momentum", 0.9);
     double *mean = xcalloc(oe_cnt(ch), sizeof *mean), *var = xcalloc(oe_cnt(ch), sizeof *var);
     for (int64_t k = 0; k < ch; k++) {
-        mean[k] = oe_get_f(p[2], k);
-        var[k] = oe_get_f(p[3], k);
+        mean[k] = ot_get_f(p[2], k);
+        var[k] = ot_get_f(p[3], k);
     }
     if (training) {
         for (int64_t k = 0; k < ch; k++) mean[k] = var[k] = 0;
-        for (int64_t i = 0; i < x->numel; i++) mean[(i / inner) % ch] += oe_get_f(x, i);
+        for (int64_t i = 0; i < x->numel; i++) mean[(i / inner) % ch] += ot_get_f(x, i);
         for (int64_t k = 0; k < ch; k++) mean[k] /= (double)(per ? per : 1);
         for (int64_t i = 0; i < x->numel; i++) {
-            double d = oe_get_f(x, i) - mean[(i / inner) % ch];
+            double d = ot_get_f(x, i) - mean[(i / inner) % ch];
             var[(i / inner) % ch] += d * d;
         }
         for (int64_t k = 0; k < ch; k++) var[k] /= (double)(per ? per : 1);
@@ -375,13 +375,13 @@ static int k_batch_norm(ectx *c)
     int rc = oe_out(c, 0, x->dtype, x->dims, x->rank);
     for (int64_t i = 0; rc == OE_OK && i < x->numel; i++) {
         int64_t k = (i / inner) % ch;
-        double v = (oe_get_f(x, i) - mean[k]) / sqrt(var[k] + eps);
-        oe_set_f(&c->out[0], i, v * oe_get_f(p[0], k) + oe_get_f(p[1], k));
+        double v = (ot_get_f(x, i) - mean[k]) / sqrt(var[k] + eps);
+        ot_set_f(&c->out[0], i, v * ot_get_f(p[0], k) + ot_get_f(p[1], k));
     }
     for (size_t o = 1; rc == OE_OK && training && o < 3 && o < c->nout; o++) {
         rc = oe_out(c, o, p[o + 1]->dtype, &ch, 1);
         for (int64_t k = 0; rc == OE_OK && k < ch; k++)
-            oe_set_f(&c->out[o], k, oe_get_f(p[o + 1], k) * mom + (o == 1 ? mean[k] : var[k]) * (1 - mom));
+            ot_set_f(&c->out[o], k, ot_get_f(p[o + 1], k) * mom + (o == 1 ? mean[k] : var[k]) * (1 - mom));
     }
     free(mean);
     free(var);
@@ -411,16 +411,16 @@ static int k_instance_norm(ectx *c)
 {
     const oe_tensor *x = oe_in_tensor(c, 0), *s = oe_in_tensor(c, 1), *b = oe_in_tensor(c, 2);
     if (!x || !s || !b || x->rank < 2 || !oe_is_float(x->dtype)) return oe_fail(c, "expects X, scale and B");
-    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2);
+    int64_t ch = x->dims[1], inner = ot_numel_of(x->dims + 2, x->rank - 2);
     if (s->numel != ch || b->numel != ch) return oe_fail(c, "scale and B must have one value per channel");
     if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
-    double *v = oe_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
+    double *v = ot_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
     normalize_groups(v, y, x->numel / (inner ? inner : 1), inner, oe_attr_f(c, "epsilon", 1e-5), NULL, NULL);
     for (int64_t i = 0; i < x->numel; i++) {
         int64_t k = (i / (inner ? inner : 1)) % ch;
-        y[i] = y[i] * oe_get_f(s, k) + oe_get_f(b, k);
+        y[i] = y[i] * ot_get_f(s, k) + ot_get_f(b, k);
     }
-    oe_store_doubles(&c->out[0], y);
+    ot_store_doubles(&c->out[0], y);
     free(v);
     free(y);
     return OE_OK;
@@ -432,13 +432,13 @@ static int k_layer_norm(ectx *c)
     if (!x || !s || !oe_is_float(x->dtype)) return oe_fail(c, "expects X and Scale");
     int64_t axis;
     if (oe_norm_axis(oe_attr_i(c, "axis", -1), x->rank, &axis)) return oe_fail(c, "bad axis");
-    int64_t size = oe_numel_of(x->dims + axis, x->rank - (int)axis), groups = oe_numel_of(x->dims, (int)axis);
+    int64_t size = ot_numel_of(x->dims + axis, x->rank - (int)axis), groups = ot_numel_of(x->dims, (int)axis);
     oe_tensor nshape = {.rank = x->rank - (int)axis};
     memcpy(nshape.dims, x->dims + axis, sizeof(int64_t) * (size_t)nshape.rank);
     const oe_tensor *ts[3] = {&nshape, s, b};
     int64_t bd[OE_MAX_RANK];
     int r;
-    if (oe_bcast_shape(ts, b ? 3 : 2, bd, &r) || r != nshape.rank || oe_numel_of(bd, r) != size)
+    if (oe_bcast_shape(ts, b ? 3 : 2, bd, &r) || r != nshape.rank || ot_numel_of(bd, r) != size)
         return oe_fail(c, "Scale and B must broadcast to the normalized shape");
     int64_t sdims[OE_MAX_RANK];
     for (int i = 0; i < x->rank; i++) sdims[i] = i < axis ? x->dims[i] : 1;
@@ -446,19 +446,19 @@ static int k_layer_norm(ectx *c)
     int stash = (int)oe_attr_i(c, "stash_type", T_FLOAT);
     for (size_t o = 1; rc == OE_OK && o < 3 && o < c->nout; o++) rc = oe_out(c, o, stash, sdims, x->rank);
     if (rc) return rc;
-    double *v = oe_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
+    double *v = ot_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
     double *means = xmalloc(oe_cnt(groups) * sizeof *means), *is = xmalloc(oe_cnt(groups) * sizeof *is);
     normalize_groups(v, y, groups, size, oe_attr_f(c, "epsilon", 1e-5), means, is);
     oe_bit it;
     oe_bit_init(&it, ts + 1, b ? 2 : 1, nshape.dims, nshape.rank);
     for (int64_t i = 0; i < size; i++, oe_bit_next(&it)) {
-        double sc = oe_get_f(s, it.off[0]), bi = b ? oe_get_f(b, it.off[1]) : 0;
+        double sc = ot_get_f(s, it.off[0]), bi = b ? ot_get_f(b, it.off[1]) : 0;
         for (int64_t g = 0; g < groups; g++) y[g * size + i] = y[g * size + i] * sc + bi;
     }
-    oe_store_doubles(&c->out[0], y);
+    ot_store_doubles(&c->out[0], y);
     for (int64_t g = 0; g < groups; g++) {
-        if (c->nout > 1 && c->out[1].data) oe_set_f(&c->out[1], g, means[g]);
-        if (c->nout > 2 && c->out[2].data) oe_set_f(&c->out[2], g, is[g]);
+        if (c->nout > 1 && c->out[1].data) ot_set_f(&c->out[1], g, means[g]);
+        if (c->nout > 2 && c->out[2].data) ot_set_f(&c->out[2], g, is[g]);
     }
     free(v);
     free(y);
@@ -472,17 +472,17 @@ static int k_group_norm(ectx *c)
     const oe_tensor *x = oe_in_tensor(c, 0), *s = oe_in_tensor(c, 1), *b = oe_in_tensor(c, 2);
     int64_t ng = oe_attr_i(c, "num_groups", 0);
     if (!x || !s || !b || x->rank < 2 || ng <= 0 || x->dims[1] % ng) return oe_fail(c, "expects X, scale, B and num_groups dividing the channels");
-    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2), gsize = ch / ng * inner;
+    int64_t ch = x->dims[1], inner = ot_numel_of(x->dims + 2, x->rank - 2), gsize = ch / ng * inner;
     bool per_channel = s->numel == ch;
     if ((!per_channel && s->numel != ng) || b->numel != s->numel) return oe_fail(c, "scale and B must have one value per group or channel");
     if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
-    double *v = oe_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
+    double *v = ot_doubles(x), *y = xmalloc(oe_cnt(x->numel) * sizeof *y);
     normalize_groups(v, y, x->numel / (gsize ? gsize : 1), gsize, oe_attr_f(c, "epsilon", 1e-5), NULL, NULL);
     for (int64_t i = 0; i < x->numel; i++) {
         int64_t chan = (i / (inner ? inner : 1)) % ch, k = per_channel ? chan : chan / (ch / ng);
-        y[i] = y[i] * oe_get_f(s, k) + oe_get_f(b, k);
+        y[i] = y[i] * ot_get_f(s, k) + ot_get_f(b, k);
     }
-    oe_store_doubles(&c->out[0], y);
+    ot_store_doubles(&c->out[0], y);
     free(v);
     free(y);
     return OE_OK;
@@ -494,7 +494,7 @@ static int k_lrn(ectx *c)
     int64_t size = oe_attr_i(c, "size", 0);
     if (!x || x->rank < 3 || size <= 0) return oe_fail(c, "expects an N×C×... input and a positive size");
     double alpha = oe_attr_f(c, "alpha", 1e-4), beta = oe_attr_f(c, "beta", 0.75), bias = oe_attr_f(c, "bias", 1.0);
-    int64_t ch = x->dims[1], inner = oe_numel_of(x->dims + 2, x->rank - 2);
+    int64_t ch = x->dims[1], inner = ot_numel_of(x->dims + 2, x->rank - 2);
     int64_t lo = (size - 1) / 2, hi = (size - 1) - lo;
     if (oe_out(c, 0, x->dtype, x->dims, x->rank)) return OE_ERROR;
     for (int64_t i = 0; i < x->numel; i++) {
@@ -502,10 +502,10 @@ static int k_lrn(ectx *c)
         double sq = 0;
         for (int64_t j = k - lo; j <= k + hi; j++)
             if (j >= 0 && j < ch) {
-                double v = oe_get_f(x, (n * ch + j) * inner + s);
+                double v = ot_get_f(x, (n * ch + j) * inner + s);
                 sq += v * v;
             }
-        oe_set_f(&c->out[0], i, oe_get_f(x, i) / pow(bias + alpha / (double)size * sq, beta));
+        ot_set_f(&c->out[0], i, ot_get_f(x, i) / pow(bias + alpha / (double)size * sq, beta));
     }
     return OE_OK;
 }
@@ -514,11 +514,11 @@ static int k_dropout(ectx *c)
 {
     const oe_tensor *x = oe_in_tensor(c, 0), *ratio = oe_in_tensor(c, 1), *train = oe_in_tensor(c, 2);
     if (!x) return oe_fail(c, "missing input");
-    bool training = train && train->numel == 1 && oe_get_i(train, 0) != 0;
-    double r = ratio && ratio->numel == 1 ? oe_get_f(ratio, 0) : oe_attr_f(c, "ratio", 0.5);
+    bool training = train && train->numel == 1 && ot_get_i(train, 0) != 0;
+    double r = ratio && ratio->numel == 1 ? ot_get_f(ratio, 0) : oe_attr_f(c, "ratio", 0.5);
     if (c->opset < 7 && oe_attr_i(c, "is_test", 0) == 0 && c->opset >= 6) training = true;
     if (training && r != 0) return oe_fail(c, "dropout in training mode is random; the evaluator runs inference only");
-    oe_tensor_copy(&c->out[0], x);
+    ot_tensor_copy(&c->out[0], x);
     if (c->nout > 1) {
         if (oe_out(c, 1, T_BOOL, x->dims, x->rank)) return OE_ERROR;
         if (x->numel) memset(c->out[1].data, 1, (size_t)x->numel);

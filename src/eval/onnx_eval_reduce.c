@@ -14,7 +14,7 @@ static void reduce_into(const oe_tensor *a, const bool *red, int op, double *acc
 {
     int64_t kd[OE_MAX_RANK], kst[OE_MAX_RANK], idx[OE_MAX_RANK] = {0};
     for (int i = 0; i < a->rank; i++) kd[i] = red[i] ? 1 : a->dims[i];
-    oe_strides(kd, a->rank, kst);
+    ot_strides(kd, a->rank, kst);
     double init = op == R_PROD ? 1 : op == R_MAX ? -INFINITY : op == R_MIN ? INFINITY : 0;
     for (int64_t o = 0; o < onum; o++) acc[o] = init;
     double *mx = NULL;
@@ -25,7 +25,7 @@ static void reduce_into(const oe_tensor *a, const bool *red, int op, double *acc
     }
     int64_t o = 0;
     for (int64_t i = 0; i < a->numel; i++) {
-        double x = oe_get_f(a, i);
+        double x = ot_get_f(a, i);
         switch (op) {
         case R_SUM: case R_MEAN: case R_LOGSUM: acc[o] += x; break;
         case R_PROD: acc[o] *= x; break;
@@ -83,7 +83,7 @@ static int k_reduce(ectx *c)
     bool red[OE_MAX_RANK], noop;
     if (reduced_axes(c, a, red, &noop)) return OE_ERROR;
     if (noop) {
-        oe_tensor_copy(&c->out[0], a);
+        ot_tensor_copy(&c->out[0], a);
         return OE_OK;
     }
     bool keep = oe_attr_i(c, "keepdims", 1) != 0;
@@ -97,7 +97,7 @@ static int k_reduce(ectx *c)
     reduce_into(a, red, c->arg, acc, onum);
     if (!oe_is_float(a->dtype) && (c->arg == R_MAX || c->arg == R_MIN) && a->numel == 0)
         for (int64_t o = 0; o < onum; o++) acc[o] = c->arg == R_MAX ? -9.2e18 : 9.2e18;
-    oe_store_doubles(&c->out[0], acc);
+    ot_store_doubles(&c->out[0], acc);
     free(acc);
     return OE_OK;
 }
@@ -136,16 +136,16 @@ static int k_argmax(ectx *c)
     for (int64_t o = 0; o < v.outer; o++)
         for (int64_t i = 0; i < v.inner; i++) {
             int64_t best = 0;
-            double bv = oe_get_f(a, o * v.n * v.inner + i);
+            double bv = ot_get_f(a, o * v.n * v.inner + i);
             for (int64_t k = 1; k < v.n; k++) {
-                double x = oe_get_f(a, (o * v.n + k) * v.inner + i);
+                double x = ot_get_f(a, (o * v.n + k) * v.inner + i);
                 bool better = is_max ? (x > bv || (last && x == bv)) : (x < bv || (last && x == bv));
                 if (better) {
                     bv = x;
                     best = k;
                 }
             }
-            oe_set_i(&c->out[0], o * v.inner + i, best);
+            ot_set_i(&c->out[0], o * v.inner + i, best);
         }
     return OE_OK;
 }
@@ -155,7 +155,7 @@ static int k_cumsum(ectx *c)
     const oe_tensor *a = oe_in_tensor(c, 0), *ax = oe_in_tensor(c, 1);
     if (!a || !ax || ax->numel != 1 || oe_is_float(ax->dtype)) return oe_fail(c, "bad inputs");
     int64_t axis;
-    if (oe_norm_axis(oe_get_i(ax, 0), a->rank, &axis)) return oe_fail(c, "bad axis");
+    if (oe_norm_axis(ot_get_i(ax, 0), a->rank, &axis)) return oe_fail(c, "bad axis");
     bool excl = oe_attr_i(c, "exclusive", 0) != 0, rev = oe_attr_i(c, "reverse", 0) != 0;
     if (oe_out(c, 0, a->dtype, a->dims, a->rank)) return OE_ERROR;
     axis_view v = view_around(a, axis, false);
@@ -167,14 +167,14 @@ static int k_cumsum(ectx *c)
             for (int64_t j = 0; j < v.n; j++) {
                 int64_t k = rev ? v.n - 1 - j : j, off = (o * v.n + k) * v.inner + i;
                 if (excl) {
-                    if (fl) oe_set_f(&c->out[0], off, s);
-                    else oe_set_i(&c->out[0], off, si);
+                    if (fl) ot_set_f(&c->out[0], off, s);
+                    else ot_set_i(&c->out[0], off, si);
                 }
-                if (fl) s += oe_get_f(a, off);
-                else si += oe_get_i(a, off);
+                if (fl) s += ot_get_f(a, off);
+                else si += ot_get_i(a, off);
                 if (!excl) {
-                    if (fl) oe_set_f(&c->out[0], off, s);
-                    else oe_set_i(&c->out[0], off, si);
+                    if (fl) ot_set_f(&c->out[0], off, s);
+                    else ot_set_i(&c->out[0], off, si);
                 }
             }
         }
@@ -193,7 +193,7 @@ static int k_softmax(ectx *c)
         return oe_fail(c, "bad axis");
     if (oe_out(c, 0, a->dtype, a->dims, a->rank)) return OE_ERROR;
     axis_view v = view_around(a, axis, old);
-    double *x = oe_doubles(a), *y = xcalloc(oe_cnt(a->numel), sizeof *y);
+    double *x = ot_doubles(a), *y = xcalloc(oe_cnt(a->numel), sizeof *y);
     for (int64_t o = 0; o < v.outer; o++)
         for (int64_t i = 0; i < v.inner; i++) {
             int64_t base = o * v.n * v.inner + i, arg = 0;
@@ -213,7 +213,7 @@ static int k_softmax(ectx *c)
                 y[base + k * v.inner] = c->arg == SM_LOG ? d - log(s) : exp(d) / s;
             }
         }
-    oe_store_doubles(&c->out[0], y);
+    ot_store_doubles(&c->out[0], y);
     free(x);
     free(y);
     return OE_OK;
@@ -248,7 +248,7 @@ static int k_topk(ectx *c)
     } else {
         const oe_tensor *kt = oe_in_tensor(c, 1);
         if (!kt || kt->numel != 1) return oe_fail(c, "k must hold one value");
-        k = oe_get_i(kt, 0);
+        k = ot_get_i(kt, 0);
     }
     int64_t axis;
     if (oe_norm_axis(oe_attr_i(c, "axis", -1), a->rank, &axis)) return oe_fail(c, "bad axis");
@@ -262,12 +262,12 @@ static int k_topk(ectx *c)
     kv *buf = xmalloc(oe_cnt(v.n) * sizeof *buf);
     for (int64_t o = 0; o < v.outer; o++)
         for (int64_t i = 0; i < v.inner; i++) {
-            for (int64_t j = 0; j < v.n; j++) buf[j] = (kv){oe_get_f(a, (o * v.n + j) * v.inner + i), j};
+            for (int64_t j = 0; j < v.n; j++) buf[j] = (kv){ot_get_f(a, (o * v.n + j) * v.inner + i), j};
             qsort(buf, (size_t)v.n, sizeof *buf, largest ? cmp_desc : cmp_asc);
             for (int64_t j = 0; j < k; j++) {
                 int64_t off = (o * k + j) * v.inner + i;
                 oe_copy_elem(&c->out[0], off, a, (o * v.n + buf[j].i) * v.inner + i);
-                oe_set_i(&c->out[1], off, buf[j].i);
+                ot_set_i(&c->out[1], off, buf[j].i);
             }
         }
     free(buf);
@@ -287,13 +287,13 @@ static int k_lpnorm(ectx *c)
         for (int64_t i = 0; i < v.inner; i++) {
             double s = 0;
             for (int64_t k = 0; k < v.n; k++) {
-                double x = oe_get_f(a, (o * v.n + k) * v.inner + i);
+                double x = ot_get_f(a, (o * v.n + k) * v.inner + i);
                 s += p == 1 ? fabs(x) : x * x;
             }
             if (p == 2) s = sqrt(s);
             for (int64_t k = 0; k < v.n; k++) {
                 int64_t off = (o * v.n + k) * v.inner + i;
-                oe_set_f(&c->out[0], off, s == 0 ? 0 : oe_get_f(a, off) / s);
+                ot_set_f(&c->out[0], off, s == 0 ? 0 : ot_get_f(a, off) / s);
             }
         }
     return OE_OK;
@@ -313,8 +313,8 @@ static int k_mvn(ectx *c)
     }
     int64_t kd[OE_MAX_RANK], kst[OE_MAX_RANK], idx[OE_MAX_RANK] = {0};
     for (int i = 0; i < a->rank; i++) kd[i] = red[i] ? 1 : a->dims[i];
-    int64_t onum = oe_numel_of(kd, a->rank);
-    oe_strides(kd, a->rank, kst);
+    int64_t onum = ot_numel_of(kd, a->rank);
+    ot_strides(kd, a->rank, kst);
     double *mean = xmalloc(oe_cnt(onum) * sizeof *mean);
     double *sq = xmalloc(oe_cnt(onum) * sizeof *sq);
     reduce_into(a, red, R_MEAN, mean, onum);
@@ -330,7 +330,7 @@ static int k_mvn(ectx *c)
         for (int k = 0; k < a->rank; k++)
             if (!red[k]) o += idx[k] * kst[k];
         double sd = sqrt(sq[o] / (double)count - mean[o] * mean[o]);
-        oe_set_f(&c->out[0], i, (oe_get_f(a, i) - mean[o]) / (sd + 1e-9));
+        ot_set_f(&c->out[0], i, (ot_get_f(a, i) - mean[o]) / (sd + 1e-9));
         for (int k = a->rank - 1; k >= 0; k--) {
             if (++idx[k] < a->dims[k]) break;
             idx[k] = 0;

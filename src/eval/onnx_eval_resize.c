@@ -195,8 +195,8 @@ static int resize_geometry(ectx *c, const oe_tensor *x, bool upsample, double *s
     const oe_tensor *sz = upsample || c->opset < 11 ? NULL : oe_in_tensor(c, 3);
     if (roi_t && roi_t->numel == 2 * na)
         for (int64_t i = 0; i < na; i++) {
-            roi[axes[i]] = oe_get_f(roi_t, i);
-            roi[r + axes[i]] = oe_get_f(roi_t, na + i);
+            roi[axes[i]] = ot_get_f(roi_t, i);
+            roi[r + axes[i]] = ot_get_f(roi_t, na + i);
         }
     if (sc && sc->numel == 0) sc = NULL;
     if (sz && sz->numel == 0) sz = NULL;
@@ -206,7 +206,7 @@ static int resize_geometry(ectx *c, const oe_tensor *x, bool upsample, double *s
         for (int i = 0; i < r; i++) scale[i] = s[i];
     } else if (sc) {
         if (sc->numel != na) return oe_fail(c, "scales must have one entry per axis");
-        for (int64_t i = 0; i < na; i++) scale[axes[i]] = oe_get_f(sc, i);
+        for (int64_t i = 0; i < na; i++) scale[axes[i]] = ot_get_f(sc, i);
     } else if (sz) {
         if (sz->numel != na) return oe_fail(c, "sizes must have one entry per axis");
         char buf[16];
@@ -214,7 +214,7 @@ static int resize_geometry(ectx *c, const oe_tensor *x, bool upsample, double *s
         bool larger = !strcmp(pol, "not_smaller"), keep = larger || !strcmp(pol, "not_larger");
         double s0 = larger ? 0 : INFINITY;
         for (int64_t i = 0; i < na; i++) {
-            double s = (double)oe_get_i(sz, i) / (double)x->dims[axes[i]];
+            double s = (double)ot_get_i(sz, i) / (double)x->dims[axes[i]];
             s0 = larger ? fmax(s0, s) : fmin(s0, s);
         }
         for (int64_t i = 0; i < na; i++) {
@@ -223,7 +223,7 @@ static int resize_geometry(ectx *c, const oe_tensor *x, bool upsample, double *s
                 scale[a] = s0;
                 out[a] = (int64_t)nearbyint(s0 * (double)x->dims[a]);
             } else {
-                out[a] = oe_get_i(sz, i);
+                out[a] = ot_get_i(sz, i);
                 scale[a] = (double)out[a] / (double)x->dims[a];
             }
         }
@@ -253,7 +253,7 @@ static int k_resize(ectx *c)
     axis_taps taps[OE_MAX_RANK];
     for (int i = 0; i < x->rank; i++) taps_for_axis(&o, x->dims[i], out[i], scale[i], roi[i], roi[x->rank + i], &taps[i]);
     int64_t ist[OE_MAX_RANK], idx[OE_MAX_RANK] = {0};
-    oe_strides(x->dims, x->rank, ist);
+    ot_strides(x->dims, x->rank, ist);
     for (int64_t e = 0; e < c->out[0].numel; e++) {
         bool outside = false;
         int total = 1;
@@ -272,9 +272,9 @@ static int k_resize(ectx *c)
                 off += taps[i].idx[idx[i] * taps[i].nt + k] * ist[i];
                 w *= taps[i].w[idx[i] * taps[i].nt + k];
             }
-            if (w != 0) acc += w * oe_get_f(x, off);
+            if (w != 0) acc += w * ot_get_f(x, off);
         }
-        oe_set_f(&c->out[0], e, outside ? o.extrapolation : acc);
+        ot_set_f(&c->out[0], e, outside ? o.extrapolation : acc);
         for (int i = x->rank - 1; i >= 0; i--) {
             if (++idx[i] < out[i]) break;
             idx[i] = 0;
@@ -330,7 +330,7 @@ static double grid_pixel(const grid_ctx *g, int64_t yy, int64_t xx)
         yy = clampi((int64_t)reflect((double)yy, lo, g->align ? (double)(g->H - 1) : (double)g->H - 0.5), g->H);
         xx = clampi((int64_t)reflect((double)xx, lo, g->align ? (double)(g->W - 1) : (double)g->W - 0.5), g->W);
     }
-    return oe_get_f(g->x, g->plane + yy * g->W + xx);
+    return ot_get_f(g->x, g->plane + yy * g->W + xx);
 }
 
 /* Unnormalized source coordinate, with border / reflection padding applied to the coordinate. */
@@ -382,8 +382,8 @@ static int k_grid_sample(ectx *c)
         for (int64_t ch = 0; ch < C; ch++) {
             g.plane = (n * C + ch) * g.H * g.W;
             for (int64_t i = 0; i < Ho * Wo; i++) {
-                double gx = oe_get_f(grid, (n * Ho * Wo + i) * 2), gy = oe_get_f(grid, (n * Ho * Wo + i) * 2 + 1);
-                oe_set_f(&c->out[0], (n * C + ch) * Ho * Wo + i, grid_sample_at(&g, mode, gx, gy));
+                double gx = ot_get_f(grid, (n * Ho * Wo + i) * 2), gy = ot_get_f(grid, (n * Ho * Wo + i) * 2 + 1);
+                ot_set_f(&c->out[0], (n * C + ch) * Ho * Wo + i, grid_sample_at(&g, mode, gx, gy));
             }
         }
     return OE_OK;
@@ -404,8 +404,8 @@ static double roi_sample(const oe_tensor *x, int64_t plane, int64_t H, int64_t W
     if (x0 >= W - 1) x0 = x1 = W - 1, xx = (double)x0;
     else x1 = x0 + 1;
     double ly = y - (double)y0, lx = xx - (double)x0, hy = 1 - ly, hx = 1 - lx;
-    double v[4] = {hy * hx * oe_get_f(x, plane + y0 * W + x0), hy * lx * oe_get_f(x, plane + y0 * W + x1),
-                   ly * hx * oe_get_f(x, plane + y1 * W + x0), ly * lx * oe_get_f(x, plane + y1 * W + x1)};
+    double v[4] = {hy * hx * ot_get_f(x, plane + y0 * W + x0), hy * lx * ot_get_f(x, plane + y0 * W + x1),
+                   ly * hx * ot_get_f(x, plane + y1 * W + x0), ly * lx * ot_get_f(x, plane + y1 * W + x1)};
     return max ? fmax(fmax(v[0], v[1]), fmax(v[2], v[3])) : v[0] + v[1] + v[2] + v[3];
 }
 
@@ -422,10 +422,10 @@ static int k_roi_align(ectx *c)
     int64_t R = rois->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], dims[4] = {R, C, ph, pw};
     if (ph <= 0 || pw <= 0 || oe_out(c, 0, x->dtype, dims, 4)) return oe_fail(c, "bad output size");
     for (int64_t r = 0; r < R; r++) {
-        int64_t b = oe_get_i(bi, r);
+        int64_t b = ot_get_i(bi, r);
         if (b < 0 || b >= x->dims[0]) return oe_fail(c, "batch index %lld is out of range", (long long)b);
-        double sw = oe_get_f(rois, r * 4) * scale - off, sh = oe_get_f(rois, r * 4 + 1) * scale - off;
-        double rw = oe_get_f(rois, r * 4 + 2) * scale - off - sw, rh = oe_get_f(rois, r * 4 + 3) * scale - off - sh;
+        double sw = ot_get_f(rois, r * 4) * scale - off, sh = ot_get_f(rois, r * 4 + 1) * scale - off;
+        double rw = ot_get_f(rois, r * 4 + 2) * scale - off - sw, rh = ot_get_f(rois, r * 4 + 3) * scale - off - sh;
         if (!half) rw = fmax(rw, 1), rh = fmax(rh, 1);
         double bh = rh / (double)ph, bw = rw / (double)pw;
         int64_t gh = ratio > 0 ? ratio : (int64_t)ceil(rh / (double)ph), gw = ratio > 0 ? ratio : (int64_t)ceil(rw / (double)pw);
@@ -441,7 +441,7 @@ static int k_roi_align(ectx *c)
                             double v = roi_sample(x, (b * C + ch) * H * W, H, W, y, xx, max);
                             acc = max ? (iy == 0 && ix == 0 ? v : fmax(acc, v)) : acc + v;
                         }
-                    oe_set_f(&c->out[0], ((r * C + ch) * ph + i) * pw + j, max ? acc : acc / count);
+                    ot_set_f(&c->out[0], ((r * C + ch) * ph + i) * pw + j, max ? acc : acc / count);
                 }
     }
     return OE_OK;

@@ -122,15 +122,15 @@ static void rnn_cell(const rnn *m, int d, const double *xt, double *h, double *c
     const act *A = &m->acts[d * (m->kind == K_RNN ? 1 : m->kind == K_GRU ? 2 : 3)];
     for (int64_t j = 0; j < G * H; j++) {
         double v = 0;
-        for (int64_t k = 0; k < m->in; k++) v += xt[k] * oe_get_f(m->w, (d * G * H + j) * m->in + k);
-        if (m->b) v += oe_get_f(m->b, d * 2 * G * H + j);
+        for (int64_t k = 0; k < m->in; k++) v += xt[k] * ot_get_f(m->w, (d * G * H + j) * m->in + k);
+        if (m->b) v += ot_get_f(m->b, d * 2 * G * H + j);
         g[j] = v;
     }
     /* the recurrent part: for GRU's h gate it may depend on r, so it is kept apart */
     double *rh = g + G * H;
     for (int64_t j = 0; j < G * H; j++) {
-        double v = m->b ? oe_get_f(m->b, d * 2 * G * H + G * H + j) : 0;
-        for (int64_t k = 0; k < H; k++) v += h[k] * oe_get_f(m->r, (d * G * H + j) * H + k);
+        double v = m->b ? ot_get_f(m->b, d * 2 * G * H + G * H + j) : 0;
+        for (int64_t k = 0; k < H; k++) v += h[k] * ot_get_f(m->r, (d * G * H + j) * H + k);
         rh[j] = v;
     }
     if (m->kind == K_RNN) {
@@ -146,8 +146,8 @@ static void rnn_cell(const rnn *m, int d, const double *xt, double *h, double *c
             if (m->lbr) {
                 hh = g[2 * H + j] + rr[j] * rh[2 * H + j];
             } else {
-                double v = m->b ? oe_get_f(m->b, d * 6 * H + 5 * H + j) : 0;
-                for (int64_t k = 0; k < H; k++) v += rr[k] * h[k] * oe_get_f(m->r, (d * 3 * H + 2 * H + j) * H + k);
+                double v = m->b ? ot_get_f(m->b, d * 6 * H + 5 * H + j) : 0;
+                for (int64_t k = 0; k < H; k++) v += rr[k] * h[k] * ot_get_f(m->r, (d * 3 * H + 2 * H + j) * H + k);
                 hh = g[2 * H + j] + v;
             }
             g[2 * H + j] = (1 - z[j]) * apply_act(&A[1], clipped(m, hh)) + z[j] * h[j];
@@ -155,8 +155,8 @@ static void rnn_cell(const rnn *m, int d, const double *xt, double *h, double *c
         for (int64_t j = 0; j < H; j++) h[j] = g[2 * H + j];
     } else {
         for (int64_t j = 0; j < H; j++) {
-            double pi = m->p ? oe_get_f(m->p, d * 3 * H + j) : 0, po = m->p ? oe_get_f(m->p, d * 3 * H + H + j) : 0;
-            double pf = m->p ? oe_get_f(m->p, d * 3 * H + 2 * H + j) : 0;
+            double pi = m->p ? ot_get_f(m->p, d * 3 * H + j) : 0, po = m->p ? ot_get_f(m->p, d * 3 * H + H + j) : 0;
+            double pf = m->p ? ot_get_f(m->p, d * 3 * H + 2 * H + j) : 0;
             double i = apply_act(&A[0], clipped(m, g[j] + rh[j] + pi * cs[j]));
             double f = apply_act(&A[0], clipped(m, g[2 * H + j] + rh[2 * H + j] + pf * cs[j]));
             double cc = apply_act(&A[1], clipped(m, g[3 * H + j] + rh[3 * H + j]));
@@ -176,15 +176,15 @@ static void rnn_direction(const rnn *m, int d, bool reverse, double *y, double *
     double *g = xmalloc(oe_cnt((2 * m->gates + 2) * H) * sizeof *g), *xt = xmalloc(oe_cnt(m->in) * sizeof *xt);
     for (int64_t n = 0; n < m->batch; n++) {
         for (int64_t j = 0; j < H; j++) {
-            h[j] = m->h0 ? oe_get_f(m->h0, (d * m->batch + n) * H + j) : 0;
-            cs[j] = m->c0 ? oe_get_f(m->c0, (d * m->batch + n) * H + j) : 0;
+            h[j] = m->h0 ? ot_get_f(m->h0, (d * m->batch + n) * H + j) : 0;
+            cs[j] = m->c0 ? ot_get_f(m->c0, (d * m->batch + n) * H + j) : 0;
         }
-        int64_t len = m->lens ? oe_get_i(m->lens, n) : m->seq;
+        int64_t len = m->lens ? ot_get_i(m->lens, n) : m->seq;
         if (len > m->seq) len = m->seq;
         for (int64_t s = 0; s < len; s++) {
             int64_t t = reverse ? len - 1 - s : s;
             for (int64_t k = 0; k < m->in; k++)
-                xt[k] = oe_get_f(m->x, (m->batchwise ? n * m->seq + t : t * m->batch + n) * m->in + k);
+                xt[k] = ot_get_f(m->x, (m->batchwise ? n * m->seq + t : t * m->batch + n) * m->in + k);
             rnn_cell(m, d, xt, h, cs, g);
             /* Y is [seq, dirs, batch, hidden], or [batch, seq, dirs, hidden] with layout 1 */
             int64_t row = m->batchwise ? (n * m->seq + t) * m->dirs + d : (t * m->dirs + d) * m->batch + n;
@@ -215,7 +215,7 @@ static int k_rnn(ectx *c)
         ydims[0] = m.seq, ydims[1] = m.dirs, ydims[2] = m.batch, ydims[3] = m.hid;
         hdims[0] = m.dirs, hdims[1] = m.batch, hdims[2] = m.hid;
     }
-    int64_t ny = oe_numel_of(ydims, 4), nh = oe_numel_of(hdims, 3);
+    int64_t ny = ot_numel_of(ydims, 4), nh = ot_numel_of(hdims, 3);
     if (ny > OE_HARD_MAX_NUMEL) return oe_fail(c, "output too large");
     double *y = xcalloc(oe_cnt(ny), sizeof *y), *yh = xcalloc(oe_cnt(nh), sizeof *yh), *yc = xcalloc(oe_cnt(nh), sizeof *yc);
     for (int d = 0; d < m.dirs; d++) rnn_direction(&m, d, m.reverse_only || d == 1, y, yh, yc);
@@ -223,7 +223,7 @@ static int k_rnn(ectx *c)
     for (size_t k = 0; rc == OE_OK && k < c->nout && k < 3; k++) {
         if (k < c->n->n_output && (!c->n->output[k] || !*c->n->output[k])) continue;
         rc = oe_out(c, k, m.x->dtype, k ? hdims : ydims, k ? 3 : 4);
-        if (rc == OE_OK) oe_store_doubles(&c->out[k], res[k]);
+        if (rc == OE_OK) ot_store_doubles(&c->out[k], res[k]);
     }
     free(y);
     free(yh);

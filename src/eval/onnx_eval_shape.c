@@ -19,7 +19,7 @@ static int k_shape(ectx *c)
     if (end < start) end = start;
     int64_t d = end - start;
     if (oe_out(c, 0, T_INT64, &d, 1)) return OE_ERROR;
-    for (int64_t i = 0; i < d; i++) oe_set_i(&c->out[0], i, a->dims[start + i]);
+    for (int64_t i = 0; i < d; i++) ot_set_i(&c->out[0], i, a->dims[start + i]);
     return OE_OK;
 }
 
@@ -34,7 +34,7 @@ static int k_size(ectx *c)
         n *= a->dims[i];
     }
     if (oe_out(c, 0, T_INT64, NULL, 0)) return OE_ERROR;
-    oe_set_i(&c->out[0], 0, n);
+    ot_set_i(&c->out[0], 0, n);
     return OE_OK;
 }
 
@@ -43,11 +43,11 @@ static int reshape_copy(ectx *c, const oe_tensor *a, const int64_t *dims, int ra
 {
     if (oe_out(c, 0, a->dtype, dims, rank)) return OE_ERROR;
     if (c->out[0].numel != a->numel) {
-        oe_tensor_free(&c->out[0]);
+        ot_tensor_free(&c->out[0]);
         return oe_fail(c, "cannot reshape %lld elements into %lld", (long long)a->numel,
-                       (long long)oe_numel_of(dims, rank));
+                       (long long)ot_numel_of(dims, rank));
     }
-    if (a->numel) memcpy(c->out[0].data, a->data, (size_t)a->numel * oe_esize(a->dtype));
+    if (a->numel) memcpy(c->out[0].data, a->data, (size_t)a->numel * ot_esize(a->dtype));
     return OE_OK;
 }
 
@@ -156,11 +156,11 @@ int oe_concat_into(ectx *c, const oe_tensor *const *ts, size_t k, int64_t axis_a
             if (i != axis && t->dims[i] != f->dims[i]) return oe_fail(c, "inputs differ in shape");
         dims[axis] += t->dims[axis];
     }
-    if (oe_tensor_init(out, f->dtype, dims, f->rank)) return oe_fail(c, "output too large");
+    if (ot_tensor_init(out, f->dtype, dims, f->rank)) return oe_fail(c, "output too large");
     int64_t outer = 1, inner = 1;
     for (int i = 0; i < axis; i++) outer *= f->dims[i];
     for (int i = (int)axis + 1; i < f->rank; i++) inner *= f->dims[i];
-    size_t es = oe_esize(f->dtype);
+    size_t es = ot_esize(f->dtype);
     char *o = out->data;
     for (int64_t p = 0; p < outer; p++)
         for (size_t j = 0; j < k; j++) {
@@ -184,7 +184,7 @@ void oe_take_range(const oe_tensor *a, int64_t axis, int64_t start, int64_t len,
     int64_t outer = 1, inner = 1;
     for (int i = 0; i < axis; i++) outer *= a->dims[i];
     for (int i = (int)axis + 1; i < a->rank; i++) inner *= a->dims[i];
-    size_t es = oe_esize(a->dtype), chunk = (size_t)(len * inner) * es;
+    size_t es = ot_esize(a->dtype), chunk = (size_t)(len * inner) * es;
     for (int64_t p = 0; p < outer && chunk; p++)
         memcpy((char *)out->data + p * chunk,
                (const char *)a->data + ((p * a->dims[axis] + start) * inner) * (int64_t)es, chunk);
@@ -296,7 +296,7 @@ static int k_slice(ectx *c)
     }
     if (oe_out(c, 0, a->dtype, dims, a->rank)) return OE_ERROR;
     int64_t ist[OE_MAX_RANK], idx[OE_MAX_RANK] = {0}, off = 0;
-    oe_strides(a->dims, a->rank, ist);
+    ot_strides(a->dims, a->rank, ist);
     for (int i = 0; i < a->rank; i++) off += s0[i] * ist[i];
     for (int64_t o = 0; o < c->out[0].numel; o++) {
         oe_copy_elem(&c->out[0], o, a, off);
@@ -320,11 +320,11 @@ int oe_transpose_into(ectx *c, const oe_tensor *a, const int64_t *perm, oe_tenso
         seen[perm[i]] = true;
         dims[i] = a->dims[perm[i]];
     }
-    if (oe_tensor_init(out, a->dtype, dims, a->rank)) return oe_fail(c, "bad shape");
+    if (ot_tensor_init(out, a->dtype, dims, a->rank)) return oe_fail(c, "bad shape");
     int64_t ist[OE_MAX_RANK], pst[OE_MAX_RANK], idx[OE_MAX_RANK] = {0}, off = 0;
-    oe_strides(a->dims, a->rank, ist);
+    ot_strides(a->dims, a->rank, ist);
     for (int i = 0; i < a->rank; i++) pst[i] = ist[perm[i]];
-    size_t es = oe_esize(a->dtype);
+    size_t es = ot_esize(a->dtype);
     for (int64_t o = 0; o < a->numel; o++) {
         memcpy((char *)out->data + o * (int64_t)es, (const char *)a->data + off * (int64_t)es, es);
         for (int i = a->rank - 1; i >= 0; i--) {
@@ -390,7 +390,7 @@ static int k_tile(ectx *c)
     }
     if (oe_out(c, 0, a->dtype, dims, a->rank)) return OE_ERROR;
     int64_t ist[OE_MAX_RANK], idx[OE_MAX_RANK] = {0};
-    oe_strides(a->dims, a->rank, ist);
+    ot_strides(a->dims, a->rank, ist);
     for (int64_t o = 0; o < c->out[0].numel; o++) {
         int64_t off = 0;
         for (int i = 0; i < a->rank; i++) off += (idx[i] % a->dims[i]) * ist[i];
@@ -415,7 +415,7 @@ static int pad_params(ectx *c, const oe_tensor *a, int64_t *pads, double *value)
     } else {
         if (oe_read_ints(oe_in_tensor(c, 1), raw, 2 * OE_MAX_RANK, &n)) return oe_fail(c, "bad pads input");
         const oe_tensor *v = oe_in_tensor(c, 2);
-        if (v && v->numel >= 1) *value = oe_get_f(v, 0);
+        if (v && v->numel >= 1) *value = ot_get_f(v, 0);
     }
     int64_t axes[OE_MAX_RANK], na = r;
     for (int i = 0; i < r; i++) axes[i] = i;
@@ -466,7 +466,7 @@ static int k_pad(ectx *c)
     }
     if (oe_out(c, 0, a->dtype, dims, a->rank)) return OE_ERROR;
     int64_t ist[OE_MAX_RANK], idx[OE_MAX_RANK] = {0};
-    oe_strides(a->dims, a->rank, ist);
+    ot_strides(a->dims, a->rank, ist);
     for (int64_t o = 0; o < c->out[0].numel; o++) {
         int64_t off = 0;
         bool inside = true;
@@ -476,7 +476,7 @@ static int k_pad(ectx *c)
             else off += j * ist[i];
         }
         if (inside) oe_copy_elem(&c->out[0], o, a, off);
-        else oe_set_f(&c->out[0], o, value);
+        else ot_set_f(&c->out[0], o, value);
         for (int i = a->rank - 1; i >= 0; i--) {
             if (++idx[i] < dims[i]) break;
             idx[i] = 0;
@@ -525,23 +525,23 @@ static int k_constant(ectx *c)
     const char *nm = a->name ? a->name : "";
     if (!strcmp(nm, "value")) {
         if (!a->t) return oe_fail(c, "value attribute without a tensor");
-        int rc = oe_from_proto(a->t, 0, &c->out[0]);
+        int rc = ot_from_proto(a->t, 0, &c->out[0]);
         return rc == OE_ERROR ? oe_fail(c, "the value's data does not match its shape") : rc;
     }
     if (!strcmp(nm, "value_float")) {
         double v = a->f;
-        return oe_tensor_from_f(&c->out[0], T_FLOAT, NULL, 0, &v);
+        return ot_tensor_from_f(&c->out[0], T_FLOAT, NULL, 0, &v);
     }
-    if (!strcmp(nm, "value_int")) return oe_tensor_from_i(&c->out[0], T_INT64, NULL, 0, &a->i);
+    if (!strcmp(nm, "value_int")) return ot_tensor_from_i(&c->out[0], T_INT64, NULL, 0, &a->i);
     if (!strcmp(nm, "value_floats")) {
         int64_t d = (int64_t)a->n_floats;
         if (oe_out(c, 0, T_FLOAT, &d, 1)) return OE_ERROR;
-        for (size_t i = 0; i < a->n_floats; i++) oe_set_f(&c->out[0], (int64_t)i, a->floats[i]);
+        for (size_t i = 0; i < a->n_floats; i++) ot_set_f(&c->out[0], (int64_t)i, a->floats[i]);
         return OE_OK;
     }
     if (!strcmp(nm, "value_ints")) {
         int64_t d = (int64_t)a->n_ints;
-        return oe_tensor_from_i(&c->out[0], T_INT64, &d, 1, a->ints) ? oe_fail(c, "too large") : OE_OK;
+        return ot_tensor_from_i(&c->out[0], T_INT64, &d, 1, a->ints) ? oe_fail(c, "too large") : OE_OK;
     }
     return OE_UNSUPPORTED;
 }
@@ -553,20 +553,20 @@ static int k_constant_of_shape(ectx *c)
     oe_tensor v;
     Onnx__AttributeProto *va = oe_attr(c, "value");
     if (va && va->t) {
-        int rc = oe_from_proto(va->t, 1, &v);
+        int rc = ot_from_proto(va->t, 1, &v);
         if (rc) return rc == OE_ERROR ? oe_fail(c, "bad value attribute") : rc;
         if (v.numel != 1) {
-            oe_tensor_free(&v);
+            ot_tensor_free(&v);
             return oe_fail(c, "value must have one element");
         }
     } else {
         double z = 0;
-        oe_tensor_from_f(&v, T_FLOAT, NULL, 0, &z);
+        ot_tensor_from_f(&v, T_FLOAT, NULL, 0, &z);
     }
     int rc = oe_out(c, 0, v.dtype, dims, (int)n);
     if (rc == OE_OK)
         for (int64_t i = 0; i < c->out[0].numel; i++) oe_copy_elem(&c->out[0], i, &v, 0);
-    oe_tensor_free(&v);
+    ot_tensor_free(&v);
     return rc;
 }
 
@@ -577,15 +577,15 @@ static int k_range(ectx *c)
         s->dtype != d->dtype)
         return oe_fail(c, "inputs must be scalars of one type");
     bool fl = oe_is_float(s->dtype);
-    double a = oe_get_f(s, 0), b = oe_get_f(l, 0), st = oe_get_f(d, 0);
+    double a = ot_get_f(s, 0), b = ot_get_f(l, 0), st = ot_get_f(d, 0);
     if (st == 0) return oe_fail(c, "delta is zero");
     double k = fl ? ceil((b - a) / st)
-                  : ceil(((double)oe_get_i(l, 0) - (double)oe_get_i(s, 0)) / (double)oe_get_i(d, 0));
+                  : ceil(((double)ot_get_i(l, 0) - (double)ot_get_i(s, 0)) / (double)ot_get_i(d, 0));
     int64_t n = k > 0 ? (k > (double)OE_HARD_MAX_NUMEL ? OE_HARD_MAX_NUMEL + 1 : (int64_t)k) : 0;
     if (oe_out(c, 0, s->dtype, &n, 1)) return OE_ERROR;
     for (int64_t i = 0; i < n; i++) {
-        if (fl) oe_set_f(&c->out[0], i, oe_round_to(s->dtype, a + (double)i * st));
-        else oe_set_i(&c->out[0], i, oe_get_i(s, 0) + i * oe_get_i(d, 0));
+        if (fl) ot_set_f(&c->out[0], i, ot_round_to(s->dtype, a + (double)i * st));
+        else ot_set_i(&c->out[0], i, ot_get_i(s, 0) + i * ot_get_i(d, 0));
     }
     return OE_OK;
 }
@@ -599,7 +599,7 @@ static int k_eyelike(ectx *c)
     if (oe_out(c, 0, dt, a->dims, 2)) return OE_ERROR;
     for (int64_t i = 0; i < a->dims[0]; i++) {
         int64_t j = i + k;
-        if (j >= 0 && j < a->dims[1]) oe_set_i(&c->out[0], i * a->dims[1] + j, 1);
+        if (j >= 0 && j < a->dims[1]) ot_set_i(&c->out[0], i * a->dims[1] + j, 1);
     }
     return OE_OK;
 }
@@ -611,13 +611,13 @@ static int k_trilu(ectx *c)
     int64_t k = 0;
     if (kt) {
         if (kt->numel != 1 || oe_is_float(kt->dtype)) return oe_fail(c, "k must be an integer scalar");
-        k = oe_get_i(kt, 0);
+        k = ot_get_i(kt, 0);
     }
     bool upper = oe_attr_i(c, "upper", 1) != 0;
-    oe_tensor_copy(&c->out[0], a);
+    ot_tensor_copy(&c->out[0], a);
     int64_t rows = a->dims[a->rank - 2], cols = a->dims[a->rank - 1];
     int64_t mats = (rows > 0 && cols > 0) ? a->numel / (rows * cols) : 0;
-    size_t es = oe_esize(a->dtype);
+    size_t es = ot_esize(a->dtype);
     for (int64_t mi = 0; mi < mats; mi++)
         for (int64_t i = 0; i < rows; i++)
             for (int64_t j = 0; j < cols; j++) {

@@ -75,7 +75,7 @@ static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
 {
     const oi_type *t = in_at(c, i);
     if (!t || !t->value || t->value->numel > cap || t->value->rank > 1) return -1;
-    for (int64_t k = 0; k < t->value->numel; k++) v[k] = oe_get_i(t->value, k);
+    for (int64_t k = 0; k < t->value->numel; k++) v[k] = ot_get_i(t->value, k);
     return (int)t->value->numel;
 }
 
@@ -601,7 +601,7 @@ int oi_infer_range(ictx *c)
     c->out[0].d[0] = (oi_dim){-1, NULL};
     const oi_type *l = in_at(c, 1), *d = in_at(c, 2);
     if (s->value && l && l->value && d && d->value && s->value->numel == 1 && l->value->numel == 1 && d->value->numel == 1) {
-        double a = oe_get_f(s->value, 0), b = oe_get_f(l->value, 0), st = oe_get_f(d->value, 0);
+        double a = ot_get_f(s->value, 0), b = ot_get_f(l->value, 0), st = ot_get_f(d->value, 0);
         if (st == 0) return fail(c, "a delta of 0");
         double n = (b - a) / st;
         int64_t k = (int64_t)n;

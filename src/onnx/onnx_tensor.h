@@ -4,8 +4,8 @@
  * views of the shell (src/view).
  *
  * Ownership: an oe_tensor owns its data buffer and, for a sequence or optional, its items
- * (malloc'd through the x* funnel); release it with oe_tensor_free(). Tensors filled by
- * oe_from_proto() belong to the caller. oe_to_proto() returns a tensor allocated in the model's
+ * (malloc'd through the x* funnel); release it with ot_tensor_free(). Tensors filled by
+ * ot_from_proto() belong to the caller. ot_to_proto() returns a tensor allocated in the model's
  * arena. */
 #ifndef FXSH_ONNX_TENSOR_H
 #define FXSH_ONNX_TENSOR_H
@@ -37,40 +37,40 @@ typedef struct oe_tensor {
 enum { OE_OK = 0, OE_UNSUPPORTED = 1, OE_ERROR = -1 };
 
 /* True if the evaluator can hold elements of this type. */
-bool oe_dtype_supported(int dtype);
+bool ot_dtype_supported(int dtype);
 /* Bytes per element of a supported type (0 otherwise). */
-size_t oe_dtype_bytes(int dtype);
+size_t ot_dtype_bytes(int dtype);
 /* Allocates a tensor of the given type and shape with zeroed data; OE_ERROR on a bad shape
  * (negative dim, rank > OE_MAX_RANK, more elements than the evaluator's hard limit). */
-int oe_tensor_init(oe_tensor *t, int dtype, const int64_t *dims, int rank);
-void oe_tensor_free(oe_tensor *t);
+int ot_tensor_init(oe_tensor *t, int dtype, const int64_t *dims, int rank);
+void ot_tensor_free(oe_tensor *t);
 /* Deep copy (sequences and optionals too). */
-void oe_tensor_copy(oe_tensor *dst, const oe_tensor *src);
-bool oe_tensor_equal(const oe_tensor *a, const oe_tensor *b);
+void ot_tensor_copy(oe_tensor *dst, const oe_tensor *src);
+bool ot_tensor_equal(const oe_tensor *a, const oe_tensor *b);
 
 /* Element access with conversion (bool reads as 0/1; writes of a double to an integer type
  * truncate toward zero like a C cast, writes to bool test != 0, writes to float16 round). */
-double oe_get_f(const oe_tensor *t, int64_t i);
-int64_t oe_get_i(const oe_tensor *t, int64_t i);
-void oe_set_f(oe_tensor *t, int64_t i, double v);
-void oe_set_i(oe_tensor *t, int64_t i, int64_t v);
+double ot_get_f(const oe_tensor *t, int64_t i);
+int64_t ot_get_i(const oe_tensor *t, int64_t i);
+void ot_set_f(oe_tensor *t, int64_t i, double v);
+void ot_set_i(oe_tensor *t, int64_t i, int64_t v);
 
 /* Convenience constructors for tests and folding (data is copied). */
-int oe_tensor_from_f(oe_tensor *t, int dtype, const int64_t *dims, int rank, const double *v);
-int oe_tensor_from_i(oe_tensor *t, int dtype, const int64_t *dims, int rank, const int64_t *v);
+int ot_tensor_from_f(oe_tensor *t, int dtype, const int64_t *dims, int rank, const double *v);
+int ot_tensor_from_i(oe_tensor *t, int dtype, const int64_t *dims, int rank, const int64_t *v);
 
 /* Sequences and optionals: an empty sequence of elem_dtype; appending moves *item into it (item
  * is left empty); an optional holding *value (moved) or nothing (value NULL). */
-void oe_seq_init(oe_tensor *t, int elem_dtype);
-void oe_seq_push(oe_tensor *seq, oe_tensor *item);
-void oe_optional_init(oe_tensor *t, int elem_dtype, oe_tensor *value);
+void ot_seq_init(oe_tensor *t, int elem_dtype);
+void ot_seq_push(oe_tensor *seq, oe_tensor *item);
+void ot_optional_init(oe_tensor *t, int elem_dtype, oe_tensor *value);
 
 /* Reads a TensorProto (raw_data or typed fields). OE_UNSUPPORTED for external data, strings,
  * unsupported types or more than max_numel elements (0 = no limit); OE_ERROR if the data does
  * not match the shape. */
-int oe_from_proto(const Onnx__TensorProto *p, int64_t max_numel, oe_tensor *out);
+int ot_from_proto(const Onnx__TensorProto *p, int64_t max_numel, oe_tensor *out);
 /* Builds a TensorProto (raw_data, little-endian like torch writes it) in m's arena. */
-Onnx__TensorProto *oe_to_proto(ox_model *m, const oe_tensor *t, const char *name);
+Onnx__TensorProto *ot_to_proto(ox_model *m, const oe_tensor *t, const char *name);
 
 /* ONNX TensorProto.DataType codes the element helpers and kernels test for. */
 enum {
@@ -84,7 +84,7 @@ enum {
 
 /* ---- element helpers -------------------------------------------------------------------------- */
 
-size_t oe_esize(int dtype);
+size_t ot_esize(int dtype);
 static inline bool oe_is_float(int dtype)
 {
     return dtype == T_FLOAT || dtype == T_DOUBLE || dtype == T_FLOAT16 || dtype == T_BFLOAT16;
@@ -98,20 +98,20 @@ static inline bool oe_is_int(int dtype)
     return !oe_is_float(dtype) && dtype != T_BOOL && dtype != T_STRING;
 }
 /* Rounds v to what dtype can hold (float32, float16 ... rounding; integers truncate and wrap). */
-double oe_round_to(int dtype, double v);
-float oe_half_to_float(uint16_t h);
-uint16_t oe_float_to_half(double x);
-float oe_bf16_to_float(uint16_t h);
-uint16_t oe_float_to_bf16(double x);
+double ot_round_to(int dtype, double v);
+float ot_half_to_float(uint16_t h);
+uint16_t ot_float_to_half(double x);
+float ot_bf16_to_float(uint16_t h);
+uint16_t ot_float_to_bf16(double x);
 
 /* A malloc'd array of the tensor's elements as doubles (NULL for an empty tensor). */
-double *oe_doubles(const oe_tensor *t);
+double *ot_doubles(const oe_tensor *t);
 /* Writes numel doubles into t (already initialized), rounding to its dtype. */
-void oe_store_doubles(oe_tensor *t, const double *v);
+void ot_store_doubles(oe_tensor *t, const double *v);
 /* Copies element si of s into element di of d (same dtype). */
 static inline void oe_copy_elem(oe_tensor *d, int64_t di, const oe_tensor *s, int64_t si)
 {
-    size_t es = oe_esize(s->dtype);
+    size_t es = ot_esize(s->dtype);
     memcpy((char *)d->data + di * es, (const char *)s->data + si * es, es);
 }
 
@@ -121,7 +121,7 @@ static inline size_t oe_cnt(int64_t n)
     return n > 0 ? (size_t)n : 1;
 }
 
-void oe_strides(const int64_t *dims, int rank, int64_t *st);
-int64_t oe_numel_of(const int64_t *dims, int rank);
+void ot_strides(const int64_t *dims, int rank, int64_t *st);
+int64_t ot_numel_of(const int64_t *dims, int rank);
 
 #endif

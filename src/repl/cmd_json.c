@@ -234,7 +234,7 @@ static void value_infos(json_writer *w, const char *key, Onnx__ValueInfoProto *c
     jw_array(w);
     for (size_t i = 0; i < n; i++) {
         sb_reset(&t);
-        ox_summary_type(&t, v[i]->type);
+        view_summary_type(&t, v[i]->type);
         jw_object(w);
         jw_kstring(w, "name", v[i]->name);
         jw_kstring(w, "type", t.s);

@@ -40,7 +40,7 @@ int cmd_summary(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     if (json) cmd_json_summary(st, &sb);
-    else ox_summary(st->onnx, &sb);
+    else view_summary(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
@@ -90,7 +90,7 @@ int cmd_dot(session *s, int argc, char **argv)
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    ox_dot(st->onnx, &sb);
+    view_dot(st->onnx, &sb);
     int rc = 0;
     if (svg) {
         rc = render_svg(s, sb.s, sb.len, svg) ? 0 : 1;

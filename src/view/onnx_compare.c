@@ -13,13 +13,13 @@
 
 /* ---- two values ------------------------------------------------------------------------------- */
 
-void oe_diff_values(const oe_tensor *got, const oe_tensor *want, double atol, double rtol, oe_diff *df)
+void view_diff_values(const oe_tensor *got, const oe_tensor *want, double atol, double rtol, oe_diff *df)
 {
     if (got->kind != want->kind || got->n_items != want->n_items) {
         df->problem = "a different kind of value or sequence length";
         return;
     }
-    for (int64_t i = 0; i < want->n_items; i++) oe_diff_values(&got->items[i], &want->items[i], atol, rtol, df);
+    for (int64_t i = 0; i < want->n_items; i++) view_diff_values(&got->items[i], &want->items[i], atol, rtol, df);
     if (want->kind != OE_KIND_TENSOR) return;
     if (got->rank != want->rank || memcmp(got->dims, want->dims, sizeof(int64_t) * (size_t)want->rank)) {
         df->problem = "shape";
@@ -27,7 +27,7 @@ void oe_diff_values(const oe_tensor *got, const oe_tensor *want, double atol, do
     }
     double worst = -1;
     for (int64_t i = 0; i < want->numel; i++) {
-        double a = oe_get_f(got, i), b = oe_get_f(want, i);
+        double a = ot_get_f(got, i), b = ot_get_f(want, i);
         double ad = (isnan(a) && isnan(b)) || a == b ? 0 : isnan(a) || isnan(b) ? INFINITY : fabs(a - b);
         double rd = ad == 0 ? 0 : b == 0 ? INFINITY : ad / fabs(b);
         df->total++;
@@ -43,12 +43,12 @@ void oe_diff_values(const oe_tensor *got, const oe_tensor *want, double atol, do
     }
 }
 
-bool oe_diff_ok(const oe_diff *df)
+bool view_diff_ok(const oe_diff *df)
 {
     return !df->problem && df->bad == 0;
 }
 
-void oe_index_text(const oe_tensor *t, int64_t i, strbuf *out)
+void view_index_text(const oe_tensor *t, int64_t i, strbuf *out)
 {
     int64_t idx[OE_MAX_RANK];
     for (int k = t->rank - 1; k >= 0; k--) {
@@ -61,7 +61,7 @@ void oe_index_text(const oe_tensor *t, int64_t i, strbuf *out)
     sb_putc(out, ']');
 }
 
-void oe_value_summary(const oe_tensor *t, strbuf *out)
+void view_value_summary(const oe_tensor *t, strbuf *out)
 {
     if (t->kind == OE_KIND_SEQUENCE) {
         sb_printf(out, "sequence of %lld", (long long)t->n_items);
@@ -69,23 +69,23 @@ void oe_value_summary(const oe_tensor *t, strbuf *out)
     }
     if (t->kind == OE_KIND_OPTIONAL) {
         sb_puts(out, t->n_items ? "optional holding " : "optional (none)");
-        if (t->n_items) oe_value_summary(&t->items[0], out);
+        if (t->n_items) view_value_summary(&t->items[0], out);
         return;
     }
-    sb_printf(out, "%s[", oe_numpy_dtype_name(t->dtype));
+    sb_printf(out, "%s[", view_numpy_dtype_name(t->dtype));
     for (int k = 0; k < t->rank; k++) sb_printf(out, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
     sb_putc(out, ']');
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     int64_t nan = 0, inf = 0, finite = 0;
     for (int64_t i = 0; i < t->numel; i++) {
-        double v = oe_get_f(t, i);
+        double v = ot_get_f(t, i);
         if (isnan(v)) { nan++; continue; }
         if (isinf(v)) inf++;
         else { sum += v; finite++; }
         lo = fmin(lo, v);
         hi = fmax(hi, v);
     }
-    if (t->numel == 1) sb_printf(out, " = %.6g", oe_get_f(t, 0));
+    if (t->numel == 1) sb_printf(out, " = %.6g", ot_get_f(t, 0));
     else if (finite + inf > 0) sb_printf(out, " min %.6g max %.6g", lo, hi);
     if (t->numel > 1 && finite > 0) sb_printf(out, " mean %.6g", sum / (double)finite);
     if (nan) sb_printf(out, ", %lld NaN", (long long)nan);
@@ -159,7 +159,7 @@ static void keep_b(void *ctx, const Onnx__NodeProto *n, const char *name, const 
     cmp_ctx *c = ctx;
     if (!once || !counterpart(c->names_a, c->names_b, name) || hm_has(&c->kept, name)) return;
     kept *k = xcalloc(1, sizeof *k);
-    oe_tensor_copy(&k->value, value);
+    ot_tensor_copy(&k->value, value);
     k->node = n;
     hm_put(&c->kept, name, k);
 }
@@ -171,9 +171,9 @@ static void check_a(void *ctx, const Onnx__NodeProto *n, const char *name, const
     if (!k) return;
     oe_compare_result *r = c->r;
     oe_diff df = {0};
-    oe_diff_values(value, &k->value, c->o->atol, c->o->rtol, &df);
+    view_diff_values(value, &k->value, c->o->atol, c->o->rtol, &df);
     r->n_checked++;
-    if (oe_diff_ok(&df)) {
+    if (view_diff_ok(&df)) {
         if (!r->max_abs_name || df.max_abs > r->max_abs) {
             r->max_abs = df.max_abs;
             r->max_abs_name = k->node->output[0] && !strcmp(k->node->output[0], name) ? k->node->output[0] : name;
@@ -184,8 +184,8 @@ static void check_a(void *ctx, const Onnx__NodeProto *n, const char *name, const
         r->node_a = n;
         r->node_b = k->node;
         r->diff = df;
-        oe_tensor_copy(&r->value_a, value);
-        oe_tensor_copy(&r->value_b, &k->value);
+        ot_tensor_copy(&r->value_a, value);
+        ot_tensor_copy(&r->value_b, &k->value);
         for (size_t i = 0; i < n->n_input && r->n_unmatched < OE_COMPARE_MAX_UNMATCHED; i++) {
             const named_value *in = n->input[i] && *n->input[i] ? hm_get(c->names_a, n->input[i]) : NULL;
             if (!in || counterpart(c->names_a, c->names_b, n->input[i])) continue;
@@ -193,9 +193,9 @@ static void check_a(void *ctx, const Onnx__NodeProto *n, const char *name, const
             r->unmatched_node[r->n_unmatched++] = in->node;
         }
     }
-    if (!oe_diff_ok(&df)) r->n_diverged++;
+    if (!view_diff_ok(&df)) r->n_diverged++;
     hm_remove(&c->kept, name);   /* compared once; a repeated name is the model's own business */
-    oe_tensor_free(&k->value);
+    ot_tensor_free(&k->value);
     free(k);
 }
 
@@ -212,7 +212,7 @@ static int eval_observed(const ox_model *m, const char *label, const oe_named *i
     for (size_t i = 0; i < own.len; i++)
         if (own.items[i].severity == DIAG_ERROR) diag_error(d, (diag_loc){0}, "%s: %s", label, own.items[i].message);
     diag_free(&own);
-    for (size_t i = 0; rc == OE_OK && i < nout; i++) oe_tensor_free(&outs[i]);
+    for (size_t i = 0; rc == OE_OK && i < nout; i++) ot_tensor_free(&outs[i]);
     free(outs);
     return rc;
 }
@@ -222,13 +222,13 @@ static void drop_kept(hashmap *m)
     for (size_t i = 0; i < m->cap; i++) {
         kept *k = m->slots[i].key ? m->slots[i].value : NULL;
         if (!k) continue;
-        oe_tensor_free(&k->value);
+        ot_tensor_free(&k->value);
         free(k);
     }
     hm_free(m);
 }
 
-int oe_compare_models(const ox_model *a, const char *label_a, const oe_named *inputs_a, size_t nin_a,
+int view_compare_models(const ox_model *a, const char *label_a, const oe_named *inputs_a, size_t nin_a,
                       const ox_model *b, const char *label_b, const oe_named *inputs_b, size_t nin_b,
                       const oe_compare_opts *o, oe_compare_result *r, diag_sink *d)
 {
@@ -255,15 +255,15 @@ int oe_compare_models(const ox_model *a, const char *label_a, const oe_named *in
     hm_free(&names_b);
     arena_free(&scopes);
     if (rc != OE_OK) {
-        oe_compare_result_free(r);
+        view_compare_result_free(r);
         return OE_ERROR;
     }
     return OE_OK;
 }
 
-void oe_compare_result_free(oe_compare_result *r)
+void view_compare_result_free(oe_compare_result *r)
 {
-    oe_tensor_free(&r->value_a);
-    oe_tensor_free(&r->value_b);
+    ot_tensor_free(&r->value_a);
+    ot_tensor_free(&r->value_b);
     memset(r, 0, sizeof *r);
 }

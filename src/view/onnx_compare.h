@@ -6,7 +6,7 @@
  * export — share the names of everything that matters; the exporters' temporaries (`val_12`) are
  * numbered differently and are not matched.
  * Ownership: an oe_compare_result owns the two tensors of the first divergence (release with
- * oe_compare_result_free); its names and node pointers are borrowed from the models. */
+ * view_compare_result_free); its names and node pointers are borrowed from the models. */
 #ifndef FXSH_ONNX_COMPARE_H
 #define FXSH_ONNX_COMPARE_H
 
@@ -28,15 +28,15 @@ typedef struct oe_diff {
     const char *problem;         /* a structural mismatch ("shape", ...), or NULL */
 } oe_diff;
 
-void oe_diff_values(const oe_tensor *got, const oe_tensor *want, double atol, double rtol, oe_diff *df);
+void view_diff_values(const oe_tensor *got, const oe_tensor *want, double atol, double rtol, oe_diff *df);
 /* True when the values agree within the tolerance (no problem, no element beyond it). */
-bool oe_diff_ok(const oe_diff *df);
+bool view_diff_ok(const oe_diff *df);
 
 /* "float32[2, 16] min -0.287 max 0.771 mean 0.153" (a sequence or optional: its kind and length;
  * NaN and infinities counted when present). */
-void oe_value_summary(const oe_tensor *t, strbuf *out);
+void view_value_summary(const oe_tensor *t, strbuf *out);
 /* "[1, 3]": the multi-index of flat element i of t. */
-void oe_index_text(const oe_tensor *t, int64_t i, strbuf *out);
+void view_index_text(const oe_tensor *t, int64_t i, strbuf *out);
 
 typedef struct oe_compare_opts {
     double atol, rtol;
@@ -70,9 +70,9 @@ typedef struct oe_compare_result {
  * under each model's input names). OE_OK with the result filled (diverged or not); OE_ERROR after
  * reporting to d ("in MODEL: ..." when a model fails to evaluate; `label_a` / `label_b` name the
  * models). */
-int oe_compare_models(const ox_model *a, const char *label_a, const oe_named *inputs_a, size_t nin_a,
+int view_compare_models(const ox_model *a, const char *label_a, const oe_named *inputs_a, size_t nin_a,
                       const ox_model *b, const char *label_b, const oe_named *inputs_b, size_t nin_b,
                       const oe_compare_opts *o, oe_compare_result *r, diag_sink *d);
-void oe_compare_result_free(oe_compare_result *r);
+void view_compare_result_free(oe_compare_result *r);
 
 #endif

@@ -127,7 +127,7 @@ static void edge(dotw *w, int depth, const scope *sc, const char *from, const ch
     if (t) {
         strbuf ty;
         sb_init(&ty);
-        ox_summary_type(&ty, t);
+        view_summary_type(&ty, t);
         if (ty.len) {
             sb_puts(&l, "\\n");
             lab(&l, ty.s);
@@ -151,7 +151,7 @@ static void value_node(dotw *w, int depth, const char *id, const char *name,
     if (t) {
         strbuf ty;
         sb_init(&ty);
-        ox_summary_type(&ty, t);
+        view_summary_type(&ty, t);
         if (ty.len) {
             sb_puts(&l, "\\n");
             lab(&l, ty.s);
@@ -295,7 +295,7 @@ static void emit_graph(dotw *w, const Onnx__GraphProto *g, const scope *parent, 
     hm_free(&sc.types);
 }
 
-void ox_dot(const ox_model *m, strbuf *out)
+void view_dot(const ox_model *m, strbuf *out)
 {
     dotw w = {.out = out};
     arena_init(&w.a);

@@ -11,6 +11,6 @@
  * graph inputs (green ellipses), outputs (blue ellipses) and initializers (grey notes) as
  * distinct shapes, edges labelled "tensor: type" when the type is known, and each If/Loop/Scan
  * body as a "subgraph cluster_..." whose outer-scope uses draw edges from the outer producer. */
-void ox_dot(const ox_model *m, strbuf *out);
+void view_dot(const ox_model *m, strbuf *out);
 
 #endif

@@ -72,7 +72,7 @@ static void op_name(strbuf *sb, const Onnx__NodeProto *n)
     sb_puts(sb, n->op_type ? n->op_type : "?");
 }
 
-void ox_show_nodes(const ox_model *m, strbuf *out)
+void view_show_nodes(const ox_model *m, strbuf *out)
 {
     node_list l = {0};
     collect(main_graph(m), "", 0, &l);
@@ -199,7 +199,7 @@ static const char *node_meta(const Onnx__NodeProto *n, const char *key)
 
 /* Where the node came from, from the metadata torch.onnx (and fxsh) write: the module path,
  * the FX node, and the Python stack one frame a line ("file:line in fn: code"). */
-void ox_show_provenance(const Onnx__NodeProto *n, strbuf *out)
+void view_show_provenance(const Onnx__NodeProto *n, strbuf *out)
 {
     const char *ns = node_meta(n, "namespace"), *fx = node_meta(n, "pkg.torch.onnx.fx_node"),
                *st = node_meta(n, "pkg.torch.onnx.stack_trace");
@@ -239,7 +239,7 @@ void ox_show_provenance(const Onnx__NodeProto *n, strbuf *out)
     }
 }
 
-int ox_show_node(const ox_model *m, const char *name, strbuf *out)
+int view_show_node(const ox_model *m, const char *name, strbuf *out)
 {
     node_list l = {0};
     collect(main_graph(m), "", 0, &l);
@@ -276,7 +276,7 @@ int ox_show_node(const ox_model *m, const char *name, strbuf *out)
             sb_printf(out, "  (%zu user%s)\n", users, users == 1 ? "" : "s");
         }
         if (n->n_attribute) sb_printf(out, "attributes: %zu\n", n->n_attribute);
-        ox_show_provenance(n, out);
+        view_show_provenance(n, out);
         sb_puts(out, "text:\n");
         ox_print_node(n, out, NULL);
         rc = 0;
@@ -286,7 +286,7 @@ int ox_show_node(const ox_model *m, const char *name, strbuf *out)
     return rc;
 }
 
-size_t ox_find(const ox_model *m, const char *text, strbuf *out)
+size_t view_find(const ox_model *m, const char *text, strbuf *out)
 {
     node_list l = {0};
     collect(main_graph(m), "", 0, &l);
@@ -317,7 +317,7 @@ static int by_count_then_name(const void *a, const void *b)
     return strcmp(x->op, y->op);
 }
 
-void ox_show_stats(const ox_model *m, strbuf *out)
+void view_show_stats(const ox_model *m, strbuf *out)
 {
     node_list l = {0};
     collect(main_graph(m), "", 0, &l);
@@ -356,7 +356,7 @@ void ox_show_stats(const ox_model *m, strbuf *out)
     list_free(&l);
 }
 
-void ox_each_node_name(const ox_model *m, void (*cb)(const char *name, void *ctx), void *ctx)
+void view_each_node_name(const ox_model *m, void (*cb)(const char *name, void *ctx), void *ctx)
 {
     /* subgraph nodes by their path (node_cond__0/then_branch/node_mul), as `node` takes them */
     node_list l = {0};
@@ -411,7 +411,7 @@ static size_t stored_elements(const Onnx__TensorProto *t)
     }
 }
 
-int ox_show_initializer(const ox_model *m, const char *name, strbuf *out, diag_sink *d)
+int view_show_initializer(const ox_model *m, const char *name, strbuf *out, diag_sink *d)
 {
     const Onnx__GraphProto *g = main_graph(m);
     const Onnx__TensorProto *t = NULL;

@@ -12,17 +12,17 @@
 #include "base/strbuf.h"
 #include "onnx/onnx_ir.h"
 
-void ox_show_nodes(const ox_model *m, strbuf *out);
+void view_show_nodes(const ox_model *m, strbuf *out);
 /* Returns -1 if no node has that name (or output name). */
-int ox_show_node(const ox_model *m, const char *name, strbuf *out);
+int view_show_node(const ox_model *m, const char *name, strbuf *out);
 /* Nodes whose name, op type or outputs contain text; returns how many matched. */
-size_t ox_find(const ox_model *m, const char *text, strbuf *out);
+size_t view_find(const ox_model *m, const char *text, strbuf *out);
 /* Where node n came from, from the metadata torch.onnx (and fxsh) write: "module:  ...",
  * "fx node: ..." and "stack:" with one "  file:line in fn: code" line a frame; nothing without it. */
-void ox_show_provenance(const Onnx__NodeProto *n, strbuf *out);
-void ox_show_stats(const ox_model *m, strbuf *out);
-void ox_each_node_name(const ox_model *m, void (*cb)(const char *name, void *ctx), void *ctx);
+void view_show_provenance(const Onnx__NodeProto *n, strbuf *out);
+void view_show_stats(const ox_model *m, strbuf *out);
+void view_each_node_name(const ox_model *m, void (*cb)(const char *name, void *ctx), void *ctx);
 /* numpy-like summary of initializer `name`; reports to d and returns -1 if absent or unreadable. */
-int ox_show_initializer(const ox_model *m, const char *name, strbuf *out, diag_sink *d);
+int view_show_initializer(const ox_model *m, const char *name, strbuf *out, diag_sink *d);
 
 #endif

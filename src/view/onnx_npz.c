@@ -153,13 +153,13 @@ int npy_decode(const void *data, size_t len, const char *what, oe_tensor *out, d
         dims[i] = hd.fortran && i < base ? hd.dims[base - 1 - i] : hd.dims[i];
         perm[i] = i < base ? base - 1 - i : i;
     }
-    if (oe_tensor_init(out, hd.dtype, dims, hd.rank)) {
+    if (ot_tensor_init(out, hd.dtype, dims, hd.rank)) {
         diag_error(d, (diag_loc){0}, "%s: the array is too large", what);
         return -1;
     }
-    size_t es = oe_dtype_bytes(hd.dtype), bytes = (size_t)out->numel * es;
+    size_t es = ot_dtype_bytes(hd.dtype), bytes = (size_t)out->numel * es;
     if (len - off - hl < bytes) {
-        oe_tensor_free(out);
+        ot_tensor_free(out);
         diag_error(d, (diag_loc){0}, "%s: the data is shorter than the shape says (%zu bytes, need %zu)", what,
                    len - off - hl, bytes);
         return -1;
@@ -169,10 +169,10 @@ int npy_decode(const void *data, size_t len, const char *what, oe_tensor *out, d
     if (hd.fortran && base > 1) {
         oe_tensor t;
         if (oe_transpose(out, perm, &t)) {
-            oe_tensor_free(out);
+            ot_tensor_free(out);
             return -1;
         }
-        oe_tensor_free(out);
+        ot_tensor_free(out);
         *out = t;
     }
     return 0;
@@ -184,20 +184,20 @@ void *npy_encode(const oe_tensor *t0, size_t *len)
     oe_tensor conv = {0};
     const oe_tensor *t = t0;
     if (t0->dtype == 16) {   /* bfloat16 → float32 */
-        oe_tensor_init(&conv, 1, t0->dims, t0->rank);
-        for (int64_t i = 0; i < t0->numel; i++) oe_set_f(&conv, i, oe_get_f(t0, i));
+        ot_tensor_init(&conv, 1, t0->dims, t0->rank);
+        for (int64_t i = 0; i < t0->numel; i++) ot_set_f(&conv, i, ot_get_f(t0, i));
         t = &conv;
     }
     const char *code = descr_of_dtype(t->dtype);
     if (!code) return NULL;
     strbuf h;
     sb_init(&h);
-    sb_printf(&h, "{'descr': '%s%s', 'fortran_order': False, 'shape': (", oe_dtype_bytes(t->dtype) == 1 ? "|" : "<", code);
+    sb_printf(&h, "{'descr': '%s%s', 'fortran_order': False, 'shape': (", ot_dtype_bytes(t->dtype) == 1 ? "|" : "<", code);
     for (int i = 0; i < t->rank; i++) sb_printf(&h, "%lld,%s", (long long)t->dims[i], i + 1 < t->rank ? " " : "");
     sb_puts(&h, "), }");
     while ((10 + h.len + 1) % 64) sb_putc(&h, ' ');
     sb_putc(&h, '\n');
-    size_t bytes = (size_t)t->numel * oe_dtype_bytes(t->dtype);
+    size_t bytes = (size_t)t->numel * ot_dtype_bytes(t->dtype);
     unsigned char *buf = xmalloc(10 + h.len + bytes + 1);
     memcpy(buf, "\x93NUMPY\x01\x00", 8);
     buf[8] = (unsigned char)(h.len & 0xff);
@@ -206,7 +206,7 @@ void *npy_encode(const oe_tensor *t0, size_t *len)
     if (bytes) memcpy(buf + 10 + h.len, t->data, bytes);
     *len = 10 + h.len + bytes;
     sb_free(&h);
-    oe_tensor_free(&conv);
+    ot_tensor_free(&conv);
     return buf;
 }
 
@@ -216,7 +216,7 @@ void npz_entries_free(npz_entry *e, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(e[i].name);
-        oe_tensor_free(&e[i].value);
+        ot_tensor_free(&e[i].value);
     }
     free(e);
 }

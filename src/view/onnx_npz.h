@@ -4,7 +4,7 @@
  * ONNX shares with numpy (no strings or objects); complex64/128 arrays read as their real view
  * (shape + [2], float32/64), which is how torch.onnx represents complex tensors. .npz: a zip of NAME.npy members,
  * stored or deflated; written uncompressed, as numpy.savez does.
- * Ownership: tensors and names returned belong to the caller (oe_tensor_free / free). */
+ * Ownership: tensors and names returned belong to the caller (ot_tensor_free / free). */
 #ifndef FXSH_ONNX_NPZ_H
 #define FXSH_ONNX_NPZ_H
 

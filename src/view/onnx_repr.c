@@ -19,8 +19,8 @@ static bool same_in_type(double v, double x, int dtype)
 {
     switch (dtype) {
     case T_DOUBLE: return v == x;
-    case T_FLOAT16: return oe_float_to_half(v) == oe_float_to_half(x);
-    case T_BFLOAT16: return oe_float_to_bf16(v) == oe_float_to_bf16(x);
+    case T_FLOAT16: return ot_float_to_half(v) == ot_float_to_half(x);
+    case T_BFLOAT16: return ot_float_to_bf16(v) == ot_float_to_bf16(x);
     default: return (float)v == (float)x;
     }
 }
@@ -116,7 +116,7 @@ static void shown(const oe_tensor *t, bool summary, int axis, int64_t base, idx_
         vec_push(out, base);
         return;
     }
-    int64_t d = t->dims[axis], inner = oe_numel_of(t->dims + axis + 1, t->rank - axis - 1);
+    int64_t d = t->dims[axis], inner = ot_numel_of(t->dims + axis + 1, t->rank - axis - 1);
     for (int64_t i = 0; i < d; i++) {
         if (summary && d > 2 * EDGE && i == EDGE) i = d - EDGE;
         shown(t, summary, axis + 1, base + i * inner, out);
@@ -128,7 +128,7 @@ static void fill_float_format(fmt *f, const oe_tensor *t, const idx_vec *ix)
     double mx = 0, mn = INFINITY;
     bool any_finite = false, nonfinite = false, neginf = false;
     for (size_t i = 0; i < ix->len; i++) {
-        double v = oe_get_f(t, ix->items[i]);
+        double v = ot_get_f(t, ix->items[i]);
         if (!isfinite(v)) {
             nonfinite = true;
             neginf |= isinf(v) && v < 0;
@@ -143,7 +143,7 @@ static void fill_float_format(fmt *f, const oe_tensor *t, const idx_vec *ix)
     f->exp = mn != INFINITY && (mx >= 1e8 || mn < 1e-4 || mx / mn > 1e3);
     f->exp_size = -1;
     for (size_t i = 0; any_finite && i < ix->len; i++) {
-        double v = oe_get_f(t, ix->items[i]);
+        double v = ot_get_f(t, ix->items[i]);
         if (!isfinite(v)) continue;
         char ip[400], fp[40];
         int e;
@@ -177,8 +177,8 @@ static void fmt_init(fmt *f, const oe_tensor *t, const idx_vec *ix)
     } else if (f->kind == K_INT) {
         for (size_t i = 0; i < ix->len; i++) {
             char b[32];
-            int n = t->dtype == T_UINT64 ? snprintf(b, sizeof b, "%llu", (unsigned long long)oe_get_i(t, ix->items[i]))
-                                         : snprintf(b, sizeof b, "%lld", (long long)oe_get_i(t, ix->items[i]));
+            int n = t->dtype == T_UINT64 ? snprintf(b, sizeof b, "%llu", (unsigned long long)ot_get_i(t, ix->items[i]))
+                                         : snprintf(b, sizeof b, "%lld", (long long)ot_get_i(t, ix->items[i]));
             f->width = n > f->width ? n : f->width;
         }
     }
@@ -187,15 +187,15 @@ static void fmt_init(fmt *f, const oe_tensor *t, const idx_vec *ix)
 static void format_elem(const fmt *f, const oe_tensor *t, int64_t i, strbuf *out)
 {
     if (f->kind == K_BOOL) {
-        sb_puts(out, oe_get_i(t, i) ? (f->scalar ? "True" : " True") : "False");
+        sb_puts(out, ot_get_i(t, i) ? (f->scalar ? "True" : " True") : "False");
         return;
     }
     if (f->kind == K_INT) {
-        if (t->dtype == T_UINT64) sb_printf(out, "%*llu", f->width, (unsigned long long)oe_get_i(t, i));
-        else sb_printf(out, "%*lld", f->width, (long long)oe_get_i(t, i));
+        if (t->dtype == T_UINT64) sb_printf(out, "%*llu", f->width, (unsigned long long)ot_get_i(t, i));
+        else sb_printf(out, "%*lld", f->width, (long long)ot_get_i(t, i));
         return;
     }
-    double v = oe_get_f(t, i);
+    double v = ot_get_f(t, i);
     if (!isfinite(v)) {
         const char *s = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
         sb_printf(out, "%*s", f->pad_left + f->pad_right + 1, s);
@@ -244,7 +244,7 @@ static void recurse(const arr_ctx *c, int axis, int64_t base, const char *indent
         format_elem(c->f, t, base, out);
         return;
     }
-    int64_t d = t->dims[axis], inner = oe_numel_of(t->dims + axis + 1, t->rank - axis - 1);
+    int64_t d = t->dims[axis], inner = ot_numel_of(t->dims + axis + 1, t->rank - axis - 1);
     bool sum = c->summary && d > 2 * EDGE;
     size_t ilen = strlen(indent);
     char *next = xmalloc(ilen + 2);
@@ -298,7 +298,7 @@ static void recurse(const arr_ctx *c, int axis, int64_t base, const char *indent
 
 static const char *dtype_label(int dtype)
 {
-    return oe_numpy_dtype_name(dtype);
+    return view_numpy_dtype_name(dtype);
 }
 
 static void array_repr(const oe_tensor *t, strbuf *out)
@@ -343,17 +343,17 @@ static void array_repr(const oe_tensor *t, strbuf *out)
     sb_free(&extra);
 }
 
-void oe_repr(const oe_tensor *t, strbuf *out)
+void view_repr(const oe_tensor *t, strbuf *out)
 {
     if (t->kind == OE_KIND_SEQUENCE) {
         sb_putc(out, '[');
         for (int64_t i = 0; i < t->n_items; i++) {
             if (i) sb_puts(out, ", ");
-            oe_repr(&t->items[i], out);
+            view_repr(&t->items[i], out);
         }
         sb_putc(out, ']');
     } else if (t->kind == OE_KIND_OPTIONAL) {
-        if (t->n_items) oe_repr(&t->items[0], out);
+        if (t->n_items) view_repr(&t->items[0], out);
         else sb_puts(out, "None");
     } else {
         array_repr(t, out);

@@ -13,6 +13,6 @@
 #include "base/strbuf.h"
 #include "eval/onnx_eval.h"
 
-void oe_repr(const oe_tensor *t, strbuf *out);
+void view_repr(const oe_tensor *t, strbuf *out);
 
 #endif

@@ -72,7 +72,7 @@ static void put_type(strbuf *out, const Onnx__TypeProto *t, int depth)
     }
 }
 
-void ox_summary_type(strbuf *out, const Onnx__TypeProto *t) { put_type(out, t, 0); }
+void view_summary_type(strbuf *out, const Onnx__TypeProto *t) { put_type(out, t, 0); }
 
 typedef struct op_count {
     const char *name;   /* "Conv" or "com.microsoft.Gelu" (in counts.names arena) */
@@ -184,7 +184,7 @@ static void human_bytes(strbuf *out, uint64_t b)
         sb_printf(out, "%.1f %s", v, units[u]);
 }
 
-void ox_summary(const ox_model *m, strbuf *out)
+void view_summary(const ox_model *m, strbuf *out)
 {
     const Onnx__ModelProto *mp = m->proto;
     if (mp->has_ir_version)

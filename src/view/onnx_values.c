@@ -19,14 +19,14 @@ static const struct {
     {"int16", 5}, {"int8", 3}, {"uint8", 2}, {"uint16", 4}, {"uint32", 12}, {"uint64", 13}, {"bool", 9},
 };
 
-const char *oe_numpy_dtype_name(int dtype)
+const char *view_numpy_dtype_name(int dtype)
 {
     for (size_t i = 0; i < sizeof numpy_names / sizeof *numpy_names; i++)
         if (numpy_names[i].dtype == dtype) return numpy_names[i].name;
     return "unknown";
 }
 
-int oe_dtype_from_numpy(const char *name)
+int view_dtype_from_numpy(const char *name)
 {
     if (!name) return -1;
     if (!strncmp(name, "torch.", 6)) name += 6;
@@ -38,7 +38,7 @@ int oe_dtype_from_numpy(const char *name)
     return -1;
 }
 
-void oe_values_add(oe_values *v, const char *name, oe_tensor *t, int role)
+void view_values_add(oe_values *v, const char *name, oe_tensor *t, int role)
 {
     v->items = xrealloc(v->items, (v->len + 1) * sizeof *v->items);
     oe_value *e = &v->items[v->len++];
@@ -49,11 +49,11 @@ void oe_values_add(oe_values *v, const char *name, oe_tensor *t, int role)
     memset(t, 0, sizeof *t);
 }
 
-void oe_values_free(oe_values *v)
+void view_values_free(oe_values *v)
 {
     for (size_t i = 0; i < v->len; i++) {
         free(v->items[i].name);
-        oe_tensor_free(&v->items[i].value);
+        ot_tensor_free(&v->items[i].value);
     }
     free(v->items);
     v->items = NULL;
@@ -65,7 +65,7 @@ static bool role_ok(const oe_value *e, int role)
     return e->role == OE_ROLE_ANY || e->role == role;
 }
 
-const oe_value *oe_values_pick(const oe_values *v, int role, const char *name, size_t pos, const char *const *names,
+const oe_value *view_values_pick(const oe_values *v, int role, const char *name, size_t pos, const char *const *names,
                                size_t n)
 {
     for (size_t i = 0; i < v->len; i++)
@@ -92,7 +92,7 @@ const oe_value *oe_values_pick(const oe_values *v, int role, const char *name, s
 
 static int from_tensor_proto(const Onnx__TensorProto *p, const char *what, oe_tensor *out, diag_sink *d)
 {
-    int rc = oe_from_proto(p, 0, out);
+    int rc = ot_from_proto(p, 0, out);
     if (rc == OE_OK) return 0;
     diag_error(d, (diag_loc){0}, "%s: %s", what,
                rc == OE_ERROR ? "the tensor's data does not match its shape"
@@ -111,17 +111,17 @@ static int from_optional_proto(const Onnx__OptionalProto *o, const char *what, o
     else if (o->sequence_value) rc = from_sequence_proto(o->sequence_value, what, &v, d, depth + 1);
     else if (o->optional_value) rc = from_optional_proto(o->optional_value, what, &v, d, depth + 1);
     else {
-        oe_optional_init(out, 0, NULL);
+        ot_optional_init(out, 0, NULL);
         return 0;
     }
     if (rc) return -1;
-    oe_optional_init(out, 0, &v);
+    ot_optional_init(out, 0, &v);
     return 0;
 }
 
 static int from_sequence_proto(const Onnx__SequenceProto *s, const char *what, oe_tensor *out, diag_sink *d, int depth)
 {
-    oe_seq_init(out, 0);
+    ot_seq_init(out, 0);
     if (depth > 16 || s->n_sparse_tensor_values || s->n_map_values) {
         diag_error(d, (diag_loc){0}, "%s: sequences of sparse tensors or maps are not supported", what);
         return -1;
@@ -134,15 +134,15 @@ static int from_sequence_proto(const Onnx__SequenceProto *s, const char *what, o
             rc = from_sequence_proto(s->sequence_values[i - s->n_tensor_values], what, &v, d, depth + 1);
         else rc = from_optional_proto(s->optional_values[i - s->n_tensor_values - s->n_sequence_values], what, &v, d, depth + 1);
         if (rc) {
-            oe_tensor_free(out);
+            ot_tensor_free(out);
             return -1;
         }
-        oe_seq_push(out, &v);
+        ot_seq_push(out, &v);
     }
     return 0;
 }
 
-int oe_value_from_pb(const void *data, size_t len, int kind, const char *what, oe_tensor *out, char **name, diag_sink *d)
+int view_value_from_pb(const void *data, size_t len, int kind, const char *what, oe_tensor *out, char **name, diag_sink *d)
 {
     memset(out, 0, sizeof *out);
     if (name) *name = NULL;
@@ -212,9 +212,9 @@ static void json_fill(const json_value *v, oe_tensor *t, int64_t *k)
         for (size_t i = 0; i < json_len(v); i++) json_fill(json_at(v, i), t, k);
         return;
     }
-    if (v->kind == JSON_BOOL) oe_set_i(t, (*k)++, v->u.boolean);
-    else if (v->u.num.is_int && !oe_is_float(t->dtype)) oe_set_i(t, (*k)++, v->u.num.i);
-    else oe_set_f(t, (*k)++, v->u.num.d);
+    if (v->kind == JSON_BOOL) ot_set_i(t, (*k)++, v->u.boolean);
+    else if (v->u.num.is_int && !oe_is_float(t->dtype)) ot_set_i(t, (*k)++, v->u.num.i);
+    else ot_set_f(t, (*k)++, v->u.num.d);
 }
 
 /* A tensor from a JSON array / number, or from {"dtype", "shape", "data"}. */
@@ -227,7 +227,7 @@ static int json_tensor(const json_value *v, const char *what, oe_tensor *out, bo
     *untyped = false;
     if (v->kind == JSON_OBJECT) {
         data = json_get(v, "data");
-        dtype = oe_dtype_from_numpy(json_str(dt));
+        dtype = view_dtype_from_numpy(json_str(dt));
         if (!data || dtype < 0) {
             diag_error(d, (diag_loc){0}, "%s: a value object needs \"dtype\" (float32, int64, ...) and \"data\"", what);
             return -1;
@@ -239,7 +239,7 @@ static int json_tensor(const json_value *v, const char *what, oe_tensor *out, bo
     }
     if (v->kind != JSON_OBJECT) {
         *untyped = true;
-        bool empty = oe_numel_of(dims, rank) == 0;
+        bool empty = ot_numel_of(dims, rank) == 0;
         dtype = empty ? 1 : all_bool ? 9 : all_int ? 7 : 1;
     } else if (shape) {
         /* the corpus's flat data with an explicit shape */
@@ -254,7 +254,7 @@ static int json_tensor(const json_value *v, const char *what, oe_tensor *out, bo
                 return -1;
             }
     }
-    if (oe_tensor_init(out, dtype, dims, rank)) {
+    if (ot_tensor_init(out, dtype, dims, rank)) {
         diag_error(d, (diag_loc){0}, "%s: bad or too large shape", what);
         return -1;
     }
@@ -263,9 +263,9 @@ static int json_tensor(const json_value *v, const char *what, oe_tensor *out, bo
     int64_t fdims[OE_MAX_RANK];
     int frank = 0;
     json_shape(data, 0, fdims, &frank, &ai, &ab);
-    count = oe_numel_of(fdims, frank);
+    count = ot_numel_of(fdims, frank);
     if (count != out->numel) {
-        oe_tensor_free(out);
+        ot_tensor_free(out);
         diag_error(d, (diag_loc){0}, "%s: %lld values for a shape of %lld elements", what, (long long)count,
                    (long long)out->numel);
         return -1;
@@ -285,7 +285,7 @@ static int json_section(const json_value *arr, int role, const char *what, oe_va
         oe_tensor t;
         bool untyped;
         if (json_tensor(e, label, &t, &untyped, d)) return -1;
-        oe_values_add(out, nm ? nm : fallback, &t, role);
+        view_values_add(out, nm ? nm : fallback, &t, role);
         out->items[out->len - 1].untyped = untyped;
     }
     return 0;
@@ -313,7 +313,7 @@ static int read_json(const char *text, size_t len, const char *what, oe_values *
             bool untyped;
             rc = json_tensor(m->value, label, &t, &untyped, d);
             if (!rc) {
-                oe_values_add(out, m->key, &t, OE_ROLE_ANY);
+                view_values_add(out, m->key, &t, OE_ROLE_ANY);
                 out->items[out->len - 1].untyped = untyped;
             }
         }
@@ -339,7 +339,7 @@ static char *base_name(const char *path)
     return xstrndup(s, dot && dot != s ? (size_t)(dot - s) : strlen(s));
 }
 
-int oe_values_read_buffer(const char *buf, size_t len, const char *path, oe_values *out, diag_sink *d)
+int view_values_read_buffer(const char *buf, size_t len, const char *path, oe_values *out, diag_sink *d)
 {
     memset(out, 0, sizeof *out);
     int rc = 0;
@@ -349,39 +349,39 @@ int oe_values_read_buffer(const char *buf, size_t len, const char *path, oe_valu
         npz_entry *e;
         size_t n;
         rc = npz_decode(buf, len, path, &e, &n, d);
-        for (size_t k = 0; rc == 0 && k < n; k++) oe_values_add(out, e[k].name, &e[k].value, role_of_name(e[k].name));
+        for (size_t k = 0; rc == 0 && k < n; k++) view_values_add(out, e[k].name, &e[k].value, role_of_name(e[k].name));
         if (rc == 0) npz_entries_free(e, n);
     } else if (npy_is_npy(buf, len)) {
         oe_tensor t;
         rc = npy_decode(buf, len, path, &t, d);
         char *nm = base_name(path);
-        if (!rc) oe_values_add(out, nm, &t, role_of_name(nm));
+        if (!rc) view_values_add(out, nm, &t, role_of_name(nm));
         free(nm);
     } else if (i < len && buf[i] == '{') {
         rc = read_json(buf, len, path, out, d);
     } else {
         oe_tensor t;
         char *nm = NULL;
-        rc = oe_value_from_pb(buf, len, -1, path, &t, &nm, d);
+        rc = view_value_from_pb(buf, len, -1, path, &t, &nm, d);
         if (!rc) {
             char *fallback = base_name(path);
             const char *use = nm && *nm ? nm : fallback;
-            oe_values_add(out, use, &t, role_of_name(use));
+            view_values_add(out, use, &t, role_of_name(use));
             free(fallback);
         }
         free(nm);
     }
-    if (rc) oe_values_free(out);
+    if (rc) view_values_free(out);
     return rc;
 }
 
-int oe_values_read(const char *path, oe_values *out, diag_sink *d)
+int view_values_read(const char *path, oe_values *out, diag_sink *d)
 {
     memset(out, 0, sizeof *out);
     size_t len;
     char *buf = file_read(path, &len, d);
     if (!buf) return -1;
-    int rc = oe_values_read_buffer(buf, len, path, out, d);
+    int rc = view_values_read_buffer(buf, len, path, out, d);
     free(buf);
     return rc;
 }

@@ -43,7 +43,7 @@ static bool type_ok(const Onnx__TypeProto *t, int depth)
 {
     if (!t || depth > 8) return false;
     switch (t->value_case) {
-    case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: return t->tensor_type && oe_dtype_supported(t->tensor_type->elem_type);
+    case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: return t->tensor_type && ot_dtype_supported(t->tensor_type->elem_type);
     case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return t->sequence_type && type_ok(t->sequence_type->elem_type, depth + 1);
     case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return t->optional_type && type_ok(t->optional_type->elem_type, depth + 1);
     default: return false;
@@ -137,16 +137,16 @@ static bool close_enough(const oe_tensor *got, const oe_tensor *want, char *why,
     bool fl = want->dtype == 1 || want->dtype == 10 || want->dtype == 11 || want->dtype == 16;
     for (int64_t i = 0; i < want->numel; i++) {
         if (fl) {
-            double a = oe_get_f(got, i), b = oe_get_f(want, i);
+            double a = ot_get_f(got, i), b = ot_get_f(want, i);
             if (isnan(a) && isnan(b)) continue;
             if (a == b) continue;
             if (!(fabs(a - b) <= 1e-7 + 1e-3 * fabs(b))) {
                 snprintf(why, cap, "element %lld: %.9g, expected %.9g", (long long)i, a, b);
                 return false;
             }
-        } else if (oe_get_i(got, i) != oe_get_i(want, i)) {
-            snprintf(why, cap, "element %lld: %lld, expected %lld", (long long)i, (long long)oe_get_i(got, i),
-                     (long long)oe_get_i(want, i));
+        } else if (ot_get_i(got, i) != ot_get_i(want, i)) {
+            snprintf(why, cap, "element %lld: %lld, expected %lld", (long long)i, (long long)ot_get_i(got, i),
+                     (long long)ot_get_i(want, i));
             return false;
         }
     }
@@ -168,7 +168,7 @@ static int read_pb(const char *path, int kind, oe_tensor *out)
     if (!buf) return -1;
     diag_sink d;
     diag_init(&d);
-    int rc = oe_value_from_pb(buf, len, kind, path, out, NULL, &d);
+    int rc = view_value_from_pb(buf, len, kind, path, out, NULL, &d);
     diag_free(&d);
     free(buf);
     return rc;
@@ -214,10 +214,10 @@ static int run_set(const ox_model *m, const char *set, char *why, size_t cap)
             snprintf(why, cap, "output %zu (%s): %s", i, g->output[i]->name, w);
             ok = 0;
         }
-        oe_tensor_free(&want);
+        ot_tensor_free(&want);
     }
-    for (size_t i = 0; i < g->n_output; i++) oe_tensor_free(&out[i]);
-    for (size_t i = 0; i < g->n_input; i++) oe_tensor_free(&in[i]);
+    for (size_t i = 0; i < g->n_output; i++) ot_tensor_free(&out[i]);
+    for (size_t i = 0; i < g->n_input; i++) ot_tensor_free(&in[i]);
     diag_free(&d);
     free(in);
     free(out);

@@ -18,32 +18,32 @@ static void test_diff(void **state)
 {
     (void)state;
     oe_tensor a, b, c;
-    oe_tensor_from_f(&a, F32, (int64_t[]){2, 2}, 2, (double[]){1, 2, NAN, 4});
-    oe_tensor_from_f(&b, F32, (int64_t[]){2, 2}, 2, (double[]){1, 2.001, NAN, 3});
-    oe_tensor_from_f(&c, F32, (int64_t[]){4}, 1, (double[]){1, 2, 3, 4});
+    ot_tensor_from_f(&a, F32, (int64_t[]){2, 2}, 2, (double[]){1, 2, NAN, 4});
+    ot_tensor_from_f(&b, F32, (int64_t[]){2, 2}, 2, (double[]){1, 2.001, NAN, 3});
+    ot_tensor_from_f(&c, F32, (int64_t[]){4}, 1, (double[]){1, 2, 3, 4});
     oe_diff df = {0};
-    oe_diff_values(&a, &a, 1e-4, 1e-3, &df);
-    assert_true(oe_diff_ok(&df));                 /* NaN equals NaN */
+    view_diff_values(&a, &a, 1e-4, 1e-3, &df);
+    assert_true(view_diff_ok(&df));                 /* NaN equals NaN */
     memset(&df, 0, sizeof df);
-    oe_diff_values(&a, &b, 1e-4, 1e-3, &df);      /* 2 vs 2.001 within rtol; 4 vs 3 not */
-    assert_false(oe_diff_ok(&df));
+    view_diff_values(&a, &b, 1e-4, 1e-3, &df);      /* 2 vs 2.001 within rtol; 4 vs 3 not */
+    assert_false(view_diff_ok(&df));
     assert_int_equal(df.bad, 1);
     assert_int_equal(df.worst, 3);
     assert_float_equal(df.max_abs, 1, 1e-6);
     memset(&df, 0, sizeof df);
-    oe_diff_values(&a, &c, 1e-4, 1e-3, &df);
+    view_diff_values(&a, &c, 1e-4, 1e-3, &df);
     assert_string_equal(df.problem, "shape");
     strbuf sb;
     sb_init(&sb);
-    oe_value_summary(&b, &sb);
+    view_value_summary(&b, &sb);
     assert_string_equal(sb.s, "float32[2, 2] min 1 max 3 mean 2.00033, 1 NaN");
     sb_reset(&sb);
-    oe_index_text(&a, 3, &sb);
+    view_index_text(&a, 3, &sb);
     assert_string_equal(sb.s, "[1, 1]");
     sb_free(&sb);
-    oe_tensor_free(&a);
-    oe_tensor_free(&b);
-    oe_tensor_free(&c);
+    ot_tensor_free(&a);
+    ot_tensor_free(&b);
+    ot_tensor_free(&c);
 }
 
 static ox_model *parse(const char *text)
@@ -57,11 +57,11 @@ static ox_model *parse(const char *text)
 static int compare(const ox_model *a, const ox_model *b, oe_compare_result *r)
 {
     oe_tensor x;
-    oe_tensor_from_f(&x, F32, (int64_t[]){2, 2}, 2, (double[]){-1, 2, 3, -4});
+    ot_tensor_from_f(&x, F32, (int64_t[]){2, 2}, 2, (double[]){-1, 2, 3, -4});
     oe_named in = {"x", &x};
     oe_compare_opts o = {.atol = 1e-4, .rtol = 1e-3};
-    int rc = oe_compare_models(a, "a", &in, 1, b, "b", &in, 1, &o, r, NULL);
-    oe_tensor_free(&x);
+    int rc = view_compare_models(a, "a", &in, 1, b, "b", &in, 1, &o, r, NULL);
+    ot_tensor_free(&x);
     return rc;
 }
 
@@ -88,13 +88,13 @@ static void test_first_divergence(void **state)
     assert_string_equal(r.node_b->op_type, "Relu");
     assert_int_equal(r.n_diverged, 2);
     assert_int_equal(r.diff.bad, 2);              /* |-2| vs 0 and |-3| vs 0 */
-    assert_float_equal(oe_get_f(&r.value_a, 0), 1, 1e-6);
-    oe_compare_result_free(&r);
+    assert_float_equal(ot_get_f(&r.value_a, 0), 1, 1e-6);
+    view_compare_result_free(&r);
     /* a model against itself: nothing differs */
     assert_int_equal(compare(b, b, &r), OE_OK);
     assert_false(r.diverged);
     assert_int_equal(r.n_checked, 3);
-    oe_compare_result_free(&r);
+    view_compare_result_free(&r);
     ox_model_free(a);
     ox_model_free(b);
 }
@@ -115,7 +115,7 @@ static void test_scopes(void **state)
     assert_false(r.diverged);
     assert_int_equal(r.n_only_a, 3);              /* c, and the branches' t and e */
     assert_int_equal(r.n_only_b, 1);              /* b's t */
-    oe_compare_result_free(&r);
+    view_compare_result_free(&r);
     ox_model_free(a);
     ox_model_free(b);
 }

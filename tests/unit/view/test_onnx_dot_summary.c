@@ -49,7 +49,7 @@ static void test_summary(void **state)
     ox_model *m = load();
     strbuf sb;
     sb_init(&sb);
-    ox_summary(m, &sb);
+    view_summary(m, &sb);
     const char *s = sb.s;
     assert_non_null(strstr(s, "ir_version: 8\n"));
     assert_non_null(strstr(s, "producer: pytorch 2.14\n"));
@@ -76,7 +76,7 @@ static void test_dot(void **state)
     ox_model *m = load();
     strbuf sb;
     sb_init(&sb);
-    ox_dot(m, &sb);
+    view_dot(m, &sb);
     const char *s = sb.s;
     assert_true(strncmp(s, "digraph \"main_graph\" {\n", 23) == 0);
     assert_true(sb.len > 2 && strcmp(s + sb.len - 2, "}\n") == 0);

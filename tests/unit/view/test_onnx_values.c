@@ -43,7 +43,7 @@ static void expect_repr(const oe_tensor *t, const char *want)
 {
     strbuf sb;
     sb_init(&sb);
-    oe_repr(t, &sb);
+    view_repr(t, &sb);
     assert_string_equal(sb.s, want);
     sb_free(&sb);
 }
@@ -54,23 +54,23 @@ static void test_npy_roundtrip(void **state)
     int dtypes[] = {F32, F64, F16, I64, I8, U8, BOOL};
     for (size_t k = 0; k < sizeof dtypes / sizeof *dtypes; k++) {
         oe_tensor t, u;
-        assert_int_equal(oe_tensor_from_f(&t, dtypes[k], (int64_t[]){2, 3}, 2, (double[]){1, 0, 3, 1, 5, 0.5}), OE_OK);
+        assert_int_equal(ot_tensor_from_f(&t, dtypes[k], (int64_t[]){2, 3}, 2, (double[]){1, 0, 3, 1, 5, 0.5}), OE_OK);
         size_t len;
         void *img = npy_encode(&t, &len);
         assert_non_null(img);
-        assert_int_equal(len % 64, (size_t)t.numel * oe_dtype_bytes(t.dtype) % 64);   /* header padded to 64 */
+        assert_int_equal(len % 64, (size_t)t.numel * ot_dtype_bytes(t.dtype) % 64);   /* header padded to 64 */
         diag_sink d;
         diag_init(&d);
         assert_int_equal(npy_decode(img, len, "t.npy", &u, &d), 0);
-        assert_true(oe_tensor_equal(&t, &u));
+        assert_true(ot_tensor_equal(&t, &u));
         /* a truncated image is an error, not a crash */
         oe_tensor v;
         assert_int_equal(npy_decode(img, len - 1 > 10 ? len - 1 : 10, "t.npy", &v, &d), t.numel ? -1 : 0);
         assert_true(d.len >= 1);
         diag_free(&d);
         free(img);
-        oe_tensor_free(&t);
-        oe_tensor_free(&u);
+        ot_tensor_free(&t);
+        ot_tensor_free(&u);
     }
 }
 
@@ -96,8 +96,8 @@ static void test_npy_fortran_big_endian(void **state)
     assert_int_equal(t.rank, 2);
     assert_int_equal(t.dims[0], 2);
     assert_int_equal(t.dims[1], 3);
-    for (int i = 0; i < 6; i++) assert_int_equal(oe_get_i(&t, i), i + 1);
-    oe_tensor_free(&t);
+    for (int i = 0; i < 6; i++) assert_int_equal(ot_get_i(&t, i), i + 1);
+    ot_tensor_free(&t);
     diag_free(&d);
 }
 
@@ -107,8 +107,8 @@ static void test_npz_write_read(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s/out.npz", tmpdir);
     oe_tensor a, b;
-    oe_tensor_from_f(&a, F32, (int64_t[]){2}, 1, (double[]){1.5, -2});
-    oe_tensor_from_i(&b, I64, NULL, 0, (int64_t[]){7});
+    ot_tensor_from_f(&a, F32, (int64_t[]){2}, 1, (double[]){1.5, -2});
+    ot_tensor_from_i(&b, I64, NULL, 0, (int64_t[]){7});
     const char *names[] = {"x", "output_0"};
     const oe_tensor *vals[] = {&a, &b};
     diag_sink d;
@@ -121,18 +121,18 @@ static void test_npz_write_read(void **state)
     closedir(dir);
     assert_int_equal(files, 1);
     oe_values v;
-    assert_int_equal(oe_values_read(path, &v, &d), 0);
+    assert_int_equal(view_values_read(path, &v, &d), 0);
     assert_int_equal(v.len, 2);
     assert_string_equal(v.items[0].name, "x");
-    assert_true(oe_tensor_equal(&v.items[0].value, &a));
+    assert_true(ot_tensor_equal(&v.items[0].value, &a));
     assert_int_equal(v.items[1].role, OE_ROLE_OUTPUT);
     const char *graph_out[] = {"y"};
-    const oe_value *picked = oe_values_pick(&v, OE_ROLE_OUTPUT, "y", 0, graph_out, 1);
+    const oe_value *picked = view_values_pick(&v, OE_ROLE_OUTPUT, "y", 0, graph_out, 1);
     assert_non_null(picked);
     assert_string_equal(picked->name, "output_0");
-    oe_values_free(&v);
-    oe_tensor_free(&a);
-    oe_tensor_free(&b);
+    view_values_free(&v);
+    ot_tensor_free(&a);
+    ot_tensor_free(&b);
     diag_free(&d);
 }
 
@@ -153,7 +153,7 @@ static void test_json_values(void **state)
     diag_init(&d);
     oe_values v;
     write_text(path, "{\"x\": [[1, 2.5], [3, 4]], \"flag\": true, \"n\": {\"dtype\": \"int32\", \"data\": [1, 2]}}");
-    assert_int_equal(oe_values_read(path, &v, &d), 0);
+    assert_int_equal(view_values_read(path, &v, &d), 0);
     assert_int_equal(v.len, 3);
     assert_int_equal(v.items[0].value.dtype, F32);
     assert_true(v.items[0].untyped);
@@ -161,21 +161,21 @@ static void test_json_values(void **state)
     assert_int_equal(v.items[1].value.dtype, BOOL);
     assert_int_equal(v.items[2].value.dtype, 6);
     assert_false(v.items[2].untyped);
-    oe_values_free(&v);
+    view_values_free(&v);
     write_text(path, "{\"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [2, 1], \"data\": [1, 2]}],"
                      " \"outputs\": [{\"name\": \"y\", \"dtype\": \"float64\", \"shape\": [], \"data\": [3]}]}");
-    assert_int_equal(oe_values_read(path, &v, &d), 0);
+    assert_int_equal(view_values_read(path, &v, &d), 0);
     assert_int_equal(v.len, 2);
     assert_int_equal(v.items[0].role, OE_ROLE_INPUT);
     assert_int_equal(v.items[1].role, OE_ROLE_OUTPUT);
     assert_int_equal(v.items[1].value.rank, 0);
-    oe_values_free(&v);
+    view_values_free(&v);
     /* ragged lists and short data are errors naming the file and value */
     write_text(path, "{\"x\": [[1, 2], [3]]}");
-    assert_int_equal(oe_values_read(path, &v, &d), -1);
+    assert_int_equal(view_values_read(path, &v, &d), -1);
     assert_non_null(strstr(d.items[d.len - 1].message, "x"));
     write_text(path, "{\"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [3], \"data\": [1, 2]}]}");
-    assert_int_equal(oe_values_read(path, &v, &d), -1);
+    assert_int_equal(view_values_read(path, &v, &d), -1);
     diag_free(&d);
 }
 
@@ -192,10 +192,10 @@ static void test_pb_values(void **state)
     char *name;
     diag_sink d;
     diag_init(&d);
-    assert_int_equal(oe_value_from_pb(buf, len, -1, "w.pb", &t, &name, &d), 0);
+    assert_int_equal(view_value_from_pb(buf, len, -1, "w.pb", &t, &name, &d), 0);
     assert_string_equal(name, "w");
     assert_int_equal(t.numel, 2);
-    oe_tensor_free(&t);
+    ot_tensor_free(&t);
     free(name);
     /* the same bytes as a sequence: one tensor in it */
     Onnx__SequenceProto s = ONNX__SEQUENCE_PROTO__INIT;
@@ -204,11 +204,11 @@ static void test_pb_values(void **state)
     size_t slen = onnx__sequence_proto__get_packed_size(&s);
     uint8_t *sbuf = malloc(slen);
     onnx__sequence_proto__pack(&s, sbuf);
-    assert_int_equal(oe_value_from_pb(sbuf, slen, OE_KIND_SEQUENCE, "s.pb", &t, NULL, &d), 0);
+    assert_int_equal(view_value_from_pb(sbuf, slen, OE_KIND_SEQUENCE, "s.pb", &t, NULL, &d), 0);
     assert_int_equal(t.kind, OE_KIND_SEQUENCE);
     assert_int_equal(t.n_items, 1);
     expect_repr(&t, "[array([1., 2.], dtype=float32)]");
-    oe_tensor_free(&t);
+    ot_tensor_free(&t);
     free(sbuf);
     free(buf);
     diag_free(&d);
@@ -219,26 +219,26 @@ static void test_repr(void **state)
 {
     (void)state;
     oe_tensor t;
-    oe_tensor_from_f(&t, F32, (int64_t[]){3}, 1, (double[]){-1.5, 0.333333333, 1.0 / 0.0});
+    ot_tensor_from_f(&t, F32, (int64_t[]){3}, 1, (double[]){-1.5, 0.333333333, 1.0 / 0.0});
     expect_repr(&t, "array([-1.5       ,  0.33333334,         inf], dtype=float32)");
-    oe_tensor_free(&t);
-    oe_tensor_from_f(&t, F64, (int64_t[]){2}, 1, (double[]){1e-5, 1});
+    ot_tensor_free(&t);
+    ot_tensor_from_f(&t, F64, (int64_t[]){2}, 1, (double[]){1e-5, 1});
     expect_repr(&t, "array([1.e-05, 1.e+00])");
-    oe_tensor_free(&t);
-    oe_tensor_from_i(&t, I64, (int64_t[]){2, 2}, 2, (int64_t[]){1, -20, 3, 4});
+    ot_tensor_free(&t);
+    ot_tensor_from_i(&t, I64, (int64_t[]){2, 2}, 2, (int64_t[]){1, -20, 3, 4});
     expect_repr(&t, "array([[  1, -20],\n       [  3,   4]])");
-    oe_tensor_free(&t);
-    oe_tensor_from_f(&t, F16, NULL, 0, (double[]){0.1});
+    ot_tensor_free(&t);
+    ot_tensor_from_f(&t, F16, NULL, 0, (double[]){0.1});
     expect_repr(&t, "array(0.1, dtype=float16)");
-    oe_tensor_free(&t);
+    ot_tensor_free(&t);
     double v[1001];
     for (int i = 0; i < 1001; i++) v[i] = i;
-    oe_tensor_from_f(&t, F64, (int64_t[]){1001}, 1, v);
+    ot_tensor_from_f(&t, F64, (int64_t[]){1001}, 1, v);
     expect_repr(&t, "array([   0.,    1.,    2., ...,  998.,  999., 1000.], shape=(1001,))");
-    oe_tensor_free(&t);
-    oe_tensor_from_f(&t, F32, (int64_t[]){2, 0}, 2, v);
+    ot_tensor_free(&t);
+    ot_tensor_from_f(&t, F32, (int64_t[]){2, 0}, 2, v);
     expect_repr(&t, "array([], shape=(2, 0), dtype=float32)");
-    oe_tensor_free(&t);
+    ot_tensor_free(&t);
 }
 
 /* A model with an If: the branch sees the outer x; an unknown op names its node. */
@@ -256,16 +256,16 @@ static void test_model_with_if(void **state)
     ox_model *m = ox_parse_model(text, strlen(text), "if.txt", &d);
     assert_non_null(m);
     oe_tensor x, c, y;
-    oe_tensor_from_f(&x, F32, (int64_t[]){2}, 1, (double[]){-1, 2});
-    oe_tensor_from_i(&c, BOOL, NULL, 0, (int64_t[]){1});
+    ot_tensor_from_f(&x, F32, (int64_t[]){2}, 1, (double[]){-1, 2});
+    ot_tensor_from_i(&c, BOOL, NULL, 0, (int64_t[]){1});
     oe_named in[] = {{"x", &x}, {"c", &c}};
     assert_int_equal(oe_eval_model(m, in, 2, &y, NULL, &d), OE_OK);
-    assert_true(oe_get_f(&y, 0) == 1 && oe_get_f(&y, 1) == -2);
-    oe_tensor_free(&y);
-    oe_set_i(&c, 0, 0);
+    assert_true(ot_get_f(&y, 0) == 1 && ot_get_f(&y, 1) == -2);
+    ot_tensor_free(&y);
+    ot_set_i(&c, 0, 0);
     assert_int_equal(oe_eval_model(m, in, 2, &y, NULL, &d), OE_OK);
-    assert_true(oe_get_f(&y, 0) == 1 && oe_get_f(&y, 1) == 2);
-    oe_tensor_free(&y);
+    assert_true(ot_get_f(&y, 0) == 1 && ot_get_f(&y, 1) == 2);
+    ot_tensor_free(&y);
     /* a missing input is an error, not a crash */
     assert_int_equal(oe_eval_model(m, in, 1, &y, NULL, &d), OE_ERROR);
     ox_model_free(m);
@@ -276,8 +276,8 @@ static void test_model_with_if(void **state)
     assert_int_equal(oe_eval_model(m, in, 1, &y, NULL, &d), OE_ERROR);
     assert_string_equal(d.items[0].message, "node y (Frobnicate) is not supported by the evaluator");
     ox_model_free(m);
-    oe_tensor_free(&x);
-    oe_tensor_free(&c);
+    ot_tensor_free(&x);
+    ot_tensor_free(&c);
     diag_free(&d);
 }
 
