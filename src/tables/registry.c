@@ -529,7 +529,7 @@ const op_rule *ops_lookup(const ops_registry *r, const char *target, int opset)
     return NULL;
 }
 
-static bool cmp_holds(cond_op op, double a, double b)
+bool cond_op_holds(cond_op op, double a, double b)
 {
     switch (op) {
     case COP_EQ: return a == b;
@@ -563,15 +563,16 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
         if (a->kind != ARGK_TENSOR || a->rank < 0)
             return false;
         if (c->arg2 < 0)
-            return cmp_holds(c->op, a->rank, (double)c->ival);
+            return cond_op_holds(c->op, a->rank, (double)c->ival);
         const arg_info *b = &args[c->arg2];
-        return b->kind == ARGK_TENSOR && b->rank >= 0 && cmp_holds(c->op, a->rank, (double)b->rank + (double)c->ival);
+        return b->kind == ARGK_TENSOR && b->rank >= 0 && cond_op_holds(c->op, a->rank, (double)b->rank + (double)c->ival);
     }
-    case COND_LEN: return a->kind == ARGK_LIST && cmp_holds(c->op, (double)a->len, (double)c->ival);
+    case COND_LEN: return a->kind == ARGK_LIST && cond_op_holds(c->op, (double)a->len, (double)c->ival);
     case COND_IS_NONE: return a->kind == ARGK_NONE;
     case COND_IS_SCALAR: return a->kind == ARGK_INT || a->kind == ARGK_FLOAT || a->kind == ARGK_BOOL;
     case COND_IS_LIST: return a->kind == ARGK_LIST;
     case COND_IS_TENSOR: return a->kind == ARGK_TENSOR;
+    case COND_PRED: return false;        /* translate has no predicates of its own */
     case COND_DTYPE: {
         /* a Python number has the dtype torchlib's isinstance tests give it: int (bool too) or float */
         const char *have = a->kind == ARGK_TENSOR ? a->dtype : a->kind == ARGK_INT || a->kind == ARGK_BOOL ? "int64"
@@ -594,8 +595,8 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
         if (!strcmp(v, "True")) want = 1;
         else if (!strcmp(v, "False")) want = 0;
         else want = strtod(v, NULL);
-        if (a->kind == ARGK_INT || a->kind == ARGK_BOOL) return cmp_holds(c->op, (double)a->ival, want);
-        if (a->kind == ARGK_FLOAT) return cmp_holds(c->op, a->fval, want);
+        if (a->kind == ARGK_INT || a->kind == ARGK_BOOL) return cond_op_holds(c->op, (double)a->ival, want);
+        if (a->kind == ARGK_FLOAT) return cond_op_holds(c->op, a->fval, want);
         return c->op == COP_NE;
     }
     }
