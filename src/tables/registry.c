@@ -8,6 +8,7 @@
 
 #include "base/file.h"
 #include "base/vec.h"
+#include "tables/aten_schemas.h"
 #include "tables/ops.h"
 #include "tables/tables.h"
 #include "tables/yaml_check.h"
@@ -131,7 +132,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         const char *text = scalar(L, fn, "function");
         if (!text) return false;
         if (!rule->has_schema) {
-            node_error(L, fn, "%sa function needs the rule's 'schema' (to bind FX arguments by name)", NULL);
+            node_error(L, fn, "%sa function needs a schema (to bind FX arguments by name): torch has none for "
+                          "this target (share/fxsh/aten/schemas.txt), so give the rule 'schema'", NULL);
             return false;
         }
         int line, col;
@@ -153,7 +155,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         const char *text = scalar(L, low, "lowering");
         if (!text) return false;
         if (!rule->has_schema) {
-            node_error(L, low, "%sa lowering needs the rule's 'schema' (to bind FX arguments by name)", NULL);
+            node_error(L, low, "%sa lowering needs a schema (to bind FX arguments by name): torch has none for "
+                           "this target (share/fxsh/aten/schemas.txt), so give the rule 'schema'", NULL);
             return false;
         }
         int line, col;
@@ -173,7 +176,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         const char *text = scalar(L, when, "when");
         if (!text) return false;
         if (!rule->has_schema) {
-            node_error(L, when, "%s'when' needs the rule's 'schema'", NULL);
+            node_error(L, when, "%s'when' needs a schema: torch has none for this target "
+                            "(share/fxsh/aten/schemas.txt), so give the rule 'schema'", NULL);
             return false;
         }
         int line, col;
@@ -345,6 +349,15 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
                           dot ? dot + 1 : rule->target);
             return NULL;
         }
+    }
+    /* No schema: torch's (share/fxsh/aten/schemas.txt); only non-ATen targets (prims, Python
+     * callables) and bindings that must differ from torch's spell one out */
+    if (!schema && aten_schemas_lookup(rule->target, NULL)) {
+        if (!aten_schemas_parse(&L->r->arena, rule->target, &rule->schema, L->d)) {
+            L->failed = true;
+            return NULL;
+        }
+        rule->has_schema = true;
     }
     if (derive && !load_derive(L, rule, derive)) return NULL;
     if (merge_dims && !load_merge_dims(L, rule, merge_dims)) return NULL;
