@@ -205,10 +205,13 @@ static bool operand(dcc *k, const char *s, const char *e, dc_opnd *o)
     return true;
 }
 
-/* A call's target: an ATen overload torch has, a prims op or a Python operator. Keyword names
- * of an ATen call are checked against its schema. */
-static bool check_target(dcc *k, const char *t, const char *const *kn, size_t nk)
+/* A call's target: an ATen overload torch has, a prims op or a Python operator. The operands of
+ * an ATen call are checked against its schema: no more positional ones than it takes before
+ * its '*' (unless "*" passes the source's on), keywords it has. */
+static bool check_target(dcc *k, const char *t, const dc_stmt *st)
 {
+    const char *const *kn = st->kn;
+    size_t nk = st->nk;
     if (!strncmp(t, "operator.", 9) || !strncmp(t, "prims.", 6))
         return true;
     aten_schema s;
@@ -217,10 +220,18 @@ static bool check_target(dcc *k, const char *t, const char *const *kn, size_t nk
                 "a prims op or an operator.* function", t);
         return false;
     }
-    if (!nk)
-        return true;
     if (!aten_schemas_parse(&k->r->a, t, &s, k->d)) {
         k->failed = true;
+        return false;
+    }
+    size_t npos = 0;
+    bool star = false;
+    for (size_t i = 0; i < s.nargs && !s.args[i].kwarg_only; i++)
+        npos++;
+    for (size_t i = 0; i < st->npos; i++)
+        star |= st->pos[i].kind == DK_STAR;
+    if (!star && st->npos > npos) {
+        cerr(k, "the call of %s has %zu positional operands; its schema (%s) takes %zu", t, st->npos, s.text, npos);
         return false;
     }
     for (size_t i = 0; i < nk; i++)
@@ -287,7 +298,7 @@ static bool call(dcc *k, const char *s, const char *te, const char *eq, const ch
     }
     free(ps);
     free(pe);
-    return ok && check_target(k, tgt, st->kn, st->nk);
+    return ok && check_target(k, tgt, st);
 }
 
 /* One statement [s, te). */

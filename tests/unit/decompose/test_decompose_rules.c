@@ -68,6 +68,9 @@ static void test_bad_rules_fail_at_load(void **state)
                "calls aten.permut.default");
     expect_bad("{tables: [default], target: aten.t.default, body: \"aten.clone.default(self | memory=None)\"}",
                "keyword memory");
+    /* too many positional operands for the callee (clone's memory_format is keyword-only) */
+    expect_bad("{tables: [default], target: aten.t.default, body: \"aten.clone.default(self, None)\"}",
+               "has 2 positional operands");
     /* a target torch does not have needs its own schema */
     expect_bad("{tables: [default], target: aten.t_fancy.default, body: \"self\"}", "torch has no such overload");
     expect_bad("{tables: [default], target: aten.t.default, schema: \"mT(Tensor(a) self) -> Tensor(a)\", body: \"self\"}",
