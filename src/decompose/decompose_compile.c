@@ -378,18 +378,15 @@ static const fx_arg *default_of(dcc *k, const aten_arg *a)
         return NULL;
     const char *t = a->default_text;
     static const char *const memfmt[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"};
-    char buf[256];
     const char *n = strchr(a->type_text, '[');
     long size = n ? strtol(n + 1, NULL, 10) : 0;
     if (a->is_list && size > 0 && *t != '[' && strcmp(t, "None")) {
-        int at = snprintf(buf, sizeof buf, "[");
-        for (long i = 0; i < size && at < (int)sizeof buf; i++)
-            at += snprintf(buf + at, sizeof buf - (size_t)at, "%s%s", i ? ", " : "", t);
-        snprintf(buf + (at < (int)sizeof buf ? at : (int)sizeof buf - 2), 2, "]");
-        t = buf;
-    } else if (a->base == ATY_MEMFMT && isdigit((unsigned char)*t) && t[1] == 0 && *t - '0' < 4) {
-        snprintf(buf, sizeof buf, "torch.%s", memfmt[*t - '0']);
-        t = buf;
+        const char *items = t;
+        for (long i = 1; i < size; i++)
+            items = arena_printf(&k->r->a, "%s, %s", items, t);
+        t = arena_printf(&k->r->a, "[%s]", items);
+    } else if (a->base == ATY_MEMFMT && *t >= '0' && *t <= '3' && !t[1]) {
+        t = arena_printf(&k->r->a, "torch.%s", memfmt[*t - '0']);
     }
     const fx_arg *v = fx_parse_literal(k->r->lits, t, t + strlen(t));
     if (!v)
@@ -455,11 +452,6 @@ static bool when(dcc *k, const char *text, dc_when *w)
     w->lits = arena_alloc(&k->r->a, (w->n + 1) * sizeof *w->lits);
     for (size_t i = 0; i < w->n; i++) {
         const cond_clause *c = &w->cl[i];
-        if (c->kind == COND_DTYPE || c->kind == COND_RANK ? c->kind == COND_DTYPE || c->arg2 >= 0 : false) {
-            cerr(k, "when: '%s': dtype(x) and rank(x) against rank(y) are translate's, not available to "
-                    "decompositions", text);
-            return false;
-        }
         if (c->kind == COND_EQ_LITERAL &&
             !(w->lits[i] = fx_parse_literal(k->r->lits, c->sval, c->sval + strlen(c->sval)))) {
             cerr(k, "when: cannot read the value '%s' (a Python literal)", c->sval);

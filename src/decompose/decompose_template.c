@@ -832,11 +832,23 @@ bool dc_holds(dctx *c, const binding *b, const dc_when *w)
         switch (cl->kind) {
         case COND_PRED: ok = predicate(b, cl); break;
         case COND_RANK: {
-            /* rank(x) of a tensor (of a list's first item); unknown: the rule does not apply */
-            const fx_value *m = dc_meta_of(a);
-            if (!m)
+            /* rank(x) of a tensor (of a list's first item), against n or rank(y) + n; unknown: the
+             * rule does not apply */
+            const fx_value *m = dc_meta_of(a), *m2 = cl->arg2 >= 0 ? dc_meta_of(bound_value(b, cl->arg2)) : NULL;
+            if (!m || (cl->arg2 >= 0 && !m2))
                 return false;
-            ok = cond_op_holds(cl->op, (double)m->rank, (double)cl->ival);
+            ok = cond_op_holds(cl->op, (double)m->rank, (double)cl->ival + (m2 ? (double)m2->rank : 0));
+            break;
+        }
+        case COND_DTYPE: {
+            /* a Python number has torchlib's dtype for it, as translate's conditions do */
+            const fx_value *m = dc_meta_of(a);
+            const char *have = m && m->dtype != FX_DT_UNKNOWN ? fx_dtype_get(m->dtype)->torch_name : NULL;
+            if (!m && a)
+                have = a->kind == FX_ARG_INT || a->kind == FX_ARG_BOOL ? "int64" : a->kind == FX_ARG_FLOAT ? "float" : NULL;
+            if (have && !strncmp(have, "torch.", 6))
+                have += 6;
+            ok = cond_dtype_matches(have, cl->sval) == (cl->op == COP_EQ);
             break;
         }
         case COND_LEN:
@@ -849,7 +861,7 @@ bool dc_holds(dctx *c, const binding *b, const dc_when *w)
         case COND_IS_LIST: ok = a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE); break;
         case COND_IS_TENSOR: ok = a && a->kind == FX_ARG_NODE; break;
         case COND_EQ_LITERAL: ok = compare_literal(a, w->lits[k], cl->op); break;
-        default: return false;   /* dtype(x): refused when the rule compiled */
+        default: return false;
         }
         if (ok == cl->negate)
             return false;

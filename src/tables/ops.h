@@ -71,6 +71,9 @@ typedef enum cond_kind {
 typedef enum cond_op { COP_EQ, COP_NE, COP_LT, COP_LE, COP_GT, COP_GE } cond_op;
 /* a OP b */
 bool cond_op_holds(cond_op op, double a, double b);
+/* dtype(x) == want: have is a torch dtype name without "torch." ("float32", NULL if unknown), want
+ * one too or floating / integer / complex */
+bool cond_dtype_matches(const char *have, const char *want);
 
 typedef struct cond_clause {
     cond_kind kind;

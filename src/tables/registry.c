@@ -555,7 +555,7 @@ bool cond_op_holds(cond_op op, double a, double b)
     return false;
 }
 
-static bool dtype_matches(const char *have, const char *want)
+bool cond_dtype_matches(const char *have, const char *want)
 {
     if (!have) return false;
     if (!strncmp(want, "torch.", 6)) want += 6;
@@ -590,7 +590,7 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
         /* a Python number has the dtype torchlib's isinstance tests give it: int (bool too) or float */
         const char *have = a->kind == ARGK_TENSOR ? a->dtype : a->kind == ARGK_INT || a->kind == ARGK_BOOL ? "int64"
                          : a->kind == ARGK_FLOAT ? "float" : NULL;
-        bool m = dtype_matches(have, c->sval);
+        bool m = cond_dtype_matches(have, c->sval);
         return c->op == COP_EQ ? m : !m;
     }
     case COND_EQ_LITERAL: {
@@ -601,7 +601,7 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
             return c->op == COP_EQ ? eq : c->op == COP_NE ? !eq : false;
         }
         if (a->kind == ARGK_DTYPE) {       /* dtype == torch.int64 (a ScalarType argument) */
-            bool m = dtype_matches(a->dtype, v);
+            bool m = cond_dtype_matches(a->dtype, v);
             return c->op == COP_EQ ? m : c->op == COP_NE ? !m : false;
         }
         double want;

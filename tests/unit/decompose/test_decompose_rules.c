@@ -82,6 +82,20 @@ static void test_bad_rules_fail_at_load(void **state)
     expect_bad_in(true, "{target: aten.t.default, inverse: \"aten.t.default(mutatd)\"}", "'mutatd' is not an argument");
 }
 
+/* The whole `when:` language of translate is decompose's too. */
+static void test_translate_conditions(void **state)
+{
+    (void)state;
+    const char *y = "rules:\n  - {tables: [default], target: aten.mm.default, "
+                    "when: \"dtype(self) == floating and rank(self) == rank(mat2) and not is_scalar(mat2) and "
+                    "len(self) >= 0 and is_tensor(self)\", body: \"aten.matmul.default(self, mat2)\"}\n";
+    diag_sink d;
+    diag_init(&d);
+    assert_true(decompose_rules_check("rules.yaml", y, strlen(y), &d));
+    assert_int_equal(d.errors, 0);
+    diag_free(&d);
+}
+
 /* No limit on the number of arguments: _native_multi_head_attention's 13th (mask_type) binds. */
 static void test_many_arguments(void **state)
 {
@@ -121,6 +135,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_rules_fail_at_load),
+        cmocka_unit_test(test_translate_conditions),
         cmocka_unit_test(test_many_arguments),
         cmocka_unit_test(test_shipped_rules_compile),
     };
