@@ -138,6 +138,10 @@ static bool helper(dcc *k, const char *s, const char *e, dc_opnd *o)
 {
     const char *open = memchr(s, '(', (size_t)(e - s));
     const char **ps, **pe;
+    if (open && e[-1] != ')') {
+        cerr(k, "text after the arguments of helper %s", o->text);
+        return false;
+    }
     size_t np = open ? split_items(open + 1, e - 1, &ps, &pe) : 0;
     if (!open)
         ps = pe = NULL;
