@@ -484,7 +484,11 @@ static void compile_rules(dcc *k, const pass_table *t, hashmap *cache, int *last
         const char *w = pt_get(rec, "when"), *bd = pt_get(rec, "body");
         d->builtin = pt_get(rec, "builtin");
         d->next = -1;
-        if (!d->tables || !d->target || !bd == !d->builtin || (d->builtin && !dc_known_builtin(d->builtin))) {
+        if (d->builtin && !bd && !dc_known_builtin(d->builtin)) {
+            cerr(k, "no C decomposition is named '%s'", d->builtin);
+            continue;
+        }
+        if (!d->tables || !d->target || !bd == !d->builtin) {
             k->target = d->target ? d->target : "?";
             cerr(k, "a rule needs tables, target and either a body or a builtin fxsh knows "
                     "(matmul, broadcast_tensors, meshgrid, ...)");

@@ -510,9 +510,9 @@ static void bad_tables(void **state)
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self, self)'}\n",
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self)', color: red}\n",
         "ops:\n  - {targets: [x], schema: '(Tensor self) -> Tensor', shape: 'same(self)'}\n",
-        /* without a schema, torch's: there is none for aten.x, and mm has no argument other */
+        /* without a schema, torch's: there is none for aten.x, and mm(self, mat2) has no other */
         "ops:\n  - {targets: [aten.x.default], shape: 'same(self)'}\n",
-        "ops:\n  - {targets: [aten.x.default], shape: 'same(other)'}\n",
+        "ops:\n  - {targets: [aten.mm.default], shape: 'same(other)'}\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         meta_rules rules;
