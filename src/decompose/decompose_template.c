@@ -1,6 +1,5 @@
-/* decompose_template.c — decomposition templates (share/fxsh/decompose/core.yaml): binding a call to a
- * rule's schema, its `when:` conditions, the special functions, and expanding the body into nodes. */
-#include <ctype.h>
+/* decompose_template.c — running the compiled decomposition rules (decompose_compile.c): binding a
+ * call to a rule's schema, its `when:` conditions, the @helpers, and expanding the body into nodes. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
