@@ -220,27 +220,25 @@ fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const
     fx_value *inferred = meta_infer_call(c->dst, c->meta, c->g, target, args, kwargs);
     const fx_value *out = want ? want : inferred;
     fx_arg *val = NULL;
-    intptr_t first = (intptr_t)hm_get(&c->rule_by_target, dc_table_key(target));
+    intptr_t first = (intptr_t)hm_get(&c->rs->rule_by_target, dc_table_key(target));
     /* a template calling the op it decomposes (to normalize its arguments) emits it as is */
     for (int k = 0; k < c->depth - 1 && first; k++)
         if (!strcmp(c->expanding[k], target))
             first = 0;
     c->expanding[c->depth - 1] = target;
-    for (int i = first ? (int)first - 1 : -1; i >= 0 && !val && !c->failed; i = c->rules[i].next) {
-        const decomp_rule *r = &c->rules[i];
+    for (int i = first ? (int)first - 1 : -1; i >= 0 && !val && !c->failed; i = c->rs->rules[i].next) {
+        const decomp_rule *r = &c->rs->rules[i];
         if (!(r->tables & mask))
             continue;
         binding b;
-        dc_bind(&b, r->schema, args, kwargs, out);
-        if (!dc_holds(c, &b, r->when))
+        dc_bind(c, &b, r->schema, args, kwargs, out);
+        if (!dc_holds(c, &b, &r->when))
             continue;
         if (r->builtin) {
             val = dc_builtin(c, r, &b);
         } else {
-            hashmap locals;
-            hm_init(&locals);
-            val = dc_expand(c, r->target, r->body, &b, &locals);
-            hm_free(&locals);
+            fx_arg **locals = fx_alloc(c->scratch, (r->body.nlocals + 1) * sizeof *locals);
+            val = dc_expand(c, r->target, &r->body, &b, locals);
         }
     }
     if (!val && !c->failed) {
@@ -335,8 +333,8 @@ static fx_node *fz_reverse(void *ctx, const fz_view *v, fx_node *base, fx_node *
 {
     dctx *c = ctx;
     const fx_node *op = v->op;
-    const view_rule *vr = hm_get(&c->views, dc_table_key(op->target));
-    if (!vr || !vr->inverse) {
+    const view_rule *vr = hm_get(&c->rs->view_by_target, dc_table_key(op->target));
+    if (!vr || !vr->has_inverse) {
         diagnostic *dg = diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
                                     "decompose: in-place %s (node %%%s) writes through the view %%%s (%s), "
                                     "which fxsh cannot write back into its base",
@@ -347,14 +345,12 @@ static fx_node *fz_reverse(void *ctx, const fz_view *v, fx_node *base, fx_node *
         return NULL;
     }
     binding b;
-    dc_bind(&b, vr->schema, op->args, op->kwargs, base->meta.val);
+    dc_bind(c, &b, vr->schema, op->args, op->kwargs, base->meta.val);
     b.out_index = v->out_index;
-    hashmap locals;
-    hm_init(&locals);
-    hm_put(&locals, "base", fx_arg_node(c->dst, base));
-    hm_put(&locals, "mutated", fx_arg_node(c->dst, mutated));
-    fx_arg *r = dc_expand(c, dc_table_key(op->target), vr->inverse, &b, &locals);
-    hm_free(&locals);
+    fx_arg **locals = fx_alloc(c->scratch, (vr->inverse.nlocals + 1) * sizeof *locals);
+    locals[0] = fx_arg_node(c->dst, base);      /* the slots views.yaml's inverses preset */
+    locals[1] = fx_arg_node(c->dst, mutated);
+    fx_arg *r = dc_expand(c, dc_table_key(op->target), &vr->inverse, &b, locals);
     if (!r || r->kind != FX_ARG_NODE) {
         if (!c->failed)
             diag_error(c->d, (diag_loc){ c->src->file, 0, 0 }, "decompose: bad inverse for view %s",
@@ -778,14 +774,11 @@ fx_program *decompose_program(const fx_program *src, decomp_table which, diag_si
         return NULL;
     }
     dctx c = { .src = src, .which = which, .d = d };
-    if (!dc_load_rules(&c)) {
-        dc_free_rules(&c);
+    if (!dc_load_rules(&c))
         return NULL;
-    }
     c.dst = fx_program_copy_shell(src);
     c.scratch = fx_program_new(NULL);
     bool ok = rebuild_module(&c, src->root, c.dst->root, true);
-    dc_free_rules(&c);
     fx_program_free(c.scratch);
     if (!ok) {
         if (!d->errors && !interrupt_pending())

@@ -7,6 +7,9 @@
 #ifndef FXSH_DECOMPOSE_DECOMPOSE_H
 #define FXSH_DECOMPOSE_DECOMPOSE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "base/diag.h"
 #include "fx/fx_ir.h"
 
@@ -16,5 +19,10 @@ typedef enum decomp_table {
 } decomp_table;
 
 fx_program *decompose_program(const fx_program *exported, decomp_table which, diag_sink *d);
+
+/* Compiles decomposition rules from YAML text (`rules:` and `views:` lists in the syntax of
+ * share/fxsh/decompose) as the pass compiles its tables when they load; false after reporting
+ * each bad rule at name:line. */
+bool decompose_rules_check(const char *name, const char *text, size_t len, diag_sink *d);
 
 #endif

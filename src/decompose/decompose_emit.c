@@ -22,70 +22,9 @@
 
 bool dc_load_rules(dctx *c)
 {
-    hm_init(&c->rule_by_target);
-    hm_init(&c->views);
-    c->tbl = tables_pass("decompose", "rules", c->d);
-    c->vtbl = tables_pass("decompose", "views", c->d);
+    c->rs = dc_rules_shipped(c->d);
     c->meta = meta_rules_shipped(c->d);
-    if (!c->tbl || !c->vtbl || !c->meta)
-        return false;
-    c->rules = xcalloc(c->tbl->n + 1, sizeof *c->rules);
-    int *last = xcalloc(c->tbl->n + 1, sizeof *last);
-    bool ok = true;
-    for (size_t i = 0; i < c->tbl->n && ok; i++) {
-        const pt_record *r = &c->tbl->recs[i];
-        decomp_rule *d = &c->rules[c->n_rules];
-        const char *tables = pt_get(r, "tables");
-        d->tables = (tables && strstr(tables, "default") ? T_DEFAULT : 0) | (tables && strstr(tables, "onnx") ? T_ONNX : 0);
-        d->target = pt_get(r, "target");
-        d->schema = pt_get(r, "schema");
-        d->when = pt_get(r, "when");
-        d->body = pt_get(r, "body");
-        d->builtin = pt_get(r, "builtin");
-        d->next = -1;
-        if (!d->tables || !d->target || !d->schema || !d->body == !d->builtin ||
-            (d->builtin && !dc_known_builtin(d->builtin))) {
-            diag_error(c->d, (diag_loc){ r->file, r->line, 0 },
-                       "decomposition rule needs tables, target, schema and either a body or a builtin "
-                       "fxsh knows (matmul, broadcast_tensors, meshgrid, ...)");
-            ok = false;
-            break;
-        }
-        intptr_t first = (intptr_t)hm_get(&c->rule_by_target, d->target);
-        if (!first) {
-            hm_put(&c->rule_by_target, d->target, (void *)(intptr_t)(c->n_rules + 1));
-            last[c->n_rules] = (int)c->n_rules;
-        } else {
-            c->rules[last[first - 1]].next = (int)c->n_rules;
-            last[first - 1] = (int)c->n_rules;
-        }
-        c->n_rules++;
-    }
-    free(last);
-    c->view_recs = xcalloc(c->vtbl->n + 1, sizeof *c->view_recs);
-    for (size_t i = 0; i < c->vtbl->n && ok; i++) {
-        const pt_record *r = &c->vtbl->recs[i];
-        view_rule *v = &c->view_recs[i];
-        const char *target = pt_get(r, "target"), *multi = pt_get(r, "multi");
-        v->schema = pt_get(r, "schema");
-        v->inverse = pt_get(r, "inverse");
-        v->multi = multi && !strcmp(multi, "true");
-        if (!target || !v->schema) {
-            diag_error(c->d, (diag_loc){ r->file, r->line, 0 }, "view entry needs target and schema");
-            ok = false;
-            break;
-        }
-        hm_put(&c->views, target, v);
-    }
-    return ok;
-}
-
-void dc_free_rules(dctx *c)
-{
-    free(c->rules);
-    free(c->view_recs);
-    hm_free(&c->rule_by_target);
-    hm_free(&c->views);
+    return c->rs && c->meta;
 }
 
 const char *dc_table_key(const char *target)
@@ -230,7 +169,7 @@ void dc_register_view(dctx *c, fx_node *m)
     const fx_arg *a0 = m->args->u.seq.len ? m->args->u.seq.items[0] : NULL;
     if (!a0 || a0->kind != FX_ARG_NODE)
         return;
-    const view_rule *vr = hm_get(&c->views, dc_table_key(m->target));
+    const view_rule *vr = hm_get(&c->rs->view_by_target, dc_table_key(m->target));
     if (vr) {
         fz_tensor *base = dc_tensor_of(c, a0->u.node);
         if (vr->multi)

@@ -13,27 +13,116 @@
 #include "meta/meta_layout.h"
 #include "meta/meta_rules.h"
 #include "fx/fx_build.h"
+#include "tables/ops.h"
 #include "tables/pass_tables.h"
 
-/* The decomposition tables (share/fxsh/decompose/core.yaml documents the template syntax). */
+/* The decomposition tables (share/fxsh/decompose/core.yaml documents the rule syntax). */
 enum { T_DEFAULT = 1, T_ONNX = 2 };
+
+/* ---- rules compiled when their files load (decompose_compile.c) ---- */
+
+typedef enum dc_opk {
+    DK_LIT,       /* a literal (lit) */
+    DK_ARG,       /* a schema argument (index) */
+    DK_LOCAL,     /* a template local (index: its slot) */
+    DK_LIST,      /* "[a, b]" (items) */
+    DK_HELPER,    /* "@name(args)" (index into the helpers; items: its arguments) */
+    DK_STAR       /* "*" / "*1": the source's positional arguments from index */
+} dc_opk;
+
+typedef struct dc_opnd {
+    dc_opk kind;
+    int index;
+    bool optional;            /* "arg?": omitted, with what follows, when the source did not give it */
+    bool names_arg;           /* the text is a schema argument's name: as a keyword, a None is dropped */
+    const fx_arg *lit;        /* DK_LIT (NULL for a helper's word argument, as finfo_or's max) */
+    struct dc_opnd *items;
+    size_t n;
+    const char *text;         /* as written, for diagnostics */
+} dc_opnd;
+
+/* One statement of a body: "[local =] target(positional | key=value)", or a value (an operand,
+ * or a tuple "(a, b)") that is the result. */
+typedef struct dc_stmt {
+    int local;                /* the slot it binds, -1 for none */
+    const char *target;       /* "torch.ops.aten.mm.default", "operator.getitem"; NULL: a value */
+    dc_opnd *pos;
+    size_t npos;
+    const char **kn;
+    dc_opnd *kv;
+    size_t nk;
+    dc_opnd value;            /* a value statement (a tuple is DK_LIST with tuple set) */
+    bool tuple;
+} dc_stmt;
+
+typedef struct dc_body {
+    dc_stmt *stmts;
+    size_t n;
+    size_t nlocals;           /* slots; a view inverse's base and mutated are 0 and 1 */
+} dc_body;
+
+/* A rule's schema: torch's (share/fxsh/aten/schemas.txt) or the rule's own `schema:`. */
+typedef struct dc_schema {
+    aten_schema s;
+    const char **names;
+    const fx_arg **defs;      /* each argument's default as an argument tree, NULL for none */
+    size_t n;
+} dc_schema;
+
+typedef struct dc_when {
+    cond_clause *cl;          /* all must hold */
+    size_t n;
+    const fx_arg **lits;      /* COND_EQ_LITERAL's value, read once */
+} dc_when;
 
 typedef struct decomp_rule {
     unsigned tables;
-    const char *target;     /* "aten.linear.default" */
-    const char *schema;
-    const char *when;
-    const char *body;       /* a template, or NULL for a dc_builtin */
-    const char *builtin;    /* "matmul" */
-    int next;               /* next rule with the same target, -1 at the end */
+    const char *target;       /* "aten.linear.default" */
+    const dc_schema *schema;
+    dc_when when;
+    dc_body body;             /* no statements for a builtin */
+    const char *builtin;      /* "matmul", or NULL */
+    int next;                 /* next rule with the same target, -1 at the end */
 } decomp_rule;
 
 /* A view op (share/fxsh/decompose/views.yaml): how to write a mutated view back into its base. */
 typedef struct view_rule {
-    const char *schema;
-    const char *inverse;    /* template over the view's arguments, `base` and `mutated`; NULL: unknown */
-    bool multi;             /* returns a list of views (split, unbind) */
+    const dc_schema *schema;
+    dc_body inverse;          /* over the view's arguments, `base` and `mutated` */
+    bool has_inverse;         /* false: writing through the view is refused */
+    bool multi;               /* returns a list of views (split, unbind) */
 } view_rule;
+
+typedef struct dc_rules {
+    arena a;
+    fx_program *lits;         /* literal trees of the rules */
+    decomp_rule *rules;
+    size_t n_rules;
+    hashmap rule_by_target;   /* target -> (void *)(intptr_t)(first index + 1) */
+    view_rule *views;
+    size_t n_views;
+    hashmap view_by_target;   /* target -> view_rule* */
+} dc_rules;
+
+/* The rules of the two tables compiled (every `when:`, body and inverse checked against its
+ * schema, the helpers and the operators it calls); NULL after reporting each problem at its
+ * file:line. Free with dc_rules_free. */
+dc_rules *dc_rules_compile(const pass_table *rules, const pass_table *views, diag_sink *d);
+void dc_rules_free(dc_rules *r);
+/* share/fxsh/decompose compiled once per process (owned by decompose_compile.c); NULL after
+ * reporting. */
+const dc_rules *dc_rules_shipped(diag_sink *d);
+
+/* The when-language predicates decompose adds (dc_preds[DP_...]). */
+enum { DP_STATIC_SHAPE, DP_HAS_RANK, DP_CONTIGUOUS, DP_VIEWABLE, DP_LAST_STRIDE_1, DP_IS_DTYPE,
+       DP_SAME_SYMMETRIC, DP_DIVISIBLE, DP_COUNT };
+extern const cond_pred dc_preds[DP_COUNT];
+
+/* decompose_template.c's @helpers: the index of name taking np arguments, -1 if none; whether
+ * its argument i is a word (finfo_or's max / min) rather than a value. */
+int dc_helper_find(const char *name, size_t len, size_t np);
+bool dc_helper_word_arg(int helper, size_t i);
+const char *dc_helper_name(int helper);
 
 #define MAX_DEPTH 64
 
@@ -58,20 +147,15 @@ typedef struct dctx {
     hashmap items;            /* emitted multi-output node name -> fx_node** of its getitems */
     fz_state fz;
     const meta_rules *meta;   /* the meta of what is emitted (share/fxsh/meta; shared, read-only) */
-    const pass_table *tbl, *vtbl;   /* share/fxsh/decompose, parsed once per process */
-    decomp_rule *rules;
-    size_t n_rules;
-    hashmap rule_by_target;   /* target -> (void *)(intptr_t)(first index + 1) */
-    hashmap views;            /* target -> view_rule* */
-    view_rule *view_recs;
+    const dc_rules *rs;       /* share/fxsh/decompose, compiled once per process */
 } dctx;
 
 
+/* A call bound to a rule's schema (any number of arguments). */
 typedef struct binding {
-    char names[12][32];
-    const fx_arg *src[12];    /* bound value (in the new graph), NULL if not given */
-    const char *def[12];
-    size_t def_len[12];
+    const char *const *names; /* the schema's argument names */
+    const fx_arg **src;       /* bound value (in the new graph), NULL if not given */
+    const fx_arg *const *defs;/* their defaults (dc_schema), NULL for none */
     size_t n;
     const fx_arg *args;       /* the dc_call's positional arguments, for "*" */
     const fx_value *out;      /* the dc_call's output meta (@shape, static_shape) */
@@ -80,8 +164,8 @@ typedef struct binding {
 
 
 
+/* the tables (compiled once per process) and the meta rules; false after reporting */
 bool dc_load_rules(dctx *c);
-void dc_free_rules(dctx *c);
 const char *dc_table_key(const char *target);
 fx_arg *dc_dup(dctx *c, const fx_arg *a);
 void dc_fail(dctx *c);
@@ -97,10 +181,11 @@ fx_value *dc_merge_meta(dctx *c, const fx_value *want, const fx_value *inferred)
 void dc_register_view(dctx *c, fx_node *m);
 void dc_take_items(dctx *c, fx_node *m);
 fx_node *dc_call_node(dctx *c, const char *target, fx_arg **args, size_t na, const fx_value *want);
-void dc_bind(binding *b, const char *schema, const fx_arg *args, const fx_arg *kwargs, const fx_value *out);
-fx_arg *dc_operand(dctx *c, const binding *b, hashmap *locals, const char *s, const char *e, bool *absent);
-bool dc_holds(dctx *c, const binding *b, const char *when);
-fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals);
+void dc_bind(dctx *c, binding *b, const dc_schema *s, const fx_arg *args, const fx_arg *kwargs, const fx_value *out);
+bool dc_holds(dctx *c, const binding *b, const dc_when *when);
+/* Runs a compiled body; locals holds body->nlocals slots (a view inverse presets base and
+ * mutated). The value that replaces the call, NULL if it does not apply or after an error. */
+fx_arg *dc_expand(dctx *c, const char *target, const dc_body *body, const binding *b, fx_arg **locals);
 fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const fx_value *want);
 fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
 /* decomp_lists.c: the builtins over lists (broadcast_tensors, meshgrid, ...); NULL when the

@@ -1,6 +1,5 @@
-/* decompose_template.c — decomposition templates (share/fxsh/decompose/core.yaml): binding a call to a
- * rule's schema, its `when:` conditions, the special functions, and expanding the body into nodes. */
-#include <ctype.h>
+/* decompose_template.c — running the compiled decomposition rules (decompose_compile.c): binding a
+ * call to a rule's schema, its `when:` conditions, the @helpers, and expanding the body into nodes. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,26 +18,14 @@
 #include "tables/pass_tables.h"
 #include "tables/tables.h"
 
-void dc_bind(binding *b, const char *schema, const fx_arg *args, const fx_arg *kwargs, const fx_value *out)
+void dc_bind(dctx *c, binding *b, const dc_schema *sch, const fx_arg *args, const fx_arg *kwargs, const fx_value *out)
 {
     memset(b, 0, sizeof *b);
     b->out_index = -1;
-    const char *s = schema;
-    while (*s && b->n < 12) {
-        const char *e = s;
-        int depth = 0;
-        for (; *e && !(*e == ',' && depth == 0); e++)
-            depth += (*e == '[') - (*e == ']');
-        const char *eq = memchr(s, '=', (size_t)(e - s));
-        const char *ne = eq ? eq : e;
-        snprintf(b->names[b->n], sizeof b->names[0], "%.*s", (int)(ne - s), s);
-        if (eq) {
-            b->def[b->n] = eq + 1;
-            b->def_len[b->n] = (size_t)(e - eq - 1);
-        }
-        b->n++;
-        s = *e ? e + 1 : e;
-    }
+    b->names = sch->names;
+    b->defs = sch->defs;
+    b->n = sch->n;
+    b->src = fx_alloc(c->scratch, (b->n + 1) * sizeof *b->src);
     for (size_t i = 0; i < args->u.seq.len && i < b->n; i++)
         b->src[i] = args->u.seq.items[i];
     b->args = args;
@@ -49,24 +36,20 @@ void dc_bind(binding *b, const char *schema, const fx_arg *args, const fx_arg *k
                 b->src[i] = kwargs->u.seq.items[k];
 }
 
-static int bound_index(const binding *b, const char *name, size_t len)
-{
-    for (size_t i = 0; i < b->n; i++)
-        if (strlen(b->names[i]) == len && !memcmp(b->names[i], name, len))
-            return (int)i;
-    return -1;
-}
-
-/* The value of bound argument i: as given, else its schema default (in c->scratch), else NULL. */
-static const fx_arg *bound_value(dctx *c, const binding *b, int i)
+/* The value of bound argument i: as given, else its schema default, else NULL. */
+static const fx_arg *bound_value(const binding *b, int i)
 {
     if (i < 0)
         return NULL;
-    if (b->src[i])
-        return b->src[i];
-    if (b->def[i])
-        return fx_parse_literal(c->scratch, b->def[i], b->def[i] + b->def_len[i]);
-    return NULL;
+    return b->src[i] ? b->src[i] : b->defs[i];
+}
+
+static int bound_index(const binding *b, const char *name)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->names[i], name))
+            return (int)i;
+    return -1;
 }
 
 /* Structural equality of constant argument trees (nodes never compare equal). */
@@ -97,48 +80,6 @@ static bool arg_equal(const fx_arg *a, const fx_arg *b)
     case FX_ARG_STR: case FX_ARG_DEVICE: case FX_ARG_MEMFMT: case FX_ARG_LAYOUT: return !strcmp(a->u.s, b->u.s);
     default: return false;
     }
-}
-
-/* Splits [s, e) at top-level commas (outside [] and ()); returns the number of pieces. */
-static size_t split_top(const char *s, const char *e, const char **ps, const char **pe, size_t max)
-{
-    size_t n = 0;
-    while (s < e && n < max) {
-        int depth = 0;
-        const char *q = s;
-        for (; q < e; q++) {
-            if (*q == '[' || *q == '(')
-                depth++;
-            else if (*q == ']' || *q == ')')
-                depth--;
-            else if (*q == ',' && depth == 0)
-                break;
-        }
-        while (s < q && isspace((unsigned char)*s))
-            s++;
-        const char *t = q;
-        while (t > s && isspace((unsigned char)t[-1]))
-            t--;
-        ps[n] = s;
-        pe[n++] = t;
-        s = q < e ? q + 1 : e;
-    }
-    return n;
-}
-
-static bool name_is(const char *s, const char *e, const char *name)
-{
-    return (size_t)(e - s) == strlen(name) && !memcmp(s, name, (size_t)(e - s));
-}
-
-/* The argument a name refers to: a template local, else a bound argument (as given or its
- * default); NULL if neither. */
-static const fx_arg *lookup(dctx *c, const binding *b, hashmap *locals, const char *s, const char *e)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
-    const fx_arg *loc = locals ? hm_get(locals, name) : NULL;
-    return loc ? loc : bound_value(c, b, bound_index(b, s, (size_t)(e - s)));
 }
 
 bool static_tensor(const fx_arg *a, dl_tensor *t) { return dl_static(dc_meta_of(a), t); }
@@ -195,15 +136,13 @@ static bool reduced_dims(const dl_tensor *t, const fx_arg *dim, bool *red)
 typedef struct sp_call {
     dctx *c;
     const binding *b;
-    hashmap *locals;
-    const char *fn;           /* the name, not terminated */
-    size_t fl;
-    const char **ps, **pe;    /* the argument texts */
+    const char *fn;           /* the helper's name */
+    const dc_opnd *arg;       /* its compiled arguments (texts, literals) */
     size_t np;
     const fx_arg *a0, *a1, *a2;
 } sp_call;
 
-static bool sp_is(const sp_call *s, const char *name) { return s->fl == strlen(name) && !memcmp(s->fn, name, s->fl); }
+static bool sp_is(const sp_call *s, const char *name) { return !strcmp(s->fn, name); }
 
 /* @dtype(x), @device(x): of x's meta */
 static fx_arg *sp_dtype_device(sp_call *s)
@@ -234,9 +173,9 @@ static fx_arg *sp_transpose_perm(sp_call *s)
     dl_tensor t;
     int64_t d0, d1, v[DL_MAX_RANK];
     dctx *c = s->c;
-    if (!static_tensor(lookup(c, s->b, s->locals, "self", "self" + 4), &t) ||
-        !int_arg(lookup(c, s->b, s->locals, "dim0", "dim0" + 4), &d0) ||
-        !int_arg(lookup(c, s->b, s->locals, "dim1", "dim1" + 4), &d1) || !wrap_dim(&d0, t.rank) ||
+    if (!static_tensor(bound_value(s->b, bound_index(s->b, "self")), &t) ||
+        !int_arg(bound_value(s->b, bound_index(s->b, "dim0")), &d0) ||
+        !int_arg(bound_value(s->b, bound_index(s->b, "dim1")), &d1) || !wrap_dim(&d0, t.rank) ||
         !wrap_dim(&d1, t.rank))
         return NULL;
     for (size_t i = 0; i < t.rank; i++)
@@ -299,7 +238,7 @@ static fx_arg *sp_finfo_or(sp_call *s)
               : m->dtype == FX_DT_F16 ? 65504.0 : m->dtype == FX_DT_BF16 ? 3.3895313892515355e+38 : 0;
     if (!mx)
         return NULL;
-    bool max = s->pe[2] - s->ps[2] == 3 && !memcmp(s->ps[2], "max", 3);
+    bool max = !strcmp(s->arg[2].text, "max");
     return fx_arg_float(s->c->dst, max ? mx : -mx);
 }
 
@@ -424,10 +363,7 @@ static fx_arg *sp_dim(sp_call *s)
     int64_t k;
     if (!static_tensor(s->a0, &t))
         return NULL;
-    fx_arg *lit = NULL;
-    if (!s->a1)
-        lit = fx_parse_literal(s->c->scratch, s->ps[1], s->pe[1]);
-    if (!int_arg(s->a1 ? s->a1 : lit, &k) || !wrap_dim(&k, t.rank))
+    if (!int_arg(s->a1 ? s->a1 : s->arg[1].lit, &k) || !wrap_dim(&k, t.rank))
         return NULL;
     if (sp_is(s, "wrap_dim"))
         return fx_arg_int(s->c->dst, k);
@@ -755,305 +691,262 @@ static const struct {
     {"fft_dims", 2, sp_fftshift},           {"isin_view", 2, sp_isin_view}, {"isin_dims", 1, sp_isin_dims},         {"finfo_or", 3, sp_finfo_or},         {"take_shape", 3, sp_take_shape},   {"chunk_size", 3, sp_chunk_size},
 };
 
-/* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
-static fx_arg *special(dctx *c, const binding *b, hashmap *locals, const char *fn, size_t fl, const char **ps,
-                       const char **pe, size_t np)
+int dc_helper_find(const char *name, size_t len, size_t np)
 {
-    sp_call s = {c, b, locals, fn, fl, ps, pe, np, NULL, NULL, NULL};
-    s.a0 = np > 0 ? lookup(c, b, locals, ps[0], pe[0]) : NULL;
-    s.a1 = np > 1 ? lookup(c, b, locals, ps[1], pe[1]) : NULL;
-    s.a2 = np > 2 ? lookup(c, b, locals, ps[2], pe[2]) : NULL;
     for (size_t i = 0; i < sizeof specials / sizeof *specials; i++)
-        if (specials[i].np == np && sp_is(&s, specials[i].name))
-            return specials[i].fn(&s);
-    return NULL;
+        if (specials[i].np == np && strlen(specials[i].name) == len && !memcmp(specials[i].name, name, len))
+            return (int)i;
+    return -1;
 }
 
-/* Resolves one template dc_operand. *absent is set for a schema argument that was not given and
- * has no default (or, with a trailing '?', that was not given at all). NULL otherwise means
- * the template does not apply to these arguments. */
-fx_arg *dc_operand(dctx *c, const binding *b, hashmap *locals, const char *s, const char *e, bool *absent)
+bool dc_helper_word_arg(int helper, size_t i)
 {
-    while (s < e && isspace((unsigned char)*s))
-        s++;
-    while (e > s && isspace((unsigned char)e[-1]))
-        e--;
+    return helper >= 0 && !strcmp(specials[helper].name, "finfo_or") && i == 2;
+}
+
+/* A helper argument's value: a local, a schema argument (as given, else its default), or NULL
+ * for a literal (the handler reads it from the compiled argument). */
+static const fx_arg *helper_arg(const binding *b, fx_arg **locals, const dc_opnd *o)
+{
+    return o->kind == DK_LOCAL ? locals[o->index] : o->kind == DK_ARG ? bound_value(b, o->index) : NULL;
+}
+
+/* @function operands (see core.yaml); NULL when they do not apply to these arguments. */
+static fx_arg *special(dctx *c, const binding *b, fx_arg **locals, const dc_opnd *o)
+{
+    sp_call s = {c, b, specials[o->index].name, o->items, o->n, NULL, NULL, NULL};
+    s.a0 = o->n > 0 ? helper_arg(b, locals, &o->items[0]) : NULL;
+    s.a1 = o->n > 1 ? helper_arg(b, locals, &o->items[1]) : NULL;
+    s.a2 = o->n > 2 ? helper_arg(b, locals, &o->items[2]) : NULL;
+    return specials[o->index].fn(&s);
+}
+
+/* Resolves one compiled operand. *absent is set for a schema argument that was not given and
+ * has no default other than None (or, marked optional, that was not given at all). NULL
+ * otherwise means the template does not apply to these arguments. */
+static fx_arg *operand(dctx *c, const binding *b, fx_arg **locals, const dc_opnd *o, bool *absent)
+{
     *absent = false;
-    if (s < e && *s == '@') {
-        const char *open = memchr(s, '(', (size_t)(e - s));
-        const char *ps[4], *pe[4];
-        size_t np = 0;
-        if (open && e[-1] == ')')
-            np = split_top(open + 1, e - 1, ps, pe, 4);
-        fx_arg *r = special(c, b, locals, s + 1, (size_t)((open ? open : e) - s - 1), ps, pe, np);
+    switch (o->kind) {
+    case DK_HELPER: {
+        fx_arg *r = special(c, b, locals, o);
         if (!r)
-            c->unknown = fx_strndup(c->dst, s, (size_t)(e - s));
+            c->unknown = o->text;
         return r;
     }
-    if (s < e && *s == '[' && e[-1] == ']') {
-        const char *ps[DL_MAX_RANK + 2], *pe[DL_MAX_RANK + 2];
-        size_t np = split_top(s + 1, e - 1, ps, pe, DL_MAX_RANK + 2);
-        fx_arg *items[DL_MAX_RANK + 2];
-        for (size_t i = 0; i < np; i++) {
+    case DK_LIST: {
+        fx_arg **items = fx_alloc(c->dst, (o->n + 1) * sizeof *items);
+        for (size_t i = 0; i < o->n; i++) {
             bool ab;
-            if (!(items[i] = dc_operand(c, b, locals, ps[i], pe[i], &ab)))
+            if (!(items[i] = operand(c, b, locals, &o->items[i], &ab)))
                 return NULL;
         }
-        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, np);
+        return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, o->n);
     }
-    bool optional = s < e && e[-1] == '?';
-    if (optional)
-        e--;
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
-    const fx_arg *loc = locals ? hm_get(locals, name) : NULL;
-    if (loc)
-        return dc_dup(c, loc);
-    int i = bound_index(b, s, (size_t)(e - s));
-    if (i >= 0) {
-        if (b->src[i])
-            return dc_dup(c, b->src[i]);
-        if (!optional && b->def[i] && strncmp(b->def[i], "None", 4) != 0)
-            return fx_parse_literal(c->dst, b->def[i], b->def[i] + b->def_len[i]);
+    case DK_LOCAL:
+        return dc_dup(c, locals[o->index]);
+    case DK_ARG: {
+        const fx_arg *given = b->src[o->index], *def = b->defs[o->index];
+        if (given)
+            return dc_dup(c, given);
+        if (!o->optional && def && def->kind != FX_ARG_NONE)
+            return dc_dup(c, def);
         *absent = true;
         return NULL;
     }
-    return fx_parse_literal(c->dst, s, e);
+    case DK_LIT:
+        return dc_dup(c, o->lit);
+    case DK_STAR:
+        break;
+    }
+    return NULL;
 }
 
-bool dc_holds(dctx *c, const binding *b, const char *when)
+/* Structural comparison of an argument with a `when:` literal (op: == or != only, unless both
+ * are numbers). */
+static bool compare_literal(const fx_arg *a, const fx_arg *want, cond_op op)
 {
-    if (!when)
+    if (op == COP_EQ || op == COP_NE) {
+        bool same = want->kind == FX_ARG_NONE ? dc_is_none(a) : a && arg_equal(a, want);
+        return same == (op == COP_EQ);
+    }
+    double x, y;
+    if (!a || (a->kind != FX_ARG_INT && a->kind != FX_ARG_FLOAT) ||
+        (want->kind != FX_ARG_INT && want->kind != FX_ARG_FLOAT))
+        return false;
+    x = a->kind == FX_ARG_INT ? (double)a->u.i : a->u.f;
+    y = want->kind == FX_ARG_INT ? (double)want->u.i : want->u.f;
+    return cond_op_holds(op, x, y);
+}
+
+/* A decompose predicate (dc_preds) of the bound arguments. */
+static bool predicate(const binding *b, const cond_clause *cl)
+{
+    const fx_arg *a0 = cl->npargs > 0 ? bound_value(b, cl->pargs[0]) : NULL;
+    const fx_arg *a1 = cl->npargs > 1 ? bound_value(b, cl->pargs[1]) : NULL;
+    switch (cl->pred) {
+    case DP_STATIC_SHAPE: {
+        dl_tensor t;
+        return dl_static(b->out, &t);
+    }
+    case DP_HAS_RANK: return dc_meta_of(a0) != NULL;
+    case DP_CONTIGUOUS: return dl_contiguous(dc_meta_of(a0));
+    case DP_LAST_STRIDE_1:
+        for (size_t i = 0; i < cl->npargs; i++)
+            if (!dl_last_stride_1(dc_meta_of(bound_value(b, cl->pargs[i]))))
+                return false;
         return true;
-    const char *cs[16], *ce[16];
-    size_t nc = split_top(when, when + strlen(when), cs, ce, 16);
-    for (size_t k = 0; k < nc; k++) {
-        const char *s = cs[k], *e = ce[k];
-        bool neg = *s == '!';
-        s += neg;
-        const char *open = memchr(s, '(', (size_t)(e - s));
-        const char *close = open ? memchr(open, ')', (size_t)(e - open)) : NULL;
+    case DP_IS_DTYPE: {
+        /* x's dtype is the dtype argument (a conversion that changes nothing) */
+        const fx_value *m = dc_meta_of(a0);
+        return m && m->kind == FX_VAL_TENSOR && a1 && a1->kind == FX_ARG_DTYPE && m->dtype == a1->u.dtype;
+    }
+    case DP_SAME_SYMMETRIC: {
+        /* padding="same" pads every dim of the convolution evenly */
+        int64_t left[DL_MAX_RANK], nd[2 * DL_MAX_RANK];
+        size_t dims;
+        bool symmetric = false;
+        return conv_same(a0, a1, left, nd, &dims, &symmetric) && symmetric;
+    }
+    case DP_DIVISIBLE: {
+        /* x's trailing sizes are multiples of the output sizes */
+        int64_t k[DL_MAX_RANK];
+        size_t n;
+        return pool_kernel(a0, a1, k, &n);
+    }
+    case DP_VIEWABLE:
+        /* reshape(x, shape) is a view; unknown layouts are taken as contiguous */
+        return dl_viewable(dc_meta_of(a0), a1);
+    }
+    return false;
+}
+
+bool dc_holds(dctx *c, const binding *b, const dc_when *w)
+{
+    (void)c;
+    for (size_t k = 0; k < w->n; k++) {
+        const cond_clause *cl = &w->cl[k];
+        const fx_arg *a = cl->kind == COND_PRED ? NULL : bound_value(b, cl->arg);
         bool ok;
-        if (name_is(s, e, "static_shape")) {
-            dl_tensor t;
-            ok = dl_static(b->out, &t);
-        } else if (open && close && close + 1 == e) {
-            /* predicates on arguments: has_rank, contiguous, viewable, last_stride_1, is_dtype,
-             * same_symmetric, divisible */
-            const char *ps[3], *pe[3];
-            size_t np = split_top(open + 1, close, ps, pe, 3);
-            const fx_arg *a0 = np ? lookup(c, b, NULL, ps[0], pe[0]) : NULL;
-            if (name_is(s, open, "has_rank")) {
-                ok = dc_meta_of(a0) != NULL;
-            } else if (name_is(s, open, "contiguous")) {
-                ok = dl_contiguous(dc_meta_of(a0));
-            } else if (name_is(s, open, "last_stride_1")) {
-                ok = true;
-                for (size_t i = 0; i < np && ok; i++)
-                    ok = dl_last_stride_1(dc_meta_of(lookup(c, b, NULL, ps[i], pe[i])));
-            } else if (name_is(s, open, "is_dtype") && np == 2) {
-                /* x's dtype is the dtype argument (a conversion that changes nothing) */
-                const fx_value *m = dc_meta_of(a0);
-                const fx_arg *dt = lookup(c, b, NULL, ps[1], pe[1]);
-                ok = m && m->kind == FX_VAL_TENSOR && dt && dt->kind == FX_ARG_DTYPE && m->dtype == dt->u.dtype;
-            } else if (name_is(s, open, "same_symmetric") && np == 2) {
-                /* padding="same" pads every dim of the convolution evenly */
-                int64_t left[DL_MAX_RANK], nd[2 * DL_MAX_RANK];
-                size_t dims;
-                bool symmetric = false;
-                ok = conv_same(a0, lookup(c, b, NULL, ps[1], pe[1]), left, nd, &dims, &symmetric) && symmetric;
-            } else if (name_is(s, open, "divisible") && np == 2) {
-                /* x's trailing sizes are multiples of the output sizes */
-                int64_t k[DL_MAX_RANK];
-                size_t n;
-                ok = pool_kernel(a0, lookup(c, b, NULL, ps[1], pe[1]), k, &n);
-            } else if (name_is(s, open, "viewable") && np == 2) {
-                /* reshape(x, shape) is a view; unknown layouts are taken as contiguous */
-                ok = dl_viewable(dc_meta_of(a0), lookup(c, b, NULL, ps[1], pe[1]));
-            } else {
+        switch (cl->kind) {
+        case COND_PRED: ok = predicate(b, cl); break;
+        case COND_RANK: {
+            /* rank(x) of a tensor (of a list's first item), against n or rank(y) + n; unknown: the
+             * rule does not apply */
+            const fx_value *m = dc_meta_of(a), *m2 = cl->arg2 >= 0 ? dc_meta_of(bound_value(b, cl->arg2)) : NULL;
+            if (!m || (cl->arg2 >= 0 && !m2))
                 return false;
-            }
-        } else if (open && close && (!strncmp(s, "rank(", 5) || !strncmp(s, "len(", 4))) {
-            /* rank(x) of a tensor (of a list's first item), len(x) of a list */
-            const fx_arg *x = lookup(c, b, NULL, open + 1, close);
-            const fx_value *m = dc_meta_of(x);
-            const char *op = close + 1;
-            long want = strtol(op + 2, NULL, 10);
-            long r;
-            if (s[0] == 'l' && x && (x->kind == FX_ARG_LIST || x->kind == FX_ARG_TUPLE))
-                r = (long)x->u.seq.len;
-            else if (s[0] == 'r' && m)
-                r = (long)m->rank;
-            else
-                return false;
-            ok = !strncmp(op, "==", 2) ? r == want : !strncmp(op, ">=", 2) ? r >= want
-                 : !strncmp(op, "!=", 2) ? r != want : false;
-        } else {
-            const char *op = NULL;
-            for (const char *q = s; q + 1 < e && !op; q++)
-                if ((q[0] == '=' || q[0] == '!') && q[1] == '=')
-                    op = q;
-            if (!op)
-                return false;
-            int i = bound_index(b, s, (size_t)(op - s));
-            if (i < 0)
-                return false;
-            const fx_arg *a = bound_value(c, b, i);
-            fx_arg *want = fx_parse_literal(c->scratch, op + 2, e);
-            bool same = want && (want->kind == FX_ARG_NONE ? dc_is_none(a) : a && arg_equal(a, want));
-            ok = same == (op[0] == '=');
+            ok = cond_op_holds(cl->op, (double)m->rank, (double)cl->ival + (m2 ? (double)m2->rank : 0));
+            break;
         }
-        if (ok == neg)
+        case COND_DTYPE: {
+            /* a Python number has torchlib's dtype for it, as translate's conditions do */
+            const fx_value *m = dc_meta_of(a);
+            const char *have = m && m->dtype != FX_DT_UNKNOWN ? fx_dtype_get(m->dtype)->torch_name : NULL;
+            if (!m && a)
+                have = a->kind == FX_ARG_INT || a->kind == FX_ARG_BOOL ? "int64" : a->kind == FX_ARG_FLOAT ? "float" : NULL;
+            if (have && !strncmp(have, "torch.", 6))
+                have += 6;
+            ok = cond_dtype_matches(have, cl->sval) == (cl->op == COP_EQ);
+            break;
+        }
+        case COND_LEN:
+            if (!a || (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE))
+                return false;
+            ok = cond_op_holds(cl->op, (double)a->u.seq.len, (double)cl->ival);
+            break;
+        case COND_IS_NONE: ok = dc_is_none(a); break;
+        case COND_IS_SCALAR: ok = a && (a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT || a->kind == FX_ARG_BOOL); break;
+        case COND_IS_LIST: ok = a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE); break;
+        case COND_IS_TENSOR: ok = a && a->kind == FX_ARG_NODE; break;
+        case COND_EQ_LITERAL: ok = compare_literal(a, w->lits[k], cl->op); break;
+        default: return false;
+        }
+        if (ok == cl->negate)
             return false;
     }
     return true;
 }
 
-/* Expands a template; returns the value that replaces the dc_call, NULL if it does not apply or
- * after an error (c->failed). locals may be preset (view inverses: base, mutated). */
-/* A statement that is not a call: a bare operand, or a tuple "(a, b)", is the result. */
-static bool expand_value(dctx *c, const binding *b, hashmap *locals, const char *s, const char *te, fx_arg **result)
+/* A call's positional operands into args (*na of them); "*" / "*1" stand for the call's own
+ * positional arguments (from the second with *1), and an optional operand ("x?") that was not
+ * given is omitted with what follows. False when an operand cannot be computed. */
+static bool call_positional(dctx *c, const binding *b, fx_arg **locals, const dc_stmt *st, fx_arg **args, size_t *na)
 {
-    bool ok = true, absent;
-    if (*s == '(' && te[-1] == ')') {
-        const char *ps[12], *pe[12];
-        size_t np = split_top(s + 1, te - 1, ps, pe, 12);
-        fx_arg *items[12];
-        for (size_t i = 0; i < np && ok; i++)
-            ok = (items[i] = dc_operand(c, b, locals, ps[i], pe[i], &absent)) != NULL;
-        *result = ok ? fx_arg_seq(c->dst, FX_ARG_TUPLE, items, NULL, np) : NULL;
-        return ok;
-    }
-    return (*result = dc_operand(c, b, locals, s, te, &absent)) != NULL;
-}
-
-/* A call's positional operands [ps, pe) into args; "*" / "*1" stand for the call's own
- * positional arguments (from the second with *1), and a trailing optional operand ("x?") that
- * was not given is omitted with what follows. False when an operand cannot be computed. */
-static bool call_positional(dctx *c, const binding *b, hashmap *locals, const char **ps, const char **pe, size_t np,
-                            fx_arg **args, size_t *na)
-{
-    for (size_t i = 0; i < np; i++) {
-        if (name_is(ps[i], pe[i], "*") || name_is(ps[i], pe[i], "*1")) {
-            for (size_t j = pe[i][-1] == '1'; b->args && j < b->args->u.seq.len && *na < 16; j++)
+    for (size_t i = 0; i < st->npos; i++) {
+        const dc_opnd *o = &st->pos[i];
+        if (o->kind == DK_STAR) {
+            for (size_t j = (size_t)o->index; b->args && j < b->args->u.seq.len; j++)
                 args[(*na)++] = dc_dup(c, b->args->u.seq.items[j]);
             continue;
         }
         bool absent;
-        fx_arg *a = dc_operand(c, b, locals, ps[i], pe[i], &absent);
-        if (!a && absent && pe[i][-1] == '?')
+        fx_arg *a = operand(c, b, locals, o, &absent);
+        if (!a && absent && o->optional)
             return true;
         if (!a && !absent)
             return false;
-        if (*na < 16)
-            args[(*na)++] = a ? a : fx_arg_none(c->dst);
+        args[(*na)++] = a ? a : fx_arg_none(c->dst);
     }
     return true;
 }
 
-/* A call's keyword operands "k=operand" into kn/kv; a source argument that is absent or None
- * is dropped from the kwargs. False when one is malformed or cannot be computed. */
-static bool call_keywords(dctx *c, const binding *b, hashmap *locals, const char **ps, const char **pe, size_t np,
-                          const char **kn, fx_arg **kv, size_t *nk)
+/* A call's keyword operands into kn/kv; a source argument that is absent or None is dropped.
+ * False when one cannot be computed. */
+static bool call_keywords(dctx *c, const binding *b, fx_arg **locals, const dc_stmt *st, const char **kn, fx_arg **kv,
+                          size_t *nk)
 {
-    for (size_t i = 0; i < np; i++) {
-        const char *keq = memchr(ps[i], '=', (size_t)(pe[i] - ps[i]));
-        if (!keq)
-            return false;
+    for (size_t i = 0; i < st->nk; i++) {
         bool absent;
-        fx_arg *a = dc_operand(c, b, locals, keq + 1, pe[i], &absent);
+        fx_arg *a = operand(c, b, locals, &st->kv[i], &absent);
         if (!a && !absent)
             return false;
-        const char *vs = keq + 1;
-        while (isspace((unsigned char)*vs))
-            vs++;
-        bool from_arg = bound_index(b, vs, (size_t)(pe[i] - vs)) >= 0;
-        if (a && !(from_arg && a->kind == FX_ARG_NONE)) {
-            const char *ke = keq;
-            while (ke > ps[i] && isspace((unsigned char)ke[-1]))
-                ke--;
-            kn[*nk] = fx_strndup(c->dst, ps[i], (size_t)(ke - ps[i]));
+        if (a && !(st->kv[i].names_arg && a->kind == FX_ARG_NONE)) {
+            kn[*nk] = st->kn[i];
             kv[(*nk)++] = a;
         }
     }
     return true;
 }
 
-/* A call statement "[local =] target(positional... | key=value...)": emits the call and binds
- * local to its result. NULL when it cannot be made. */
-static fx_arg *expand_call(dctx *c, const binding *b, hashmap *locals, const char *s, const char *te, const char *eq,
-                           const char *open)
+/* A call statement: emits the call and binds its local to the result. NULL when it cannot be
+ * made. */
+static fx_arg *expand_call(dctx *c, const binding *b, fx_arg **locals, const dc_stmt *st)
 {
-    char local[64] = "", tgt[128];
-    const char *ts = s;
-    if (eq) {
-        const char *le = eq;
-        while (le > s && isspace((unsigned char)le[-1]))
-            le--;
-        snprintf(local, sizeof local, "%.*s", (int)(le - s), s);
-        ts = eq + 1;
-        while (isspace((unsigned char)*ts))
-            ts++;
-    }
-    bool plain = !strncmp(ts, "operator.", 9);
-    snprintf(tgt, sizeof tgt, "%s%.*s", plain ? "" : "torch.ops.", (int)(open - ts), ts);
-    const char *close = te - 1;
-    const char *bar = NULL;
-    int depth = 0;
-    for (const char *q = open + 1; q < close && !bar; q++) {
-        depth += (*q == '[' || *q == '(') - (*q == ']' || *q == ')');
-        if (*q == '|' && depth == 0)
-            bar = q;
-    }
-    fx_arg *args[16], *kv[12];
-    const char *kn[12];
-    size_t na = 0, nk = 0;
-    const char *ps[16], *pe[16];
-    size_t np = split_top(open + 1, bar ? bar : close, ps, pe, 16);
-    if (!call_positional(c, b, locals, ps, pe, np, args, &na))
+    size_t cap = st->npos + (b->args ? b->args->u.seq.len : 0) + 1, na = 0, nk = 0;
+    fx_arg **args = fx_alloc(c->dst, cap * sizeof *args), **kv = fx_alloc(c->dst, (st->nk + 1) * sizeof *kv);
+    const char **kn = fx_alloc(c->dst, (st->nk + 1) * sizeof *kn);
+    if (!call_positional(c, b, locals, st, args, &na) || !call_keywords(c, b, locals, st, kn, kv, &nk))
         return NULL;
-    size_t nkp = bar ? split_top(bar + 1, close, ps, pe, 12) : 0;
-    if (!call_keywords(c, b, locals, ps, pe, nkp, kn, kv, &nk))
-        return NULL;
-    fx_arg *result = dc_call(c, tgt, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+    fx_arg *result = dc_call(c, st->target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
                              fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
-    if (result && local[0])
-        hm_put(locals, fx_strdup(c->dst, local), result);
+    if (result && st->local >= 0)
+        locals[st->local] = result;
     return result;
 }
 
-fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals)
+/* A value statement: an operand, or a tuple "(a, b)" of them. */
+static fx_arg *expand_value(dctx *c, const binding *b, fx_arg **locals, const dc_stmt *st)
+{
+    bool absent;
+    if (!st->tuple)
+        return operand(c, b, locals, &st->value, &absent);
+    fx_arg **items = fx_alloc(c->dst, (st->value.n + 1) * sizeof *items);
+    for (size_t i = 0; i < st->value.n; i++)
+        if (!(items[i] = operand(c, b, locals, &st->value.items[i], &absent)))
+            return NULL;
+    return fx_arg_seq(c->dst, FX_ARG_TUPLE, items, NULL, st->value.n);
+}
+
+fx_arg *dc_expand(dctx *c, const char *target, const dc_body *body, const binding *b, fx_arg **locals)
 {
     fx_arg *result = NULL;
-    const char *s = body;
     bool ok = true;
-    /* statements separated by ';': calls bind locals, the last statement is the result */
-    while (*s && ok && !c->failed) {
-        const char *semi = strchr(s, ';');
-        const char *end = semi ? semi : s + strlen(s);
-        while (s < end && isspace((unsigned char)*s))
-            s++;
-        const char *te = end;
-        while (te > s && isspace((unsigned char)te[-1]))
-            te--;
-        if (s < te && *s == '~')   /* traced, then dead: an unused call (DCE removes it) */
-            s++;
-        const char *eq = NULL, *open = NULL;
-        for (const char *q = s; q < te && !open; q++) {
-            if (*q == '=' && !eq)
-                eq = q;
-            else if (*q == '(' || *q == '[')
-                open = q;
-        }
-        if (!open || *open == '[' || open == s || (eq && eq > open)) {
-            eq = NULL;
-            open = NULL;
-        }
-        if (!open || te[-1] != ')')
-            ok = expand_value(c, b, locals, s, te, &result);
-        else
-            ok = (result = expand_call(c, b, locals, s, te, eq, open)) != NULL;
-        s = semi ? semi + 1 : end;
+    /* calls bind locals, the last statement is the result */
+    for (size_t i = 0; i < body->n && ok && !c->failed; i++) {
+        const dc_stmt *st = &body->stmts[i];
+        result = st->target ? expand_call(c, b, locals, st) : expand_value(c, b, locals, st);
+        ok = result != NULL;
     }
     if (c->failed)
         return NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/vec.h"
+#include "tables/aten_schemas.h"
 #include "tables/pass_tables.h"
 #include "tables/tables.h"
 
@@ -229,8 +230,8 @@ static bool load_record(loader *L)
 {
     const pt_record *rec = L->rec;
     const char *targets = pt_get(rec, "targets"), *schema = pt_get(rec, "schema"), *shape = pt_get(rec, "shape");
-    if (!targets || !schema || !shape) {
-        lerr(L, "a record needs targets, schema and shape");
+    if (!targets || !shape) {
+        lerr(L, "a record needs targets and shape");
         return false;
     }
     for (size_t i = 0; i < rec->n; i++) {
@@ -262,8 +263,14 @@ static bool load_record(loader *L)
         rule->target = arena_strdup(&L->r->arena, target);
         rule->file = arena_strdup(&L->r->arena, rec->file);
         rule->line = rec->line;
-        char *text = arena_printf(&L->r->arena, "%s%s", op + 1, schema);
-        if (!aten_schema_parse(&L->r->arena, text, &rule->schema, L->d, (diag_loc){ rec->file, rec->line, 0 }))
+        /* without `schema:` each target binds by torch's (share/fxsh/aten/schemas.txt) */
+        if (!schema && !aten_schemas_lookup(target, NULL)) {
+            lerr(L, "torch has no schema for '%s' (share/fxsh/aten/schemas.txt): give the record a schema", target);
+            return false;
+        }
+        if (!schema ? !aten_schemas_parse(&L->r->arena, target, &rule->schema, L->d)
+                    : !aten_schema_parse(&L->r->arena, arena_printf(&L->r->arena, "%s%s", op + 1, schema),
+                                         &rule->schema, L->d, (diag_loc){ rec->file, rec->line, 0 }))
             return false;
         rule->defaults = arena_alloc(&L->r->arena, (rule->schema.nargs ? rule->schema.nargs : 1) * sizeof *rule->defaults);
         for (size_t i = 0; i < rule->schema.nargs; i++)

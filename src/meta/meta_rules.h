@@ -7,6 +7,8 @@
  *                                                      (or Python callables, operator.eq, builtins.len,
  *                                                      math.floor, fxsh.*: no overload)
  *     schema: (Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+ *                                                      (optional) else each target's torch schema
+ *                                                      (share/fxsh/aten/schemas.txt)
  *     shape: broadcast(self, other)                    a shape function and its parameters
  *     dtype: promote(self, other)                      alternatives "a | b": the first that applies
  *     dtype1: i64                                      (optional) for output 1 only

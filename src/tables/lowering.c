@@ -416,12 +416,66 @@ static bool parse_op(const char **p, cond_op *op)
     return false;
 }
 
-static bool clause(arena *a, const char *b, const char *e, const aten_schema *schema,
-                   cond_clause *c, const char **err_at, const char **err)
+/* A pass's predicate at p: name(arg, ...) or a bare name (nargs 0); false (err set) when it is
+ * malformed, *matched false when p is not one of preds. */
+static bool pred_clause(arena *a, const char *p, const char *e, const aten_schema *schema, const cond_pred *preds,
+                        size_t npreds, cond_clause *c, bool *matched, const char **err_at, const char **err)
+{
+    const char *q = p;
+    while (q < e && (isalnum((unsigned char)*q) || *q == '_')) q++;
+    *matched = false;
+    for (size_t i = 0; i < npreds && !*matched; i++)
+        if (strlen(preds[i].name) == (size_t)(q - p) && !memcmp(p, preds[i].name, (size_t)(q - p))) {
+            c->pred = (int)i;
+            *matched = true;
+        }
+    if (!*matched) return true;
+    c->kind = COND_PRED;
+    const cond_pred *pr = &preds[c->pred];
+    VEC(int) args = {0};
+    if (q < e && *q == '(') {
+        q++;
+        for (;;) {
+            const char *an = cond_arg(&q, e);
+            if (!an) { *err_at = q; *err = "expected an argument name"; goto fail; }
+            char *name = arena_strndup(a, an, (size_t)(q - an));
+            int k = schema ? aten_schema_find(schema, name) : 0;
+            if (k < 0) { *err_at = an; *err = "not an argument of the schema"; goto fail; }
+            vec_push(&args, k);
+            while (q < e && *q == ' ') q++;
+            if (q < e && *q == ',') { q++; continue; }
+            if (q < e && *q == ')') { q++; break; }
+            *err_at = q; *err = "expected ',' or ')'";
+            goto fail;
+        }
+    }
+    while (q < e && *q == ' ') q++;
+    if (q != e) { *err_at = q; *err = "unexpected text after the predicate"; goto fail; }
+    if (pr->nargs >= 0 ? args.len != (size_t)pr->nargs : !args.len) {
+        *err_at = p;
+        *err = pr->nargs == 0 ? "this predicate takes no arguments (write it bare)"
+             : "wrong number of arguments for this predicate";
+        goto fail;
+    }
+    c->npargs = args.len;
+    c->pargs = args.len ? arena_alloc(a, args.len * sizeof *c->pargs) : NULL;
+    if (args.len) memcpy(c->pargs, args.items, args.len * sizeof *c->pargs);
+    vec_free(&args);
+    return true;
+fail:
+    vec_free(&args);
+    return false;
+}
+
+static bool clause(arena *a, const char *b, const char *e, const aten_schema *schema, const cond_pred *preds,
+                   size_t npreds, cond_clause *c, const char **err_at, const char **err)
 {
     const char *p = b;
     while (*p == ' ') p++;
     if (!strncmp(p, "not ", 4)) { c->negate = true; p += 4; while (*p == ' ') p++; }
+    bool is_pred;
+    if (!pred_clause(a, p, e, schema, preds, npreds, c, &is_pred, err_at, err)) return false;
+    if (is_pred) return true;
     static const struct { const char *fn; cond_kind k; } fns[] = {
         {"rank(", COND_RANK}, {"is_scalar(", COND_IS_SCALAR}, {"is_list(", COND_IS_LIST},
         {"is_tensor(", COND_IS_TENSOR}, {"dtype(", COND_DTYPE}, {"len(", COND_LEN},
@@ -433,6 +487,7 @@ static bool clause(arena *a, const char *b, const char *e, const aten_schema *sc
     an = cond_arg(&p, e);
     if (!an) { *err_at = p; *err = "expected an argument name"; return false; }
     ae = p;
+    if (fn < 0 && *p == '(') { *err_at = an; *err = "unknown predicate"; return false; }
     char *argname = arena_strndup(a, an, (size_t)(ae - an));
     c->arg = schema ? aten_schema_find(schema, argname) : 0;
     if (c->arg < 0) { *err_at = an; *err = "not an argument of the schema"; return false; }
@@ -494,8 +549,18 @@ static bool clause(arena *a, const char *b, const char *e, const aten_schema *sc
     return true;
 }
 
-bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
-                diag_sink *d, diag_loc loc)
+/* "has_rank(x), static_shape, ..." for the hint */
+static const char *pred_names(arena *a, const cond_pred *preds, size_t n)
+{
+    const char *r = "";
+    for (size_t i = 0; i < n; i++)
+        r = arena_printf(a, "%s%s%s%s", r, i ? ", " : "", preds[i].name,
+                         preds[i].nargs == 0 ? "" : preds[i].nargs == 1 ? "(x)" : preds[i].nargs == 2 ? "(x, y)" : "(x, ...)");
+    return r;
+}
+
+bool cond_parse_clauses(arena *a, const char *text, const aten_schema *schema, const cond_pred *preds,
+                        size_t npreds, cond_clause **out, size_t *n, diag_sink *d, diag_loc loc)
 {
     VEC(cond_clause) cl = {0};
     const char *p = text;
@@ -504,13 +569,14 @@ bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering 
         if (!e) e = p + strlen(p);
         cond_clause c = {0};
         const char *err_at = NULL, *err = NULL;
-        if (!clause(a, p, e, schema, &c, &err_at, &err)) {
+        if (!clause(a, p, e, schema, preds, npreds, &c, &err_at, &err)) {
             diag_loc l = loc;
             if (l.col > 0) l.col += (int)(err_at - text);
             diagnostic *dg = diag_error(d, l, "bad condition: %s", err);
             diag_set_source(dg, text, strlen(text));
             diag_set_hint(dg, "conditions: rank(x) == 2, rank(x) == rank(w) - 1, x is None, is_scalar(x), is_list(x), len(x) == 0, "
-                              "dtype(x) == float32, x == 1, dtype == torch.int64, joined with 'and'");
+                              "dtype(x) == float32, x == 1, dtype == torch.int64%s%s, joined with 'and'",
+                          npreds ? ", or this table's predicates: " : "", npreds ? pred_names(a, preds, npreds) : "");
             vec_free(&cl);
             return false;
         }
@@ -518,10 +584,18 @@ bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering 
         if (!*e) break;
         p = e + 5;
     }
-    out->when_text = arena_strdup(a, text);
-    out->when = arena_alloc(a, cl.len * sizeof *out->when);
-    memcpy(out->when, cl.items, cl.len * sizeof *out->when);
-    out->nwhen = cl.len;
+    *out = arena_alloc(a, cl.len * sizeof **out);
+    memcpy(*out, cl.items, cl.len * sizeof **out);
+    *n = cl.len;
     vec_free(&cl);
+    return true;
+}
+
+bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
+                diag_sink *d, diag_loc loc)
+{
+    if (!cond_parse_clauses(a, text, schema, NULL, 0, &out->when, &out->nwhen, d, loc))
+        return false;
+    out->when_text = arena_strdup(a, text);
     return true;
 }

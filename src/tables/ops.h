@@ -64,10 +64,16 @@ typedef enum cond_kind {
     COND_IS_TENSOR,   /* is_tensor(arg) */
     COND_DTYPE,       /* dtype(arg) OP name  (name: float32, int64, ..., or floating / integer / complex) */
     COND_EQ_LITERAL,  /* arg OP literal (int, float, "string", True/False) */
-    COND_LEN          /* len(arg) OP n  (list arguments) */
+    COND_LEN,         /* len(arg) OP n  (list arguments) */
+    COND_PRED         /* a predicate of the pass's own (cond_pred): name(arg, ...) or a bare name */
 } cond_kind;
 
 typedef enum cond_op { COP_EQ, COP_NE, COP_LT, COP_LE, COP_GT, COP_GE } cond_op;
+/* a OP b */
+bool cond_op_holds(cond_op op, double a, double b);
+/* dtype(x) == want: have is a torch dtype name without "torch." ("float32", NULL if unknown), want
+ * one too or floating / integer / complex */
+bool cond_dtype_matches(const char *have, const char *want);
 
 typedef struct cond_clause {
     cond_kind kind;
@@ -77,7 +83,18 @@ typedef struct cond_clause {
     cond_op op;
     long long ival;
     const char *sval;        /* dtype name or literal text */
+    int pred;                /* COND_PRED: index into the pass's cond_pred table */
+    int *pargs;              /* COND_PRED: its arguments' schema indices */
+    size_t npargs;
 } cond_clause;
+
+/* A predicate a pass adds to the `when:` language (decompose: has_rank(x), static_shape, ...),
+ * which only that pass can evaluate: its name and how many schema arguments it takes (-1: one
+ * or more; 0: written bare, without parentheses). */
+typedef struct cond_pred {
+    const char *name;
+    int nargs;
+} cond_pred;
 
 /* ---- Lowerings: an ONNX-text function body used as a template ---- */
 
@@ -229,7 +246,13 @@ bool lowering_parse(arena *a, const char *text, const aten_schema *schema, const
 bool lowering_parse_function(arena *a, const char *text, const aten_schema *schema, const ops_derived *derived,
                              size_t nderived, lowering *out, diag_sink *d, const char *file, int base_line,
                              int base_col);
+/* `when:` text (clauses joined by " and ", see share/fxsh/translate/core.yaml) into out's
+ * conditions; errors at loc (the column of text's first character). */
 bool cond_parse(arena *a, const char *text, const aten_schema *schema, lowering *out,
                 diag_sink *d, diag_loc loc);
+/* The same language with the pass's own predicates (npreds of them; none for translate): the
+ * clauses into *out (n of them, in a). */
+bool cond_parse_clauses(arena *a, const char *text, const aten_schema *schema, const cond_pred *preds,
+                        size_t npreds, cond_clause **out, size_t *n, diag_sink *d, diag_loc loc);
 
 #endif

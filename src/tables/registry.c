@@ -8,6 +8,7 @@
 
 #include "base/file.h"
 #include "base/vec.h"
+#include "tables/aten_schemas.h"
 #include "tables/ops.h"
 #include "tables/tables.h"
 #include "tables/yaml_check.h"
@@ -131,7 +132,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         const char *text = scalar(L, fn, "function");
         if (!text) return false;
         if (!rule->has_schema) {
-            node_error(L, fn, "%sa function needs the rule's 'schema' (to bind FX arguments by name)", NULL);
+            node_error(L, fn, "%sa function needs a schema (to bind FX arguments by name): torch has none for "
+                          "this target (share/fxsh/aten/schemas.txt), so give the rule 'schema'", NULL);
             return false;
         }
         int line, col;
@@ -153,7 +155,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         const char *text = scalar(L, low, "lowering");
         if (!text) return false;
         if (!rule->has_schema) {
-            node_error(L, low, "%sa lowering needs the rule's 'schema' (to bind FX arguments by name)", NULL);
+            node_error(L, low, "%sa lowering needs a schema (to bind FX arguments by name): torch has none for "
+                           "this target (share/fxsh/aten/schemas.txt), so give the rule 'schema'", NULL);
             return false;
         }
         int line, col;
@@ -173,7 +176,8 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
         const char *text = scalar(L, when, "when");
         if (!text) return false;
         if (!rule->has_schema) {
-            node_error(L, when, "%s'when' needs the rule's 'schema'", NULL);
+            node_error(L, when, "%s'when' needs a schema: torch has none for this target "
+                            "(share/fxsh/aten/schemas.txt), so give the rule 'schema'", NULL);
             return false;
         }
         int line, col;
@@ -345,6 +349,15 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
                           dot ? dot + 1 : rule->target);
             return NULL;
         }
+    }
+    /* No schema: torch's (share/fxsh/aten/schemas.txt); only non-ATen targets (prims, Python
+     * callables) and bindings that must differ from torch's spell one out */
+    if (!schema && aten_schemas_lookup(rule->target, NULL)) {
+        if (!aten_schemas_parse(&L->r->arena, rule->target, &rule->schema, L->d)) {
+            L->failed = true;
+            return NULL;
+        }
+        rule->has_schema = true;
     }
     if (derive && !load_derive(L, rule, derive)) return NULL;
     if (merge_dims && !load_merge_dims(L, rule, merge_dims)) return NULL;
@@ -529,7 +542,7 @@ const op_rule *ops_lookup(const ops_registry *r, const char *target, int opset)
     return NULL;
 }
 
-static bool cmp_holds(cond_op op, double a, double b)
+bool cond_op_holds(cond_op op, double a, double b)
 {
     switch (op) {
     case COP_EQ: return a == b;
@@ -542,7 +555,7 @@ static bool cmp_holds(cond_op op, double a, double b)
     return false;
 }
 
-static bool dtype_matches(const char *have, const char *want)
+bool cond_dtype_matches(const char *have, const char *want)
 {
     if (!have) return false;
     if (!strncmp(want, "torch.", 6)) want += 6;
@@ -563,20 +576,21 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
         if (a->kind != ARGK_TENSOR || a->rank < 0)
             return false;
         if (c->arg2 < 0)
-            return cmp_holds(c->op, a->rank, (double)c->ival);
+            return cond_op_holds(c->op, a->rank, (double)c->ival);
         const arg_info *b = &args[c->arg2];
-        return b->kind == ARGK_TENSOR && b->rank >= 0 && cmp_holds(c->op, a->rank, (double)b->rank + (double)c->ival);
+        return b->kind == ARGK_TENSOR && b->rank >= 0 && cond_op_holds(c->op, a->rank, (double)b->rank + (double)c->ival);
     }
-    case COND_LEN: return a->kind == ARGK_LIST && cmp_holds(c->op, (double)a->len, (double)c->ival);
+    case COND_LEN: return a->kind == ARGK_LIST && cond_op_holds(c->op, (double)a->len, (double)c->ival);
     case COND_IS_NONE: return a->kind == ARGK_NONE;
     case COND_IS_SCALAR: return a->kind == ARGK_INT || a->kind == ARGK_FLOAT || a->kind == ARGK_BOOL;
     case COND_IS_LIST: return a->kind == ARGK_LIST;
     case COND_IS_TENSOR: return a->kind == ARGK_TENSOR;
+    case COND_PRED: return false;        /* translate has no predicates of its own */
     case COND_DTYPE: {
         /* a Python number has the dtype torchlib's isinstance tests give it: int (bool too) or float */
         const char *have = a->kind == ARGK_TENSOR ? a->dtype : a->kind == ARGK_INT || a->kind == ARGK_BOOL ? "int64"
                          : a->kind == ARGK_FLOAT ? "float" : NULL;
-        bool m = dtype_matches(have, c->sval);
+        bool m = cond_dtype_matches(have, c->sval);
         return c->op == COP_EQ ? m : !m;
     }
     case COND_EQ_LITERAL: {
@@ -587,15 +601,15 @@ static bool clause_holds(const cond_clause *c, const arg_info *args)
             return c->op == COP_EQ ? eq : c->op == COP_NE ? !eq : false;
         }
         if (a->kind == ARGK_DTYPE) {       /* dtype == torch.int64 (a ScalarType argument) */
-            bool m = dtype_matches(a->dtype, v);
+            bool m = cond_dtype_matches(a->dtype, v);
             return c->op == COP_EQ ? m : c->op == COP_NE ? !m : false;
         }
         double want;
         if (!strcmp(v, "True")) want = 1;
         else if (!strcmp(v, "False")) want = 0;
         else want = strtod(v, NULL);
-        if (a->kind == ARGK_INT || a->kind == ARGK_BOOL) return cmp_holds(c->op, (double)a->ival, want);
-        if (a->kind == ARGK_FLOAT) return cmp_holds(c->op, a->fval, want);
+        if (a->kind == ARGK_INT || a->kind == ARGK_BOOL) return cond_op_holds(c->op, (double)a->ival, want);
+        if (a->kind == ARGK_FLOAT) return cond_op_holds(c->op, a->fval, want);
         return c->op == COP_NE;
     }
     }

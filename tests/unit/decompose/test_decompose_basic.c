@@ -380,6 +380,38 @@ static void test_composite_implicit(void **state)
     }
 }
 
+/* swapaxes / swapdims (CompositeImplicit, TensorShape.cpp: self.transpose(axis0, axis1); torchlib
+ * has no lowering, so both tables decompose them) are transpose, which the default table takes on
+ * to permute. */
+static void test_swapaxes(void **state)
+{
+    (void)state;
+    static const char prog[] =
+        "class GraphModule(torch.nn.Module):\n"
+        "    def forward(self, x: \"f32[2, 3, 4]\"):\n"
+        "        swapaxes: \"f32[4, 3, 2]\" = torch.ops.aten.swapaxes.default(x, 0, 2)\n"
+        "        swapdims: \"f32[2, 4, 3]\" = torch.ops.aten.swapdims.default(x, -1, 1);  x = None\n"
+        "        return (swapaxes, swapdims)\n";
+    for (int k = 0; k < 2; k++) {
+        diag_sink d;
+        diag_init(&d);
+        fx_program *p = fx_parse_code_text(prog, strlen(prog), "swap.py", &d);
+        assert_non_null(p);
+        fx_program *r = decompose_program(p, k ? DECOMP_ONNX : DECOMP_DEFAULT, &d);
+        assert_non_null(r);
+        char *text = print_graph(r);
+        assert_null(strstr(text, "swap"));
+        assert_non_null(strstr(text, k ? "torch.ops.aten.transpose.int](args = (%x, 0, 2)"
+                                       : "torch.ops.aten.permute.default](args = (%x, [2, 1, 0])"));
+        assert_non_null(strstr(text, k ? "torch.ops.aten.transpose.int](args = (%x, -1, 1)"
+                                       : "torch.ops.aten.permute.default](args = (%x, [0, 2, 1])"));
+        free(text);
+        fx_program_free(r);
+        fx_program_free(p);
+        diag_free(&d);
+    }
+}
+
 /* The layout predicates on metas they cannot decide keep the contiguous assumption. */
 static void test_layout_predicates(void **state)
 {
@@ -476,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_no_meta_keeps_op),
         cmocka_unit_test(test_split_many_chunks),
         cmocka_unit_test(test_composite_implicit),
+        cmocka_unit_test(test_swapaxes),
         cmocka_unit_test(test_rejects_torch_level),
         cmocka_unit_test(test_view_mutation_functionalized),
         cmocka_unit_test(test_fixtures),

@@ -510,6 +510,9 @@ static void bad_tables(void **state)
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self, self)'}\n",
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self)', color: red}\n",
         "ops:\n  - {targets: [x], schema: '(Tensor self) -> Tensor', shape: 'same(self)'}\n",
+        /* without a schema, torch's: there is none for aten.x, and mm(self, mat2) has no other */
+        "ops:\n  - {targets: [aten.x.default], shape: 'same(self)'}\n",
+        "ops:\n  - {targets: [aten.mm.default], shape: 'same(other)'}\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         meta_rules rules;
@@ -528,7 +531,9 @@ static void bad_tables(void **state)
     /* a user table adds a rule */
     static const char good[] =
         "ops:\n  - {targets: [mylib.twice.default], schema: '(Tensor self) -> Tensor', shape: 'same(self)',"
-        " dtype: 'f64'}\n";
+        " dtype: 'f64'}\n"
+        /* no schema: torch's binds the arguments (deg2rad(Tensor self)) */
+        "  - {targets: [aten.deg2rad.default], shape: 'same(self)', dtype: 'f64'}\n";
     meta_rules rules;
     meta_rules_init(&rules);
     diag_sink d;
@@ -542,6 +547,13 @@ static void bad_tables(void **state)
     assert_true(meta_infer_program_with(p, &rules, &d));
     fx_node *t = fx_program_find_node(p, "t");
     assert_int_equal(t->meta.val->dtype, FX_DT_F64);
+    fx_program_free(p);
+    static const char prog2[] = PROGRAM("x: \"f32[2]\"", "        t = torch.ops.aten.deg2rad.default(x)\n"
+                                                         "        return (t,)\n");
+    p = fx_parse_code_text(prog2, strlen(prog2), "t.py", &d);
+    assert_non_null(p);
+    assert_true(meta_infer_program_with(p, &rules, &d));
+    assert_int_equal(fx_program_find_node(p, "t")->meta.val->dtype, FX_DT_F64);
     fx_program_free(p);
     diag_free(&d);
     meta_rules_free(&rules);

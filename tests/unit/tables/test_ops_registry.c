@@ -240,6 +240,37 @@ static void test_errors(void **state)
     ops_registry_free(&r);
 }
 
+/* A rule without `schema:` binds by torch's (share/fxsh/aten/schemas.txt); a target torch does
+ * not have needs one, and its absence is an error at the rule's line. */
+static void test_schema_from_torch(void **state)
+{
+    (void)state;
+    ops_registry r;
+    ops_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    assert_true(load(&r, "rules:\n  - target: aten.hardtanh.default\n"
+                         "    when: min_val == -1.0\n"
+                         "    lowering: 'hardtanh (self) => (result) { result = Clip (self) }'\n", &d));
+    const op_rule *rule = ops_lookup(&r, "torch.ops.aten.hardtanh.default", 18);
+    assert_non_null(rule);
+    assert_true(rule->has_schema);
+    assert_string_equal(rule->schema.text, "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
+    assert_int_equal(aten_schema_find(&rule->schema, "max_val"), 2);
+    ops_registry_free(&r);
+    ops_registry_init(&r);
+    assert_false(load(&r, "rules:\n  - target: aten.relu.default\n"
+                          "    lowering: 'relu (self) => (result) { result = Relu (self) }'\n"
+                          "  - target: prims.relu.default\n"
+                          "    lowering: 'relu (self) => (result) { result = Relu (self) }'\n", &d));
+    assert_int_equal(d.errors, 1);
+    assert_string_equal(d.items[0].file, "t.yaml");
+    assert_int_equal(d.items[0].line, 5);   /* the second rule's lowering */
+    assert_non_null(strstr(d.items[0].message, "give the rule 'schema'"));
+    ops_registry_free(&r);
+    diag_free(&d);
+}
+
 static void test_select(void **state)
 {
     (void)state;
@@ -576,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_schema_parse),
         cmocka_unit_test(test_load_and_lookup),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_schema_from_torch),
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_default_tables),
         cmocka_unit_test(test_callables_derive_dtype_conditions),
