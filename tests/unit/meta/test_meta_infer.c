@@ -550,7 +550,7 @@ static void bad_tables(void **state)
     fx_program_free(p);
     static const char prog2[] = PROGRAM("x: \"f32[2]\"", "        t = torch.ops.aten.deg2rad.default(x)\n"
                                                          "        return (t,)\n");
-    p = fx_parse_code_text(prog2, strlen(prog2), "t.py", &d);
+    p = fxp_parse_code_text(prog2, strlen(prog2), "t.py", &d);
     assert_non_null(p);
     assert_true(meta_infer_program_with(p, &rules, &d));
     assert_int_equal(fx_program_find_node(p, "t")->meta.val->dtype, FX_DT_F64);
