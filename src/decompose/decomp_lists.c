@@ -776,10 +776,7 @@ static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
 static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
 static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} list_builtins[] = {
+static const dc_builtin_entry list_builtins[] = {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
     {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
@@ -787,21 +784,4 @@ static const struct {
     {"float_power", float_power}, {"gradient", gradient}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
 
-bool dc_known_builtin(const char *name)
-{
-    if (!strcmp(name, "matmul") || dc_known_loss_builtin(name) || dc_known_upsample_builtin(name) ||
-        dc_known_quantile_builtin(name) || dc_known_pool_builtin(name))
-        return true;
-    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
-        if (!strcmp(list_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b)
-{
-    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
-        if (!strcmp(list_builtins[i].name, name))
-            return list_builtins[i].fn(c, b);
-    return NULL;
-}
+const builtin_family dc_lists_builtins = BUILTIN_FAMILY("lists", list_builtins);

@@ -226,31 +226,11 @@ static fx_arg *multilabel(dctx *c, const binding *b, bool out_both)
 static fx_arg *multilabel_margin_loss(dctx *c, const binding *b) { return multilabel(c, b, false); }
 static fx_arg *multilabel_margin_loss_forward(dctx *c, const binding *b) { return multilabel(c, b, true); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} loss_builtins[] = {
+static const dc_builtin_entry loss_builtins[] = {
     {"cosine_embedding_loss", cosine_embedding_loss},
     {"multi_margin_loss", multi_margin_loss},
     {"multilabel_margin_loss", multilabel_margin_loss},
     {"multilabel_margin_loss_forward", multilabel_margin_loss_forward},
 };
 
-bool dc_known_loss_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof loss_builtins / sizeof *loss_builtins; i++)
-        if (!strcmp(loss_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_loss_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof loss_builtins / sizeof *loss_builtins; i++)
-        if (!strcmp(loss_builtins[i].name, name)) {
-            *known = true;
-            return loss_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_loss_builtins = BUILTIN_FAMILY("loss", loss_builtins);

@@ -168,28 +168,8 @@ static fx_arg *adaptive_avg_pool1d(dctx *c, const binding *b)
     return p ? OP(c, "squeeze.dim", p, I(c, -2)) : NULL;
 }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} pool_builtins[] = {
+static const dc_builtin_entry pool_builtins[] = {
     {"adaptive_avg_pool2d", adaptive_avg_pool2d}, {"adaptive_avg_pool1d", adaptive_avg_pool1d},
 };
 
-bool dc_known_pool_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof pool_builtins / sizeof *pool_builtins; i++)
-        if (!strcmp(pool_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_pool_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof pool_builtins / sizeof *pool_builtins; i++)
-        if (!strcmp(pool_builtins[i].name, name)) {
-            *known = true;
-            return pool_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_pool_builtins = BUILTIN_FAMILY("pool", pool_builtins);

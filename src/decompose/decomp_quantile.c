@@ -165,28 +165,8 @@ static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
 static fx_arg *quantile_q(dctx *c, const binding *b) { return quantile(c, b, false); }
 static fx_arg *nanquantile_q(dctx *c, const binding *b) { return quantile(c, b, true); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} quantile_builtins[] = {
+static const dc_builtin_entry quantile_builtins[] = {
     {"quantile", quantile_q}, {"nanquantile", nanquantile_q},
 };
 
-bool dc_known_quantile_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof quantile_builtins / sizeof *quantile_builtins; i++)
-        if (!strcmp(quantile_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof quantile_builtins / sizeof *quantile_builtins; i++)
-        if (!strcmp(quantile_builtins[i].name, name)) {
-            *known = true;
-            return quantile_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_quantile_builtins = BUILTIN_FAMILY("quantile", quantile_builtins);

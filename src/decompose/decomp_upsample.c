@@ -161,31 +161,11 @@ static fx_arg *exact1d_vec(dctx *c, const binding *b) { return nearest_exact(c, 
 static fx_arg *exact2d_vec(dctx *c, const binding *b) { return nearest_exact(c, b, 2, true); }
 static fx_arg *exact3d_vec(dctx *c, const binding *b) { return nearest_exact(c, b, 3, true); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} upsample_builtins[] = {
+static const dc_builtin_entry upsample_builtins[] = {
     {"upsample_nearest_exact1d", exact1d}, {"upsample_nearest_exact2d", exact2d},
     {"upsample_nearest_exact3d", exact3d}, {"upsample_nearest_exact1d_vec", exact1d_vec},
     {"upsample_nearest_exact2d_vec", exact2d_vec}, {"upsample_nearest_exact3d_vec", exact3d_vec},
     {"upsample_linear1d_vec", linear1d_vec},
 };
 
-bool dc_known_upsample_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof upsample_builtins / sizeof *upsample_builtins; i++)
-        if (!strcmp(upsample_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_upsample_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof upsample_builtins / sizeof *upsample_builtins; i++)
-        if (!strcmp(upsample_builtins[i].name, name)) {
-            *known = true;
-            return upsample_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_upsample_builtins = BUILTIN_FAMILY("upsample", upsample_builtins);

@@ -44,7 +44,7 @@ bool dc_load_rules(dctx *c)
         d->builtin = pt_get(r, "builtin");
         d->next = -1;
         if (!d->tables || !d->target || !d->schema || !d->body == !d->builtin ||
-            (d->builtin && !dc_known_builtin(d->builtin))) {
+            (d->builtin && !dc_builtin_exists(d->builtin))) {
             diag_error(c->d, (diag_loc){ r->file, r->line, 0 },
                        "decomposition rule needs tables, target, schema and either a body or a builtin "
                        "fxsh knows (matmul, broadcast_tensors, meshgrid, ...)");

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/builtin.h"
 #include "base/hashmap.h"
 #include "decompose/decompose.h"
 #include "decompose/functionalize.h"
@@ -102,27 +103,32 @@ fx_arg *dc_operand(dctx *c, const binding *b, hashmap *locals, const char *s, co
 bool dc_holds(dctx *c, const binding *b, const char *when);
 fx_arg *dc_expand(dctx *c, const char *target, const char *body, const binding *b, hashmap *locals);
 fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const fx_value *want);
-fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
-/* decomp_lists.c: the builtins over lists (broadcast_tensors, meshgrid, ...); NULL when the
- * arguments are not static enough (the rule does not apply) or after an error (c->failed) */
-fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b);
 /* target(na arguments... | nk kwargs) through the table, for the C decompositions; the node it
  * gives, NULL (and c->failed) otherwise; a NULL argument (an earlier failure) gives NULL */
 fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...);
-/* decomp_loss.c: cosine_embedding_loss, multi_margin_loss, multilabel_margin_loss(_forward);
- * *known says whether name is one of them */
-fx_arg *dc_loss_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_loss_builtin(const char *name);
-/* decomp_upsample.c: _upsample_nearest_exact1d/2d/3d and their .vec forms */
-fx_arg *dc_upsample_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_upsample_builtin(const char *name);
-/* decomp_quantile.c: quantile / nanquantile, both overloads */
-fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_quantile_builtin(const char *name);
-/* decomp_pool.c: adaptive_avg_pool1d and _adaptive_avg_pool2d */
-fx_arg *dc_pool_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_pool_builtin(const char *name);
-/* a builtin: name the C code knows (matmul or one of decomp_lists.c's) */
-bool dc_known_builtin(const char *name);
+
+/* ---- C decompositions (a rule's `builtin:`) -------------------------------------------------- */
+
+/* One C decomposition: the name a rule's builtin: gives, and its function, which returns NULL
+ * when the arguments are not static enough (the rule does not apply) or after an error
+ * (c->failed). */
+typedef struct dc_builtin_entry {
+    const char *name;
+    fx_arg *(*fn)(dctx *c, const binding *b);
+} dc_builtin_entry;
+/* The families, one table each next to its functions; decomp_builtins.c lists them. */
+extern const builtin_family dc_lists_builtins;      /* decomp_lists.c: broadcast_tensors, meshgrid, ... */
+extern const builtin_family dc_loss_builtins;       /* decomp_loss.c: cosine_embedding_loss, multi_margin_loss, ... */
+extern const builtin_family dc_upsample_builtins;   /* decomp_upsample.c: upsample_nearest_exact1d/2d/3d(_vec), ... */
+extern const builtin_family dc_quantile_builtins;   /* decomp_quantile.c: quantile, nanquantile */
+extern const builtin_family dc_pool_builtins;       /* decomp_pool.c: adaptive_avg_pool1d/2d */
+/* decomp_builtins.c: the entry named name (one hash probe), NULL when none. */
+const dc_builtin_entry *dc_find_builtin(const char *name);
+/* Whether a rule may name name as its builtin: (the tables' load-time check). */
+bool dc_builtin_exists(const char *name);
+/* The name registered by two families, NULL when none (a unit test keeps it NULL). */
+const char *dc_builtin_duplicate(void);
+/* Runs rule r's builtin on the bound arguments. */
+fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
 
 #endif

@@ -17,6 +17,9 @@
 #include "load/pt2_load.h"
 #include "meta/meta_layout.h"
 #include "decompose/decompose.h"
+#include "decompose/decompose_internal.h"
+#include "tables/pass_tables.h"
+#include "tables/tables.h"
 #include "capture/export.h"
 
 static fx_node *add(fx_graph *g, const char *name, fx_opcode op, const char *target, fx_arg **args, size_t n)
@@ -468,6 +471,37 @@ static void test_fixtures(void **state)
     }
 }
 
+/* The C decompositions: every family registered once, each found by its name, and every
+ * builtin: the shipped table names is one of them. */
+static void test_builtins_registered(void **state)
+{
+    (void)state;
+    assert_null(dc_builtin_duplicate());
+    static const char *const names[] = { "matmul", "meshgrid", "cosine_embedding_loss", "upsample_nearest_exact2d",
+                                         "quantile", "adaptive_avg_pool1d" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const dc_builtin_entry *e = dc_find_builtin(names[i]);
+        assert_non_null(e);
+        assert_string_equal(e->name, names[i]);
+    }
+    assert_false(dc_builtin_exists("no_such_builtin"));
+    assert_false(dc_builtin_exists("quantil"));
+    diag_sink d;
+    diag_init(&d);
+    const pass_table *t = tables_pass("decompose", "rules", &d);
+    assert_non_null(t);
+    size_t named = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *b = pt_get(&t->recs[i], "builtin");
+        if (b) {
+            named++;
+            assert_true(dc_builtin_exists(b));
+        }
+    }
+    assert_true(named > 30);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_emitted_strides_inferred),
         cmocka_unit_test(test_symbolic_reshape),
         cmocka_unit_test(test_layout_predicates),
+        cmocka_unit_test(test_builtins_registered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
