@@ -62,7 +62,7 @@ static bool ensure_ops(session *s)
 {
     if (s->ops) return true;
     ops_registry *r = xcalloc(1, sizeof *r);
-    ops_registry_init(r);
+    translate_registry_init(r);
     if (!ops_load_default(r, &s->diag)) {
         ops_registry_free(r);
         free(r);

@@ -23,7 +23,7 @@ static Onnx__NodeProto *last_node(tx *t) { return t->sc->g->node[t->sc->g->n_nod
  * padded list is Tile's input, made where Tile uses it), or self reshaped to as many dims as dims
  * has, leading ones first (a Constant <value_ints> of its own, Shape, Concat, Reshape with
  * allowzero). A scalar with no dims is a copy: ONNX's Tile takes one repeat per dimension. */
-bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     if (!b[0] || b[0]->kind != FX_ARG_NODE || !tx_seq_arg(b[1])) {
@@ -78,7 +78,7 @@ bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 
 /* stack(tensors, dim) as torchlib's aten_stack: each tensor unsqueezed at dim by a Constant
  * <value_ints> of its own (op.Constant in its list comprehension), then one Concat on dim. */
-bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int64_t dim = 0;
@@ -112,7 +112,7 @@ bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 
 /* cross(self, other, dim): dim None (cross.default) is the first dimension of size 3, as torch
  * chooses it; linalg_cross's dim defaults to -1. */
-bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     if (!b[0] || !b[1] || b[0]->kind != FX_ARG_NODE || b[1]->kind != FX_ARG_NODE) {
         tx_fail_node(t, n, "cross expects two tensors");
@@ -179,7 +179,7 @@ bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
  * a new axis after dim (Unsqueeze, Expand by the tiles: a constant, or for a SymInt repeats a
  * Concat of ones around it), then merged into dim (Reshape to head dims, -1, tail dims); dim None
  * works on the flattened tensor. */
-bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int64_t reps = 0, dim = 0;
@@ -381,7 +381,7 @@ static const char *roll_any(tx *t, const char *x, int64_t shift, int64_t dim, co
  * (shift, dim). torchlib's split point is right for -size <= shift <= 2 * size: a shift beyond
  * (static size) is first reduced mod size, and a size known only at run time takes the mod in the
  * graph, so every shift rolls as torch does. */
-bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     const fx_value *v = b[0] && b[0]->kind == FX_ARG_NODE ? tx_node_val(b[0]->u.node) : NULL;
@@ -447,3 +447,10 @@ bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     }
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "roll", b_roll, 3 }, { "cross", b_cross, 3 }, { "repeat_interleave", b_repeat_interleave, 3 },
+    { "stack", b_stack, 2 }, { "tile", b_tile, 2 },
+};
+
+const builtin_family tx_composite_builtins = BUILTIN_FAMILY("composite", builtins);

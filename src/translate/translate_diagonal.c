@@ -40,7 +40,7 @@ static void set_int(tx *t, const char *name, int64_t v)
 }
 
 /* b: self, offset, dim1, dim2 */
-bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int64_t offset = 0, d1 = 0, d2 = 1;
@@ -105,3 +105,9 @@ bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 9);
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "diagonal", b_diagonal, 4 },
+};
+
+const builtin_family tx_diagonal_builtins = BUILTIN_FAMILY("diagonal", builtins);

@@ -154,13 +154,19 @@ static bool embedding_bag(tx *t, const fx_node *n, const fx_arg **b, int has_pad
     return true;
 }
 
-bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     return embedding_bag(t, n, b, 0);
 }
 
-bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     return embedding_bag(t, n, b, strcmp(rule->target, "aten.embedding_bag.padding_idx") ? 1 : 2);
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "embedding_bag", b_embedding_bag, 8 }, { "embedding_bag_padding_idx", b_embedding_bag_padding_idx, 9 },
+};
+
+const builtin_family tx_embedding_bag_builtins = BUILTIN_FAMILY("embedding_bag", builtins);

@@ -118,7 +118,7 @@ static bool histc_edges(tx *t, const fx_node *n, const fx_arg **b, const char *x
 }
 
 /* b: self, bins, min, max */
-bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     double lo_v = 0, hi_v = 0;
@@ -188,3 +188,9 @@ bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     ox_node_add_output(t->m, sum, tx_one_output(t, n));
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "histc", b_histc, 4 },
+};
+
+const builtin_family tx_histc_builtins = BUILTIN_FAMILY("histc", builtins);

@@ -19,7 +19,7 @@ static bool static_dim(const fx_node *n, int64_t d, int64_t *size)
 }
 
 /* b: self, dim */
-bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     if (b[0]->kind != FX_ARG_NODE || b[1]->kind != FX_ARG_INT) {
         tx_fail_node(t, n, "unbind needs a tensor and a constant dim");
@@ -58,3 +58,9 @@ bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     tx_set_val(t, n, res, (size_t)size);
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "unbind", b_unbind, 2 },
+};
+
+const builtin_family tx_unbind_builtins = BUILTIN_FAMILY("unbind", builtins);
