@@ -107,6 +107,66 @@ fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const
  * gives, NULL (and c->failed) otherwise; a NULL argument (an earlier failure) gives NULL */
 fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...);
 
+/* ---- what the C decompositions build with ------------------------------------------------- */
+
+/* target(args... | kn/kv kwargs) through the table, the array form of dc_callv: the node it
+ * gives, NULL (and c->failed) otherwise. */
+fx_node *dc_calla(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv, size_t nk);
+/* aten.<target>(args...) through the table, as an argument of the new graph; NULL after a failure
+ * or when an argument is NULL (an earlier failure), so a chain of calls needs one check. */
+#define DC_OP(c, target, ...) dc_nd(c, dc_callv(c, "torch.ops.aten." target, NULL, NULL, 0, \
+                                                sizeof((fx_arg *[]){ __VA_ARGS__ }) / sizeof(fx_arg *), __VA_ARGS__))
+/* n as an argument of the new graph; NULL stays NULL (an earlier failure). */
+static inline fx_arg *dc_nd(dctx *c, fx_node *n) { return n ? fx_arg_node(c->dst, n) : NULL; }
+/* The Python int v in the new graph. */
+static inline fx_arg *dc_int(dctx *c, int64_t v) { return fx_arg_int(c->dst, v); }
+/* dc_dup, but NULL stays NULL (an earlier failure) instead of becoming None. */
+static inline fx_arg *dc_dup_null(dctx *c, const fx_arg *a) { return a ? dc_dup(c, a) : NULL; }
+/* The int list v[0..n) in p. */
+static inline fx_arg *dc_int_list(fx_program *p, const int64_t *v, size_t n)
+{
+    fx_arg **items = fx_alloc(p, (n ? n : 1) * sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i] = fx_arg_int(p, v[i]);
+    return fx_arg_seq(p, FX_ARG_LIST, items, NULL, n);
+}
+/* An int argument; false when a is absent or not an int. */
+static inline bool dc_int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+/* A Python number (int, float or bool) as a double; false when a is absent or not a number. */
+static inline bool dc_num_of(const fx_arg *a, double *v)
+{
+    if (a && a->kind == FX_ARG_INT)
+        *v = (double)a->u.i;
+    else if (a && a->kind == FX_ARG_FLOAT)
+        *v = a->u.f;
+    else if (a && a->kind == FX_ARG_BOOL)
+        *v = a->u.b;
+    else
+        return false;
+    return true;
+}
+/* The same, def when a is absent. */
+static inline bool dc_int_or(const fx_arg *a, int64_t def, int64_t *v)
+{
+    if (a)
+        return dc_int_of(a, v);
+    *v = def;
+    return true;
+}
+static inline bool dc_num_or(const fx_arg *a, double def, double *v)
+{
+    if (a)
+        return dc_num_of(a, v);
+    *v = def;
+    return true;
+}
+
 /* ---- C decompositions (a rule's `builtin:`) -------------------------------------------------- */
 
 /* One C decomposition: the name a rule's builtin: gives, and its function, which returns NULL

@@ -502,6 +502,37 @@ static void test_builtins_registered(void **state)
     diag_free(&d);
 }
 
+/* The argument readers the C decompositions share: an absent argument takes the default only
+ * where one is given, and a Python bool is a number but not an int. */
+static void test_builtin_arg_readers(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new("m");
+    int64_t i = 0;
+    double f = 0;
+    assert_false(dc_int_of(NULL, &i));
+    assert_true(dc_int_or(NULL, 7, &i));
+    assert_int_equal(i, 7);
+    assert_true(dc_int_or(fx_arg_int(p, -3), 7, &i));
+    assert_int_equal(i, -3);
+    assert_false(dc_int_of(fx_arg_bool(p, true), &i));
+    assert_false(dc_int_or(fx_arg_float(p, 1.5), 7, &i));
+    assert_false(dc_num_of(NULL, &f));
+    assert_true(dc_num_or(NULL, 0.5, &f));
+    assert_true(f == 0.5);
+    assert_true(dc_num_of(fx_arg_bool(p, true), &f));
+    assert_true(f == 1.0);
+    assert_true(dc_num_of(fx_arg_int(p, 4), &f));
+    assert_true(f == 4.0);
+    assert_false(dc_num_of(fx_arg_none(p), &f));
+    const fx_arg *l = dc_int_list(p, (const int64_t[]){ 2, -1, 5 }, 3);
+    assert_int_equal(l->kind, FX_ARG_LIST);
+    assert_int_equal(l->u.seq.len, 3);
+    assert_int_equal(l->u.seq.items[1]->u.i, -1);
+    assert_int_equal(dc_int_list(p, NULL, 0)->u.seq.len, 0);
+    fx_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_symbolic_reshape),
         cmocka_unit_test(test_layout_predicates),
         cmocka_unit_test(test_builtins_registered),
+        cmocka_unit_test(test_builtin_arg_readers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
