@@ -599,12 +599,7 @@ static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
         const char *lower = tx_fresh_val(t);
         ox_node_add_output(t->m, tri, lower);
         const char *isz = tx_emit2(t, "Equal", lower, zero, NULL, NULL);
-        Onnx__NodeProto *w = tx_emit(t, "Where", "", NULL);
-        ox_node_add_input(t->m, w, isz);
-        ox_node_add_input(t->m, w, ninf);
-        ox_node_add_input(t->m, w, zero);
-        const char *cm = tx_fresh_val(t);
-        ox_node_add_output(t->m, w, cm);
+        const char *cm = tx_emitn(t, "Where", (const char *[]){ isz, ninf, zero }, 3, NULL, NULL);
         scores = tx_emit2(t, "Add", scores, cm, NULL, NULL);
     }
     Onnx__NodeProto *sm = tx_emit(t, "Softmax", "", NULL);

@@ -65,6 +65,8 @@ const char *tx_fresh_val(tx *t);
 Onnx__NodeProto *tx_emit(tx *t, const char *op, const char *domain, const char *name);
 const char *tx_emit1(tx *t, const char *op, const char *in, const char *out, const char *node_name);
 const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const char *out, const char *node_name);
+/* op(in[0..n)) in the ONNX domain: returns the output name (a fresh val_N unless out given). */
+const char *tx_emitn(tx *t, const char *op, const char *const *in, size_t n, const char *out, const char *node_name);
 const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const char *node_name);
 /* Concat <axis: 0> (a, b, c) into a fresh value. */
 const char *tx_emit_concat3(tx *t, const char *a, const char *b, const char *c);
@@ -123,6 +125,16 @@ const char *tx_one_output(tx *t, const fx_node *n);
 const char *tx_node_name_of(tx *t, const fx_node *n);
 bool tx_seq_arg(const fx_arg *a);
 bool tx_translate_graph(tx *t, const fx_graph *g);
+/* An int argument; false when a is absent or not an int. */
+static inline bool tx_int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+/* The node emitted last in the current graph (to set an attribute on what a helper made). */
+static inline Onnx__NodeProto *tx_last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
 
 /* ---- C lowerings (a rule's `builtin:`) ------------------------------------------------------- */
 

@@ -44,13 +44,7 @@ static bool b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
         int64_t end = i + 1;
         const char *starts = tx_own_ints(t, &i, 1), *ends = tx_own_ints(t, &end, 1);
         const char *axes = tx_own_ints(t, &dim, 1);
-        Onnx__NodeProto *sl = tx_emit(t, "Slice", "", NULL);
-        ox_node_add_input(t->m, sl, x);
-        ox_node_add_input(t->m, sl, starts);
-        ox_node_add_input(t->m, sl, ends);
-        ox_node_add_input(t->m, sl, axes);
-        const char *piece = tx_fresh_val(t);
-        ox_node_add_output(t->m, sl, piece);
+        const char *piece = tx_emitn(t, "Slice", (const char *[]){ x, starts, ends, axes }, 4, NULL, NULL);
         tx_emit2(t, "Squeeze", piece, tx_const_ints(t, &dim, 1), res[i],
                  arena_printf(&t->a, "node_%s__%lld", n->name, (long long)i));
         if (v && v->kind == FX_VAL_TUPLE && (size_t)i < v->n_items) tx_add_value_info(t, res[i], v->items[i]);
