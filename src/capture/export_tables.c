@@ -80,7 +80,10 @@ bool xp_load_tables(xctx *x)
                 const xp_builder_entry *b = xp_find_builder(m->builtin);
                 m->build = b ? b->build : NULL;
                 if (!m->build) {
-                    diag_error(x->d, l, "module entry names an unknown builtin '%s'", m->builtin);
+                    diagnostic *dg = diag_error(x->d, l, "module entry names an unknown builtin '%s'", m->builtin);
+                    const char *near = builtin_suggest(&builder_index, m->builtin);
+                    if (near)
+                        diag_set_hint(dg, "did you mean '%s'?", near);
                     free(last);
                     return false;
                 }

@@ -36,6 +36,8 @@ const dc_builtin_entry *dc_find_builtin(const char *name) { return builtin_find(
 
 bool dc_builtin_exists(const char *name) { return dc_find_builtin(name) != NULL; }
 
+const char *dc_builtin_suggest(const char *name) { return builtin_suggest(&index_, name); }
+
 const char *dc_builtin_duplicate(void) { return builtin_duplicate(&index_); }
 
 fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)

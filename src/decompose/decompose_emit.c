@@ -43,11 +43,17 @@ bool dc_load_rules(dctx *c)
         d->body = pt_get(r, "body");
         d->builtin = pt_get(r, "builtin");
         d->next = -1;
-        if (!d->tables || !d->target || !d->schema || !d->body == !d->builtin ||
-            (d->builtin && !dc_builtin_exists(d->builtin))) {
+        if (d->builtin && d->body == NULL && !dc_builtin_exists(d->builtin)) {
+            diagnostic *dg = diag_error(c->d, (diag_loc){ r->file, r->line, 0 }, "no C decomposition is named '%s'",
+                                        d->builtin);
+            if (dc_builtin_suggest(d->builtin))
+                diag_set_hint(dg, "did you mean '%s'?", dc_builtin_suggest(d->builtin));
+            ok = false;
+            break;
+        }
+        if (!d->tables || !d->target || !d->schema || !d->body == !d->builtin) {
             diag_error(c->d, (diag_loc){ r->file, r->line, 0 },
-                       "decomposition rule needs tables, target, schema and either a body or a builtin "
-                       "fxsh knows (matmul, broadcast_tensors, meshgrid, ...)");
+                       "decomposition rule needs tables, target, schema and either a body or a builtin");
             ok = false;
             break;
         }

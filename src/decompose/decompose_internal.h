@@ -186,6 +186,8 @@ extern const builtin_family dc_pool_builtins;       /* decomp_pool.c: adaptive_a
 const dc_builtin_entry *dc_find_builtin(const char *name);
 /* Whether a rule may name name as its builtin: (the tables' load-time check). */
 bool dc_builtin_exists(const char *name);
+/* The registered name nearest to a mistyped one (for a hint), or NULL. */
+const char *dc_builtin_suggest(const char *name);
 /* The name registered by two families, NULL when none (a unit test keeps it NULL). */
 const char *dc_builtin_duplicate(void);
 /* Runs rule r's builtin on the bound arguments. */
