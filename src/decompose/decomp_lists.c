@@ -33,14 +33,6 @@ static bool tensor_list(const fx_arg *a, const fx_arg **items, dl_tensor *t, siz
     return true;
 }
 
-static bool wrap(int64_t *d, size_t rank)
-{
-    int64_t r = rank ? (int64_t)rank : 1;
-    if (*d < 0)
-        *d += r;
-    return *d >= 0 && *d < r;
-}
-
 static int64_t numel(const dl_tensor *t)
 {
     int64_t p = 1;
@@ -265,7 +257,7 @@ static fx_arg *unbind_copy(dctx *c, const binding *b)
     int64_t dim = 0;
     const fx_arg *x = b->src[0];
     if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || (b->src[1] && !dc_int_of(b->src[1], &dim)) ||
-        !t.rank || !wrap(&dim, t.rank) || t.size[dim] > MAX_ITEMS)
+        !t.rank || !dc_wrap_dim(&dim, t.rank) || t.size[dim] > MAX_ITEMS)
         return NULL;
     fx_node *u = call2(c, "torch.ops.aten.unbind.int", dc_dup(c, x), b->src[1] ? dc_dup(c, b->src[1]) : NULL);
     if (!u)
@@ -340,7 +332,7 @@ static fx_arg *gradient(dctx *c, const binding *b)
     fx_arg *out[DL_MAX_RANK];
     for (size_t i = 0; i < nd; i++) {
         int64_t d = dims[i];
-        if (!wrap(&d, t.rank) || t.size[d] < order + 1)
+        if (!dc_wrap_dim(&d, t.rank) || t.size[d] < order + 1)
             return NULL;
         const fx_arg *h = sp_list ? sp->u.seq.items[i] : sp;
         if (h && h->kind != FX_ARG_INT && h->kind != FX_ARG_FLOAT)
@@ -431,7 +423,7 @@ static fx_arg *diff(dctx *c, const binding *b)
         (b->src[1] && !dc_int_of(b->src[1], &n)) || (b->src[2] && !dc_int_of(b->src[2], &dim)) || n < 0)
         return NULL;
     given = dim;   /* torch passes dim on as given (-1 stays -1) */
-    if (!wrap(&dim, t.rank))
+    if (!dc_wrap_dim(&dim, t.rank))
         return NULL;
     pre = dc_is_none(pre) ? NULL : pre;
     app = dc_is_none(app) ? NULL : app;
@@ -499,7 +491,7 @@ static fx_arg *embed(dctx *c, fx_arg *x, int64_t offset, int64_t d1, int64_t d2)
     if (x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || t.rank + 1 > DL_MAX_RANK)
         return NULL;
     size_t rank = t.rank + 1;
-    if (!wrap(&d1, rank) || !wrap(&d2, rank) || d1 == d2)
+    if (!dc_wrap_dim(&d1, rank) || !dc_wrap_dim(&d2, rank) || d1 == d2)
         return NULL;
     if (d1 > d2) {
         int64_t k = d1;
@@ -605,7 +597,7 @@ static fx_arg *trapz(dctx *c, const binding *b)
     int64_t dim = -1;
     const fx_arg *y = b->src[0], *x = b->src[1];
     if (!y || !x || y->kind != FX_ARG_NODE || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(y), &ty) ||
-        !dl_static(dc_meta_of(x), &tx_) || !opt_int(b, 2, &dim) || !ty.rank || !wrap(&dim, ty.rank) ||
+        !dl_static(dc_meta_of(x), &tx_) || !opt_int(b, 2, &dim) || !ty.rank || !dc_wrap_dim(&dim, ty.rank) ||
         !ty.size[dim] || tx_.rank > ty.rank || !tx_.rank)
         return NULL;
     fx_arg *xv = dc_dup(c, x);
@@ -682,7 +674,7 @@ static fx_arg *index_copy(dctx *c, const binding *b)
     int64_t dim;
     const fx_arg *x = b->src[0], *ix = b->src[2], *src = b->src[3];
     const fx_value *mx = dc_meta_of(x), *mi = dc_meta_of(ix);
-    if (!mx || !mi || !src || !dc_int_of(b->src[1], &dim) || !wrap(&dim, mx->rank) || mi->rank > 1 ||
+    if (!mx || !mi || !src || !dc_int_of(b->src[1], &dim) || !dc_wrap_dim(&dim, mx->rank) || mi->rank > 1 ||
         dim + 1 > DL_MAX_RANK)
         return NULL;
     fx_arg *x1 = dc_dup(c, x), *i1 = dc_dup(c, ix);

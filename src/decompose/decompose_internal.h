@@ -166,6 +166,14 @@ static inline bool dc_num_or(const fx_arg *a, double def, double *v)
     *v = def;
     return true;
 }
+/* Python-style dimension wrapping (-1 = last) of *d into [0, rank); a 0-d tensor accepts 0 and -1. */
+static inline bool dc_wrap_dim(int64_t *d, size_t rank)
+{
+    int64_t r = rank ? (int64_t)rank : 1;
+    if (*d < 0)
+        *d += r;
+    return *d >= 0 && *d < r;
+}
 
 /* ---- C decompositions (a rule's `builtin:`) -------------------------------------------------- */
 

@@ -530,6 +530,16 @@ static void test_builtin_arg_readers(void **state)
     assert_int_equal(l->u.seq.len, 3);
     assert_int_equal(l->u.seq.items[1]->u.i, -1);
     assert_int_equal(dc_int_list(p, NULL, 0)->u.seq.len, 0);
+    int64_t d = -1;
+    assert_true(dc_wrap_dim(&d, 3));
+    assert_int_equal(d, 2);
+    d = 3;
+    assert_false(dc_wrap_dim(&d, 3));
+    d = -1;
+    assert_true(dc_wrap_dim(&d, 0));   /* a 0-d tensor takes 0 and -1 */
+    assert_int_equal(d, 0);
+    d = -2;
+    assert_false(dc_wrap_dim(&d, 0));
     fx_program_free(p);
 }
 
