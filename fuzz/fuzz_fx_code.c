@@ -10,9 +10,9 @@ FXSH_FUZZ_ENTRY(fx_code)
     diag_init(&d);
     static const char ep[] = "ExportedProgram:";
     if (size >= sizeof ep - 1 && !memcmp(data, ep, sizeof ep - 1))
-        fuzz_use_fx(fx_parse_exported_text((const char *)data, size, "fuzz.program.txt", &d), &d);
+        fuzz_use_fx(fxp_parse_exported_text((const char *)data, size, "fuzz.program.txt", &d), &d);
     else
-        fuzz_use_fx(fx_parse_code_text((const char *)data, size, "fuzz.readable.txt", &d), &d);
+        fuzz_use_fx(fxp_parse_code_text((const char *)data, size, "fuzz.readable.txt", &d), &d);
     diag_free(&d);
     return 0;
 }

@@ -5,7 +5,7 @@ FXSH_FUZZ_ENTRY(fx_module)
 {
     diag_sink d;
     diag_init(&d);
-    fuzz_use_fx(fx_parse_module_text((const char *)data, size, "fuzz.module.txt", &d), &d);
+    fuzz_use_fx(fxp_parse_module_text((const char *)data, size, "fuzz.module.txt", &d), &d);
     diag_free(&d);
     return 0;
 }

@@ -29,7 +29,7 @@ FXSH_FUZZ_ENTRY(torchscript)
     ts_load_options o = {.inputs = &in, .n_inputs = 1};
     fx_program *p = ts_load_text((const char *)data, size, "fuzz.torchscript.txt", &o, &d);
     if (p) {
-        ts_normalize_program_with(p, &rules);
+        tsn_normalize_program_with(p, &rules);
         meta_infer_program_with(p, &rules, &d);
     }
     fuzz_use_fx(p, &d);

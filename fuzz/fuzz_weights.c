@@ -9,7 +9,7 @@ FXSH_FUZZ_ENTRY(weights)
     diag_init(&d);
     fx_program *p = fx_program_new(NULL);
     size_t n;
-    fx_attach_weights_buffer(p, (const char *)data, size, "fuzz.weights", &n, &d);
+    load_attach_weights_buffer(p, (const char *)data, size, "fuzz.weights", &n, &d);
     fuzz_use_fx(p, &d);
     diag_free(&d);
     return 0;

@@ -48,6 +48,14 @@ add values "$c"/fx/*/io.json "$top"/tests/fixtures/eval/*.json "$top"/tests/fixt
 for t in abs cast_FLOAT_to_FLOAT16 sequence_insert_at_back optional_get_element_sequence gather_0 where_example; do
     add values /usr/share/libonnx-testdata/data/node/test_$t/test_data_set_0/*.pb
 done
+# the whole pipeline: a program of each kind (torch-level text, TorchScript, archives, ATen text) and
+# torch.onnx's models
+add pipeline "$c"/fx/*/program.pt2 "$c"/fx/*/torch_level.module.txt "$c"/fx/*/torchscript.txt \
+    "$c"/fx/*/exported.fx.txt "$c"/fx/*/exported.readable.txt "$c"/fx/*/onnx_dynamo.onnx "$top"/tests/fixtures/pt2/*.pt2
+for d in "$c"/ops/*/; do   # every 16th one-op program
+    n=$((${n:-0} + 1))
+    [ $((n % 16)) -eq 1 ] && add pipeline "$d/program.pt2"
+done
 # saved crash inputs seed their harness too
 for d in "$top"/tests/fixtures/fuzz/*/; do
     h=$(basename "$d")

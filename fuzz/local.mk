@@ -8,7 +8,7 @@
 # configure) whatever CC is; seeds come from fuzz/gather-seeds.sh (the shared corpus and the
 # test fixtures), the growing corpus lives in fuzz/corpus/ and crash inputs in fuzz/artifacts/
 # (neither is committed: keep a crash input as tests/fixtures/fuzz/<harness>/NAME).
-FUZZ_HARNESSES = fx_graph fx_code fx_module torchscript pt2 onnx_pb onnx_text yaml weights values
+FUZZ_HARNESSES = fx_graph fx_code fx_module torchscript pt2 onnx_pb onnx_text yaml weights values pipeline
 FUZZ_TARGETS = $(FUZZ_HARNESSES)
 FUZZ_SECONDS = 60
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -22,7 +22,7 @@ fuzz_libfxsh_fuzz_a_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 fuzz_libfxsh_fuzz_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)
 
 FUZZ_BINARIES = fuzz/fuzz_fx_graph fuzz/fuzz_fx_code fuzz/fuzz_fx_module fuzz/fuzz_torchscript fuzz/fuzz_pt2 \
-	fuzz/fuzz_onnx_pb fuzz/fuzz_onnx_text fuzz/fuzz_yaml fuzz/fuzz_weights fuzz/fuzz_values
+	fuzz/fuzz_onnx_pb fuzz/fuzz_onnx_text fuzz/fuzz_yaml fuzz/fuzz_weights fuzz/fuzz_values fuzz/fuzz_pipeline
 EXTRA_PROGRAMS += $(FUZZ_BINARIES)
 FUZZ_LDADD = fuzz/libfxsh_fuzz.a $(FXSH_LIBS)
 fuzz_fuzz_fx_graph_SOURCES = fuzz/fuzz_fx_graph.c
@@ -75,6 +75,11 @@ fuzz_fuzz_values_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 fuzz_fuzz_values_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)
 fuzz_fuzz_values_LDFLAGS = $(FUZZ_LINK_FLAGS)
 fuzz_fuzz_values_LDADD = $(FUZZ_LDADD)
+fuzz_fuzz_pipeline_SOURCES = fuzz/fuzz_pipeline.c
+fuzz_fuzz_pipeline_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+fuzz_fuzz_pipeline_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)
+fuzz_fuzz_pipeline_LDFLAGS = $(FUZZ_LINK_FLAGS)
+fuzz_fuzz_pipeline_LDADD = $(FUZZ_LDADD)
 CLEANFILES += $(FUZZ_BINARIES) fuzz/libfxsh_fuzz.a
 EXTRA_DIST += fuzz/run.sh fuzz/gather-seeds.sh
 
@@ -94,7 +99,7 @@ check_PROGRAMS += tests/unit/test_fuzz_replay
 TESTS += tests/unit/test_fuzz_replay
 tests_unit_test_fuzz_replay_SOURCES = tests/unit/test_fuzz_replay.c fuzz/fuzz_util.c fuzz/fuzz_fx_graph.c \
 	fuzz/fuzz_fx_code.c fuzz/fuzz_fx_module.c fuzz/fuzz_torchscript.c fuzz/fuzz_pt2.c fuzz/fuzz_onnx_pb.c \
-	fuzz/fuzz_onnx_text.c fuzz/fuzz_yaml.c fuzz/fuzz_weights.c fuzz/fuzz_values.c
+	fuzz/fuzz_onnx_text.c fuzz/fuzz_yaml.c fuzz/fuzz_weights.c fuzz/fuzz_values.c fuzz/fuzz_pipeline.c
 tests_unit_test_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir) -DFXSH_FUZZ_REPLAY \
 	-DFXSH_FUZZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/fuzz"'
 tests_unit_test_fuzz_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

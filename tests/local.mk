@@ -23,6 +23,7 @@ include tests/unit/decompose/local.mk
 include tests/unit/translate/local.mk
 include tests/unit/optimize/local.mk
 include tests/unit/rewrite/local.mk
+include tests/unit/pipeline/local.mk
 include tests/unit/repl/local.mk
 check_PROGRAMS += $(PLAIN_TESTS)
 TESTS += $(PLAIN_TESTS)
@@ -90,3 +91,7 @@ EXTRA_DIST += tests/corpus_trace.sh
 # The source tree's layering (DESIGN.md): no folder includes a folder after it in the pipeline.
 TESTS += tests/include_order.sh
 EXTRA_DIST += tests/include_order.sh
+# The same layering over the compiled objects (symbols: no back edge, no raw allocation, one
+# folder per name prefix), and a test that it catches each on a planted tree of objects.
+TESTS += tests/symbol_order.sh tests/symbol_order_planted.sh
+EXTRA_DIST += tests/symbol_order.sh tests/symbol_order_planted.sh

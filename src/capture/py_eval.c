@@ -214,7 +214,7 @@ fx_node *pe_record(pe *E, frame *f, const fx_node *src, const char *name_base, c
     fx_node *n = fx_node_new(f->out->g, fx_namer_name(&f->out->nm, name_base), FX_OP_CALL_FUNCTION, target);
     fx_node_set_args(n, args, kwargs ? kwargs : fx_arg_seq(E->dst, FX_ARG_DICT, NULL, NULL, 0));
     /* arguments the Python code computed are literals now: those at their default go */
-    ts_normalize_node(E->dst, E->rules, n);
+    tsn_normalize_node(E->dst, E->rules, n);
     fx_graph_append(f->out->g, n);
     if (src) {
         take_meta(E, n, src);

@@ -71,7 +71,7 @@ static bool equals_default(const fx_arg *a, const fx_arg *def, const aten_arg *s
     return false;
 }
 
-void ts_normalize_node(fx_program *p, const meta_rules *rules, fx_node *n)
+void tsn_normalize_node(fx_program *p, const meta_rules *rules, fx_node *n)
 {
     const mi_rule *rule = meta_rules_find(rules, n->target);
     if (!rule)
@@ -123,23 +123,23 @@ static void normalize_module(fx_program *p, const meta_rules *rules, fx_module *
 {
     for (fx_node *n = m->graph ? m->graph->first : NULL; n; n = n->next)
         if (n->op == FX_OP_CALL_FUNCTION)
-            ts_normalize_node(p, rules, n);
+            tsn_normalize_node(p, rules, n);
     for (fx_module *c = m->first_child; c; c = c->next_sibling)
         normalize_module(p, rules, c);
 }
 
-void ts_normalize_program_with(fx_program *p, const meta_rules *rules)
+void tsn_normalize_program_with(fx_program *p, const meta_rules *rules)
 {
     normalize_module(p, rules, p->root);
     fx_program_refresh(p);
 }
 
-bool ts_prepare_program(fx_program *p, diag_sink *d)
+bool tsn_prepare_program(fx_program *p, diag_sink *d)
 {
     const meta_rules *r = meta_rules_shipped(d);
     if (!r)
         return false;
-    ts_normalize_program_with(p, r);
+    tsn_normalize_program_with(p, r);
     meta_infer_program_with(p, r, d);
     return true;
 }

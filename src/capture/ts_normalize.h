@@ -5,7 +5,7 @@
  * enum numbers of ScalarType / MemoryFormat / Layout arguments. torch's dispatcher hands a call
  * to FX (and so to torch.export's graph) with trailing positional arguments equal to their
  * default dropped, keyword-only arguments by keyword (only those not at their default), and
- * torch.dtype / torch.memory_format / torch.layout values. ts_normalize_program_with rewrites each
+ * torch.dtype / torch.memory_format / torch.layout values. tsn_normalize_program_with rewrites each
  * call whose overload has a schema in the meta tables (share/fxsh/meta) that way; calls without
  * one are left as the loader made them. It also sets the cudnn_enabled flags of the norm ops to
  * False: TorchScript froze torch.backends.cudnn.enabled into the graph when it scripted the
@@ -24,14 +24,14 @@
 
 /* Normalizes one call of p (its arguments may have become literals since the load: export
  * replays the Python code that computed them). */
-void ts_normalize_node(fx_program *p, const meta_rules *rules, fx_node *n);
+void tsn_normalize_node(fx_program *p, const meta_rules *rules, fx_node *n);
 
 /* Normalizes every call of p (root graph and subgraphs). Linear in the number of nodes. */
-void ts_normalize_program_with(fx_program *p, const meta_rules *rules);
+void tsn_normalize_program_with(fx_program *p, const meta_rules *rules);
 
 /* After a TorchScript load: normalizes p and infers its value meta (meta/meta_infer.h), as
  * `load` does. Notes about values left without meta go to d; false only when the tables cannot
  * be loaded. */
-bool ts_prepare_program(fx_program *p, diag_sink *d);
+bool tsn_prepare_program(fx_program *p, diag_sink *d);
 
 #endif

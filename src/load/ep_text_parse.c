@@ -82,12 +82,12 @@ static bool parse_ranges(fx_program *p, const char *s, const char *e)
     return true;
 }
 
-fx_program *fx_parse_exported_text(const char *text, size_t len, const char *file, diag_sink *d)
+fx_program *fxp_parse_exported_text(const char *text, size_t len, const char *file, diag_sink *d)
 {
     fx_lines lines = {0};
-    fx_split_lines(text, len, &lines);
+    fxp_split_lines(text, len, &lines);
     size_t i = 0;
-    while (i < lines.len && fx_line_blank(&lines.items[i])) i++;
+    while (i < lines.len && fxp_line_blank(&lines.items[i])) i++;
     /* the code: every line after the header up to "Graph signature:", less four spaces; the
      * header line becomes blank so that line numbers stay the file's */
     size_t code_from = i + 1, sig_at = code_from;
@@ -102,11 +102,11 @@ fx_program *fx_parse_exported_text(const char *text, size_t len, const char *fil
     for (size_t k = 0; k < code_from; k++) sb_putc(&code, '\n');
     for (size_t k = code_from; k < sig_at; k++) {
         const fx_line *l = &lines.items[k];
-        size_t cut = fx_indent_of(l) < 4 ? fx_indent_of(l) : 4;
+        size_t cut = fxp_indent_of(l) < 4 ? fxp_indent_of(l) : 4;
         sb_putn(&code, l->s + cut, l->len - cut);
         sb_putc(&code, '\n');
     }
-    fx_program *p = fx_parse_code_text(code.s, code.len, file, d);
+    fx_program *p = fxp_parse_code_text(code.s, code.len, file, d);
     sb_free(&code);
     if (!p) {
         vec_free(&lines);
@@ -121,8 +121,8 @@ fx_program *fx_parse_exported_text(const char *text, size_t len, const char *fil
     const fx_line *bad = NULL;
     for (; k < lines.len && !starts(&lines.items[k], 0, "Range constraints:"); k++) {
         const fx_line *l = &lines.items[k];
-        size_t ind = fx_indent_of(l);
-        if (fx_line_blank(l)) continue;
+        size_t ind = fxp_indent_of(l);
+        if (fxp_line_blank(l)) continue;
         if (starts(l, ind, "# inputs")) { section = 1; continue; }
         if (starts(l, ind, "# outputs")) { section = 2; continue; }
         bool ok = section == 1 ? parse_spec(p, l, ind, true, &p->sig.inputs[p->sig.n_inputs])
@@ -138,7 +138,7 @@ fx_program *fx_parse_exported_text(const char *text, size_t len, const char *fil
         if (l->len < at || !parse_ranges(p, l->s + at, l->s + l->len)) bad = l;
     }
     if (bad) {
-        error_at(d, file, bad, fx_indent_of(bad), "%s", "expected an input or output spec ('name: KIND target=...') or the range constraints");
+        error_at(d, file, bad, fxp_indent_of(bad), "%s", "expected an input or output spec ('name: KIND target=...') or the range constraints");
         fx_program_free(p);
         vec_free(&lines);
         return NULL;

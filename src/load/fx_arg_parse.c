@@ -433,7 +433,7 @@ fx_arg *fxp_arg(fxp *c, fxa_mode mode)
 
 /* ---- value annotations ---------------------------------------------------------------- */
 
-fx_value *fx_value_parse(fx_program *p, const char *s, size_t n)
+fx_value *fxp_value_parse(fx_program *p, const char *s, size_t n)
 {
     if (n > 5 && memcmp(s, "Sym(", 4) == 0 && s[n - 1] == ')') {
         fx_value *v = fx_value_new(p, FX_VAL_SYM);
@@ -471,7 +471,7 @@ fx_value *fx_value_parse(fx_program *p, const char *s, size_t n)
 
 /* ---- lines ------------------------------------------------------------------------------ */
 
-void fx_split_lines(const char *text, size_t len, fx_lines *out)
+void fxp_split_lines(const char *text, size_t len, fx_lines *out)
 {
     size_t i = 0;
     int no = 1;
@@ -492,7 +492,7 @@ void fx_split_lines(const char *text, size_t len, fx_lines *out)
     }
 }
 
-size_t fx_indent_of(const fx_line *l)
+size_t fxp_indent_of(const fx_line *l)
 {
     size_t k = 0;
     while (k < l->len && l->s[k] == ' ')
@@ -500,7 +500,7 @@ size_t fx_indent_of(const fx_line *l)
     return k;
 }
 
-bool fx_line_blank(const fx_line *l)
+bool fxp_line_blank(const fx_line *l)
 {
-    return fx_indent_of(l) == l->len;
+    return fxp_indent_of(l) == l->len;
 }

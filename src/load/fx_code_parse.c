@@ -337,7 +337,7 @@ static bool parse_signature(fxp *c)
                 fxp_error(c, as - 1, "unterminated annotation string");
                 return false;
             }
-            val = fx_value_parse(c->p, as, (size_t)(c->s - as));
+            val = fxp_value_parse(c->p, as, (size_t)(c->s - as));
             c->s++;
         }
         const char *type_text = NULL;
@@ -374,7 +374,7 @@ static bool parse_signature(fxp *c)
 
 /* Parses a forward() at lines[*i] (the def line, indent def_indent) and its body; stops at
  * the first line after the return. */
-bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_indent, bool verbose)
+bool fxp_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_indent, bool verbose)
 {
     const fx_line *l = &lines->items[*i];
     set_line(c, l);
@@ -387,14 +387,14 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
     size_t body = def_indent + 4;
     for (; *i < lines->len; (*i)++) {
         l = &lines->items[*i];
-        if (fx_line_blank(l))
+        if (fxp_line_blank(l))
             continue;
         set_line(c, l);
         if (interrupt_pending()) {
             fxp_error(c, c->s, "interrupted");
             return false;
         }
-        size_t ind = fx_indent_of(l);
+        size_t ind = fxp_indent_of(l);
         if (ind != body) {
             fxp_error(c, l->s + ind, ind < body ? "truncated forward(): missing 'return' line"
                                                 : "unexpected indentation");
@@ -456,7 +456,7 @@ bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_inden
                 fxp_error(c, as - 1, "unterminated annotation string");
                 return false;
             }
-            val = fx_value_parse(c->p, as, (size_t)(c->s - as));
+            val = fxp_value_parse(c->p, as, (size_t)(c->s - as));
             c->s++;
         }
         const char *type_text = NULL;
@@ -521,28 +521,28 @@ static bool parse_class_header(fxp *c, const fx_line *l, size_t indent, const ch
 static bool parse_class(fxp *c, const fx_lines *lines, size_t *i, size_t indent, fx_module *m)
 {
     (*i)++;   /* header already read */
-    while (*i < lines->len && fx_line_blank(&lines->items[*i]))
+    while (*i < lines->len && fxp_line_blank(&lines->items[*i]))
         (*i)++;
     if (*i >= lines->len) {
         set_line(c, &lines->items[lines->len - 1]);
         fxp_error(c, c->end, "truncated class: missing 'def forward'");
         return false;
     }
-    if (fx_indent_of(&lines->items[*i]) != indent + 4) {
+    if (fxp_indent_of(&lines->items[*i]) != indent + 4) {
         set_line(c, &lines->items[*i]);
         fxp_error(c, c->s, "expected 'def forward' indented by %zu", indent + 4);
         return false;
     }
     c->g = fx_module_ensure_graph(m);
-    if (!fx_parse_forward(c, lines, i, indent + 4, true))
+    if (!fxp_parse_forward(c, lines, i, indent + 4, true))
         return false;
     for (;;) {
-        while (*i < lines->len && fx_line_blank(&lines->items[*i]))
+        while (*i < lines->len && fxp_line_blank(&lines->items[*i]))
             (*i)++;
         if (*i >= lines->len)
             return true;
         const fx_line *l = &lines->items[*i];
-        size_t ind = fx_indent_of(l);
+        size_t ind = fxp_indent_of(l);
         if (ind <= indent)
             return true;
         if (ind != indent + 4) {
@@ -567,7 +567,7 @@ static void prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
 {
     for (size_t i = 0; i < lines->len; i++) {
         const fx_line *l = &lines->items[i];
-        size_t k = fx_indent_of(l), e = k;
+        size_t k = fxp_indent_of(l), e = k;
         while (e < l->len && fx_is_ident_char(l->s[e]))
             e++;
         if (e > k && e < l->len && (l->s[e] == ':' || (l->len - e >= 3 && memcmp(l->s + e, " = ", 3) == 0)))
@@ -579,15 +579,15 @@ static void prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
     }
 }
 
-void fx_prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
+void fxp_prescan_names(fx_program *p, const fx_lines *lines, hashmap *all)
 {
     prescan_names(p, lines, all);
 }
 
-fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, diag_sink *d)
+fx_program *fxp_parse_code_text(const char *text, size_t len, const char *file, diag_sink *d)
 {
     fx_lines lines = {0};
-    fx_split_lines(text, len, &lines);
+    fxp_split_lines(text, len, &lines);
     fx_program *p = fx_program_new(NULL);
     p->file = file ? fx_strdup(p, file) : NULL;
     p->source_form = FX_FORM_CODE;
@@ -596,7 +596,7 @@ fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, d
     prescan_names(p, &lines, &all);
     fxp c = {.p = p, .g = fx_program_graph(p), .d = d, .file = file, .all_names = &all};
     size_t i = 0;
-    while (i < lines.len && fx_line_blank(&lines.items[i]))
+    while (i < lines.len && fxp_line_blank(&lines.items[i]))
         i++;
     const char *name;
     if (i == lines.len) {

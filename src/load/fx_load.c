@@ -9,13 +9,13 @@ typedef enum { SNIFF_NONE, SNIFF_GRAPH, SNIFF_CODE, SNIFF_MODULE, SNIFF_PROGRAM 
 static sniff_kind sniff(const fx_lines *lines, size_t *first)
 {
     size_t i = 0;
-    while (i < lines->len && fx_line_blank(&lines->items[i]))
+    while (i < lines->len && fxp_line_blank(&lines->items[i]))
         i++;
     *first = i;
     if (i == lines->len)
         return SNIFF_NONE;
     const fx_line *l = &lines->items[i];
-    size_t k = fx_indent_of(l);
+    size_t k = fxp_indent_of(l);
     const char *s = l->s + k;
     size_t n = l->len - k;
     if (n >= 6 && memcmp(s, "graph(", 6) == 0)
@@ -27,19 +27,19 @@ static sniff_kind sniff(const fx_lines *lines, size_t *first)
     return SNIFF_MODULE;
 }
 
-fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d)
+fx_program *load_fx_text(const char *text, size_t len, const char *file, diag_sink *d)
 {
     fx_lines lines = {0};
-    fx_split_lines(text, len, &lines);
+    fxp_split_lines(text, len, &lines);
     size_t first;
     sniff_kind k = sniff(&lines, &first);
     int lineno = lines.len ? lines.items[lines.len - 1].no : 1;
     vec_free(&lines);
     switch (k) {
-    case SNIFF_GRAPH: return fx_parse_graph_text(text, len, file, d);
-    case SNIFF_CODE: return fx_parse_code_text(text, len, file, d);
-    case SNIFF_MODULE: return fx_parse_module_text(text, len, file, d);
-    case SNIFF_PROGRAM: return fx_parse_exported_text(text, len, file, d);
+    case SNIFF_GRAPH: return fxp_parse_graph_text(text, len, file, d);
+    case SNIFF_CODE: return fxp_parse_code_text(text, len, file, d);
+    case SNIFF_MODULE: return fxp_parse_module_text(text, len, file, d);
+    case SNIFF_PROGRAM: return fxp_parse_exported_text(text, len, file, d);
     default: {
         diag_loc loc = {file, lineno, 1};
         diagnostic *dg = diag_error(d, loc, "empty input: no FX graph, readable code or module text");
@@ -55,16 +55,16 @@ static bool starts(const fx_line *l, size_t k, const char *lit)
     return l->len - k >= n && memcmp(l->s + k, lit, n) == 0;
 }
 
-bool fx_text_complete(const char *text, size_t len)
+bool load_fx_text_complete(const char *text, size_t len)
 {
     fx_lines lines = {0};
-    fx_split_lines(text, len, &lines);
+    fxp_split_lines(text, len, &lines);
     size_t first;
     sniff_kind kind = sniff(&lines, &first);
     bool done = false;
     if (kind == SNIFF_GRAPH) {
         for (size_t i = first + 1; i < lines.len && !done; i++) {
-            size_t k = fx_indent_of(&lines.items[i]);
+            size_t k = fxp_indent_of(&lines.items[i]);
             done = starts(&lines.items[i], k, "return");
         }
     } else if (kind == SNIFF_CODE) {
@@ -77,9 +77,9 @@ bool fx_text_complete(const char *text, size_t len)
         VEC(fx_line) attrs = {0};   /* names bound by "name = self.target" in this forward */
         for (size_t i = first; i < lines.len; i++) {
             const fx_line *l = &lines.items[i];
-            if (fx_line_blank(l))
+            if (fxp_line_blank(l))
                 continue;
-            size_t k = fx_indent_of(l);
+            size_t k = fxp_indent_of(l);
             last_return = false;
             if (starts(l, k, "def forward(")) {
                 open_defs++;

@@ -1,55 +1,11 @@
-/* fx_module_parse.c — loader and printer for print(gm): module tree repr + forward code. */
+/* fx_module_parse.c — loader for print(gm): module tree repr + forward code (fx_print_module.c prints it). */
 #include <string.h>
 
 #include "fx/fx.h"
 #include "load/fx_parse_internal.h"
 
+/* the last line print(gm) prints (fx_print_module writes it), skipped when reading */
 static const char trailer[] = "# To see more debug info, please use `graph_module.print_readable()`";
-
-/* ---- printing ------------------------------------------------------------------------- */
-
-static void indent_after_newlines(strbuf *out, const char *s, size_t n)
-{
-    for (const char *p = s; *p; p++) {
-        sb_putc(out, *p);
-        if (*p == '\n')
-            sb_spaces(out, n);
-    }
-}
-
-static void module_repr(const fx_module *m, strbuf *out)
-{
-    sb_printf(out, "%s(", m->type);
-    bool has_extra = m->extra_repr && *m->extra_repr;
-    if (has_extra && !m->first_child && !strchr(m->extra_repr, '\n')) {
-        sb_puts(out, m->extra_repr);
-    } else if (has_extra || m->first_child) {
-        if (has_extra) {
-            sb_puts(out, "\n  ");
-            indent_after_newlines(out, m->extra_repr, 2);
-        }
-        for (const fx_module *ch = m->first_child; ch; ch = ch->next_sibling) {
-            sb_printf(out, "\n  (%s): ", ch->name);
-            strbuf sub;
-            sb_init(&sub);
-            module_repr(ch, &sub);
-            indent_after_newlines(out, sub.s, 2);
-            sb_free(&sub);
-        }
-        sb_putc(out, '\n');
-    }
-    sb_putc(out, ')');
-}
-
-void fx_print_module(const fx_program *p, strbuf *out)
-{
-    module_repr(p->root, out);
-    sb_puts(out, "\n\n\n\n");
-    if (p->root->graph)
-        fx_print_forward(p->root->graph, 0, false, out);
-    sb_puts(out, "    \n");
-    sb_puts(out, trailer);
-}
 
 /* ---- parsing ------------------------------------------------------------------------- */
 
@@ -96,7 +52,7 @@ static bool parse_repr(fxp *c, const fx_lines *lines, size_t *i, size_t ind, fx_
     for (; *i < lines->len; ) {
         const fx_line *l = &lines->items[*i];
         set_line(c, l);
-        size_t k = fx_indent_of(l);
+        size_t k = fxp_indent_of(l);
         if (k == ind && l->len == k + 1 && l->s[k] == ')') {
             (*i)++;
             ok = true;
@@ -137,19 +93,19 @@ static bool parse_repr(fxp *c, const fx_lines *lines, size_t *i, size_t ind, fx_
     return ok;
 }
 
-fx_program *fx_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d)
+fx_program *fxp_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d)
 {
     fx_lines lines = {0};
-    fx_split_lines(text, len, &lines);
+    fxp_split_lines(text, len, &lines);
     fx_program *p = fx_program_new(NULL);
     p->file = file ? fx_strdup(p, file) : NULL;
     p->source_form = FX_FORM_MODULE;
     hashmap all;
     hm_init(&all);
-    fx_prescan_names(p, &lines, &all);
+    fxp_prescan_names(p, &lines, &all);
     fxp c = {.p = p, .g = fx_program_graph(p), .d = d, .file = file, .all_names = &all};
     size_t i = 0;
-    while (i < lines.len && fx_line_blank(&lines.items[i]))
+    while (i < lines.len && fxp_line_blank(&lines.items[i]))
         i++;
     if (i == lines.len) {
         c.lineno = lines.len ? lines.items[lines.len - 1].no : 1;
@@ -157,7 +113,7 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
         goto done;
     }
     set_line(&c, &lines.items[i]);
-    if (fx_indent_of(&lines.items[i]) != 0) {
+    if (fxp_indent_of(&lines.items[i]) != 0) {
         fxp_error(&c, c.s, "the module repr must start at column 1");
         goto done;
     }
@@ -168,21 +124,21 @@ fx_program *fx_parse_module_text(const char *text, size_t len, const char *file,
     }
     p->root->name = p->root->type;
     p->root->repr = NULL;
-    while (i < lines.len && fx_line_blank(&lines.items[i]))
+    while (i < lines.len && fxp_line_blank(&lines.items[i]))
         i++;
     if (i == lines.len) {
         set_line(&c, &lines.items[lines.len - 1]);
         fxp_error(&c, c.end, "truncated text: missing 'def forward(self, ...):'");
         goto done;
     }
-    if (!fx_parse_forward(&c, &lines, &i, 0, false)) {
+    if (!fxp_parse_forward(&c, &lines, &i, 0, false)) {
         if (!c.failed)
             fxp_error(&c, c.s, "could not read this line");   /* safety net: never half-load */
         goto done;
     }
     for (; i < lines.len; i++) {
         const fx_line *l = &lines.items[i];
-        if (fx_line_blank(l) || (l->len == sizeof trailer - 1 && memcmp(l->s, trailer, l->len) == 0))
+        if (fxp_line_blank(l) || (l->len == sizeof trailer - 1 && memcmp(l->s, trailer, l->len) == 0))
             continue;
         set_line(&c, l);
         fxp_error(&c, c.s, "unexpected text after forward()");

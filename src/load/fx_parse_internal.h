@@ -43,7 +43,7 @@ fx_arg *fxp_arg(fxp *c, fxa_mode mode);
 fx_arg *fxp_seq(fxp *c, fxa_mode mode, char close, fx_arg_kind kind);
 
 /* Value annotations: "f32[3, 4]", "Sym(u0)"; anything else becomes OPAQUE. */
-fx_value *fx_value_parse(fx_program *p, const char *s, size_t n);
+fx_value *fxp_value_parse(fx_program *p, const char *s, size_t n);
 
 
 /* Lines of a text (no terminators; a trailing "\r" is dropped). Caller frees items. */
@@ -53,12 +53,12 @@ typedef struct fx_line {
     int no;          /* 1-based */
 } fx_line;
 typedef VEC(fx_line) fx_lines;
-void fx_split_lines(const char *text, size_t len, fx_lines *out);
-size_t fx_indent_of(const fx_line *l);   /* leading spaces */
-bool fx_line_blank(const fx_line *l);
+void fxp_split_lines(const char *text, size_t len, fx_lines *out);
+size_t fxp_indent_of(const fx_line *l);   /* leading spaces */
+bool fxp_line_blank(const fx_line *l);
 
 /* Shared by the readable-code and print(gm) loaders. */
-bool fx_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_indent, bool verbose);
-void fx_prescan_names(fx_program *p, const fx_lines *lines, hashmap *all);
+bool fxp_parse_forward(fxp *c, const fx_lines *lines, size_t *i, size_t def_indent, bool verbose);
+void fxp_prescan_names(fx_program *p, const fx_lines *lines, hashmap *all);
 
 #endif

@@ -212,10 +212,10 @@ static bool parse_node_line(fxp *c)
     return true;
 }
 
-fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, diag_sink *d)
+fx_program *fxp_parse_graph_text(const char *text, size_t len, const char *file, diag_sink *d)
 {
     fx_lines lines = {0};
-    fx_split_lines(text, len, &lines);
+    fxp_split_lines(text, len, &lines);
     fx_program *p = fx_program_new(NULL);
     p->file = file ? fx_strdup(p, file) : NULL;
     p->source_form = FX_FORM_GRAPH;
@@ -225,7 +225,7 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
     /* Pre-scan definitions so "used before definition" and "undefined" can be told apart. */
     for (size_t i = 0; i < lines.len; i++) {
         fx_line *l = &lines.items[i];
-        size_t k = fx_indent_of(l);
+        size_t k = fxp_indent_of(l);
         if (k < l->len && l->s[k] == '%') {
             size_t e = k + 1;
             while (e < l->len && fx_is_ident_char(l->s[e]))
@@ -236,7 +236,7 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
         }
     }
     size_t i = 0;
-    while (i < lines.len && fx_line_blank(&lines.items[i]))
+    while (i < lines.len && fxp_line_blank(&lines.items[i]))
         i++;
     bool returned = false;
     if (i == lines.len) {
@@ -256,7 +256,7 @@ fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, 
     }
     for (; i < lines.len && !c.failed; i++) {
         fx_line *l = &lines.items[i];
-        if (fx_line_blank(l))
+        if (fxp_line_blank(l))
             continue;
         set_line(&c, l);
         if (interrupt_pending()) {

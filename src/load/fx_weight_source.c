@@ -204,7 +204,7 @@ static fx_weight_format format_of(const char *buf, size_t len)
     return FX_WEIGHTS_ONNX;
 }
 
-fx_weight_format fx_weight_file_format(const char *path)
+fx_weight_format load_weight_file_format(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return FX_WEIGHTS_UNREADABLE;
@@ -214,7 +214,7 @@ fx_weight_format fx_weight_file_format(const char *path)
     return format_of(buf, len);
 }
 
-bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d)
+bool load_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d)
 {
     size_t len = 0;
     char *buf = file_read(path, &len, d);
@@ -222,12 +222,12 @@ bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink
         if (count) *count = 0;
         return false;
     }
-    bool ok = fx_attach_weights_buffer(p, buf, len, path, count, d);
+    bool ok = load_attach_weights_buffer(p, buf, len, path, count, d);
     free(buf);
     return ok;
 }
 
-bool fx_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
+bool load_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
                               diag_sink *d)
 {
     size_t n = 0, shape_only = 0;

@@ -15,16 +15,16 @@
 /* Adds (or fills) one program weight per tensor of the file, keyed by FQN. Returns false after
  * reporting to d when the file cannot be read or holds no tensors. *count gets the number
  * of tensors attached (may be NULL). */
-bool fx_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d);
+bool load_attach_weights(fx_program *p, const char *path, size_t *count, diag_sink *d);
 /* The same for a file already in memory (buf, len); path names it in diagnostics and locates an
  * .onnx file's external data. */
-bool fx_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
+bool load_attach_weights_buffer(fx_program *p, const char *buf, size_t len, const char *path, size_t *count,
                               diag_sink *d);
 
-/* What a weights file holds, by its first bytes (as fx_attach_weights tells them apart). */
+/* What a weights file holds, by its first bytes (as load_attach_weights tells them apart). */
 typedef enum fx_weight_format {
     FX_WEIGHTS_UNREADABLE, FX_WEIGHTS_PT2, FX_WEIGHTS_PT2_JSON, FX_WEIGHTS_SAFETENSORS, FX_WEIGHTS_ONNX,
 } fx_weight_format;
-fx_weight_format fx_weight_file_format(const char *path);
+fx_weight_format load_weight_file_format(const char *path);
 
 #endif

@@ -18,17 +18,17 @@
 #include "load/ts_load.h"
 
 /* print(gm.graph) text: "graph():" + "%x : [num_users=N] = op[target=T](...)" lines + return. */
-fx_program *fx_parse_graph_text(const char *text, size_t len, const char *file, diag_sink *d);
+fx_program *fxp_parse_graph_text(const char *text, size_t len, const char *file, diag_sink *d);
 /* gm.print_readable() text: "class GraphModule(torch.nn.Module):" + def forward + nested classes. */
-fx_program *fx_parse_code_text(const char *text, size_t len, const char *file, diag_sink *d);
+fx_program *fxp_parse_code_text(const char *text, size_t len, const char *file, diag_sink *d);
 /* print(gm) text: module tree repr, blank lines, generated forward, debug-info trailer. */
-fx_program *fx_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d);
+fx_program *fxp_parse_module_text(const char *text, size_t len, const char *file, diag_sink *d);
 
 /* print(ep) text: "ExportedProgram:", the readable code, "Graph signature:", "Range constraints:". */
-fx_program *fx_parse_exported_text(const char *text, size_t len, const char *file, diag_sink *d);
+fx_program *fxp_parse_exported_text(const char *text, size_t len, const char *file, diag_sink *d);
 
 /* Sniffs the form from the content (not the file name) and dispatches to a parser above. */
-fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_sink *d);
+fx_program *load_fx_text(const char *text, size_t len, const char *file, diag_sink *d);
 /* True when a pasted block is complete:
  *  - graph text: a "return" line has been seen at graph indentation;
  *  - readable text: every forward opened so far has its return line, the last non-blank
@@ -38,6 +38,6 @@ fx_program *fx_load_text(const char *text, size_t len, const char *file, diag_si
  *  - module text: the "# To see more debug info" trailer line has been seen, or a forward
  *    at column 0 has returned.
  * Blank text is not complete. */
-bool fx_text_complete(const char *text, size_t len);
+bool load_fx_text_complete(const char *text, size_t len);
 
 #endif

@@ -463,7 +463,7 @@ static bool do_aten(loader *L, scope *s, const stmt *st, const char *op, fx_arg 
     if (!target && strcmp(op, "size") == 0) {
         target = tsl_aten_target(L, op, tks, na);   /* named after the TorchScript call */
     } else if (!target) {
-        /* arguments as TorchScript passes them (all of them): ts_prepare_program (capture/)
+        /* arguments as TorchScript passes them (all of them): tsn_prepare_program (capture/)
          * puts them in the form torch.export records */
         target = tsl_aten_target(L, op, tks, na);
         const char *d1 = target + strlen("torch.ops.aten."), *d2 = strchr(d1, '.');
@@ -586,7 +586,7 @@ static bool load_weights(loader *L, const char *path)
 {
     /* The weights table is filled before the graph is read, so that GetAttr chains resolve to
      * parameters with their dtype and shape. */
-    return fx_attach_weights(L->p, path, NULL, L->d);
+    return load_attach_weights(L->p, path, NULL, L->d);
 }
 
 /* ---- entry points ------------------------------------------------------------------------------ */

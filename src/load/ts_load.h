@@ -18,7 +18,7 @@
  * dtypes). forward's returned tuple is flattened into the outputs. Value meta is recorded only
  * where the loader knows it: the declared inputs (ts_load_options.inputs) and the weights; the
  * other nodes get theirs from meta inference, which callers run on the loaded program
- * (capture/ts_normalize.h: ts_prepare_program), as `load` does.
+ * (capture/ts_normalize.h: tsn_prepare_program), as `load` does.
  *
  * Ownership: ts_load_text returns a new program the caller frees with fx_program_free(), or
  * NULL after reporting at least one error to d. Weight data is copied into the program. */

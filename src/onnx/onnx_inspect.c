@@ -1,5 +1,6 @@
 /* onnx_inspect.c — REPL views of an ONNX model: node list, one node, search, op statistics,
  * initializer summaries. Linear in model size: names are indexed once per call. */
+#include "base/alloc.h"
 #include "onnx/onnx_inspect.h"
 
 #include <math.h>
@@ -34,7 +35,7 @@ static void collect(const Onnx__GraphProto *g, const char *prefix, int depth, no
     if (!g || depth > MAX_DEPTH) return;
     for (size_t i = 0; i < g->n_node; i++) {
         const Onnx__NodeProto *n = g->node[i];
-        located_node ln = {n, strdup(prefix), i};
+        located_node ln = {n, xstrdup(prefix), i};
         vec_push(out, ln);
         for (size_t a = 0; a < n->n_attribute; a++) {
             const Onnx__AttributeProto *at = n->attribute[a];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "onnx/onnx_infer.h"
 #include "optimize/optimize_internal.h"
 
@@ -94,7 +95,7 @@ void opt_infer_types(ox_model *m, Onnx__GraphProto *g, scope *s, const Onnx__Nod
         }
         return;
     }
-    oi_type *in = calloc(n->n_input + n->n_output + 1, sizeof *in), *out = in + n->n_input;
+    oi_type *in = xcalloc(n->n_input + n->n_output + 1, sizeof *in), *out = in + n->n_input;
     bool ok = true;
     for (size_t k = 0; k < n->n_input && ok; k++) {
         in[k] = (oi_type){.elem = 0, .rank = -1};

@@ -25,11 +25,11 @@ int cmd_quit(session *s, int argc, char **argv)
 int cmd_stages(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     if (json) {
         strbuf sb;
         sb_init(&sb);
-        json_stages(s, &sb);
+        cmd_json_stages(s, &sb);
         session_write(s, sb.s, sb.len);
         sb_free(&sb);
         return 0;
@@ -38,9 +38,9 @@ int cmd_stages(session *s, int argc, char **argv)
         const stage *st = &s->stages[i];
         fprintf(s->out, "%c %-10s  ", i == s->current ? '*' : ' ', st->name);
         switch (st->kind) {
-        case STAGE_EMPTY: fputs("-", s->out); break;
-        case STAGE_FX: fputs("FX program", s->out); break;
-        case STAGE_ONNX: fputs("ONNX model", s->out); break;
+        case PL_EMPTY: fputs("-", s->out); break;
+        case PL_FX: fputs("FX program", s->out); break;
+        case PL_ONNX: fputs("ONNX model", s->out); break;
         }
         if (st->source) fprintf(s->out, "  (%s)", st->source);
         fputc('\n', s->out);

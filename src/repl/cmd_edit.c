@@ -26,9 +26,9 @@ static void push(edit_record **items, size_t *n, size_t *cap, edit_record r)
 static void drop_later_stages(session *s, int idx)
 {
     for (int i = idx + 1; i < SESSION_MAX_STAGES; i++) {
-        if (s->stages[i].kind == STAGE_FX) session_set_fx(s, i, NULL, NULL);
-        else if (s->stages[i].kind == STAGE_ONNX) session_set_onnx(s, i, NULL, NULL);
-        s->stages[i].kind = STAGE_EMPTY;
+        if (s->stages[i].kind == PL_FX) session_set_fx(s, i, NULL, NULL);
+        else if (s->stages[i].kind == PL_ONNX) session_set_onnx(s, i, NULL, NULL);
+        s->stages[i].kind = PL_EMPTY;
     }
     s->current = idx;
 }
@@ -38,7 +38,7 @@ static void drop_later_stages(session *s, int idx)
 static int edit_stage(session *s, const char *cmd)
 {
     for (int i = 0; i < SESSION_MAX_STAGES; i++)
-        if (s->stages[i].kind == STAGE_FX) {
+        if (s->stages[i].kind == PL_FX) {
             s->current = i;
             return i;
         }
@@ -169,7 +169,7 @@ int cmd_undo(session *s, int argc, char **argv)
     stage *st = &s->stages[r.stage];
     r.after = st->fx;
     st->fx = r.before;
-    st->kind = STAGE_FX;
+    st->kind = PL_FX;
     r.before = NULL;
     push(&s->redo, &s->n_redo, &s->cap_redo, r);
     drop_later_stages(s, r.stage);
@@ -187,7 +187,7 @@ int cmd_redo(session *s, int argc, char **argv)
     stage *st = &s->stages[r.stage];
     r.before = st->fx;
     st->fx = r.after;
-    st->kind = STAGE_FX;
+    st->kind = PL_FX;
     r.after = NULL;
     push(&s->undo, &s->n_undo, &s->cap_undo, r);
     drop_later_stages(s, r.stage);

@@ -16,7 +16,7 @@ int cmd_source(session *s, int argc, char **argv);
 int cmd_load(session *s, int argc, char **argv);
 /* An ONNX model file (binary or text) loaded outside the stages, for commands that compare a
  * stage with it; NULL after reporting (messages start with `cmd`). */
-struct ox_model *load_model_file(session *s, const char *cmd, const char *path);
+struct ox_model *cmd_load_model_file(session *s, const char *cmd, const char *path);
 
 /* cmd_inspect.c: looking at the current stage */
 int cmd_show(session *s, int argc, char **argv);
@@ -100,19 +100,19 @@ enum { JSON_SCHEMA_VERSION = 1 };
 struct strbuf;
 /* Moves every "--json" behind the other words and lowers *argc past them (argv keeps all its
  * pointers, still NULL-terminated after the last); true if there was one. */
-bool json_flag(int *argc, char **argv);
+bool cmd_json_flag(int *argc, char **argv);
 /* The same for any words: drop says which move behind; returns how many did. */
 int args_partition(int argc, char **argv, bool (*drop)(const char *word, void *ctx), void *ctx);
-/* json_flag, then refuses more than nargs other arguments (reporting); false if it did. */
-bool json_option(session *s, int *argc, char **argv, int nargs, bool *json);
-void json_stages(session *s, struct strbuf *out);
-void json_nodes(const stage *st, struct strbuf *out);
-int json_node(const stage *st, const char *name, struct strbuf *out);   /* -1: no such node */
-void json_stats(const stage *st, struct strbuf *out);
-void json_summary(const stage *st, struct strbuf *out);
-void json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
-void json_signature(const stage *st, struct strbuf *out);
-void json_params(const stage *st, struct strbuf *out);
+/* cmd_json_flag, then refuses more than nargs other arguments (reporting); false if it did. */
+bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json);
+void cmd_json_stages(session *s, struct strbuf *out);
+void cmd_json_nodes(const stage *st, struct strbuf *out);
+int cmd_json_node(const stage *st, const char *name, struct strbuf *out);   /* -1: no such node */
+void cmd_json_stats(const stage *st, struct strbuf *out);
+void cmd_json_summary(const stage *st, struct strbuf *out);
+void cmd_json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
+void cmd_json_signature(const stage *st, struct strbuf *out);
+void cmd_json_params(const stage *st, struct strbuf *out);
 
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);

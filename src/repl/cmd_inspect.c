@@ -130,10 +130,10 @@ int cmd_show(session *s, int argc, char **argv)
         int idx = session_stage_index(argv[argi]);
         if (idx >= 0) {
             st = &s->stages[idx];
-            if (st->kind == STAGE_EMPTY) {
+            if (st->kind == PL_EMPTY) {
                 diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "show: the %s stage is empty", st->name);
                 const stage *cur = session_current(s);
-                if (cur && cur->kind == STAGE_FX && idx == 0)   /* a .pt2 loads into `exported` */
+                if (cur && cur->kind == PL_FX && idx == 0)   /* a .pt2 loads into `exported` */
                     diag_set_hint(dg, "the program was loaded into the %s stage: `show %s` (`show graph` is "
                                       "print(gm.graph) of the current stage)", cur->name, cur->name);
                 else
@@ -164,19 +164,19 @@ int cmd_show(session *s, int argc, char **argv)
         return 1;
     }
     if (!st) return need_stage(s, "show") ? 0 : 1;
-    return st->kind == STAGE_FX ? show_fx(s, st, form) : show_onnx(s, st, form, values);
+    return st->kind == PL_FX ? show_fx(s, st, form) : show_onnx(s, st, form, values);
 }
 
 int cmd_nodes(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_stage(s, "nodes");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    if (json) json_nodes(st, &sb);
-    else if (st->kind == STAGE_FX) fx_print_nodes(st->fx, &sb);
+    if (json) cmd_json_nodes(st, &sb);
+    else if (st->kind == PL_FX) fx_print_nodes(st->fx, &sb);
     else ox_show_nodes(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
@@ -191,7 +191,7 @@ static void suggest_cb(const char *name, void *ctx)
 int cmd_node(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 1, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 1, &json)) return 1;
     if (argc < 2) {
         session_error(s, "node: which node? (usage: node NAME [--json])");
         return 1;
@@ -200,8 +200,8 @@ int cmd_node(session *s, int argc, char **argv)
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    int rc = json ? json_node(st, argv[1], &sb)
-         : st->kind == STAGE_FX ? fx_print_node(st->fx, argv[1], &sb) : ox_show_node(st->onnx, argv[1], &sb);
+    int rc = json ? cmd_json_node(st, argv[1], &sb)
+         : st->kind == PL_FX ? fx_print_node(st->fx, argv[1], &sb) : ox_show_node(st->onnx, argv[1], &sb);
     if (rc < 0) {
         suggester sg;
         suggester_init(&sg, argv[1][0] == '%' ? argv[1] + 1 : argv[1]);
@@ -226,7 +226,7 @@ int cmd_find(session *s, int argc, char **argv)
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    size_t n = st->kind == STAGE_FX ? fx_find(st->fx, argv[1], &sb) : ox_find(st->onnx, argv[1], &sb);
+    size_t n = st->kind == PL_FX ? fx_find(st->fx, argv[1], &sb) : ox_find(st->onnx, argv[1], &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     if (!n) {
@@ -239,13 +239,13 @@ int cmd_find(session *s, int argc, char **argv)
 int cmd_stats(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_stage(s, "stats");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    if (json) json_stats(st, &sb);
-    else if (st->kind == STAGE_FX) fx_print_stats(st->fx, &sb);
+    if (json) cmd_json_stats(st, &sb);
+    else if (st->kind == PL_FX) fx_print_stats(st->fx, &sb);
     else ox_show_stats(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
@@ -257,7 +257,7 @@ int cmd_lint(session *s, int argc, char **argv)
 {
     stage *st = need_stage(s, "lint");
     if (!st) return 1;
-    if (st->kind != STAGE_FX) {
+    if (st->kind != PL_FX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "lint: the %s stage is an ONNX model; lint reads FX programs", st->name);
         diag_set_hint(dg, "load the TorchScript IR or FX text of the model");
         return 1;
@@ -273,6 +273,6 @@ void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx),
 {
     stage *st = session_current(s);
     if (!st) return;
-    if (st->kind == STAGE_FX) fx_each_node_name(st->fx, cb, ctx);
-    else if (st->kind == STAGE_ONNX) ox_each_node_name(st->onnx, cb, ctx);
+    if (st->kind == PL_FX) fx_each_node_name(st->fx, cb, ctx);
+    else if (st->kind == PL_ONNX) ox_each_node_name(st->onnx, cb, ctx);
 }

@@ -34,16 +34,16 @@ static bool is_json(const char *word, void *ctx)
     return !strcmp(word, "--json");
 }
 
-bool json_flag(int *argc, char **argv)
+bool cmd_json_flag(int *argc, char **argv)
 {
     int moved = args_partition(*argc, argv, is_json, NULL);
     *argc -= moved;
     return moved > 0;
 }
 
-bool json_option(session *s, int *argc, char **argv, int nargs, bool *json)
+bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json)
 {
-    *json = json_flag(argc, argv);
+    *json = cmd_json_flag(argc, argv);
     if (*argc - 1 > nargs) {
         session_error(s, "%s: unexpected '%s' (only --json may follow)", argv[0], argv[nargs + 1]);
         return false;
@@ -246,7 +246,7 @@ static void value_infos(json_writer *w, const char *key, Onnx__ValueInfoProto *c
 
 /*==== the commands ====*/
 
-void json_stages(session *s, strbuf *out)
+void cmd_json_stages(session *s, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "stages", NULL);
@@ -256,7 +256,7 @@ void json_stages(session *s, strbuf *out)
         const stage *st = &s->stages[i];
         jw_object(&w);
         jw_kstring(&w, "name", st->name);
-        jw_kstring(&w, "kind", st->kind == STAGE_FX ? "fx" : st->kind == STAGE_ONNX ? "onnx" : "empty");
+        jw_kstring(&w, "kind", st->kind == PL_FX ? "fx" : st->kind == PL_ONNX ? "onnx" : "empty");
         jw_kbool(&w, "current", i == s->current);
         jw_kstring(&w, "source", st->source);
         jw_object_end(&w);
@@ -265,13 +265,13 @@ void json_stages(session *s, strbuf *out)
     end(&w);
 }
 
-void json_nodes(const stage *st, strbuf *out)
+void cmd_json_nodes(const stage *st, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "nodes", st);
     jw_key(&w, "nodes");
     jw_array(&w);
-    if (st->kind == STAGE_FX) {
+    if (st->kind == PL_FX) {
         fx_nodes c;
         fx_nodes_collect(st->fx, &c);
         for (size_t i = 0; i < c.nodes.len; i++) fx_node_json(&w, c.names.items[i], c.nodes.items[i], false);
@@ -286,12 +286,12 @@ void json_nodes(const stage *st, strbuf *out)
     end(&w);
 }
 
-int json_node(const stage *st, const char *name, strbuf *out)
+int cmd_json_node(const stage *st, const char *name, strbuf *out)
 {
     if (name[0] == '%') name++;
     json_writer w;
     int rc = -1;
-    if (st->kind == STAGE_FX) {
+    if (st->kind == PL_FX) {
         const fx_node *n = fx_program_find_node(st->fx, name);
         if (n) {
             begin(&w, out, "node", st);
@@ -345,7 +345,7 @@ static void histo_json(json_writer *w, const char *key, histo *h)
     vec_free(&h->keys);
 }
 
-void json_stats(const stage *st, strbuf *out)
+void cmd_json_stats(const stage *st, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "stats", st);
@@ -355,7 +355,7 @@ void json_stats(const stage *st, strbuf *out)
     hm_init(&graphs.counts);
     size_t total = 0, root = 0;
     name_vec owned = {0};   /* keys made here: "domain.Op", graph paths */
-    if (st->kind == STAGE_FX) {
+    if (st->kind == PL_FX) {
         fx_nodes c;
         fx_nodes_collect(st->fx, &c);
         for (size_t i = 0; i < c.nodes.len; i++) {
@@ -412,7 +412,7 @@ void json_stats(const stage *st, strbuf *out)
     end(&w);
 }
 
-void json_summary(const stage *st, strbuf *out)
+void cmd_json_summary(const stage *st, strbuf *out)
 {
     const Onnx__ModelProto *m = st->onnx->proto;
     const Onnx__GraphProto *g = m->graph;
@@ -448,7 +448,7 @@ void json_summary(const stage *st, strbuf *out)
     end(&w);
 }
 
-void json_check(const stage *st, const diag_sink *problems, strbuf *out)
+void cmd_json_check(const stage *st, const diag_sink *problems, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "check", st);
@@ -469,7 +469,7 @@ void json_check(const stage *st, const diag_sink *problems, strbuf *out)
     end(&w);
 }
 
-void json_signature(const stage *st, strbuf *out)
+void cmd_json_signature(const stage *st, strbuf *out)
 {
     const fx_signature *sig = &st->fx->sig;
     json_writer w;
@@ -497,7 +497,7 @@ void json_signature(const stage *st, strbuf *out)
     end(&w);
 }
 
-void json_params(const stage *st, strbuf *out)
+void cmd_json_params(const stage *st, strbuf *out)
 {
     json_writer w;
     begin(&w, out, "params", st);

@@ -20,7 +20,7 @@ static stage *need_onnx(session *s, const char *cmd)
         session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
         return NULL;
     }
-    if (st->kind != STAGE_ONNX) {
+    if (st->kind != PL_ONNX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: the %s stage is an FX program, not an ONNX model",
                                     cmd, st->name);
         /* the program is on its way to ONNX: the next step is the export that makes the model */
@@ -34,12 +34,12 @@ static stage *need_onnx(session *s, const char *cmd)
 int cmd_summary(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_onnx(s, "summary");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    if (json) json_summary(st, &sb);
+    if (json) cmd_json_summary(st, &sb);
     else ox_summary(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
@@ -49,7 +49,7 @@ int cmd_summary(session *s, int argc, char **argv)
 int cmd_check(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_onnx(s, "check");
     if (!st) return 1;
     if (json) {   /* the problems are the document; the status still says whether there were any */
@@ -58,7 +58,7 @@ int cmd_check(session *s, int argc, char **argv)
         int n = ox_check(st->onnx, &found);
         strbuf sb;
         sb_init(&sb);
-        json_check(st, &found, &sb);
+        cmd_json_check(st, &found, &sb);
         session_write(s, sb.s, sb.len);
         sb_free(&sb);
         diag_free(&found);

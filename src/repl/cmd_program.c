@@ -14,7 +14,7 @@ static stage *need_fx(session *s, const char *cmd)
         session_error(s, "%s: nothing loaded (use `load FILE` first)", cmd);
         return NULL;
     }
-    if (st->kind != STAGE_FX) {
+    if (st->kind != PL_FX) {
         session_error(s, "%s: the %s stage is an ONNX model, not a torch.export program", cmd, st->name);
         return NULL;
     }
@@ -24,7 +24,7 @@ static stage *need_fx(session *s, const char *cmd)
 int cmd_signature(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_fx(s, "signature");
     if (!st) return 1;
     if (!st->fx->sig.present) {
@@ -36,7 +36,7 @@ int cmd_signature(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     bool ok = true;
-    if (json) json_signature(st, &sb);
+    if (json) cmd_json_signature(st, &sb);
     else ok = fx_program_signature(st->fx, &sb, &s->diag);
     if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);
@@ -46,13 +46,13 @@ int cmd_signature(session *s, int argc, char **argv)
 int cmd_params(session *s, int argc, char **argv)
 {
     bool json;
-    if (!json_option(s, &argc, argv, 0, &json)) return 1;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_fx(s, "params");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
     bool ok = true;
-    if (json) json_params(st, &sb);
+    if (json) cmd_json_params(st, &sb);
     else ok = fx_program_params(st->fx, &sb, &s->diag);
     if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);
@@ -69,7 +69,7 @@ int cmd_weights(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     diag_sink *d = &s->diag;
-    int rc = st->kind == STAGE_FX ? (fx_program_weight_summary(st->fx, argv[1], &sb, d) ? 0 : -1)
+    int rc = st->kind == PL_FX ? (fx_program_weight_summary(st->fx, argv[1], &sb, d) ? 0 : -1)
                                   : ox_show_initializer(st->onnx, argv[1], &sb, d);
     if (rc == 0) session_write(s, sb.s, sb.len);
     sb_free(&sb);

@@ -40,8 +40,8 @@ static size_t onnx_nodes(const Onnx__GraphProto *g, int depth)
 static size_t stage_nodes(const stage *st)
 {
     size_t n = 0;
-    if (st->kind == STAGE_FX) fx_each_node_name(st->fx, count_name, &n);
-    else if (st->kind == STAGE_ONNX) n = onnx_nodes(st->onnx->proto->graph, 0);
+    if (st->kind == PL_FX) fx_each_node_name(st->fx, count_name, &n);
+    else if (st->kind == PL_ONNX) n = onnx_nodes(st->onnx->proto->graph, 0);
     return n;
 }
 
@@ -112,7 +112,7 @@ static void report_text(session *s, const export_report *r, int rc, strbuf *out)
 {
     const stage *loaded = NULL;
     for (int i = 0; i < SESSION_MAX_STAGES && !loaded; i++)
-        if (s->stages[i].kind != STAGE_EMPTY) loaded = &s->stages[i];
+        if (s->stages[i].kind != PL_EMPTY) loaded = &s->stages[i];
     sb_puts(out, "# fxsh export report\n\n");
     sb_printf(out, "- program: `%s`\n", s->load_command ? s->load_command : loaded && loaded->source ? loaded->source : "?");
     if (loaded && loaded->fx && loaded->fx->root && loaded->fx->root->type)
@@ -129,10 +129,10 @@ static void report_text(session *s, const export_report *r, int rc, strbuf *out)
     sb_puts(out, "```\n\n## Stages\n\n| stage | made by | nodes | time |\n|---|---|---|---|\n");
     for (int i = 0; i < SESSION_MAX_STAGES; i++) {
         const stage *st = &s->stages[i];
-        if (st->kind == STAGE_EMPTY && !(rc && i == r->failed_stage)) continue;
+        if (st->kind == PL_EMPTY && !(rc && i == r->failed_stage)) continue;
         sb_printf(out, "| %s | ", st->name);
-        cell(out, st->kind == STAGE_EMPTY ? "failed" : st->source);
-        if (st->kind == STAGE_EMPTY) sb_puts(out, " | - | ");
+        cell(out, st->kind == PL_EMPTY ? "failed" : st->source);
+        if (st->kind == PL_EMPTY) sb_puts(out, " | - | ");
         else sb_printf(out, " | %zu | ", stage_nodes(st));
         if (r->ran[i]) sb_printf(out, "%.1f ms |\n", r->ms[i]);
         else sb_puts(out, "loaded |\n");
@@ -140,7 +140,7 @@ static void report_text(session *s, const export_report *r, int rc, strbuf *out)
     /* the model the run made last */
     const stage *model = NULL;
     for (int i = SESSION_MAX_STAGES - 1; i >= 0 && !model; i--)
-        if (s->stages[i].kind == STAGE_ONNX && r->ran[i]) model = &s->stages[i];
+        if (s->stages[i].kind == PL_ONNX && r->ran[i]) model = &s->stages[i];
     if (model) {
         hashmap index;
         hm_init(&index);

@@ -230,7 +230,7 @@ int run_model_resolve(session *s, const char *cmd, const char *what, run_model_r
     memset(r, 0, sizeof *r);
     int idx = what ? session_stage_index(what) : s->current;
     if (what && idx < 0) {
-        r->m = load_model_file(s, cmd, what);
+        r->m = cmd_load_model_file(s, cmd, what);
         r->owned = r->m != NULL;
         r->label = what;
     } else if (idx < 0) {

@@ -10,7 +10,7 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "repl/cmd_handlers.h"
-#include "repl/settings.h"
+#include "pipeline/settings.h"
 
 /* Keep sorted by name: help lists them in this order. */
 const command command_table[] = {
@@ -602,7 +602,7 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
         if (k == 0) {
             add_settings(v, word, false);
             stage *st = session_current(s);
-            if (st && st->kind == STAGE_FX) add_nodes(s, v, word);
+            if (st && st->kind == PL_FX) add_nodes(s, v, word);
         } else if (k == 1) {
             add_words(v, settings_value_words(x->words[1]), word);
         }

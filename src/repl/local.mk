@@ -16,5 +16,4 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_trace.c \
 	src/repl/cmd_edit.c src/repl/cmd_edit.h \
 	src/repl/cmd_json.c \
-	src/repl/cmd_report.c \
-	src/repl/settings.c src/repl/settings.h
+	src/repl/cmd_report.c

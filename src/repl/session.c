@@ -12,16 +12,12 @@
 #include "base/strbuf.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
-#include "tables/ops.h"
 
-static const char *const stage_names[SESSION_MAX_STAGES] = {
-    "fx", "exported", "decomposed", "onnx", "optimized",
-};
 
 void session_init(session *s)
 {
     memset(s, 0, sizeof *s);
-    for (int i = 0; i < SESSION_MAX_STAGES; i++) s->stages[i].name = stage_names[i];
+    pl_stages_init(s->stages);
     s->current = -1;
     diag_init(&s->diag);
     s->out = stdout;
@@ -29,24 +25,9 @@ void session_init(session *s)
     settings_init(&s->settings);
 }
 
-static void stage_clear(stage *st)
-{
-    if (st->fx) fx_program_free(st->fx);
-    if (st->onnx) ox_model_free(st->onnx);
-    for (int i = 0; i < 2; i++) {
-        if (st->keepalive[i]) fx_program_free(st->keepalive[i]);
-        st->keepalive[i] = NULL;
-    }
-    free(st->source);
-    st->fx = NULL;
-    st->onnx = NULL;
-    st->source = NULL;
-    st->kind = STAGE_EMPTY;
-}
-
 void session_free(session *s)
 {
-    for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
+    for (int i = 0; i < SESSION_MAX_STAGES; i++) pl_stage_clear(&s->stages[i]);
     diag_free(&s->diag);
     settings_free(&s->settings);
     free(s->load_command);
@@ -54,10 +35,7 @@ void session_free(session *s)
     session_clear_edits(s);
     free(s->undo);
     free(s->redo);
-    if (s->ops) {
-        ops_registry_free(s->ops);
-        free(s->ops);
-    }
+    pl_free_ops(s->ops);
 }
 
 void session_clear_edits(session *s)
@@ -76,7 +54,7 @@ void session_clear_edits(session *s)
 void session_reset(session *s)
 {
     session_clear_edits(s);
-    for (int i = 0; i < SESSION_MAX_STAGES; i++) stage_clear(&s->stages[i]);
+    for (int i = 0; i < SESSION_MAX_STAGES; i++) pl_stage_clear(&s->stages[i]);
     s->current = -1;
     free(s->load_command);
     s->load_command = NULL;
@@ -90,19 +68,19 @@ void session_stash_stages(session *s, int from, stage_stash *st)
     for (int i = from; i < SESSION_MAX_STAGES; i++) {
         st->stages[i] = s->stages[i];
         memset(&s->stages[i], 0, sizeof s->stages[i]);
-        s->stages[i].name = stage_names[i];
+        s->stages[i].name = pl_stage_name(i);
     }
     if (s->current >= from) {   /* the last stage left holding something is current */
         s->current = -1;
         for (int i = from - 1; i >= 0 && s->current < 0; i--)
-            if (s->stages[i].kind != STAGE_EMPTY) s->current = i;
+            if (s->stages[i].kind != PL_EMPTY) s->current = i;
     }
 }
 
 void session_restore_stages(session *s, stage_stash *st)
 {
     for (int i = st->from; i < SESSION_MAX_STAGES; i++) {
-        stage_clear(&s->stages[i]);
+        pl_stage_clear(&s->stages[i]);
         s->stages[i] = st->stages[i];
     }
     s->current = st->current;
@@ -111,39 +89,29 @@ void session_restore_stages(session *s, stage_stash *st)
 
 void session_drop_stash(stage_stash *st)
 {
-    for (int i = st->from; i < SESSION_MAX_STAGES; i++) stage_clear(&st->stages[i]);
+    for (int i = st->from; i < SESSION_MAX_STAGES; i++) pl_stage_clear(&st->stages[i]);
     memset(st, 0, sizeof *st);
 }
 
 int session_stage_index(const char *name)
 {
-    for (int i = 0; i < SESSION_MAX_STAGES; i++)
-        if (strcmp(stage_names[i], name) == 0) return i;
-    return -1;
+    return pl_stage_index(name);
 }
 
 const char *session_stage_name(int index)
 {
-    return index >= 0 && index < SESSION_MAX_STAGES ? stage_names[index] : NULL;
+    return pl_stage_name(index);
 }
 
 void session_set_fx(session *s, int index, struct fx_program *p, const char *source)
 {
-    stage *st = &s->stages[index];
-    stage_clear(st);
-    st->kind = STAGE_FX;
-    st->fx = p;
-    st->source = source ? xstrdup(source) : NULL;
+    pl_stage_set_fx(&s->stages[index], p, source);
     s->current = index;
 }
 
 void session_set_onnx(session *s, int index, struct ox_model *m, const char *source)
 {
-    stage *st = &s->stages[index];
-    stage_clear(st);
-    st->kind = STAGE_ONNX;
-    st->onnx = m;
-    st->source = source ? xstrdup(source) : NULL;
+    pl_stage_set_onnx(&s->stages[index], m, source);
     s->current = index;
 }
 
@@ -204,4 +172,25 @@ int session_width(const session *s)
 bool session_confirm(const session *s)
 {
     return !s->quiet && s->terminal;
+}
+
+/* torch's own lines: progress on stdout (not with -q), its messages on stderr after whatever was
+ * printed before them. */
+static void print_torch_text(void *ctx, pl_print_kind kind, const char *text)
+{
+    session *s = ctx;
+    if (kind == PL_PRINT_PROGRESS) {
+        if (s->quiet) return;
+        fputs(text, s->out);
+        fflush(s->out);
+        return;
+    }
+    fflush(s->out);
+    fputs(text, s->err);
+}
+
+pl_env session_env(session *s)
+{
+    return (pl_env){.diag = &s->diag, .ops = &s->ops, .print = print_torch_text, .print_ctx = s,
+                    .load_command = s->load_command};
 }

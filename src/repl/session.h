@@ -10,24 +10,16 @@
 #include <stdio.h>
 
 #include "base/diag.h"
-#include "repl/settings.h"
+#include "pipeline/pipeline.h"
 
 struct fx_program;
 struct ox_model;
 struct ops_registry;
 
-typedef enum stage_kind { STAGE_EMPTY, STAGE_FX, STAGE_ONNX } stage_kind;
+/* The stages are the pipeline's (pipeline/pipeline.h); the session holds one set of them. */
+typedef pl_stage stage;
 
-typedef struct stage {
-    const char *name;            /* "fx", "exported", "decomposed", "onnx", "optimized" */
-    stage_kind kind;
-    struct fx_program *fx;
-    struct ox_model *onnx;
-    char *source;                /* file it was loaded from, or the pass that made it */
-    struct fx_program *keepalive[2];  /* intermediate programs whose data fx borrows (or NULL) */
-} stage;
-
-enum { SESSION_MAX_STAGES = 5 };
+enum { SESSION_MAX_STAGES = PL_N_STAGES };
 
 /* Reads one more line of the current input for commands that take a multi-line block (load -). */
 typedef char *(*session_read_fn)(void *ctx, const char *prompt);
@@ -100,5 +92,9 @@ int session_width(const session *s);
 bool session_confirm(const session *s);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The pipeline's view of the session: its diagnostics, op tables, the `load` command line, and
+ * torch's own lines printed to its streams. */
+pl_env session_env(session *s);
 
 #endif

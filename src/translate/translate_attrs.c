@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "onnx/onnx_schema.h"
 #include "translate/translate.h"
 #include "translate/translate_internal.h"
@@ -62,10 +63,8 @@ static void complete_node(ox_model *m, Onnx__NodeProto *n)
     if (!sd || !*sd->attributes) return;
     size_t cap = n->n_attribute, k = 0;
     for (const char *p = sd->attributes; *p; p++) cap += *p == ',';
-    Onnx__AttributeProto **order = malloc((cap + 2) * sizeof *order);
-    if (!order) return;
-    bool *placed = calloc(n->n_attribute + 1, 1);
-    if (!placed) { free(order); return; }
+    Onnx__AttributeProto **order = xmalloc((cap + 2) * sizeof *order);
+    bool *placed = xcalloc(n->n_attribute + 1, 1);
     size_t given = n->n_attribute;
     for (const char *p = sd->attributes; *p;) {
         const char *end = strchr(p, ','), *colon;

@@ -13,7 +13,7 @@
 
 #include "base/file.h"
 
-#define HARNESSES(X) X(fx_graph) X(fx_code) X(fx_module) X(torchscript) X(pt2) X(onnx_pb) X(onnx_text) X(yaml) X(weights) X(values)
+#define HARNESSES(X) X(fx_graph) X(fx_code) X(fx_module) X(torchscript) X(pt2) X(onnx_pb) X(onnx_text) X(yaml) X(weights) X(values) X(pipeline)
 
 #define DECLARE(name) int fxsh_fuzz_##name(const uint8_t *data, size_t size);
 HARNESSES(DECLARE)

@@ -313,7 +313,7 @@ static void test_source_meta(void **state)
     for (int annotated = 0; annotated < 2; annotated++) {
         diag_sink d;
         diag_init(&d);
-        fx_program *p = fx_parse_code_text(srcs[annotated], strlen(srcs[annotated]), "m.py", &d);
+        fx_program *p = fxp_parse_code_text(srcs[annotated], strlen(srcs[annotated]), "m.py", &d);
         assert_non_null(p);
         fx_program *e = export_program(p, NULL, &d);
         assert_non_null(e);
@@ -360,7 +360,7 @@ static void test_table_forms(void **state)
         "    return (split_1, and_, full_like, hstack)";
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_parse_graph_text(src, strlen(src), "t.txt", &d);
+    fx_program *p = fxp_parse_graph_text(src, strlen(src), "t.txt", &d);
     assert_non_null(p);
     fx_program *e = export_program(p, NULL, &d);
     assert_non_null(e);
@@ -437,7 +437,7 @@ static void test_fixtures(void **state)
         assert_non_null(want);
         diag_sink d;
         diag_init(&d);
-        fx_program *p = fx_parse_module_text(tl, len, path, &d);
+        fx_program *p = fxp_parse_module_text(tl, len, path, &d);
         assert_non_null(p);
         fx_program *e = export_program(p, NULL, &d);
         assert_non_null(e);

@@ -167,7 +167,7 @@ int main(void)
         char *tl = slurp(path, &len);
         if (tl && exp) {
             ex_n++;
-            fx_program *p = fx_parse_module_text(tl, len, path, &d);
+            fx_program *p = fxp_parse_module_text(tl, len, path, &d);
             /* the weights a user would attach (load --weights): the archive's values, or the
              * program JSON's dtypes and shapes when no archive was kept */
             char wpath[4400];
@@ -177,7 +177,7 @@ int main(void)
             diag_sink wd;
             diag_init(&wd);
             if (p && access(wpath, R_OK) == 0)
-                fx_attach_weights(p, wpath, NULL, &wd);   /* a program without weights has none to attach */
+                load_attach_weights(p, wpath, NULL, &wd);   /* a program without weights has none to attach */
             diag_free(&wd);
             decls dc;
             const export_options *opt = declare_inputs(&dc, dir, ce->d_name);

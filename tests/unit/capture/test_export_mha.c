@@ -45,7 +45,7 @@ typedef struct run {
 static void export_text(run *r, const char *text, const char *const *decls)
 {
     diag_init(&r->d);
-    r->src = fx_parse_module_text(text, strlen(text), "m.txt", &r->d);
+    r->src = fxp_parse_module_text(text, strlen(text), "m.txt", &r->d);
     assert_non_null(r->src);
     export_input_decl in[4];
     const char *dims[4][4];

@@ -33,7 +33,7 @@ static fx_program *load(const char *text, const char *decl, const char *attr, di
     }
     fx_program *p = ts_load_text(text, strlen(text), "m.ts", &o, d);
     assert_non_null(p);
-    assert_true(ts_prepare_program(p, d));
+    assert_true(tsn_prepare_program(p, d));
     return p;
 }
 

@@ -352,7 +352,7 @@ static void test_composite_implicit(void **state)
     for (int k = 0; k < 2; k++) {
         diag_sink d;
         diag_init(&d);
-        fx_program *p = fx_parse_code_text(prog, strlen(prog), "cia.py", &d);
+        fx_program *p = fxp_parse_code_text(prog, strlen(prog), "cia.py", &d);
         assert_non_null(p);
         fx_program *r = decompose_program(p, k ? DECOMP_ONNX : DECOMP_DEFAULT, &d);
         if (!r)

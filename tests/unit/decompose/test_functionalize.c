@@ -20,7 +20,7 @@
 /* Decomposes an exported program given as print_readable() text; NULL on failure (d holds why). */
 static char *decompose_text(const char *code, decomp_table which, diag_sink *d, fx_program **out)
 {
-    fx_program *p = fx_parse_code_text(code, strlen(code), "test.py", d);
+    fx_program *p = fxp_parse_code_text(code, strlen(code), "test.py", d);
     assert_non_null(p);
     fx_program *r = decompose_program(p, which, d);
     fx_program_free(p);
@@ -119,7 +119,7 @@ static void test_mutated_user_input_signature(void **state)
                                "        return (mul,)\n";
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_parse_code_text(code, strlen(code), "test.py", &d);
+    fx_program *p = fxp_parse_code_text(code, strlen(code), "test.py", &d);
     assert_non_null(p);
     fx_input_spec *in = fx_alloc(p, sizeof *in);
     in[0] = (fx_input_spec){ FX_IN_USER_INPUT, "x", NULL, false };

@@ -34,7 +34,7 @@ static fx_program *load_fixture(const char *name, char **text, size_t *len)
     *text = read_fixture(name, len);
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(*text, *len, name, &d);
+    fx_program *p = load_fx_text(*text, *len, name, &d);
     if (!p)
         diag_render_all(&d, stderr, NULL, false);
     assert_non_null(p);

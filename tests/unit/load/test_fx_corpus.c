@@ -63,13 +63,13 @@ int main(void)
                 continue;
             total[k]++;
             /* a whole file pasted into the REPL is a complete block */
-            if (!fx_text_complete(text, len)) {
+            if (!load_fx_text_complete(text, len)) {
                 printf("FAIL (not complete) %s\n", path);
                 incomplete++;
             }
             diag_sink d;
             diag_init(&d);
-            fx_program *p = fx_load_text(text, len, path, &d);
+            fx_program *p = load_fx_text(text, len, path, &d);
             if (!p) {
                 printf("FAIL (load) %s\n", path);
                 diag_render_all(&d, stdout, NULL, false);

@@ -26,7 +26,7 @@ static void expect_error(const char *text, int line, int col, const char *msg)
 {
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(text, strlen(text), "in.txt", &d);
+    fx_program *p = load_fx_text(text, strlen(text), "in.txt", &d);
     const diagnostic *e = first_error(&d);
     if (p || !e || e->line != line || e->col != col || !strstr(e->message, msg)) {
         print_error("input:\n%s\n", text);
@@ -79,7 +79,7 @@ static void test_hints(void **state)
                            "    %b : [num_users=1] = call_function[target=f](args = (%x,), kwargs = {})\n    return a";
     diag_sink d;
     diag_init(&d);
-    assert_null(fx_load_text(text, strlen(text), "h.txt", &d));
+    assert_null(load_fx_text(text, strlen(text), "h.txt", &d));
     assert_int_equal(d.len, 1);
     assert_non_null(d.items[0].hint);
     assert_non_null(strstr(d.items[0].hint, "defined on line 4"));
@@ -98,7 +98,7 @@ static void test_graph_args_and_warning(void **state)
         "    return (a,)";
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(text, strlen(text), "g.txt", &d);
+    fx_program *p = load_fx_text(text, strlen(text), "g.txt", &d);
     assert_non_null(p);
     assert_false(diag_has_errors(&d));
     assert_int_equal(d.len, 1);   /* num_users=2 disagrees with the one real user */
@@ -145,7 +145,7 @@ static void test_old_users_form_and_default(void **state)
                        "    return add";
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(text, strlen(text), NULL, &d);
+    fx_program *p = load_fx_text(text, strlen(text), NULL, &d);
     assert_non_null(p);
     assert_int_equal(d.len, 0);
     strbuf sb;
@@ -201,16 +201,16 @@ static void test_code_subgraphs(void **state)
         "            # File: m.py:2 in f, code: return -x\n"
         "            neg: \"f32[s77, 4]\" = torch.ops.aten.neg.default(x);  x = None\n"
         "            return (neg,)\n";
-    assert_true(fx_text_complete(text, strlen(text)));
-    assert_false(fx_text_complete(text, strlen(text) - 32));   /* inside the last forward */
+    assert_true(load_fx_text_complete(text, strlen(text)));
+    assert_false(load_fx_text_complete(text, strlen(text) - 32));   /* inside the last forward */
     /* after the root forward returned, the branches are still to come */
     const char *root_end = strstr(text, "        return (getitem,)\n") + 26;
-    assert_false(fx_text_complete(text, (size_t)(root_end - text)));
+    assert_false(load_fx_text_complete(text, (size_t)(root_end - text)));
     const char *first_branch_end = strstr(text, "            return (mul,)\n") + 26;
-    assert_false(fx_text_complete(text, (size_t)(first_branch_end - text)));
+    assert_false(load_fx_text_complete(text, (size_t)(first_branch_end - text)));
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(text, strlen(text), "r.txt", &d);
+    fx_program *p = load_fx_text(text, strlen(text), "r.txt", &d);
     assert_non_null(p);
     assert_int_equal(fx_program_source_form(p), FX_FORM_CODE);
     assert_int_equal(p->root->n_children, 2);
@@ -247,15 +247,15 @@ static void test_module_errors_and_complete(void **state)
     expect_error("MLP()\n\n\n\ndef forward(self, x):\n    y = self.fc1(x)\n", 6, 20, "missing 'return'");
     const char *m = "M()\n\n\n\ndef forward(self, x):\n    return x\n    \n# To see more debug info, "
                     "please use `graph_module.print_readable()`";
-    assert_true(fx_text_complete(m, strlen(m)));
-    assert_false(fx_text_complete(m, 40));
+    assert_true(load_fx_text_complete(m, strlen(m)));
+    assert_false(load_fx_text_complete(m, 40));
     const char *g = "graph():\n    %x : [num_users=1] = placeholder[target=x]\n    return x";
-    assert_true(fx_text_complete(g, strlen(g)));
-    assert_false(fx_text_complete(g, strlen(g) - 12));
-    assert_false(fx_text_complete("", 0));
+    assert_true(load_fx_text_complete(g, strlen(g)));
+    assert_false(load_fx_text_complete(g, strlen(g) - 12));
+    assert_false(load_fx_text_complete("", 0));
     diag_sink d;
     diag_init(&d);
-    assert_null(fx_load_text("\n\n", 2, "e.txt", &d));
+    assert_null(load_fx_text("\n\n", 2, "e.txt", &d));
     assert_true(diag_has_errors(&d));
     diag_free(&d);
 }
@@ -275,7 +275,7 @@ static void test_garbage_does_not_crash(void **state)
     for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
         diag_sink d;
         diag_init(&d);
-        fx_program *p = fx_load_text(inputs[i], strlen(inputs[i]), "x", &d);
+        fx_program *p = load_fx_text(inputs[i], strlen(inputs[i]), "x", &d);
         assert_null(p);
         assert_true(diag_has_errors(&d));
         diag_free(&d);

@@ -55,7 +55,7 @@ static fx_program *load_fixture(const char *name, const char *weights, const cha
     fx_program *p = ts_load_text(t, n, path, &o, &d);
     assert_int_equal(d.errors, 0);
     assert_non_null(p);
-    ts_prepare_program(p, &d);   /* the shapes, as `load` infers them */
+    tsn_prepare_program(p, &d);   /* the shapes, as `load` infers them */
     assert_int_equal(d.errors, 0);
     diag_free(&d);
     free(t);
@@ -121,7 +121,7 @@ static void test_readable_fixture(void **state)
     assert_non_null(t);
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(t, n, path, &d);
+    fx_program *p = load_fx_text(t, n, path, &d);
     assert_non_null(p);
     fx_node *node = fx_program_find_node(p, "if_1");
     assert_non_null(node);
@@ -169,7 +169,7 @@ static void test_factories_shapes_and_outputs(void **state)
     diag_init(&d);
     fx_program *p = ts_load_text(text, sizeof text - 1, "factories.ts", &o, &d);
     assert_non_null(p);
-    ts_prepare_program(p, &d);
+    tsn_prepare_program(p, &d);
     strbuf sb;
     sb_init(&sb);
     fx_print(p, FX_FORM_GRAPH, &sb);

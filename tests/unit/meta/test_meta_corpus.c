@@ -296,7 +296,7 @@ static void walk_case(corpus_run *cr, const meta_rules *rules, const char *dir, 
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/%s/%s.readable.txt", dir, cas, stage[k]);
         char *txt = file_slurp(path, &len);
-        fx_program *want = txt ? fx_parse_code_text(txt, len, path, d) : NULL;
+        fx_program *want = txt ? fxp_parse_code_text(txt, len, path, d) : NULL;
         free(txt);
         if (!want)
             continue;

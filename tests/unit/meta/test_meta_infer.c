@@ -30,7 +30,7 @@ static void infer(run *r, const char *text)
 {
     diag_init(&r->d);
     sb_init(&r->code);
-    r->p = fx_parse_code_text(text, strlen(text), "test.py", &r->d);
+    r->p = fxp_parse_code_text(text, strlen(text), "test.py", &r->d);
     if (!r->p) {
         diag_render_all(&r->d, stderr, NULL, false);
         fail_msg("test program does not parse");
@@ -465,7 +465,7 @@ static void call_not_in_graph(void **state)
     diag_init(&d);
     assert_true(meta_rules_load_default(&rules, &d));
     static const char prog[] = PROGRAM("x: \"f32[s0, 1, 4]\", y: \"i64[3, 1]\"", "        return (x,)\n");
-    fx_program *p = fx_parse_code_text(prog, strlen(prog), "t.py", &d);
+    fx_program *p = fxp_parse_code_text(prog, strlen(prog), "t.py", &d);
     assert_non_null(p);
     fx_graph *g = fx_program_graph(p);
     size_t before = g->n_nodes;
@@ -562,7 +562,7 @@ static void bad_tables(void **state)
     assert_true(meta_rules_load_string(&rules, "mine.yaml", good, strlen(good), &d));
     static const char prog[] = PROGRAM("x: \"f32[2]\"", "        t = torch.ops.mylib.twice.default(x)\n"
                                                         "        return (t,)\n");
-    fx_program *p = fx_parse_code_text(prog, strlen(prog), "t.py", &d);
+    fx_program *p = fxp_parse_code_text(prog, strlen(prog), "t.py", &d);
     assert_non_null(p);
     assert_true(meta_infer_program_with(p, &rules, &d));
     fx_node *t = fx_program_find_node(p, "t");

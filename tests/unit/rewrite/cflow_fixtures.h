@@ -45,7 +45,7 @@ static inline fx_program *load_ts_inputs(const char *name, const char *weights, 
     fx_program *p = ts_load_text(t, n, name, &o, &d);
     free(t);
     assert_non_null(p);
-    ts_prepare_program(p, &d);
+    tsn_prepare_program(p, &d);
     assert_int_equal(d.errors, 0);
     diag_free(&d);
     return p;

@@ -24,7 +24,7 @@ static fx_program *load_text(const char *text, const char *name)
 {
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_load_text(text, strlen(text), name, &d);
+    fx_program *p = load_fx_text(text, strlen(text), name, &d);
     if (!p)
         for (size_t i = 0; i < d.len; i++)
             fprintf(stderr, "%s\n", d.items[i].message);
@@ -419,7 +419,7 @@ static void expect_while_refusal(const char *from, const char *to, const char *f
     diag_init(&d);
     fx_program *p = ts_load_text(v, strlen(v), "variant.ts", &o, &d);
     assert_non_null(p);
-    ts_prepare_program(p, &d);   /* as `load` does: the refusals compare shapes */
+    tsn_prepare_program(p, &d);   /* as `load` does: the refusals compare shapes */
     fx_program *q = rewrite_loop_to_while(p, "while_1", false, &d);
     if (q || !has_message(&d, message))
         for (size_t i = 0; i < d.len; i++)

@@ -59,7 +59,7 @@ static void test_passes_parse_once(void **state)
     size_t len;
     char *text = file_read(FXSH_FIXTURES "/export/mlp/torch_level.module.txt", &len, &d);
     assert_non_null(text);
-    fx_program *p = fx_load_text(text, len, "torch_level.module.txt", &d);
+    fx_program *p = load_fx_text(text, len, "torch_level.module.txt", &d);
     assert_non_null(p);
     size_t after_first = 0;
     for (int i = 0; i < 3; i++) {

@@ -279,7 +279,7 @@ static void run_case(ocase *c)
     n_cases++;
     diag_sink d;
     diag_init(&d);
-    fx_program *p = fx_parse_code_text(c->program.s, c->program.len, c->file, &d);
+    fx_program *p = fxp_parse_code_text(c->program.s, c->program.len, c->file, &d);
     if (!p) {
         diag_render_all(&d, stderr, NULL, false);
         fail_msg("%s (%s:%d): the program does not parse", c->name, c->file, c->line);

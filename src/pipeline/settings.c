@@ -1,5 +1,5 @@
 /* settings.c — export defaults shown and changed by `set`, overridden per run by `export K=V`. */
-#include "repl/settings.h"
+#include "pipeline/settings.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -21,10 +21,8 @@
 #include "fx/fx.h"
 #include "fx/fx_control.h"
 #include "load/ts_load.h"
-#include "rewrite/control_flow.h"
-#include "capture/export.h"
 #include "rewrite/rewrite.h"
-#include "capture/ts_normalize.h"
+#include "pipeline/pipeline.h"
 
 #ifndef TS_EXPORT_FLOOR
 #define TS_EXPORT_FLOOR 0
@@ -180,50 +178,47 @@ static fx_program *rewrite_data_ifs(fx_program *p, diag_sink *d)
     return p;
 }
 
-/* The case exported as `load; [rewrite ... cond]; export; show exported code` gives it, or NULL. */
+/* The case exported as `load; [rewrite ... cond]; export; show exported code` gives it, or NULL:
+ * the pipeline's own load and capture stage, as the shell runs them. */
 static char *export_code(const char *dir, const char *src_dir, const char *name, const char *ref, diag_sink *d)
 {
-    size_t n;
-    char *text = read_file(dir, "torchscript.txt", &n);
-    assert_non_null(text);
-    char wpath[1024];
+    char path[1024], wpath[1024];
+    snprintf(path, sizeof path, "%s/torchscript.txt", dir);
     ts_input_decl in[8];
     ts_attr_decl attrs[2];
-    ts_load_options o = {.inputs = in, .attrs = attrs};
+    pl_load_options o = {.inputs = in, .attrs = attrs};
     o.n_inputs = input_decls(dir, ref, in, 8);
     /* the weights: the twin's archive, or its JSON (shapes only) where the archive was too big */
     const char *fw = strstr(ref, "def forward(self, ");
     bool has_weights = fw && (!strncmp(fw + 18, "p_", 2) || !strncmp(fw + 18, "b_", 2));
     if (has_weights) {
         snprintf(wpath, sizeof wpath, "%s/%s", src_dir, exists(src_dir, "program.pt2") ? "program.pt2" : "program.json");
-        o.weights_path = wpath;
+        o.weights = wpath;
     }
     for (size_t i = 0; i < sizeof case_attrs / sizeof *case_attrs; i++)
         if (!strcmp(case_attrs[i].name, name))
             assert_true(ts_parse_attr_decl(case_attrs[i].attr, &attrs[o.n_attrs++]));
-    fx_program *p = ts_load_text(text, n, "torchscript.txt", &o, d);
-    free(text);
-    if (!p || !ts_prepare_program(p, d) || !(p = rewrite_data_ifs(p, d))) {
-        fx_program_free(p);
-        return NULL;
-    }
-    strbuf report;
-    sb_init(&report);
+    pl_loaded l;
+    if (!pl_load_file(path, &o, &l, d)) return NULL;
+    fx_program *p = rewrite_data_ifs(l.fx, d);
+    if (!p) return NULL;
+    pl_stage stages[PL_N_STAGES];
+    pl_stages_init(stages);
+    pl_stage_set_fx(&stages[PL_STAGE_FX], p, path);
+    export_settings cfg;
+    settings_init(&cfg);
+    struct ops_registry *ops = NULL;
+    pl_env env = {.diag = d, .ops = &ops};
     char *code = NULL;
-    if (control_flow_export_check_ex(p, NULL, d, &report) == 0) {
-        fx_program *spec = control_flow_specialize_ex(p, NULL, d);
-        fx_program *q = spec ? export_program(spec, NULL, d) : NULL;
-        if (q) {
-            strbuf sb;
-            sb_init(&sb);
-            fx_print(q, FX_FORM_CODE, &sb);
-            code = sb_detach(&sb);
-        }
-        fx_program_free(q);
-        fx_program_free(spec);
+    if (pl_run_stage(stages, PL_STAGE_EXPORTED, &cfg, NULL, &env)) {
+        strbuf sb;
+        sb_init(&sb);
+        fx_print(stages[PL_STAGE_EXPORTED].fx, FX_FORM_CODE, &sb);
+        code = sb_detach(&sb);
     }
-    sb_free(&report);
-    fx_program_free(p);
+    for (int i = 0; i < PL_N_STAGES; i++) pl_stage_clear(&stages[i]);
+    settings_free(&cfg);
+    pl_free_ops(ops);
     return code;
 }
 
