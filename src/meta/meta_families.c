@@ -15,6 +15,12 @@ const mi_fn_entry *mi_find_shape(const char *name) { return builtin_find(&shape_
 const mi_fn_entry *mi_find_dtype(const char *name) { return builtin_find(&dtype_index, name); }
 const mi_fn_entry *mi_find_strides(const char *name) { return builtin_find(&strides_index, name); }
 
+const char *mi_suggest_fn(int kind, const char *name)
+{
+    builtin_index *idx[] = { &shape_index, &dtype_index, &strides_index };
+    return kind >= 0 && kind < 3 ? builtin_suggest(idx[kind], name) : NULL;
+}
+
 const char *mi_builtin_duplicate(void)
 {
     const char *d = builtin_duplicate(&shape_index);

@@ -78,6 +78,9 @@ extern const builtin_family mi_strides_builtins;   /* meta_strides.c: contiguous
 const mi_fn_entry *mi_find_shape(const char *name);
 const mi_fn_entry *mi_find_dtype(const char *name);
 const mi_fn_entry *mi_find_strides(const char *name);
+/* The name of kind (0 shape, 1 dtype, 2 strides) nearest to a mistyped one, for a hint; NULL
+ * when none is near. */
+const char *mi_suggest_fn(int kind, const char *name);
 /* A name registered twice within one kind, NULL when none (a unit test keeps it NULL). */
 const char *mi_builtin_duplicate(void);
 

@@ -520,6 +520,10 @@ static void rule_functions_registered(void **state)
     assert_non_null(e);
     assert_int_equal(e->max_params, MI_MAX_RANK);
     assert_null(mi_find_strides("nosuch"));
+    assert_string_equal(mi_suggest_fn(0, "broadcst"), "broadcast");
+    assert_string_equal(mi_suggest_fn(1, "promte"), "promote");
+    assert_string_equal(mi_suggest_fn(2, "permute"), "permuted");
+    assert_null(mi_suggest_fn(2, "zzzzzzzz"));
 }
 
 static void bad_tables(void **state)
