@@ -3,10 +3,10 @@
 #include "fuzz/fuzz.h"
 
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_dot.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_dot.h"
+#include "view/onnx_inspect.h"
 #include "onnx/onnx_print.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_summary.h"
 
 void fuzz_use_fx(fx_program *p, diag_sink *d)
 {
@@ -45,17 +45,17 @@ void fuzz_use_onnx(ox_model *m, diag_sink *d)
     sb_init(&sb);
     ox_print_model(m->proto, &sb, NULL);
     sb_reset(&sb);
-    ox_summary(m, &sb);
+    view_summary(m, &sb);
     sb_reset(&sb);
-    ox_show_nodes(m, &sb);
+    view_show_nodes(m, &sb);
     sb_reset(&sb);
-    ox_show_stats(m, &sb);
+    view_show_stats(m, &sb);
     sb_reset(&sb);
-    ox_dot(m, &sb);
+    view_dot(m, &sb);
     const Onnx__GraphProto *g = m->proto->graph;
     for (size_t i = 0; g && i < g->n_initializer && i < 16; i++) {
         sb_reset(&sb);
-        if (g->initializer[i]->name) ox_show_initializer(m, g->initializer[i]->name, &sb, d);
+        if (g->initializer[i]->name) view_show_initializer(m, g->initializer[i]->name, &sb, d);
     }
     sb_free(&sb);
     ox_check(m, d);

@@ -6,7 +6,7 @@
 set -u
 top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top/src" || exit 2
-order="base onnx fx tables load meta capture decompose translate optimize rewrite pipeline repl"
+order="base onnx eval fx tables load meta capture decompose translate optimize rewrite pipeline view repl"
 rank() {
     i=0
     for f in $order; do

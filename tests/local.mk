@@ -15,6 +15,7 @@ FX_TEST_CPPFLAGS = $(CORPUS_CPPFLAGS) -DFXSH_FX_FIXTURES='"$(abs_top_srcdir)/tes
 include tests/unit/base/local.mk
 include tests/unit/fx/local.mk
 include tests/unit/onnx/local.mk
+include tests/unit/eval/local.mk
 include tests/unit/tables/local.mk
 include tests/unit/load/local.mk
 include tests/unit/meta/local.mk
@@ -24,6 +25,7 @@ include tests/unit/translate/local.mk
 include tests/unit/optimize/local.mk
 include tests/unit/rewrite/local.mk
 include tests/unit/pipeline/local.mk
+include tests/unit/view/local.mk
 include tests/unit/repl/local.mk
 check_PROGRAMS += $(PLAIN_TESTS)
 TESTS += $(PLAIN_TESTS)

@@ -28,6 +28,8 @@ for dir in $order; do
     for o in "$objdir/src/$dir"/*.o; do
         [ -f "$o" ] || continue
         case $(basename "$o") in *-*) continue ;; esac
+        # an object left by a source since moved or removed is not part of the library
+        [ -f "$top/src/$dir/$(basename "$o" .o).c" ] || continue
         name=src/$dir/$(basename "$o")
         nm -g --defined-only "$o" | awk -v r=$rank -v d="$dir" -v o="$name" '$2 ~ /^[TDBRVWC]$/ {print $3, r, d, o}' >>"$tmp/defs"
         nm -u "$o" | awk -v r=$rank -v d="$dir" -v o="$name" '{print $NF, r, d, o}' >>"$tmp/uses"

@@ -9,13 +9,15 @@ command -v "$cc" >/dev/null || { echo "no C compiler; skipping"; exit 77; }
 command -v nm >/dev/null || { echo "no nm; skipping"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src/base" "$tmp/src/onnx" "$tmp/src/fx" "$tmp/src/repl"
+# a tree of its own: the pipeline order of the real one, sources and objects side by side
+mkdir -p "$tmp/src/base" "$tmp/src/onnx" "$tmp/src/fx" "$tmp/src/repl" "$tmp/tests"
+cp "$top/tests/include_order.sh" "$tmp/tests/"
 obj() {   # obj FOLDER NAME SOURCE: compiles SOURCE into src/FOLDER/NAME.o
-    printf '%s\n' "$3" >"$tmp/$2.c"
-    "$cc" -c -o "$tmp/src/$1/$2.o" "$tmp/$2.c" || exit 2
+    printf '%s\n' "$3" >"$tmp/src/$1/$2.c"
+    "$cc" -c -o "$tmp/src/$1/$2.o" "$tmp/src/$1/$2.c" || exit 2
 }
 run() {
-    FXSH_OBJDIR=$tmp FXSH_TOP=$top sh "$top/tests/symbol_order.sh" >"$tmp/out" 2>&1
+    FXSH_OBJDIR=$tmp FXSH_TOP=$tmp sh "$top/tests/symbol_order.sh" >"$tmp/out" 2>&1
 }
 # a clean tree: base defines, repl uses
 obj base alloc 'void *xmalloc_stub(unsigned long n) { return (void *)n; }'
@@ -31,14 +33,14 @@ expect() {   # expect WHAT PATTERN: the check fails and says PATTERN
 obj repl repl_def 'int repl_planted(void) { return 1; }'
 obj base base_bad 'int repl_planted(void); int base_planted(void) { return repl_planted(); }'
 expect "a back edge from base to repl" "src/base/base_bad.o: base uses repl_planted, defined in repl"
-rm "$tmp/src/base/base_bad.o"
+rm "$tmp/src/base/base_bad.o" "$tmp/src/base/base_bad.c"
 obj onnx raw '#include <stdlib.h>
 void *ox_raw_planted(void) { return malloc(4); }'
 expect "a raw malloc" "src/onnx/raw.o: calls malloc"
-rm "$tmp/src/onnx/raw.o"
+rm "$tmp/src/onnx/raw.o" "$tmp/src/onnx/raw.c"
 obj onnx ox_ok 'int ox_planted(void) { return 2; }'
 obj fx clash 'int ox_clash_planted(void) { return 3; }'
 expect "a prefix of two folders" "fx exports ox_clash_planted, but the prefix ox_ is onnx"
-rm "$tmp/src/fx/clash.o"
+rm "$tmp/src/fx/clash.o" "$tmp/src/fx/clash.c"
 run || { echo "FAIL: the tree with the plants removed is refused:"; cat "$tmp/out"; status=1; }
 exit $status

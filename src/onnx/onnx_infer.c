@@ -1,5 +1,6 @@
 /* onnx_infer.c — ONNX type and shape inference for one node (the operators fxsh emits and
- * torch.onnx's models hold), each as its inference function in onnx/defs computes it. */
+ * torch.onnx's models hold), each as its inference function in onnx/defs computes it; the
+ * operator's record (onnx_op.h) names the function. */
 #include "onnx/onnx_infer.h"
 
 #include <inttypes.h>
@@ -8,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx/onnx_infer_internal.h"
+#include "onnx/onnx_op.h"
+
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-typedef struct ictx {
+struct oi_ctx {
     const Onnx__NodeProto *n;
     int64_t opset;
     const oi_type *in;
@@ -19,7 +23,9 @@ typedef struct ictx {
     size_t nout;
     char *why;
     size_t why_cap;
-} ictx;
+    int arg;                 /* the record's infer_arg */
+};
+typedef oi_ctx ictx;
 
 static int fail(ictx *c, const char *fmt, ...)
 {
@@ -69,7 +75,7 @@ static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
 {
     const oi_type *t = in_at(c, i);
     if (!t || !t->value || t->value->numel > cap || t->value->rank > 1) return -1;
-    for (int64_t k = 0; k < t->value->numel; k++) v[k] = oe_get_i(t->value, k);
+    for (int64_t k = 0; k < t->value->numel; k++) v[k] = ot_get_i(t->value, k);
     return (int)t->value->numel;
 }
 
@@ -120,27 +126,16 @@ static int broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
 
 /* ---- families ----------------------------------------------------------------------------- */
 
-static const char *const SAME_OPS[] = {
-    "Identity", "Neg", "Abs", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
-    "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Floor", "Ceil", "Round", "Reciprocal",
-    "Sign", "Sigmoid", "Relu", "Erf", "Softplus", "Softsign", "Selu", "Elu", "Celu", "LeakyRelu",
-    "HardSigmoid", "HardSwish", "Gelu", "Mish", "ThresholdedRelu", "Softmax", "LogSoftmax",
-    "Hardmax", "Not", "BitwiseNot", "Clip", "CumSum", "Trilu", "ScatterElements", "ScatterND",
-    "PRelu", "Shrink", "LpNormalization", "MeanVarianceNormalization", "InstanceNormalization",
-    "LRN", NULL};
-static const char *const BCAST_OPS[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum",
-                                        "Mean", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "And", "Or",
-                                        "Xor", "BitShift", NULL};
-static const char *const CMP_OPS[] = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", NULL};
-
-static bool in_list(const char *op, const char *const *list)
+/* Same type and shape as the first input; element type arg when it is set (IsNaN, IsInf). */
+int oi_infer_same(ictx *c)
 {
-    for (; *list; list++)
-        if (!strcmp(op, *list)) return true;
-    return false;
+    if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), c->arg);
+    return 0;
 }
 
-static int infer_broadcast(ictx *c, int elem_from, int elem)
+/* Multidirectional broadcasting of every input; element type arg when set (comparisons), else
+ * the first input's. */
+int oi_infer_broadcast(ictx *c)
 {
     const oi_type *ts[8];
     size_t k = 0;
@@ -150,11 +145,11 @@ static int infer_broadcast(ictx *c, int elem_from, int elem)
         ts[k++] = t;
     }
     if (!k) return 0;
-    c->out[0].elem = elem ? elem : ts[elem_from < (int)k ? elem_from : 0]->elem;
+    c->out[0].elem = c->arg ? c->arg : ts[0]->elem;
     return broadcast(c, ts, k, &c->out[0]);
 }
 
-static int infer_where(ictx *c)
+int oi_infer_where(ictx *c)
 {
     const oi_type *ts[3] = {in_at(c, 0), in_at(c, 1), in_at(c, 2)};
     if (!known(ts[0]) || !known(ts[1]) || !known(ts[2])) return 0;
@@ -162,16 +157,17 @@ static int infer_where(ictx *c)
     return broadcast(c, ts, 3, &c->out[0]);
 }
 
-static int infer_cast(ictx *c, bool like_input)
+int oi_infer_cast(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
+    bool like_input = c->arg != 0;
     int to = like_input ? (known(in_at(c, 1)) ? in_at(c, 1)->elem : 0) : (int)attr_i(c, "to", 0);
     if (!known(x) || !to) return 0;
     like(&c->out[0], x, to);
     return 0;
 }
 
-static int infer_shape(ictx *c)
+int oi_infer_shape(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
@@ -187,7 +183,7 @@ static int infer_shape(ictx *c)
     return 0;
 }
 
-static int infer_reshape(ictx *c)
+int oi_infer_reshape(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -232,8 +228,9 @@ static int infer_reshape(ictx *c)
     return 0;
 }
 
-static int infer_unsqueeze(ictx *c, bool squeeze)
+int oi_infer_unsqueeze(ictx *c)
 {
+    bool squeeze = c->arg != 0;
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
     like(&c->out[0], x, 0);
@@ -275,7 +272,7 @@ static int infer_unsqueeze(ictx *c, bool squeeze)
     return 0;
 }
 
-static int infer_transpose(ictx *c)
+int oi_infer_transpose(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -295,7 +292,7 @@ static int infer_transpose(ictx *c)
     return 0;
 }
 
-static int infer_concat(ictx *c)
+int oi_infer_concat(ictx *c)
 {
     const oi_type *x0 = in_at(c, 0);
     if (!known(x0)) return 0;
@@ -332,8 +329,9 @@ static int infer_concat(ictx *c)
     return 0;
 }
 
-static int infer_gather(ictx *c, bool elements)
+int oi_infer_gather(ictx *c)
 {
+    bool elements = c->arg != 0;
     const oi_type *x = in_at(c, 0), *idx = in_at(c, 1);
     if (!known(x)) return 0;
     like(&c->out[0], x, 0);
@@ -357,7 +355,7 @@ static int infer_gather(ictx *c, bool elements)
 }
 
 /* Slice: each sliced dimension computed when its size and the constant starts/ends/steps are. */
-static int infer_slice(ictx *c)
+int oi_infer_slice(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -398,7 +396,7 @@ static int infer_slice(ictx *c)
     return 0;
 }
 
-static int infer_split(ictx *c)
+int oi_infer_split(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -426,7 +424,7 @@ static int infer_split(ictx *c)
     return 0;
 }
 
-static int infer_expand(ictx *c)
+int oi_infer_expand(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -441,7 +439,7 @@ static int infer_expand(ictx *c)
     return broadcast(c, ts, 2, &c->out[0]);
 }
 
-static int infer_constant_of_shape(ictx *c)
+int oi_infer_constant_of_shape(ictx *c)
 {
     const Onnx__AttributeProto *v = ox_node_attr(c->n, "value");
     c->out[0].elem = v && v->t ? v->t->data_type : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
@@ -457,7 +455,7 @@ static int infer_constant_of_shape(ictx *c)
     return 0;
 }
 
-static int infer_matmul(ictx *c)
+int oi_infer_matmul(ictx *c)
 {
     const oi_type *a = in_at(c, 0), *b = in_at(c, 1);
     if (!known(a) || !known(b)) return 0;
@@ -485,7 +483,7 @@ static int infer_matmul(ictx *c)
     return 0;
 }
 
-static int infer_gemm(ictx *c)
+int oi_infer_gemm(ictx *c)
 {
     const oi_type *a = in_at(c, 0), *b = in_at(c, 1);
     if (!known(a)) return 0;
@@ -500,8 +498,9 @@ static int infer_gemm(ictx *c)
 }
 
 /* Reduce*: the axes from the input (ReduceSum from opset 13, the others from 18) or attribute. */
-static int infer_reduce(ictx *c, const char *op)
+int oi_infer_reduce(ictx *c)
 {
+    const char *op = c->n->op_type;
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
     like(&c->out[0], x, 0);
@@ -533,7 +532,7 @@ static int infer_reduce(ictx *c, const char *op)
     return 0;
 }
 
-static int infer_argmax(ictx *c)
+int oi_infer_argmax(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -550,7 +549,7 @@ static int infer_argmax(ictx *c)
     return 0;
 }
 
-static int infer_pad(ictx *c)
+int oi_infer_pad(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -574,7 +573,7 @@ static int infer_pad(ictx *c)
     return 0;
 }
 
-static int infer_tile(ictx *c)
+int oi_infer_tile(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -593,7 +592,7 @@ static int infer_tile(ictx *c)
     return 0;
 }
 
-static int infer_range(ictx *c)
+int oi_infer_range(ictx *c)
 {
     const oi_type *s = in_at(c, 0);
     if (!known(s)) return 0;
@@ -602,7 +601,7 @@ static int infer_range(ictx *c)
     c->out[0].d[0] = (oi_dim){-1, NULL};
     const oi_type *l = in_at(c, 1), *d = in_at(c, 2);
     if (s->value && l && l->value && d && d->value && s->value->numel == 1 && l->value->numel == 1 && d->value->numel == 1) {
-        double a = oe_get_f(s->value, 0), b = oe_get_f(l->value, 0), st = oe_get_f(d->value, 0);
+        double a = ot_get_f(s->value, 0), b = ot_get_f(l->value, 0), st = ot_get_f(d->value, 0);
         if (st == 0) return fail(c, "a delta of 0");
         double n = (b - a) / st;
         int64_t k = (int64_t)n;
@@ -612,7 +611,7 @@ static int infer_range(ictx *c)
     return 0;
 }
 
-static int infer_topk(ictx *c)
+int oi_infer_topk(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -628,7 +627,7 @@ static int infer_topk(ictx *c)
 }
 
 /* Det: the batch dims of [*, M, M] (onnx/defs/math/defs.cc). */
-static int infer_det(ictx *c)
+int oi_infer_det(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -644,7 +643,7 @@ static int infer_det(ictx *c)
 
 /* GatherND: indices' dims but the last (k, which must be known), then data's dims after
  * batch_dims + k (onnx/defs/tensor/defs.cc). */
-static int infer_gather_nd(ictx *c)
+int oi_infer_gather_nd(ictx *c)
 {
     const oi_type *x = in_at(c, 0), *ix = in_at(c, 1);
     if (!known(x)) return 0;
@@ -668,7 +667,7 @@ static int infer_gather_nd(ictx *c)
  * (length - size) / step + 1, bins = size / 2 + 1 when onesided. As onnx 1.20 does it: an absent
  * onesided counts as 0 (not the schema's default 1), and a symbolic batch dim is not kept.
  * Nothing known, no shape. */
-static int infer_stft(ictx *c)
+int oi_infer_stft(ictx *c)
 {
     const oi_type *x = in_at(c, 0), *w = in_at(c, 2);
     if (!known(x)) return 0;
@@ -691,8 +690,9 @@ static int infer_stft(ictx *c)
  * (and ConvTranspose's): N, then C (the weight's M, M·group for ConvTranspose, else the input's
  * C), then each spatial dim from kernel_shape (or the weight), strides, dilations, pads or
  * auto_pad, ceil_mode. MaxPool's second output (Indices) has the same shape as int64. */
-static int infer_conv_pool(ictx *c, const char *op)
+int oi_infer_conv_pool(ictx *c)
 {
+    const char *op = c->n->op_type;
     const oi_type *x = in_at(c, 0), *w = in_at(c, 1);
     bool conv = !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose"), transpose = !strcmp(op, "ConvTranspose");
     if (!known(x)) return 0;
@@ -750,6 +750,13 @@ static int infer_conv_pool(ictx *c, const char *op)
         }
         o->d[i + 2] = (oi_dim){out, NULL};
     }
+    /* ConvTranspose's output_shape gives the spatial dims outright (pads are then derived from it) */
+    int64_t os[OE_MAX_RANK];
+    int nos = transpose ? attr_ints(c, "output_shape", os, OE_MAX_RANK) : -1;
+    if (nos >= 0) {
+        if (nos != sp) return fail(c, "output_shape has %d entries for %d spatial dims", nos, sp);
+        for (int i = 0; i < sp; i++) o->d[i + 2] = (oi_dim){os[i] >= 0 ? os[i] : -1, NULL};
+    }
     if (c->nout > 1 && !strcmp(op, "MaxPool")) {
         int elem = c->out[1].elem;
         c->out[1] = *o;
@@ -758,7 +765,7 @@ static int infer_conv_pool(ictx *c, const char *op)
     return 0;
 }
 
-static int infer_constant(ictx *c)
+int oi_infer_constant(ictx *c)
 {
     const Onnx__AttributeProto *a = c->n->n_attribute ? c->n->attribute[0] : NULL;
     if (!a) return 0;
@@ -778,7 +785,7 @@ static int infer_constant(ictx *c)
     return 0;
 }
 
-static int infer_nonzero(ictx *c)
+int oi_infer_nonzero(ictx *c)
 {
     const oi_type *x = in_at(c, 0);
     if (!known(x)) return 0;
@@ -789,74 +796,51 @@ static int infer_nonzero(ictx *c)
     return 0;
 }
 
-/* ---- entry points ------------------------------------------------------------------------- */
-
-static int dispatch(ictx *c)
+/* ReverseSequence: the input's type; its shape once both inputs' shapes are known, the input of
+ * rank 2 or more and sequence_lens of rank 1 (onnx/defs/tensor/defs.cc). */
+int oi_infer_reverse_sequence(ictx *c)
 {
-    const char *op = c->n->op_type ? c->n->op_type : "";
-    if (c->n->domain && *c->n->domain && strcmp(c->n->domain, "ai.onnx")) return 0;
-    if (in_list(op, SAME_OPS)) {
-        if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), 0);
+    const oi_type *x = in_at(c, 0), *lens = in_at(c, 1);
+    if (!known(x)) return 0;
+    like(&c->out[0], x, 0);
+    if (!shaped(x) || !shaped(lens)) {
+        c->out[0].rank = -1;
         return 0;
     }
-    if (!strcmp(op, "IsNaN") || !strcmp(op, "IsInf")) {
-        if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
-        return 0;
-    }
-    if (in_list(op, BCAST_OPS)) return infer_broadcast(c, 0, 0);
-    if (in_list(op, CMP_OPS)) return infer_broadcast(c, 0, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
-    if (!strcmp(op, "Where")) return infer_where(c);
-    if (!strcmp(op, "Cast")) return infer_cast(c, false);
-    if (!strcmp(op, "CastLike")) return infer_cast(c, true);
-    if (!strcmp(op, "Shape")) return infer_shape(c);
-    if (!strcmp(op, "Size")) {
-        c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
-        c->out[0].rank = 0;
-        return 0;
-    }
-    if (!strcmp(op, "Reshape")) return infer_reshape(c);
-    if (!strcmp(op, "Unsqueeze")) return infer_unsqueeze(c, false);
-    if (!strcmp(op, "Squeeze")) return infer_unsqueeze(c, true);
-    if (!strcmp(op, "Transpose")) return infer_transpose(c);
-    if (!strcmp(op, "Concat")) return infer_concat(c);
-    if (!strcmp(op, "Gather")) return infer_gather(c, false);
-    if (!strcmp(op, "GatherElements")) return infer_gather(c, true);
-    if (!strcmp(op, "GatherND")) return infer_gather_nd(c);
-    if (!strcmp(op, "Det")) return infer_det(c);
-    if (!strcmp(op, "Slice")) return infer_slice(c);
-    if (!strcmp(op, "Split")) return infer_split(c);
-    if (!strcmp(op, "Expand")) return infer_expand(c);
-    if (!strcmp(op, "ConstantOfShape")) return infer_constant_of_shape(c);
-    if (!strcmp(op, "EyeLike")) {   /* the input's shape; dtype, else the input's type */
-        const Onnx__AttributeProto *dt = ox_node_attr(c->n, "dtype");
-        if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), dt && dt->has_i ? (int32_t)dt->i : 0);
-        return 0;
-    }
-    if (!strcmp(op, "MatMul")) return infer_matmul(c);
-    if (!strcmp(op, "Gemm")) return infer_gemm(c);
-    if (!strncmp(op, "Reduce", 6)) return infer_reduce(c, op);
-    if (!strcmp(op, "ArgMax") || !strcmp(op, "ArgMin")) return infer_argmax(c);
-    if (!strcmp(op, "Pad")) return infer_pad(c);
-    if (!strcmp(op, "Tile")) return infer_tile(c);
-    if (!strcmp(op, "Range")) return infer_range(c);
-    if (!strcmp(op, "TopK")) return infer_topk(c);
-    if (!strcmp(op, "STFT")) return infer_stft(c);
-    if (!strcmp(op, "Constant")) return infer_constant(c);
-    if (!strcmp(op, "NonZero")) return infer_nonzero(c);
-    if (!strcmp(op, "Conv") || !strcmp(op, "ConvTranspose") || !strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") ||
-        !strcmp(op, "LpPool"))
-        return infer_conv_pool(c, op);
+    if (x->rank < 2) return fail(c, "'input' must have rank >= 2");
+    if (lens->rank != 1) return fail(c, "'sequence_lens' must have rank of 1");
     return 0;
 }
+
+/* Size: a scalar int64. */
+int oi_infer_size(ictx *c)
+{
+    c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    c->out[0].rank = 0;
+    return 0;
+}
+
+/* EyeLike: the input's shape; dtype, else the input's type. */
+int oi_infer_eye_like(ictx *c)
+{
+    const Onnx__AttributeProto *dt = ox_node_attr(c->n, "dtype");
+    if (known(in_at(c, 0))) like(&c->out[0], in_at(c, 0), dt && dt->has_i ? (int32_t)dt->i : 0);
+    return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
 
 int oi_infer_node(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, size_t nin, oi_type *out,
                   size_t nout, char *why, size_t why_cap)
 {
     for (size_t i = 0; i < nout; i++) out[i] = (oi_type){.elem = 0, .rank = -1};
     if (why && why_cap) *why = 0;
-    ictx c = {n, opset, in, nin, out, nout, why, why_cap};
-    if (!nout) return 0;
-    int rc = dispatch(&c);
+    if (!nout || !n) return 0;
+    /* one lookup: the operator's record names its inference function */
+    const ox_op *op = ox_op_find(n->domain, n->op_type);
+    if (!op || !op->infer) return 0;
+    ictx c = {n, opset, in, nin, out, nout, why, why_cap, op->infer_arg};
+    int rc = op->infer(&c);
     for (size_t i = 0; i < nout; i++)
         if (!out[i].elem) out[i].rank = -1;
     return rc;

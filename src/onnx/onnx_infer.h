@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "base/hashmap.h"
-#include "onnx/onnx_eval.h"
+#include "onnx/onnx_tensor.h"
 #include "onnx/onnx_ir.h"
 
 /* One dimension: a value (v >= 0), a symbol (sym), or unknown (v < 0, sym NULL). */

@@ -35,7 +35,7 @@ static const oe_tensor *small_value(typing *g, const Onnx__TensorProto *p)
     default: return NULL;
     }
     oe_tensor *t = xcalloc(1, sizeof *t);
-    if (oe_from_proto(p, CONST_LIMIT, t) != OE_OK) {
+    if (ot_from_proto(p, CONST_LIMIT, t) != OE_OK) {
         free(t);
         return NULL;
     }
@@ -57,7 +57,7 @@ static const oe_tensor *constant_value(typing *g, const Onnx__AttributeProto *a)
     oe_tensor *t = xcalloc(1, sizeof *t);
     int64_t dims[1] = {(int64_t)n};
     bool as_int = ints || !strcmp(a->name, "value_int");
-    if (oe_tensor_from_f(t, as_int ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, dims,
+    if (ot_tensor_from_f(t, as_int ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, dims,
                          scalar ? 0 : 1, v) != OE_OK) {
         free(t);
         return NULL;
@@ -126,7 +126,7 @@ void oi_walk_graph(const Onnx__GraphProto *g, int64_t opset, oi_visit visit, voi
     vec_free(&in);
     vec_free(&out);
     for (size_t i = 0; i < ty.values.len; i++) {
-        oe_tensor_free(ty.values.items[i]);
+        ot_tensor_free(ty.values.items[i]);
         free(ty.values.items[i]);
     }
     vec_free(&ty.values);

@@ -306,13 +306,13 @@ int opt_const_ints(scope *s, const char *name, int64_t *v, int cap)
     cval *cv = opt_scope_val(s, name);
     if (!cv || cv->not_const || !cv->proto) return -1;
     oe_tensor t;
-    if (oe_from_proto(cv->proto, cap, &t) != OE_OK) return -1;
+    if (ot_from_proto(cv->proto, cap, &t) != OE_OK) return -1;
     int n = -1;
     if (t.rank == 1 && t.dtype == 7 && t.numel <= cap) {
         n = (int)t.numel;
-        for (int i = 0; i < n; i++) v[i] = oe_get_i(&t, i);
+        for (int i = 0; i < n; i++) v[i] = ot_get_i(&t, i);
     }
-    oe_tensor_free(&t);
+    ot_tensor_free(&t);
     return n;
 }
 

@@ -80,9 +80,9 @@ static Onnx__TensorProto *canonical(ox_model *m, Onnx__TensorProto *t)
         t->n_string_data || ox_tensor_numel(t) > 4096)
         return t;
     oe_tensor v;
-    if (oe_from_proto(t, 0, &v) != OE_OK) return t;
-    Onnx__TensorProto *c = oe_to_proto(m, &v, t->name);
-    oe_tensor_free(&v);
+    if (ot_from_proto(t, 0, &v) != OE_OK) return t;
+    Onnx__TensorProto *c = ot_to_proto(m, &v, t->name);
+    ot_tensor_free(&v);
     return c ? c : t;
 }
 

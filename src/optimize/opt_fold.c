@@ -55,7 +55,7 @@ static oe_tensor *const_of(fold_ctx *c, scope *s, const char *name)
     if (v->t) return v->t;
     if (!v->proto) return NULL;
     oe_tensor tmp;
-    if (oe_from_proto(v->proto, 0, &tmp) != OE_OK) {
+    if (ot_from_proto(v->proto, 0, &tmp) != OE_OK) {
         v->not_const = true;
         return NULL;
     }
@@ -67,7 +67,7 @@ static oe_tensor *const_of(fold_ctx *c, scope *s, const char *name)
 /* Turns n into `Constant <value = t>` producing its first output. */
 static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
 {
-    Onnx__TensorProto *p = oe_to_proto(c->m, t, n->output[0]);
+    Onnx__TensorProto *p = ot_to_proto(c->m, t, n->output[0]);
     n->op_type = ox_strdup(c->m, "Constant");
     n->domain = ox_strdup(c->m, "");
     n->overload = NULL;
@@ -180,7 +180,7 @@ static bool constant_inputs(fold_ctx *c, Onnx__NodeProto *n, scope *s, oe_tensor
     }
     if (!all && !strcmp(n->op_type, "CastLike") && n->n_input == 2 && inputs[0] && !inputs[1]) {
         int et = opt_scope_elem(s, n->input[1]);
-        if (!oe_dtype_supported(et)) return false;
+        if (!ot_dtype_supported(et)) return false;
         memset(shape_src, 0, sizeof *shape_src);
         shape_src->dtype = et;
         inputs[1] = shape_src;
@@ -211,7 +211,7 @@ static void evaluate_and_replace(fold_ctx *c, Onnx__NodeProto *n, scope *s, oe_t
         for (size_t i = 0; i < n->n_input; i++)
             if (inputs[i] && inputs[i] != shape_src && uses_of(c, n->input[i]) == 1) freed += inputs[i]->numel;
         if (r.numel > freed) {
-            oe_tensor_free(&r);
+            ot_tensor_free(&r);
             return;
         }
     }
@@ -305,7 +305,7 @@ int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *s
     fold_graph(&c, m->proto->graph, NULL, 0);
     hm_free(&c.uses);
     for (size_t i = 0; i < c.owned.len; i++) {
-        oe_tensor_free(c.owned.items[i]);
+        ot_tensor_free(c.owned.items[i]);
         free(c.owned.items[i]);
     }
     vec_free(&c.owned);
@@ -347,8 +347,8 @@ static Onnx__TensorProto *constant_tensor(lift_ctx *c, Onnx__NodeProto *n)
     }
     oe_tensor r;
     if (oe_eval_node(n, 0, NULL, 0, &r, 1, NULL) != OE_OK) return NULL;
-    Onnx__TensorProto *t = oe_to_proto(c->m, &r, n->output[0]);
-    oe_tensor_free(&r);
+    Onnx__TensorProto *t = ot_to_proto(c->m, &r, n->output[0]);
+    ot_tensor_free(&r);
     return t;
 }
 

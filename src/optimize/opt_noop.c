@@ -50,10 +50,10 @@ static int neutral_operand(const Onnx__NodeProto *n, scope *s)
         const char *cn = n->input[ci], *xn = n->input[1 - ci];
         cval *v = opt_scope_val(s, cn);
         oe_tensor t;
-        if (!v || v->not_const || !v->proto || oe_from_proto(v->proto, 1, &t) != OE_OK) continue;
-        bool ok = t.numel == 1 && oe_get_f(&t, 0) == unit && t.dtype == opt_scope_elem(s, xn) &&
+        if (!v || v->not_const || !v->proto || ot_from_proto(v->proto, 1, &t) != OE_OK) continue;
+        bool ok = t.numel == 1 && ot_get_f(&t, 0) == unit && t.dtype == opt_scope_elem(s, xn) &&
                   (t.rank == 0 || value_rank(s, xn) >= t.rank);
-        oe_tensor_free(&t);
+        ot_tensor_free(&t);
         if (ok) return 1 - ci;
     }
     return -1;

@@ -90,10 +90,10 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
                 Onnx__AttributeProto *ax = ox_node_attr(n, "axis");
                 oe_tensor t;
                 if (!v || v->not_const || !v->proto || rank < 1 || c->opset < 18 ||
-                    oe_from_proto(v->proto, 1, &t) != OE_OK)
+                    ot_from_proto(v->proto, 1, &t) != OE_OK)
                     continue;
-                int64_t chunk = t.rank == 0 && (t.dtype == 6 || t.dtype == 7) ? oe_get_i(&t, 0) : 0;
-                oe_tensor_free(&t);
+                int64_t chunk = t.rank == 0 && (t.dtype == 6 || t.dtype == 7) ? ot_get_i(&t, 0) : 0;
+                ot_tensor_free(&t);
                 axis = ax && ax->has_i ? ax->i : 0;
                 if (axis < 0) axis += rank;
                 if (chunk <= 0 || axis < 0 || axis >= rank || (dims[axis] + chunk - 1) / chunk > 64)
@@ -122,13 +122,13 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
             if (!cd) continue;
             oe_tensor t;
             cval *v = opt_scope_val(&s, opt_str(n->input[1]));
-            if (!v || v->not_const || !v->proto || oe_from_proto(v->proto, 1, &t) != OE_OK) {
+            if (!v || v->not_const || !v->proto || ot_from_proto(v->proto, 1, &t) != OE_OK) {
                 cd->bad = true;
                 continue;
             }
-            int64_t idx = oe_get_i(&t, 0);
+            int64_t idx = ot_get_i(&t, 0);
             bool integral = t.dtype == 6 || t.dtype == 7;
-            oe_tensor_free(&t);
+            ot_tensor_free(&t);
             if (idx < 0) idx += cd->pieces;
             if (!integral || idx < 0 || idx >= cd->pieces) {
                 cd->bad = true;
@@ -279,28 +279,28 @@ static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken,
     Onnx__TensorProto *bp = conv->n_input > 2 ? main_const(consts, conv->input[2]) : NULL;
     if (!wp || (conv->n_input > 2 && *opt_str(conv->input[2]) && !bp)) return 0;
     oe_tensor w, b = {0}, p[4];
-    if (oe_from_proto(wp, 0, &w) != OE_OK) return 0;
+    if (ot_from_proto(wp, 0, &w) != OE_OK) return 0;
     int ok = w.dtype == 1 && w.rank >= 3;
     int np = 0;
     for (; ok && np < 4; np++) {
         Onnx__TensorProto *tp = main_const(consts, bn->input[1 + np]);
-        if (!tp || oe_from_proto(tp, 0, &p[np]) != OE_OK) break;
+        if (!tp || ot_from_proto(tp, 0, &p[np]) != OE_OK) break;
         if (p[np].dtype != 1 || p[np].numel != w.dims[0]) {
-            oe_tensor_free(&p[np]);
+            ot_tensor_free(&p[np]);
             break;
         }
     }
     ok = ok && np == 4;
-    if (ok && bp) ok = oe_from_proto(bp, 0, &b) == OE_OK && b.dtype == 1 && b.numel == w.dims[0];
+    if (ok && bp) ok = ot_from_proto(bp, 0, &b) == OE_OK && b.dtype == 1 && b.numel == w.dims[0];
     if (ok) {
         int64_t ch = w.dims[0], per = ch ? w.numel / ch : 0;
         oe_tensor nb;
-        oe_tensor_init(&nb, 1, &ch, 1);
+        ot_tensor_init(&nb, 1, &ch, 1);
         for (int64_t o = 0; o < ch; o++) {
-            double f = oe_get_f(&p[0], o) / sqrt(oe_get_f(&p[3], o) + eps);
-            for (int64_t k = 0; k < per; k++) oe_set_f(&w, o * per + k, oe_get_f(&w, o * per + k) * f);
-            double bias = bp ? oe_get_f(&b, o) : 0;
-            oe_set_f(&nb, o, (bias - oe_get_f(&p[2], o)) * f + oe_get_f(&p[1], o));
+            double f = ot_get_f(&p[0], o) / sqrt(ot_get_f(&p[3], o) + eps);
+            for (int64_t k = 0; k < per; k++) ot_set_f(&w, o * per + k, ot_get_f(&w, o * per + k) * f);
+            double bias = bp ? ot_get_f(&b, o) : 0;
+            ot_set_f(&nb, o, (bias - ot_get_f(&p[2], o)) * f + ot_get_f(&p[1], o));
         }
         /* The fused weight keeps the weight's name when nothing else reads it (as onnxscript
          * does); the bias is named after the old bias, or "<weight>_bias". */
@@ -309,9 +309,9 @@ static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken,
         uintptr_t bi = bp ? (uintptr_t)hm_get(init_idx, conv->input[2]) : 0;
         if ((uintptr_t)hm_get(uses, wname) != 1) wi = 0;
         if (bp && (uintptr_t)hm_get(uses, conv->input[2]) != 1) bi = 0;
-        Onnx__TensorProto *nw = oe_to_proto(m, &w, wi ? wname : opt_fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname)));
+        Onnx__TensorProto *nw = ot_to_proto(m, &w, wi ? wname : opt_fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname)));
         const char *bname = bi ? conv->input[2] : opt_fresh_name(m, taken, arena_printf(tmp, "%s_bias", wname));
-        Onnx__TensorProto *nbp = oe_to_proto(m, &nb, bname);
+        Onnx__TensorProto *nbp = ot_to_proto(m, &nb, bname);
         if (wi) g->initializer[wi - 1] = nw;
         else ox_graph_add_initializer(m, g, nw);
         if (bi) g->initializer[bi - 1] = nbp;
@@ -322,11 +322,11 @@ static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken,
         if (conv->n_input < 3) ox_node_add_input(m, conv, nbp->name);
         else conv->input[2] = nbp->name;
         conv->output[0] = bn->output[0];
-        oe_tensor_free(&nb);
+        ot_tensor_free(&nb);
     }
-    for (int i = 0; i < np; i++) oe_tensor_free(&p[i]);
-    oe_tensor_free(&b);
-    oe_tensor_free(&w);
+    for (int i = 0; i < np; i++) ot_tensor_free(&p[i]);
+    ot_tensor_free(&b);
+    ot_tensor_free(&w);
     return ok;
 }
 

@@ -1,7 +1,7 @@
 /* optimize.h — ONNX model optimizer: inlining, constant folding, dead-code removal, dedup.
  *
  * Mirrors what torch.onnx's ONNXProgram.optimize() (onnxscript optimize_ir) does: inline
- * model-local functions, fold constants with the evaluator of onnx/onnx_eval.h, lift constants
+ * model-local functions, fold constants with the evaluator of eval/onnx_eval.h, lift constants
  * to initializers named after their values, remove dead nodes / initializers / functions /
  * opset imports, deduplicate initializers, eliminate common subexpressions and no-op nodes,
  * plus the few rewrite rules torch exports rely on (Split, Conv+BatchNormalization).

@@ -10,7 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_ir.h"
 #include "optimize/optimize.h"
 

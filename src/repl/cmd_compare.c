@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "onnx/onnx_compare.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_compare.h"
+#include "view/onnx_inspect.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
 
@@ -23,7 +23,7 @@ static void source_text(const Onnx__NodeProto *n, const char *label, strbuf *out
 {
     strbuf p;
     sb_init(&p);
-    ox_show_provenance(n, &p);
+    view_show_provenance(n, &p);
     if (p.len) {
         sb_printf(out, "  where (%s):\n", label);
         for (const char *line = p.s; *line;) {
@@ -53,9 +53,9 @@ static void report_divergence(session *s, const oe_compare_result *r, const run_
     sb_free(&na);
     sb_free(&nb);
     sb_printf(&sb, "  %s:%*s ", a->label, (int)(w - strlen(a->label)), "");
-    oe_value_summary(&r->value_a, &sb);
+    view_value_summary(&r->value_a, &sb);
     sb_printf(&sb, "\n  %s:%*s ", b->label, (int)(w - strlen(b->label)), "");
-    oe_value_summary(&r->value_b, &sb);
+    view_value_summary(&r->value_b, &sb);
     sb_puts(&sb, "\n  ");
     const oe_diff *df = &r->diff;
     if (df->problem && !strcmp(df->problem, "shape")) {
@@ -67,12 +67,12 @@ static void report_divergence(session *s, const oe_compare_result *r, const run_
                   df->max_rel, (long long)df->bad, (long long)df->total, o->atol, o->rtol);
         if (r->value_a.kind == OE_KIND_TENSOR && r->value_a.numel > df->worst) {
             sb_puts(&sb, "; the largest at ");
-            oe_index_text(&r->value_a, df->worst, &sb);
-            sb_printf(&sb, ": %.6g vs %.6g", oe_get_f(&r->value_a, df->worst), oe_get_f(&r->value_b, df->worst));
+            view_index_text(&r->value_a, df->worst, &sb);
+            sb_printf(&sb, ": %.6g vs %.6g", ot_get_f(&r->value_a, df->worst), ot_get_f(&r->value_b, df->worst));
         }
     }
     if (r->value_a.kind == OE_KIND_TENSOR && r->value_b.kind == OE_KIND_TENSOR && r->value_a.dtype != r->value_b.dtype)
-        sb_printf(&sb, " (dtypes %s and %s)", oe_numpy_dtype_name(r->value_a.dtype), oe_numpy_dtype_name(r->value_b.dtype));
+        sb_printf(&sb, " (dtypes %s and %s)", view_numpy_dtype_name(r->value_a.dtype), view_numpy_dtype_name(r->value_b.dtype));
     sb_putc(&sb, '\n');
     for (size_t i = 0; i < r->n_unmatched; i++) {
         sb_printf(&sb, "  its input %s (", r->unmatched[i]);
@@ -110,7 +110,7 @@ int cmd_compare(session *s, int argc, char **argv)
     if (!rc) {
         diag_sink d;
         diag_init(&d);
-        if (oe_compare_models(a.m, a.label, in_a.named, in_a.n, b.m, b.label, in_b.named, in_b.n, &co, &r, &d) != OE_OK)
+        if (view_compare_models(a.m, a.label, in_a.named, in_a.n, b.m, b.label, in_b.named, in_b.n, &co, &r, &d) != OE_OK)
             rc = 1;
         for (size_t i = 0; i < d.len; i++) session_error(s, "compare: %s", d.items[i].message);
         diag_free(&d);
@@ -139,11 +139,11 @@ int cmd_compare(session *s, int argc, char **argv)
                     o.atol, o.rtol, r.max_abs, r.max_abs_name);
         }
     }
-    oe_compare_result_free(&r);
+    view_compare_result_free(&r);
     run_inputs_free(&in_a);
     run_inputs_free(&in_b);
-    oe_values_free(&file);
-    oe_values_free(&same);
+    view_values_free(&file);
+    view_values_free(&same);
     run_model_ref_free(&a);
     run_model_ref_free(&b);
     return rc;

@@ -7,7 +7,7 @@
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "load/pt2_load.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_inspect.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_print.h"
 #include "rewrite/lint.h"
@@ -177,7 +177,7 @@ int cmd_nodes(session *s, int argc, char **argv)
     sb_init(&sb);
     if (json) cmd_json_nodes(st, &sb);
     else if (st->kind == PL_FX) fx_print_nodes(st->fx, &sb);
-    else ox_show_nodes(st->onnx, &sb);
+    else view_show_nodes(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
@@ -201,7 +201,7 @@ int cmd_node(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     int rc = json ? cmd_json_node(st, argv[1], &sb)
-         : st->kind == PL_FX ? fx_print_node(st->fx, argv[1], &sb) : ox_show_node(st->onnx, argv[1], &sb);
+         : st->kind == PL_FX ? fx_print_node(st->fx, argv[1], &sb) : view_show_node(st->onnx, argv[1], &sb);
     if (rc < 0) {
         suggester sg;
         suggester_init(&sg, argv[1][0] == '%' ? argv[1] + 1 : argv[1]);
@@ -226,7 +226,7 @@ int cmd_find(session *s, int argc, char **argv)
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    size_t n = st->kind == PL_FX ? fx_find(st->fx, argv[1], &sb) : ox_find(st->onnx, argv[1], &sb);
+    size_t n = st->kind == PL_FX ? fx_find(st->fx, argv[1], &sb) : view_find(st->onnx, argv[1], &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     if (!n) {
@@ -246,7 +246,7 @@ int cmd_stats(session *s, int argc, char **argv)
     sb_init(&sb);
     if (json) cmd_json_stats(st, &sb);
     else if (st->kind == PL_FX) fx_print_stats(st->fx, &sb);
-    else ox_show_stats(st->onnx, &sb);
+    else view_show_stats(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
@@ -274,5 +274,5 @@ void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx),
     stage *st = session_current(s);
     if (!st) return;
     if (st->kind == PL_FX) fx_each_node_name(st->fx, cb, ctx);
-    else if (st->kind == PL_ONNX) ox_each_node_name(st->onnx, cb, ctx);
+    else if (st->kind == PL_ONNX) view_each_node_name(st->onnx, cb, ctx);
 }

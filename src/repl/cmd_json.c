@@ -11,7 +11,7 @@
 #include "fx/fx_format.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_summary.h"
 #include "repl/cmd_handlers.h"
 
 /* Moves the words `drop` accepts behind the others (the order of each kept; argv keeps all its
@@ -234,7 +234,7 @@ static void value_infos(json_writer *w, const char *key, Onnx__ValueInfoProto *c
     jw_array(w);
     for (size_t i = 0; i < n; i++) {
         sb_reset(&t);
-        ox_summary_type(&t, v[i]->type);
+        view_summary_type(&t, v[i]->type);
         jw_object(w);
         jw_kstring(w, "name", v[i]->name);
         jw_kstring(w, "type", t.s);

@@ -5,11 +5,11 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_dot.h"
+#include "view/onnx_dot.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_summary.h"
 #include "repl/cmd_handlers.h"
 
 /* The current stage if it is an ONNX model; otherwise reports why not and returns NULL. */
@@ -40,7 +40,7 @@ int cmd_summary(session *s, int argc, char **argv)
     strbuf sb;
     sb_init(&sb);
     if (json) cmd_json_summary(st, &sb);
-    else ox_summary(st->onnx, &sb);
+    else view_summary(st->onnx, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return 0;
@@ -90,7 +90,7 @@ int cmd_dot(session *s, int argc, char **argv)
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    ox_dot(st->onnx, &sb);
+    view_dot(st->onnx, &sb);
     int rc = 0;
     if (svg) {
         rc = render_svg(s, sb.s, sb.len, svg) ? 0 : 1;

@@ -3,7 +3,7 @@
 #include "fx/fx.h"
 #include "fx/fx_ir.h"
 #include "load/pt2_load.h"
-#include "onnx/onnx_inspect.h"
+#include "view/onnx_inspect.h"
 #include "onnx/onnx_ir.h"
 #include "repl/cmd_handlers.h"
 
@@ -70,7 +70,7 @@ int cmd_weights(session *s, int argc, char **argv)
     sb_init(&sb);
     diag_sink *d = &s->diag;
     int rc = st->kind == PL_FX ? (fx_program_weight_summary(st->fx, argv[1], &sb, d) ? 0 : -1)
-                                  : ox_show_initializer(st->onnx, argv[1], &sb, d);
+                                  : view_show_initializer(st->onnx, argv[1], &sb, d);
     if (rc == 0) session_write(s, sb.s, sb.len);
     sb_free(&sb);
     return rc ? 1 : 0;

@@ -10,12 +10,12 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
-#include "onnx/onnx_compare.h"
-#include "onnx/onnx_eval.h"
+#include "view/onnx_compare.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_ir.h"
-#include "onnx/onnx_npz.h"
-#include "onnx/onnx_repr.h"
-#include "onnx/onnx_values.h"
+#include "view/onnx_npz.h"
+#include "view/onnx_repr.h"
+#include "view/onnx_values.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
 
@@ -101,7 +101,7 @@ static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto 
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     int64_t dims[OE_MAX_RANK];
     int rank = tt->shape ? (int)tt->shape->n_dim : 0;
-    if (!tt->shape || rank > OE_MAX_RANK || !oe_dtype_supported(tt->elem_type)) {
+    if (!tt->shape || rank > OE_MAX_RANK || !ot_dtype_supported(tt->elem_type)) {
         session_error(s, "%s: input %s has %s; give its value with --inputs", cmd, vi->name,
                       !tt->shape ? "no shape" : rank > OE_MAX_RANK ? "too many dimensions" : "an element type the evaluator does not hold");
         return -1;
@@ -110,17 +110,17 @@ static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto 
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
         dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 ? d->dim_value : 2;
     }
-    if (oe_tensor_init(out, tt->elem_type, dims, rank)) {
+    if (ot_tensor_init(out, tt->elem_type, dims, rank)) {
         session_error(s, "%s: input %s is too large to make up", cmd, vi->name);
         return -1;
     }
     bool fl = tt->elem_type == 1 || tt->elem_type == 10 || tt->elem_type == 11 || tt->elem_type == 16;
     for (int64_t i = 0; i < out->numel; i++) {
-        if (fl) oe_set_f(out, i, uniform01(rng));
+        if (fl) ot_set_f(out, i, uniform01(rng));
         else if (tt->elem_type == 9) {
-            oe_set_i(out, i, (int64_t)(next_random(rng) >> 63));
+            ot_set_i(out, i, (int64_t)(next_random(rng) >> 63));
         } else {
-            oe_set_i(out, i, (int64_t)(next_random(rng) % 4));
+            ot_set_i(out, i, (int64_t)(next_random(rng) % 4));
         }
     }
     return 0;
@@ -139,18 +139,18 @@ static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *
 {
     const Onnx__TypeProto *tp = vi->type;
     const Onnx__TypeProto__Tensor *tt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type : NULL;
-    oe_tensor_copy(out, &given->value);
+    ot_tensor_copy(out, &given->value);
     if (!tt || given->value.kind != OE_KIND_TENSOR) return 0;
     if (tt->elem_type && tt->elem_type != out->dtype) {
         if (!given->untyped) {
             session_error(s, "%s: input %s: %s holds %s values, the model takes %s", cmd, vi->name, file,
-                          oe_numpy_dtype_name(out->dtype), oe_numpy_dtype_name(tt->elem_type));
+                          view_numpy_dtype_name(out->dtype), view_numpy_dtype_name(tt->elem_type));
             return -1;
         }
         oe_tensor cast;
-        if (oe_tensor_init(&cast, tt->elem_type, out->dims, out->rank)) return -1;
-        for (int64_t i = 0; i < out->numel; i++) oe_set_f(&cast, i, oe_get_f(out, i));
-        oe_tensor_free(out);
+        if (ot_tensor_init(&cast, tt->elem_type, out->dims, out->rank)) return -1;
+        for (int64_t i = 0; i < out->numel; i++) ot_set_f(&cast, i, ot_get_f(out, i));
+        ot_tensor_free(out);
         *out = cast;
     }
     bool bad = tt->shape && (int)tt->shape->n_dim != out->rank;
@@ -179,7 +179,7 @@ static int check_given(session *s, const char *cmd, const Onnx__ValueInfoProto *
 
 void run_inputs_free(run_input_set *in)
 {
-    for (size_t i = 0; i < in->n; i++) oe_tensor_free(&in->values[i]);
+    for (size_t i = 0; i < in->n; i++) ot_tensor_free(&in->values[i]);
     free(in->values);
     free(in->named);
     memset(in, 0, sizeof *in);
@@ -197,7 +197,7 @@ int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_val
     uint64_t rng = seed;
     int rc = 0;
     for (size_t i = 0; i < in->n && rc == 0; i++) {
-        const oe_value *g = file ? oe_values_pick(file, OE_ROLE_INPUT, vis[i]->name, i, names, in->n) : NULL;
+        const oe_value *g = file ? view_values_pick(file, OE_ROLE_INPUT, vis[i]->name, i, names, in->n) : NULL;
         if (g) rc = check_given(s, cmd, vis[i], g, file_name ? file_name : "the file", &in->values[i]);
         else if (file && file_name) {
             session_error(s, "%s: %s has no value for the input %s", cmd, file_name, vis[i]->name);
@@ -218,8 +218,8 @@ void run_inputs_as_values(const run_input_set *from, oe_values *out)
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < from->n; i++) {
         oe_tensor copy;
-        oe_tensor_copy(&copy, &from->values[i]);
-        oe_values_add(out, from->named[i].name, &copy, OE_ROLE_INPUT);
+        ot_tensor_copy(&copy, &from->values[i]);
+        view_values_add(out, from->named[i].name, &copy, OE_ROLE_INPUT);
     }
 }
 
@@ -280,7 +280,7 @@ typedef struct stage_run {
 
 static void stage_run_free(stage_run *r)
 {
-    for (size_t i = 0; i < r->nout; i++) oe_tensor_free(&r->outputs[i]);
+    for (size_t i = 0; i < r->nout; i++) ot_tensor_free(&r->outputs[i]);
     free(r->outputs);
     run_inputs_free(&r->in);
     run_model_ref_free(&r->ref);
@@ -307,7 +307,7 @@ int run_read_values(session *s, const char *cmd, const char *path, oe_values *v)
 {
     diag_sink d;
     diag_init(&d);
-    int rc = oe_values_read(path, v, &d);
+    int rc = view_values_read(path, v, &d);
     for (size_t i = 0; i < d.len; i++) {
         const diagnostic *dg = &d.items[i];
         if (dg->file) session_error(s, "%s: %s: %s", cmd, dg->file, dg->message);
@@ -326,11 +326,11 @@ static void print_output(session *s, const char *name, const oe_tensor *t)
     if (t->kind == OE_KIND_SEQUENCE) sb_printf(&sb, "%s: sequence of %lld\n", name, (long long)t->n_items);
     else if (t->kind == OE_KIND_OPTIONAL) sb_printf(&sb, "%s: optional\n", name);
     else {
-        sb_printf(&sb, "%s: %s", name, oe_numpy_dtype_name(t->dtype));
+        sb_printf(&sb, "%s: %s", name, view_numpy_dtype_name(t->dtype));
         dims_text(t, &sb);
         sb_putc(&sb, '\n');
     }
-    oe_repr(t, &sb);
+    view_repr(t, &sb);
     sb_putc(&sb, '\n');
     fwrite(sb.s, 1, sb.len, s->out);
     sb_free(&sb);
@@ -374,7 +374,7 @@ int cmd_run(session *s, int argc, char **argv)
     if (o.inputs && run_read_values(s, "run", o.inputs, &file)) return 1;
     stage_run r;
     int rc = run_stage_named(s, "run", o.stages[0], o.inputs ? &file : NULL, o.inputs, o.seed, &r);
-    oe_values_free(&file);
+    view_values_free(&file);
     if (rc) return 1;
     for (size_t i = 0; i < r.nout; i++) print_output(s, r.m->proto->graph->output[i]->name, &r.outputs[i]);
     if (o.save && save_outputs(s, &r, o.save)) rc = 1;
@@ -388,10 +388,10 @@ int cmd_run(session *s, int argc, char **argv)
 static bool report_output(session *s, const char *name, const oe_tensor *got, const oe_tensor *want, const run_opts *o)
 {
     oe_diff df = {0};
-    oe_diff_values(got, want, o->atol, o->rtol, &df);
+    view_diff_values(got, want, o->atol, o->rtol, &df);
     strbuf sb;
     sb_init(&sb);
-    bool pass = oe_diff_ok(&df);
+    bool pass = view_diff_ok(&df);
     sb_printf(&sb, "%s %s: ", pass ? "PASS" : "FAIL", name);
     if (df.problem && !strcmp(df.problem, "shape") && got->kind == OE_KIND_TENSOR) {
         sb_puts(&sb, "shape ");
@@ -405,7 +405,7 @@ static bool report_output(session *s, const char *name, const oe_tensor *got, co
         if (!pass) sb_printf(&sb, " (%lld of %lld elements beyond tolerance)", (long long)df.bad, (long long)df.total);
     }
     if (got->kind == OE_KIND_TENSOR && want->kind == OE_KIND_TENSOR && got->dtype != want->dtype)
-        sb_printf(&sb, " [dtype %s, expected %s]", oe_numpy_dtype_name(got->dtype), oe_numpy_dtype_name(want->dtype));
+        sb_printf(&sb, " [dtype %s, expected %s]", view_numpy_dtype_name(got->dtype), view_numpy_dtype_name(want->dtype));
     sb_putc(&sb, '\n');
     fwrite(sb.s, 1, sb.len, s->out);
     sb_free(&sb);
@@ -418,7 +418,7 @@ static const oe_tensor *reference_output(const stage_run *a, size_t i, const oe_
 {
     const char *name = a->m->proto->graph->output[i]->name;
     if (exp) {
-        const oe_value *v = oe_values_pick(exp, OE_ROLE_OUTPUT, name, i, names, a->nout);
+        const oe_value *v = view_values_pick(exp, OE_ROLE_OUTPUT, name, i, names, a->nout);
         return v ? &v->value : NULL;
     }
     for (size_t k = 0; k < b->nout; k++)
@@ -481,12 +481,12 @@ int cmd_verify(session *s, int argc, char **argv)
         char label[512];
         snprintf(label, sizeof label, "the inputs of %s", a.ref.label);
         if (run_stage_named(s, "verify", o.stages[1], &same, label, o.seed, &b)) rc = 1;
-        oe_values_free(&same);
+        view_values_free(&same);
     }
     if (!rc) rc = verify_outputs(s, &a, o.expected ? &expected : NULL, &b, &o);
     if (a.m) stage_run_free(&a);
     if (b.m) stage_run_free(&b);
-    oe_values_free(&inputs);
-    oe_values_free(&expected);
+    view_values_free(&inputs);
+    view_values_free(&expected);
     return rc;
 }

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_ir.h"
-#include "onnx/onnx_values.h"
+#include "view/onnx_values.h"
 #include "repl/session.h"
 
 /* `[STAGE|FILE...] [--inputs F] [--seed N] [--save F] [--expected F] [--atol A] [--rtol R]` */

@@ -10,7 +10,7 @@
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "fx/fx_control.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "rewrite/control_flow.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
@@ -84,8 +84,8 @@ static int condition_truth(session *s, const fx_program *cp, const export_settin
             if (out.kind != OE_KIND_TENSOR || out.numel != 1)
                 session_error(s, "export --legacy trace: %%%s: Boolean value of Tensor with %s values is ambiguous", if_name,
                               out.numel ? "more than one" : "no");
-            else truth = oe_get_f(&out, 0) != 0;
-            oe_tensor_free(&out);
+            else truth = ot_get_f(&out, 0) != 0;
+            ot_tensor_free(&out);
         }
         for (size_t i = 0; i < d.len; i++)
             if (d.items[i].severity == DIAG_ERROR)
@@ -172,6 +172,6 @@ fx_program *trace_program(session *s, const fx_program *p, const export_settings
     }
     free_keys(&shown);
     sb_free(&keys);
-    oe_values_free(&file);
+    view_values_free(&file);
     return cur;
 }

@@ -1,16 +1,15 @@
-# tests/unit/onnx/local.mk — the ONNX IR: protobuf, printer, parser, checker, evaluator, views.
+# tests/unit/onnx/local.mk — the ONNX IR: protobuf, printer, parser, checker, inference, operator records.
 # test_onnx_corpus and test_onnx_proto need no cmocka; test_onnx_proto skips without libonnx-dev.
-# test_onnx_backend runs the evaluator on ONNX's backend node tests (libonnx-testdata; skips
-# without it) and holds the number that pass to a floor.
-PLAIN_TESTS += tests/unit/onnx/test_onnx_corpus tests/unit/onnx/test_onnx_proto tests/unit/onnx/test_onnx_backend
+# test_onnx_infer_backend compares inference with the types ONNX's backend node tests declare
+# (libonnx-testdata; skips without it) and holds the outputs inferred in full to a floor.
+PLAIN_TESTS += tests/unit/onnx/test_onnx_corpus tests/unit/onnx/test_onnx_proto tests/unit/onnx/test_onnx_infer_backend
 UNIT_TESTS += tests/unit/onnx/test_onnx_print tests/unit/onnx/test_onnx_pb tests/unit/onnx/test_onnx_ir \
-	tests/unit/onnx/test_onnx_parse tests/unit/onnx/test_onnx_check tests/unit/onnx/test_onnx_dot_summary \
-	tests/unit/onnx/test_onnx_parse_corpus tests/unit/onnx/test_onnx_eval tests/unit/onnx/test_onnx_values \
-	tests/unit/onnx/test_onnx_compare tests/unit/onnx/test_onnx_infer
+	tests/unit/onnx/test_onnx_parse tests/unit/onnx/test_onnx_check \
+	tests/unit/onnx/test_onnx_parse_corpus tests/unit/onnx/test_onnx_infer tests/unit/onnx/test_onnx_ops
 tests_unit_onnx_test_onnx_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS)
 tests_unit_onnx_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
 tests_unit_onnx_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
 tests_unit_onnx_test_onnx_parse_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) \
 	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/onnxtext"'
-tests_unit_onnx_test_onnx_backend_CPPFLAGS = $(AM_CPPFLAGS) -DBACKEND_FLOOR=906 -DBACKEND_MODEL_FLOOR=132
 tests_unit_onnx_test_onnx_infer_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/infer"'
+tests_unit_onnx_test_onnx_infer_backend_CPPFLAGS = $(AM_CPPFLAGS) -DINFER_BACKEND_FLOOR=561

@@ -111,6 +111,54 @@ static void test_stft(void **s) { (void)s; check_model("stft"); }
 static void test_gather_nd(void **s) { (void)s; check_model("gather_nd"); }
 static void test_det(void **s) { (void)s; check_model("det"); }
 
+/* ReverseSequence: the input's type, whatever its element type, and shape once both shapes are
+ * known; a rank-1 input or a sequence_lens not of rank 1 contradicts the operator. */
+static void test_reverse_sequence(void **s)
+{
+    (void)s;
+    const char *text = "<ir_version: 10, opset_import: [\"\" : 20]>\n"
+                       "g (float[3,2] a, int64[2] l) => (float[3,2] y) {\n"
+                       "  y = ReverseSequence <batch_axis = 1, time_axis = 0> (a, l)\n}\n";
+    diag_sink d;
+    diag_init(&d);
+    ox_model *m = ox_parse_model(text, strlen(text), "t", &d);
+    assert_non_null(m);
+    const Onnx__NodeProto *n = m->proto->graph->node[0];
+    static const int elems[] = {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, ONNX__TENSOR_PROTO__DATA_TYPE__STRING,
+                                ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16,
+                                ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8};
+    for (size_t e = 0; e < sizeof elems / sizeof *elems; e++) {
+        oi_type in[2] = {{.elem = elems[e], .rank = 3, .d = {{3, NULL}, {-1, "N"}, {5, NULL}}},
+                         {.elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, .rank = 1, .d = {{-1, "N"}}}};
+        oi_type out;
+        assert_int_equal(oi_infer_node(n, 20, in, 2, &out, 1, NULL, 0), 0);
+        assert_int_equal(out.elem, elems[e]);
+        assert_int_equal(out.rank, 3);
+        assert_int_equal(out.d[0].v, 3);
+        assert_string_equal(out.d[1].sym, "N");
+        assert_int_equal(out.d[2].v, 5);
+        /* sequence_lens of unknown shape: the type only */
+        in[1].rank = -1;
+        assert_int_equal(oi_infer_node(n, 20, in, 2, &out, 1, NULL, 0), 0);
+        assert_int_equal(out.elem, elems[e]);
+        assert_int_equal(out.rank, -1);
+    }
+    char why[128];
+    oi_type bad[2] = {{.elem = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, .rank = 1, .d = {{4, NULL}}},
+                      {.elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, .rank = 1, .d = {{4, NULL}}}};
+    oi_type out;
+    assert_int_equal(oi_infer_node(n, 20, bad, 2, &out, 1, why, sizeof why), -1);
+    assert_string_equal(why, "'input' must have rank >= 2");
+    bad[0].rank = 2;
+    bad[0].d[1] = (oi_dim){2, NULL};
+    bad[1].rank = 2;
+    bad[1].d[1] = (oi_dim){1, NULL};
+    assert_int_equal(oi_infer_node(n, 20, bad, 2, &out, 1, why, sizeof why), -1);
+    assert_string_equal(why, "'sequence_lens' must have rank of 1");
+    ox_model_free(m);
+    diag_free(&d);
+}
+
 /* Errors: a declared shape inference contradicts, and inputs that contradict the operator. */
 static void expect_check_error(const char *text, const char *needle)
 {
@@ -157,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_matmul),    cmocka_unit_test(test_reduce),    cmocka_unit_test(test_misc), cmocka_unit_test(test_conv_pool), cmocka_unit_test(test_pool_opset22),
         cmocka_unit_test(test_stft), cmocka_unit_test(test_gather_nd),
         cmocka_unit_test(test_det),
+        cmocka_unit_test(test_reverse_sequence),
         cmocka_unit_test(test_check_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

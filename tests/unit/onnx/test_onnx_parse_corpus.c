@@ -20,8 +20,8 @@
 
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_dot.h"
-#include "onnx/onnx_summary.h"
+#include "view/onnx_dot.h"
+#include "view/onnx_summary.h"
 #include "onnx/onnx_parse.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
@@ -89,10 +89,10 @@ static void binary(const char *path, tally *t, bool verbose)
         }
         strbuf sb;
         sb_init(&sb);
-        ox_dot(m, &sb);
+        view_dot(m, &sb);
         assert_true(sb.len > 10 && strcmp(sb.s + sb.len - 2, "}\n") == 0);
         sb_reset(&sb);
-        ox_summary(m, &sb);
+        view_summary(m, &sb);
         assert_non_null(strstr(sb.s, "nodes: "));
         sb_free(&sb);
     }

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_parse.h"
 #include "onnx/onnx_pb.h"
 #include "optimize/optimize.h"
@@ -55,11 +55,11 @@ static void expect_init(Onnx__GraphProto *g, const char *name, int dtype, size_t
     Onnx__TensorProto *p = find_init(g, name);
     assert_non_null(p);
     oe_tensor t;
-    assert_int_equal(oe_from_proto(p, 0, &t), OE_OK);
+    assert_int_equal(ot_from_proto(p, 0, &t), OE_OK);
     assert_int_equal(t.dtype, dtype);
     assert_int_equal(t.numel, n);
-    for (size_t i = 0; i < n; i++) assert_float_equal(oe_get_f(&t, (int64_t)i), v[i], 1e-6);
-    oe_tensor_free(&t);
+    for (size_t i = 0; i < n; i++) assert_float_equal(ot_get_f(&t, (int64_t)i), v[i], 1e-6);
+    ot_tensor_free(&t);
 }
 
 static void test_fold_and_lift(void **state)
@@ -94,10 +94,10 @@ static void test_fold_and_lift(void **state)
     Onnx__TensorProto *sp = find_init(g, "s");
     assert_non_null(sp);
     oe_tensor t;
-    assert_int_equal(oe_from_proto(sp, 0, &t), OE_OK);
-    assert_int_equal(oe_get_i(&t, 0), 6);
-    assert_int_equal(oe_get_i(&t, 1), 12);
-    oe_tensor_free(&t);
+    assert_int_equal(ot_from_proto(sp, 0, &t), OE_OK);
+    assert_int_equal(ot_get_i(&t, 0), 6);
+    assert_int_equal(ot_get_i(&t, 1), 12);
+    ot_tensor_free(&t);
     expect_init(g, "f", 1, 1, (double[]){2});
     assert_null(find_init(g, "one"));   /* unused after folding */
     assert_null(find_init(g, "a"));
@@ -433,10 +433,10 @@ static void test_fold_policy_like_onnxscript(void **state)
     Onnx__TensorProto *wt = find_init(g, "wt");
     assert_non_null(wt);
     oe_tensor t;
-    assert_int_equal(oe_from_proto(wt, 0, &t), OE_OK);
-    assert_float_equal(oe_get_f(&t, 1), 100.0, 0);   /* wt[0][1] = W[1][0] */
-    assert_float_equal(oe_get_f(&t, 100), 1.0, 0);   /* wt[1][0] = W[0][1] */
-    oe_tensor_free(&t);
+    assert_int_equal(ot_from_proto(wt, 0, &t), OE_OK);
+    assert_float_equal(ot_get_f(&t, 1), 100.0, 0);   /* wt[0][1] = W[1][0] */
+    assert_float_equal(ot_get_f(&t, 100), 1.0, 0);   /* wt[1][0] = W[0][1] */
+    ot_tensor_free(&t);
     /* s is a graph output folded from Shape: onnxscript's Shape rule makes a Constant node (not
      * an initializer, as other folded values are) and the lifting pass skips graph outputs, so
      * s stays a Constant node holding V's dims (as onnxscript.optimizer.optimize_ir leaves it) */
@@ -446,10 +446,10 @@ static void test_fold_policy_like_onnxscript(void **state)
     assert_string_equal(sn->output[0], "s");
     Onnx__TensorProto *sp = sn->attribute[0]->t;
     assert_non_null(sp);
-    assert_int_equal(oe_from_proto(sp, 0, &t), OE_OK);
-    assert_int_equal(oe_get_i(&t, 0), 100);
-    assert_int_equal(oe_get_i(&t, 1), 100);
-    oe_tensor_free(&t);
+    assert_int_equal(ot_from_proto(sp, 0, &t), OE_OK);
+    assert_int_equal(ot_get_i(&t, 0), 100);
+    assert_int_equal(ot_get_i(&t, 1), 100);
+    ot_tensor_free(&t);
     ox_model_free(m);
 }
 

@@ -39,7 +39,7 @@
 #include "fx/fx.h"
 #include "load/load.h"
 #include "onnx/onnx_check.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "onnx/onnx_pb.h"
 #include "translate/translate.h"
 
@@ -157,7 +157,7 @@ static bool graph_evaluable(const Onnx__GraphProto *g)
 
 static void tval_to_tensor(const tval *t, oe_tensor *o)
 {
-    int rc = oe_tensor_from_f(o, t->dtype, t->dims, t->rank, t->v);
+    int rc = ot_tensor_from_f(o, t->dtype, t->dims, t->rank, t->v);
     assert_int_equal(rc, OE_OK);
 }
 
@@ -184,7 +184,7 @@ static void run_model(const ocase *c, const ox_model *m, oe_tensor *outs)
     if (oe_eval_model(m, in, g->n_input, outs, NULL, &d) != OE_OK)
         fail_msg("%s: evaluating the model failed: %s", c->name, d.len ? d.items[0].message : "?");
     diag_free(&d);
-    for (size_t i = 0; i < g->n_input; i++) oe_tensor_free(&vals[i]);
+    for (size_t i = 0; i < g->n_input; i++) ot_tensor_free(&vals[i]);
     free(vals);
     free(in);
 }
@@ -199,7 +199,7 @@ static void compare(const ocase *c, size_t idx, const oe_tensor *got, const tval
             fail_msg("%s: output %zu dim %d is %lld, expected %lld", c->name, idx, i, (long long)got->dims[i],
                      (long long)want->dims[i]);
     for (int64_t i = 0; i < want->n; i++) {
-        double g = oe_get_f(got, i), w = want->v[i];
+        double g = ot_get_f(got, i), w = want->v[i];
         bool ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= 1e-5 + 1e-4 * fabs(w);
         if (!ok) fail_msg("%s: output %zu element %lld is %.9g, expected %.9g", c->name, idx, (long long)i, g, w);
     }
@@ -324,7 +324,7 @@ static void run_case(ocase *c)
             run_model(c, m, outs);
             for (size_t i = 0; i < g->n_output; i++) {
                 compare(c, i, &outs[i], &c->out.items[i]);
-                oe_tensor_free(&outs[i]);
+                ot_tensor_free(&outs[i]);
             }
             free(outs);
             n_evaluated++;

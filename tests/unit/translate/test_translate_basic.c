@@ -9,7 +9,7 @@
 
 #include "load/pt2_load.h"
 #include "onnx/onnx_edit.h"
-#include "onnx/onnx_eval.h"
+#include "eval/onnx_eval.h"
 #include "translate/translate.h"
 #include "translate/translate_internal.h"
 
@@ -419,9 +419,9 @@ static bool eval_until(Onnx__GraphProto *g, const oe_tensor *x, const char *stop
     oe_tensor vals[MAXV];
     size_t nv = 0;
     names[nv] = g->input[0]->name;
-    oe_tensor_copy(&vals[nv++], x);
+    ot_tensor_copy(&vals[nv++], x);
     for (size_t i = 0; i < g->n_initializer && nv < MAXV; i++) {
-        if (oe_from_proto(g->initializer[i], 0, &vals[nv]) != OE_OK) return false;
+        if (ot_from_proto(g->initializer[i], 0, &vals[nv]) != OE_OK) return false;
         names[nv++] = g->initializer[i]->name;
     }
     bool ok = true;
@@ -438,10 +438,10 @@ static bool eval_until(Onnx__GraphProto *g, const oe_tensor *x, const char *stop
     bool found = false;
     for (size_t j = 0; j < nv; j++) {
         if (ok && !found && !strcmp(names[j], want)) {
-            oe_tensor_copy(result, &vals[j]);
+            ot_tensor_copy(result, &vals[j]);
             found = true;
         }
-        oe_tensor_free(&vals[j]);
+        ot_tensor_free(&vals[j]);
     }
     return ok && found;
 }
@@ -472,13 +472,13 @@ static void test_unflatten_chunk_lowerings(void **state)
         oe_tensor in, out;
         double v[48];
         for (int i = 0; i < 48; i++) v[i] = i;
-        oe_tensor_from_f(&in, 1, (int64_t[]){2, 6, 4}, 3, v);
+        ot_tensor_from_f(&in, 1, (int64_t[]){2, 6, 4}, 3, v);
         assert_true(eval_until(m->proto->graph, &in, NULL, "unflatten", &out));
         assert_int_equal(out.rank, 4);
         for (int i = 0; i < 4; i++) assert_int_equal(out.dims[i], uf[c].want[i]);
-        assert_int_equal(oe_get_f(&out, 47), 47.0);
-        oe_tensor_free(&in);
-        oe_tensor_free(&out);
+        assert_int_equal(ot_get_f(&out, 47), 47.0);
+        ot_tensor_free(&in);
+        ot_tensor_free(&out);
         ox_model_free(m);
         diag_free(&d);
         fx_program_free(p);
@@ -510,22 +510,22 @@ static void test_unflatten_chunk_lowerings(void **state)
             if (!strcmp(g->node[i]->op_type, "SplitToSequence")) sizes = g->node[i]->input[1];
         oe_tensor in, out;
         double v[16] = {0};
-        oe_tensor_from_f(&in, 1, (int64_t[]){2, ch[c].n}, 2, v);
+        ot_tensor_from_f(&in, 1, (int64_t[]){2, ch[c].n}, 2, v);
         assert_true(eval_until(g, &in, "SplitToSequence", sizes, &out));
         /* the split input: a list of sizes, or one size every piece has but the last (ONNX's
          * SplitToSequence with a scalar split) */
         int64_t got[8], np = 0;
         if (out.rank == 0) {
-            int64_t each = oe_get_i(&out, 0);
+            int64_t each = ot_get_i(&out, 0);
             assert_true(each > 0);
             for (int64_t left = ch[c].n; left > 0 && np < 8; left -= each) got[np++] = left < each ? left : each;
         } else {
-            for (np = 0; np < out.numel && np < 8; np++) got[np] = oe_get_i(&out, np);
+            for (np = 0; np < out.numel && np < 8; np++) got[np] = ot_get_i(&out, np);
         }
         assert_int_equal(np, (int64_t)ch[c].count);
         for (size_t i = 0; i < ch[c].count; i++) assert_int_equal(got[i], ch[c].sizes[i]);
-        oe_tensor_free(&in);
-        oe_tensor_free(&out);
+        ot_tensor_free(&in);
+        ot_tensor_free(&out);
         ox_model_free(m);
         diag_free(&d);
         fx_program_free(p);

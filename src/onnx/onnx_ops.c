@@ -1,0 +1,290 @@
+/* onnx_ops.c — the operator registry: one record per ONNX operator (onnx_op.h), its lookup, and
+ * the join with the generated signature and default tables. Adding an operator is adding its
+ * line here (and its kernel to the evaluator's family table, keyed by this record). */
+#include "onnx/onnx_op.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "base/hashmap.h"
+#include "onnx/onnx_infer_internal.h"
+#include "onnx/onnx_tensor.h"
+
+/* An operator: its name, inference function (NULL: none) and the function's argument; of ai.onnx,
+ * or of another domain. */
+#define OP(n, fn, a) {.domain = "", .name = (n), .infer = (fn), .infer_arg = (a)}
+#define DOMAIN_OP(d, n, fn, a) {.domain = (d), .name = (n), .infer = (fn), .infer_arg = (a)}
+
+/* Sorted by domain ("" first), then name; every ai.onnx operator of onnx_schema_data.c has a line
+ * (tests/unit/onnx/test_onnx_ops checks it). */
+static ox_op ops[] = {
+    OP("Abs", oi_infer_same, 0),
+    OP("Acos", oi_infer_same, 0),
+    OP("Acosh", oi_infer_same, 0),
+    OP("Add", oi_infer_broadcast, 0),
+    OP("AffineGrid", NULL, 0),
+    OP("And", oi_infer_broadcast, 0),
+    OP("ArgMax", oi_infer_argmax, 0),
+    OP("ArgMin", oi_infer_argmax, 0),
+    OP("Asin", oi_infer_same, 0),
+    OP("Asinh", oi_infer_same, 0),
+    OP("Atan", oi_infer_same, 0),
+    OP("Atanh", oi_infer_same, 0),
+    OP("Attention", NULL, 0),
+    OP("AveragePool", oi_infer_conv_pool, 0),
+    OP("BatchNormalization", NULL, 0),
+    OP("Bernoulli", NULL, 0),
+    OP("BitShift", oi_infer_broadcast, 0),
+    OP("BitwiseAnd", oi_infer_broadcast, 0),
+    OP("BitwiseNot", oi_infer_same, 0),
+    OP("BitwiseOr", oi_infer_broadcast, 0),
+    OP("BitwiseXor", oi_infer_broadcast, 0),
+    OP("BlackmanWindow", NULL, 0),
+    OP("Cast", oi_infer_cast, 0),
+    OP("CastLike", oi_infer_cast, 1),
+    OP("Ceil", oi_infer_same, 0),
+    OP("Celu", oi_infer_same, 0),
+    OP("CenterCropPad", NULL, 0),
+    OP("Clip", oi_infer_same, 0),
+    OP("Col2Im", NULL, 0),
+    OP("Compress", NULL, 0),
+    OP("Concat", oi_infer_concat, 0),
+    OP("ConcatFromSequence", NULL, 0),
+    OP("Constant", oi_infer_constant, 0),
+    OP("ConstantOfShape", oi_infer_constant_of_shape, 0),
+    OP("Conv", oi_infer_conv_pool, 0),
+    OP("ConvInteger", NULL, 0),
+    OP("ConvTranspose", oi_infer_conv_pool, 0),
+    OP("Cos", oi_infer_same, 0),
+    OP("Cosh", oi_infer_same, 0),
+    OP("CumSum", oi_infer_same, 0),
+    OP("DFT", NULL, 0),
+    OP("DeformConv", NULL, 0),
+    OP("DepthToSpace", NULL, 0),
+    OP("DequantizeLinear", NULL, 0),
+    OP("Det", oi_infer_det, 0),
+    OP("Div", oi_infer_broadcast, 0),
+    OP("Dropout", NULL, 0),
+    OP("DynamicQuantizeLinear", NULL, 0),
+    OP("Einsum", NULL, 0),
+    OP("Elu", oi_infer_same, 0),
+    OP("Equal", oi_infer_broadcast, T_BOOL),
+    OP("Erf", oi_infer_same, 0),
+    OP("Exp", oi_infer_same, 0),
+    OP("Expand", oi_infer_expand, 0),
+    OP("EyeLike", oi_infer_eye_like, 0),
+    OP("Flatten", NULL, 0),
+    OP("Floor", oi_infer_same, 0),
+    OP("GRU", NULL, 0),
+    OP("Gather", oi_infer_gather, 0),
+    OP("GatherElements", oi_infer_gather, 1),
+    OP("GatherND", oi_infer_gather_nd, 0),
+    OP("Gelu", oi_infer_same, 0),
+    OP("Gemm", oi_infer_gemm, 0),
+    OP("GlobalAveragePool", NULL, 0),
+    OP("GlobalLpPool", NULL, 0),
+    OP("GlobalMaxPool", NULL, 0),
+    OP("Greater", oi_infer_broadcast, T_BOOL),
+    OP("GreaterOrEqual", oi_infer_broadcast, T_BOOL),
+    OP("GridSample", NULL, 0),
+    OP("GroupNormalization", NULL, 0),
+    OP("HammingWindow", NULL, 0),
+    OP("HannWindow", NULL, 0),
+    OP("HardSigmoid", oi_infer_same, 0),
+    OP("HardSwish", oi_infer_same, 0),
+    OP("Hardmax", oi_infer_same, 0),
+    OP("Identity", oi_infer_same, 0),
+    OP("If", NULL, 0),
+    OP("ImageDecoder", NULL, 0),
+    OP("InstanceNormalization", oi_infer_same, 0),
+    OP("IsInf", oi_infer_same, T_BOOL),
+    OP("IsNaN", oi_infer_same, T_BOOL),
+    OP("LRN", oi_infer_same, 0),
+    OP("LSTM", NULL, 0),
+    OP("LayerNormalization", NULL, 0),
+    OP("LeakyRelu", oi_infer_same, 0),
+    OP("Less", oi_infer_broadcast, T_BOOL),
+    OP("LessOrEqual", oi_infer_broadcast, T_BOOL),
+    OP("Log", oi_infer_same, 0),
+    OP("LogSoftmax", oi_infer_same, 0),
+    OP("Loop", NULL, 0),
+    OP("LpNormalization", oi_infer_same, 0),
+    OP("LpPool", oi_infer_conv_pool, 0),
+    OP("MatMul", oi_infer_matmul, 0),
+    OP("MatMulInteger", NULL, 0),
+    OP("Max", oi_infer_broadcast, 0),
+    OP("MaxPool", oi_infer_conv_pool, 0),
+    OP("MaxRoiPool", NULL, 0),
+    OP("MaxUnpool", NULL, 0),
+    OP("Mean", oi_infer_broadcast, 0),
+    OP("MeanVarianceNormalization", oi_infer_same, 0),
+    OP("MelWeightMatrix", NULL, 0),
+    OP("Min", oi_infer_broadcast, 0),
+    OP("Mish", oi_infer_same, 0),
+    OP("Mod", oi_infer_broadcast, 0),
+    OP("Mul", oi_infer_broadcast, 0),
+    OP("Multinomial", NULL, 0),
+    OP("Neg", oi_infer_same, 0),
+    OP("NegativeLogLikelihoodLoss", NULL, 0),
+    OP("NonMaxSuppression", NULL, 0),
+    OP("NonZero", oi_infer_nonzero, 0),
+    OP("Not", oi_infer_same, 0),
+    OP("OneHot", NULL, 0),
+    OP("Optional", NULL, 0),
+    OP("OptionalGetElement", NULL, 0),
+    OP("OptionalHasElement", NULL, 0),
+    OP("Or", oi_infer_broadcast, 0),
+    OP("PRelu", oi_infer_same, 0),
+    OP("Pad", oi_infer_pad, 0),
+    OP("Pow", oi_infer_broadcast, 0),
+    OP("QLinearConv", NULL, 0),
+    OP("QLinearMatMul", NULL, 0),
+    OP("QuantizeLinear", NULL, 0),
+    OP("RMSNormalization", NULL, 0),
+    OP("RNN", NULL, 0),
+    OP("RandomNormal", NULL, 0),
+    OP("RandomNormalLike", NULL, 0),
+    OP("RandomUniform", NULL, 0),
+    OP("RandomUniformLike", NULL, 0),
+    OP("Range", oi_infer_range, 0),
+    OP("Reciprocal", oi_infer_same, 0),
+    OP("ReduceL1", oi_infer_reduce, 0),
+    OP("ReduceL2", oi_infer_reduce, 0),
+    OP("ReduceLogSum", oi_infer_reduce, 0),
+    OP("ReduceLogSumExp", oi_infer_reduce, 0),
+    OP("ReduceMax", oi_infer_reduce, 0),
+    OP("ReduceMean", oi_infer_reduce, 0),
+    OP("ReduceMin", oi_infer_reduce, 0),
+    OP("ReduceProd", oi_infer_reduce, 0),
+    OP("ReduceSum", oi_infer_reduce, 0),
+    OP("ReduceSumSquare", oi_infer_reduce, 0),
+    OP("RegexFullMatch", NULL, 0),
+    OP("Relu", oi_infer_same, 0),
+    OP("Reshape", oi_infer_reshape, 0),
+    OP("Resize", NULL, 0),
+    OP("ReverseSequence", oi_infer_reverse_sequence, 0),
+    OP("RoiAlign", NULL, 0),
+    OP("RotaryEmbedding", NULL, 0),
+    OP("Round", oi_infer_same, 0),
+    OP("STFT", oi_infer_stft, 0),
+    OP("Scan", NULL, 0),
+    OP("Scatter", NULL, 0),
+    OP("ScatterElements", oi_infer_same, 0),
+    OP("ScatterND", oi_infer_same, 0),
+    OP("Selu", oi_infer_same, 0),
+    OP("SequenceAt", NULL, 0),
+    OP("SequenceConstruct", NULL, 0),
+    OP("SequenceEmpty", NULL, 0),
+    OP("SequenceErase", NULL, 0),
+    OP("SequenceInsert", NULL, 0),
+    OP("SequenceLength", NULL, 0),
+    OP("SequenceMap", NULL, 0),
+    OP("Shape", oi_infer_shape, 0),
+    OP("Shrink", oi_infer_same, 0),
+    OP("Sigmoid", oi_infer_same, 0),
+    OP("Sign", oi_infer_same, 0),
+    OP("Sin", oi_infer_same, 0),
+    OP("Sinh", oi_infer_same, 0),
+    OP("Size", oi_infer_size, 0),
+    OP("Slice", oi_infer_slice, 0),
+    OP("Softmax", oi_infer_same, 0),
+    OP("SoftmaxCrossEntropyLoss", NULL, 0),
+    OP("Softplus", oi_infer_same, 0),
+    OP("Softsign", oi_infer_same, 0),
+    OP("SpaceToDepth", NULL, 0),
+    OP("Split", oi_infer_split, 0),
+    OP("SplitToSequence", NULL, 0),
+    OP("Sqrt", oi_infer_same, 0),
+    OP("Squeeze", oi_infer_unsqueeze, 1),
+    OP("StringConcat", NULL, 0),
+    OP("StringNormalizer", NULL, 0),
+    OP("StringSplit", NULL, 0),
+    OP("Sub", oi_infer_broadcast, 0),
+    OP("Sum", oi_infer_broadcast, 0),
+    OP("Swish", NULL, 0),
+    OP("Tan", oi_infer_same, 0),
+    OP("Tanh", oi_infer_same, 0),
+    OP("TensorScatter", NULL, 0),
+    OP("TfIdfVectorizer", NULL, 0),
+    OP("ThresholdedRelu", oi_infer_same, 0),
+    OP("Tile", oi_infer_tile, 0),
+    OP("TopK", oi_infer_topk, 0),
+    OP("Transpose", oi_infer_transpose, 0),
+    OP("Trilu", oi_infer_same, 0),
+    OP("Unique", NULL, 0),
+    OP("Unsqueeze", oi_infer_unsqueeze, 0),
+    OP("Upsample", NULL, 0),
+    OP("Where", oi_infer_where, 0),
+    OP("Xor", oi_infer_broadcast, 0),
+    DOMAIN_OP("ai.onnx.preview.training", "Adagrad", NULL, 0),
+    DOMAIN_OP("ai.onnx.preview.training", "Adam", NULL, 0),
+    DOMAIN_OP("ai.onnx.preview.training", "Momentum", NULL, 0),
+};
+enum { N_OPS = sizeof ops / sizeof *ops };
+
+static hashmap by_name;        /* name -> first record of that name (any domain) */
+static size_t next_named[N_OPS];   /* the next record of the same name, N_OPS at the end */
+static bool ready;
+
+/* The rows of the sorted table rows[0..n) (stride bytes apart, the name first) named name. */
+static size_t first_row(const void *rows, size_t n, size_t stride, const char *name, size_t *count)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(*(const char *const *)((const char *)rows + mid * stride), name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    size_t k = 0;
+    while (lo + k < n && !strcmp(*(const char *const *)((const char *)rows + (lo + k) * stride), name)) k++;
+    *count = k;
+    return lo;
+}
+
+static void init(void)
+{
+    if (ready) return;
+    hm_init(&by_name);
+    for (size_t i = N_OPS; i-- > 0;) {   /* backwards, so each chain runs in table order */
+        ox_op *op = &ops[i];
+        op->id = i;
+        ox_op *first = hm_put(&by_name, op->name, op);
+        next_named[i] = first ? first->id : N_OPS;
+        if (*op->domain) continue;   /* the generated tables are ai.onnx's */
+        size_t k, at = first_row(ox_op_schema_table, ox_op_schema_count, sizeof *ox_op_schema_table, op->name, &k);
+        op->versions = k ? &ox_op_schema_table[at] : NULL;
+        op->n_versions = k;
+        at = first_row(ox_op_attr_defaults_table, ox_op_attr_defaults_count, sizeof *ox_op_attr_defaults_table,
+                       op->name, &k);
+        op->defaults = k ? &ox_op_attr_defaults_table[at] : NULL;
+    }
+    ready = true;
+}
+
+const ox_op *ox_op_find(const char *domain, const char *op_type)
+{
+    if (!op_type) return NULL;
+    init();
+    if (!domain || !strcmp(domain, "ai.onnx")) domain = "";
+    for (const ox_op *op = hm_get(&by_name, op_type); op; op = next_named[op->id] < N_OPS ? &ops[next_named[op->id]] : NULL)
+        if (!strcmp(op->domain, domain)) return op;
+    return NULL;
+}
+
+const ox_op_schema *ox_op_version(const ox_op *op, int64_t opset)
+{
+    const ox_op_schema *best = NULL;
+    for (size_t i = 0; op && i < op->n_versions && op->versions[i].since_version <= opset; i++) best = &op->versions[i];
+    return best;
+}
+
+size_t ox_op_count(void)
+{
+    return N_OPS;
+}
+
+const ox_op *ox_op_at(size_t id)
+{
+    init();
+    return id < N_OPS ? &ops[id] : NULL;
+}
