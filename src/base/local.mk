@@ -1,9 +1,10 @@
-# src/base/local.mk — allocation, strings, containers, diagnostics, files, JSON, interrupts.
+# src/base/local.mk — allocation, strings, containers, builtin registries, diagnostics, files, JSON, interrupts.
 libfxsh_a_SOURCES += \
 	src/base/alloc.c src/base/alloc.h \
 	src/base/strbuf.c src/base/strbuf.h \
 	src/base/vec.h \
 	src/base/hashmap.c src/base/hashmap.h \
+	src/base/builtin.c src/base/builtin.h \
 	src/base/diag.c src/base/diag.h \
 	src/base/file.c src/base/file.h \
 	src/base/json.c src/base/json.h src/base/json_write.c src/base/json_write.h \

@@ -9,8 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/builtin.h"
 #include "base/diag.h"
 #include "base/hashmap.h"
+#include "fx/fx_build.h"
 #include "fx/fx_ir.h"
 #include "capture/export.h"
 #include "tables/pass_tables.h"
@@ -131,7 +133,19 @@ void xp_lift_root_attr(xctx *x, const char *name);
 /* export_call.c: call_function / call_method node n (torch functions, tensor methods, operators). */
 bool xp_function_call(xctx *x, const fx_node *n, bool *ok);
 
-/* export_mha.c: nn.MultiheadAttention as F.multi_head_attention_forward records it. */
-bool xp_build_multihead_attention(xctx *x, const fx_node *n, const fx_module *m);
+/* ---- C module builders (a module entry's `builtin:`) ---------------------------------------- */
+
+/* One C builder: the name nn.yaml's builtin: gives, and the function that builds the nodes of a
+ * call_module node (it reports and returns false on failure). */
+typedef struct xp_builder_entry {
+    const char *name;
+    bool (*build)(xctx *x, const fx_node *n, const fx_module *m);
+} xp_builder_entry;
+/* The families, one table each at the end of its file; export_tables.c lists them. */
+extern const builtin_family xp_mha_builders;   /* export_mha.c: multihead_attention */
+/* The builder named name (one hash probe), NULL when none. */
+const xp_builder_entry *xp_find_builder(const char *name);
+/* The name registered by two families, NULL when none (a unit test keeps it NULL). */
+const char *xp_builder_duplicate(void);
 
 #endif

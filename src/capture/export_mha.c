@@ -258,7 +258,7 @@ static bool flag(fx_arg **bound, int i, bool def) { return bound[i] ? bound[i]->
 
 /* ---- the builder ------------------------------------------------------------------------------ */
 
-bool xp_build_multihead_attention(xctx *x, const fx_node *n, const fx_module *m)
+static bool build_multihead_attention(xctx *x, const fx_node *n, const fx_module *m)
 {
     mha s = { .x = x, .n = n, .path = n->target };
     fx_arg *bound[N_PARAMS];
@@ -359,3 +359,7 @@ bool xp_build_multihead_attention(xctx *x, const fx_node *n, const fx_module *m)
     xp_set_val(x, n->name, fx_arg_seq(x->dst, FX_ARG_TUPLE, res, NULL, 2));
     return true;
 }
+
+static const xp_builder_entry builders[] = { { "multihead_attention", build_multihead_attention } };
+
+const builtin_family xp_mha_builders = BUILTIN_FAMILY("mha", builders);

@@ -34,14 +34,13 @@ static unsigned where_bits(const char *w)
     return b;
 }
 
-/* The C builders nn.yaml can name with `builtin:`. */
-static const struct {
-    const char *name;
-    bool (*build)(xctx *x, const fx_node *n, const fx_module *m);
-} builders[] = {
-    { "multihead_attention", xp_build_multihead_attention },
-    { NULL, NULL },
-};
+/* The C builders nn.yaml can name with `builtin:`: the folder's families, in one hashed index. */
+static const builtin_family *const builder_families[] = { &xp_mha_builders };
+static builtin_index builder_index = BUILTIN_INDEX(builder_families);
+
+const xp_builder_entry *xp_find_builder(const char *name) { return builtin_find(&builder_index, name); }
+
+const char *xp_builder_duplicate(void) { return builtin_duplicate(&builder_index); }
 
 /* Builds the module and op tables from the loaded records. */
 bool xp_load_tables(xctx *x)
@@ -78,11 +77,13 @@ bool xp_load_tables(xctx *x)
                 return false;
             }
             if (m->builtin) {
-                for (size_t k = 0; builders[k].name && !m->build; k++)
-                    if (!strcmp(builders[k].name, m->builtin))
-                        m->build = builders[k].build;
+                const xp_builder_entry *b = xp_find_builder(m->builtin);
+                m->build = b ? b->build : NULL;
                 if (!m->build) {
-                    diag_error(x->d, l, "module entry names an unknown builtin '%s'", m->builtin);
+                    diagnostic *dg = diag_error(x->d, l, "module entry names an unknown builtin '%s'", m->builtin);
+                    const char *near = builtin_suggest(&builder_index, m->builtin);
+                    if (near)
+                        diag_set_hint(dg, "did you mean '%s'?", near);
                     free(last);
                     return false;
                 }

@@ -11,35 +11,10 @@
 
 #define MAX_ITEMS 64
 
-/* target(args | kwargs) through the table; the node it gives, NULL (and c->failed) otherwise */
-static fx_node *call(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv, size_t nk)
-{
-    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
-                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
-    if (r && r->kind == FX_ARG_NODE)
-        return r->u.node;
-    if (r && !c->failed) {
-        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
-                   "decompose: %s did not produce a tensor", target);
-        dc_fail(c);
-    }
-    return NULL;
-}
-
 static fx_node *call2(dctx *c, const char *target, fx_arg *a, fx_arg *b)
 {
     fx_arg *args[2] = { a, b };
-    return call(c, target, args, b ? 2 : 1, NULL, NULL, 0);
-}
-
-static fx_arg *node(dctx *c, fx_node *n) { return fx_arg_node(c->dst, n); }
-
-static fx_arg *ints(dctx *c, const int64_t *v, size_t n)
-{
-    fx_arg *items[DL_MAX_RANK + 2];
-    for (size_t i = 0; i < n && i < DL_MAX_RANK + 2; i++)
-        items[i] = fx_arg_int(c->dst, v[i]);
-    return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
+    return dc_calla(c, target, args, b ? 2 : 1, NULL, NULL, 0);
 }
 
 static fx_arg *list(dctx *c, fx_arg **items, size_t n) { return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n); }
@@ -56,22 +31,6 @@ static bool tensor_list(const fx_arg *a, const fx_arg **items, dl_tensor *t, siz
             return false;
     }
     return true;
-}
-
-static bool int_of(const fx_arg *a, int64_t *v)
-{
-    if (!a || a->kind != FX_ARG_INT)
-        return false;
-    *v = a->u.i;
-    return true;
-}
-
-static bool wrap(int64_t *d, size_t rank)
-{
-    int64_t r = rank ? (int64_t)rank : 1;
-    if (*d < 0)
-        *d += r;
-    return *d >= 0 && *d < r;
 }
 
 static int64_t numel(const dl_tensor *t)
@@ -109,10 +68,11 @@ static fx_arg *broadcast_tensors(dctx *c, const binding *b)
     fx_arg *out[MAX_ITEMS];
     for (size_t i = 0; i < n; i++) {
         bool same = t[i].rank == rank && !memcmp(t[i].size, shape, rank * sizeof *shape);
-        fx_node *e = same ? NULL : call2(c, "torch.ops.aten.expand.default", dc_dup(c, in[i]), ints(c, shape, rank));
+        fx_node *e = same ? NULL
+                          : call2(c, "torch.ops.aten.expand.default", dc_dup(c, in[i]), dc_int_list(c->dst, shape, rank));
         if (!same && !e)
             return NULL;
-        out[i] = same ? dc_dup(c, in[i]) : node(c, e);
+        out[i] = same ? dc_dup(c, in[i]) : dc_nd(c, e);
     }
     return list(c, out, n);
 }
@@ -132,11 +92,11 @@ static bool grids(dctx *c, const fx_arg **in, const dl_tensor *t, size_t n, fx_a
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < n; k++)
             view[k] = k == i ? -1 : 1;
-        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), ints(c, view, n));
-        fx_node *e = v ? call2(c, "torch.ops.aten.expand.default", node(c, v), ints(c, shape, n)) : NULL;
+        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), dc_int_list(c->dst, view, n));
+        fx_node *e = v ? call2(c, "torch.ops.aten.expand.default", dc_nd(c, v), dc_int_list(c->dst, shape, n)) : NULL;
         if (!e)
             return false;
-        out[i] = node(c, e);
+        out[i] = dc_nd(c, e);
     }
     return true;
 }
@@ -187,13 +147,13 @@ static fx_arg *cartesian_prod(dctx *c, const binding *b)
     for (size_t i = 0; i < n; i++)
         total *= numel(&t[i]);
     for (size_t i = 0; i < n; i++) {
-        fx_node *r = call2(c, "torch.ops.aten.reshape.default", g[i], ints(c, &total, 1));
+        fx_node *r = call2(c, "torch.ops.aten.reshape.default", g[i], dc_int_list(c->dst, &total, 1));
         if (!r)
             return NULL;
-        flat[i] = node(c, r);
+        flat[i] = dc_nd(c, r);
     }
     fx_node *s = call2(c, "torch.ops.aten.stack.default", list(c, flat, n), fx_arg_int(c->dst, 1));
-    return s ? node(c, s) : NULL;
+    return s ? dc_nd(c, s) : NULL;
 }
 
 /* column_stack (torch._refs): 0-d and 1-d tensors viewed as columns [numel, 1], then atleast_1d
@@ -212,22 +172,22 @@ static fx_arg *column_stack(dctx *c, const binding *b)
             continue;
         }
         int64_t shape[2] = { numel(&t[i]), 1 };
-        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), ints(c, shape, 2));
+        fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, in[i]), dc_int_list(c->dst, shape, 2));
         if (!v)
             return NULL;
-        cols[i] = node(c, v);
+        cols[i] = dc_nd(c, v);
     }
     fx_node *a = call2(c, "torch.ops.aten.atleast_1d.Sequence", list(c, cols, n), NULL);
     if (!a)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        fx_node *g = call2(c, "operator.getitem", node(c, a), fx_arg_int(c->dst, (int64_t)i));
+        fx_node *g = call2(c, "operator.getitem", dc_nd(c, a), fx_arg_int(c->dst, (int64_t)i));
         if (!g)
             return NULL;
-        items[i] = node(c, g);
+        items[i] = dc_nd(c, g);
     }
     fx_node *r = call2(c, "torch.ops.aten.cat.default", list(c, items, n), fx_arg_int(c->dst, 1));
-    return r ? node(c, r) : NULL;
+    return r ? dc_nd(c, r) : NULL;
 }
 
 /* zeros(size | dtype, device, pin_memory=False) like x */
@@ -239,8 +199,8 @@ static fx_node *zeros_like_of(dctx *c, const fx_arg *x, const int64_t *size, siz
     const char *kn[3] = { "dtype", "device", "pin_memory" };
     fx_arg *kv[3] = { fx_arg_dtype(c->dst, m->dtype), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device),
                       fx_arg_bool(c->dst, false) };
-    fx_arg *args[1] = { ints(c, size, n) };
-    return call(c, "torch.ops.aten.zeros.default", args, 1, kn, kv, 3);
+    fx_arg *args[1] = { dc_int_list(c->dst, size, n) };
+    return dc_calla(c, "torch.ops.aten.zeros.default", args, 1, kn, kv, 3);
 }
 
 /* block_diag (torch._refs): 0-d and 1-d tensors viewed as rows [1, -1]; each block padded with
@@ -267,10 +227,10 @@ static fx_arg *block_diag(dctx *c, const binding *b)
         if (t[i].rank == 2)
             continue;
         int64_t shape[2] = { 1, -1 };
-        fx_node *v = call2(c, "torch.ops.aten.view.default", blk[i], ints(c, shape, 2));
+        fx_node *v = call2(c, "torch.ops.aten.view.default", blk[i], dc_int_list(c->dst, shape, 2));
         if (!v)
             return NULL;
-        blk[i] = node(c, v);
+        blk[i] = dc_nd(c, v);
     }
     int64_t before = 0;
     for (size_t i = 0; i < n; i++) {
@@ -279,15 +239,15 @@ static fx_arg *block_diag(dctx *c, const binding *b)
         fx_node *zr = zl ? zeros_like_of(c, in[i], right, 2) : NULL;
         if (!zr)
             return NULL;
-        fx_arg *parts[3] = { node(c, zl), blk[i], node(c, zr) };
+        fx_arg *parts[3] = { dc_nd(c, zl), blk[i], dc_nd(c, zr) };
         fx_node *row = call2(c, "torch.ops.aten.cat.default", list(c, parts, 3), fx_arg_int(c->dst, 1));
         if (!row)
             return NULL;
-        rows[i] = node(c, row);
+        rows[i] = dc_nd(c, row);
         before += k[i];
     }
     fx_node *res = call2(c, "torch.ops.aten.cat.default", list(c, rows, n), NULL);
-    return res ? node(c, res) : NULL;
+    return res ? dc_nd(c, res) : NULL;
 }
 
 /* unbind_copy (torch._refs): unbind, then a contiguous clone of each piece */
@@ -296,8 +256,8 @@ static fx_arg *unbind_copy(dctx *c, const binding *b)
     dl_tensor t;
     int64_t dim = 0;
     const fx_arg *x = b->src[0];
-    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || (b->src[1] && !int_of(b->src[1], &dim)) ||
-        !t.rank || !wrap(&dim, t.rank) || t.size[dim] > MAX_ITEMS)
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || (b->src[1] && !dc_int_of(b->src[1], &dim)) ||
+        !t.rank || !dc_wrap_dim(&dim, t.rank) || t.size[dim] > MAX_ITEMS)
         return NULL;
     fx_node *u = call2(c, "torch.ops.aten.unbind.int", dc_dup(c, x), b->src[1] ? dc_dup(c, b->src[1]) : NULL);
     if (!u)
@@ -306,15 +266,15 @@ static fx_arg *unbind_copy(dctx *c, const binding *b)
     fx_node *g[MAX_ITEMS];
     fx_arg *out[MAX_ITEMS];
     for (size_t i = 0; i < n; i++)
-        if (!(g[i] = call2(c, "operator.getitem", node(c, u), fx_arg_int(c->dst, (int64_t)i))))
+        if (!(g[i] = call2(c, "operator.getitem", dc_nd(c, u), fx_arg_int(c->dst, (int64_t)i))))
             return NULL;
     const char *kn[1] = { "memory_format" };
     for (size_t i = 0; i < n; i++) {
-        fx_arg *kv[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "contiguous_format") }, *args[1] = { node(c, g[i]) };
-        fx_node *cl = call(c, "torch.ops.aten.clone.default", args, 1, kn, kv, 1);
+        fx_arg *kv[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "contiguous_format") }, *args[1] = { dc_nd(c, g[i]) };
+        fx_node *cl = dc_calla(c, "torch.ops.aten.clone.default", args, 1, kn, kv, 1);
         if (!cl)
             return NULL;
-        out[i] = node(c, cl);
+        out[i] = dc_nd(c, cl);
     }
     return list(c, out, n);
 }
@@ -332,14 +292,14 @@ static const fx_arg *bound(const binding *b, const char *name)
 static fx_arg *slice_of(dctx *c, const fx_arg *x, int64_t dim, int64_t lo, const int64_t *hi)
 {
     fx_arg *a[4] = { dc_dup(c, x), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, lo), hi ? fx_arg_int(c->dst, *hi) : NULL };
-    fx_node *n = call(c, "torch.ops.aten.slice.Tensor", a, hi ? 4 : 3, NULL, NULL, 0);
-    return n ? node(c, n) : NULL;
+    fx_node *n = dc_calla(c, "torch.ops.aten.slice.Tensor", a, hi ? 4 : 3, NULL, NULL, 0);
+    return n ? dc_nd(c, n) : NULL;
 }
 
 static fx_arg *bin(dctx *c, const char *target, fx_arg *a, fx_arg *b)
 {
     fx_node *n = a && b ? call2(c, target, a, b) : NULL;
-    return n ? node(c, n) : NULL;
+    return n ? dc_nd(c, n) : NULL;
 }
 
 /* gradient with scalar spacings (ATen's gradient_helper_float): per dim, central differences
@@ -351,7 +311,7 @@ static fx_arg *gradient(dctx *c, const binding *b)
     const fx_arg *x = b->src[0], *sp = bound(b, "spacing"), *dm = bound(b, "dim"), *eo = bound(b, "edge_order");
     int64_t order = 1, dims[DL_MAX_RANK];
     size_t nd = 0;
-    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || (eo && !int_of(eo, &order)) ||
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || (eo && !dc_int_of(eo, &order)) ||
         (order != 1 && order != 2))
         return NULL;
     if (!dm) {
@@ -361,7 +321,7 @@ static fx_arg *gradient(dctx *c, const binding *b)
         dims[nd++] = dm->u.i;
     } else if ((dm->kind == FX_ARG_LIST || dm->kind == FX_ARG_TUPLE) && dm->u.seq.len <= DL_MAX_RANK) {
         for (size_t i = 0; i < dm->u.seq.len; i++)
-            if (!int_of(dm->u.seq.items[i], &dims[nd++]))
+            if (!dc_int_of(dm->u.seq.items[i], &dims[nd++]))
                 return NULL;
     } else {
         return NULL;
@@ -372,7 +332,7 @@ static fx_arg *gradient(dctx *c, const binding *b)
     fx_arg *out[DL_MAX_RANK];
     for (size_t i = 0; i < nd; i++) {
         int64_t d = dims[i];
-        if (!wrap(&d, t.rank) || t.size[d] < order + 1)
+        if (!dc_wrap_dim(&d, t.rank) || t.size[d] < order + 1)
             return NULL;
         const fx_arg *h = sp_list ? sp->u.seq.items[i] : sp;
         if (h && h->kind != FX_ARG_INT && h->kind != FX_ARG_FLOAT)
@@ -407,7 +367,7 @@ static fx_arg *gradient(dctx *c, const binding *b)
         fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, 3), d ? fx_arg_int(c->dst, d) : NULL);
         if (!cat)
             return NULL;
-        out[i] = node(c, cat);
+        out[i] = dc_nd(c, cat);
     }
     return list(c, out, nd);
 }
@@ -426,14 +386,14 @@ static fx_arg *xsplit(dctx *c, const binding *b, char which)
     int64_t size = t.size[dim], bounds[MAX_ITEMS + 1], sections;
     size_t nb = 0;
     bounds[nb++] = 0;
-    if (int_of(s, &sections)) {
+    if (dc_int_of(s, &sections)) {
         if (sections <= 0 || sections > MAX_ITEMS || size % sections)
             return NULL;
         for (int64_t i = 1; i <= sections; i++)
             bounds[nb++] = size / sections * i;
     } else if ((s->kind == FX_ARG_LIST || s->kind == FX_ARG_TUPLE) && s->u.seq.len < MAX_ITEMS) {
         for (size_t i = 0; i < s->u.seq.len; i++)
-            if (!int_of(s->u.seq.items[i], &bounds[nb++]))
+            if (!dc_int_of(s->u.seq.items[i], &bounds[nb++]))
                 return NULL;
         bounds[nb++] = size;
     } else {
@@ -443,10 +403,10 @@ static fx_arg *xsplit(dctx *c, const binding *b, char which)
     for (size_t i = 0; i + 1 < nb; i++) {
         fx_arg *args[4] = { dc_dup(c, x), fx_arg_int(c->dst, dim), fx_arg_int(c->dst, bounds[i]),
                             fx_arg_int(c->dst, bounds[i + 1]) };
-        fx_node *sl = call(c, "torch.ops.aten.slice.Tensor", args, 4, NULL, NULL, 0);
+        fx_node *sl = dc_calla(c, "torch.ops.aten.slice.Tensor", args, 4, NULL, NULL, 0);
         if (!sl)
             return NULL;
-        out[i] = node(c, sl);
+        out[i] = dc_nd(c, sl);
     }
     return list(c, out, nb - 1);
 }
@@ -460,17 +420,17 @@ static fx_arg *diff(dctx *c, const binding *b)
     int64_t n = 1, dim = -1, given;
     const fx_arg *x = b->src[0], *pre = b->src[3], *app = b->src[4];
     if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank ||
-        (b->src[1] && !int_of(b->src[1], &n)) || (b->src[2] && !int_of(b->src[2], &dim)) || n < 0)
+        (b->src[1] && !dc_int_of(b->src[1], &n)) || (b->src[2] && !dc_int_of(b->src[2], &dim)) || n < 0)
         return NULL;
     given = dim;   /* torch passes dim on as given (-1 stays -1) */
-    if (!wrap(&dim, t.rank))
+    if (!dc_wrap_dim(&dim, t.rank))
         return NULL;
     pre = dc_is_none(pre) ? NULL : pre;
     app = dc_is_none(app) ? NULL : app;
     if (n == 0 && !pre && !app) {
         fx_node *z = call2(c, "torch.ops.aten.zeros_like.default", dc_dup(c, x), NULL);
-        fx_node *cp = z ? call2(c, "torch.ops.aten.copy.default", node(c, z), dc_dup(c, x)) : NULL;
-        return cp ? node(c, cp) : NULL;
+        fx_node *cp = z ? call2(c, "torch.ops.aten.copy.default", dc_nd(c, z), dc_dup(c, x)) : NULL;
+        return cp ? dc_nd(c, cp) : NULL;
     }
     fx_arg *cur = dc_dup(c, x);
     int64_t len = t.size[dim];
@@ -493,19 +453,19 @@ static fx_arg *diff(dctx *c, const binding *b)
         fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, parts, np), given ? fx_arg_int(c->dst, given) : NULL);
         if (!cat)
             return NULL;
-        cur = node(c, cat);
+        cur = dc_nd(c, cat);
     }
     if (n > len)
         return NULL;
     for (int64_t k = 0; k < n; k++, len--) {
         fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
-        fx_node *a = call(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
+        fx_node *a = dc_calla(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
         fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1), fx_arg_int(c->dst, len) };
-        fx_node *bb = a ? call(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0) : NULL;
-        fx_node *s = bb ? call2(c, "torch.ops.aten.sub.Tensor", node(c, bb), node(c, a)) : NULL;
+        fx_node *bb = a ? dc_calla(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0) : NULL;
+        fx_node *s = bb ? call2(c, "torch.ops.aten.sub.Tensor", dc_nd(c, bb), dc_nd(c, a)) : NULL;
         if (!s)
             return NULL;
-        cur = node(c, s);
+        cur = dc_nd(c, s);
     }
     return cur;
 }
@@ -519,7 +479,7 @@ static fx_node *arange_on(dctx *c, const char *target, const fx_arg *x, fx_arg *
     const char *kn[3] = { "dtype", "device", "pin_memory" };
     fx_arg *kv[3] = { fx_arg_dtype(c->dst, FX_DT_I64), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device),
                       fx_arg_bool(c->dst, false) };
-    return call(c, target, args, na, kn, kv, 3);
+    return dc_calla(c, target, args, na, kn, kv, 3);
 }
 
 /* diag_embed(x, offset, dim1, dim2) as torch._refs writes it: x padded with |offset| zeros on the
@@ -531,7 +491,7 @@ static fx_arg *embed(dctx *c, fx_arg *x, int64_t offset, int64_t d1, int64_t d2)
     if (x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank || t.rank + 1 > DL_MAX_RANK)
         return NULL;
     size_t rank = t.rank + 1;
-    if (!wrap(&d1, rank) || !wrap(&d2, rank) || d1 == d2)
+    if (!dc_wrap_dim(&d1, rank) || !dc_wrap_dim(&d2, rank) || d1 == d2)
         return NULL;
     if (d1 > d2) {
         int64_t k = d1;
@@ -545,11 +505,11 @@ static fx_arg *embed(dctx *c, fx_arg *x, int64_t offset, int64_t d1, int64_t d2)
         fx_node *z = zeros_like_of(c, x, zs, t.rank);
         if (!z)
             return NULL;
-        fx_arg *pair[2] = { offset > 0 ? node(c, z) : x, offset > 0 ? x : node(c, z) };
+        fx_arg *pair[2] = { offset > 0 ? dc_nd(c, z) : x, offset > 0 ? x : dc_nd(c, z) };
         fx_node *cat = call2(c, "torch.ops.aten.cat.default", list(c, pair, 2), fx_arg_int(c->dst, -1));
         if (!cat)
             return NULL;
-        x = node(c, cat);
+        x = dc_nd(c, cat);
         last += ao;
     }
     fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x, fx_arg_int(c->dst, d1));
@@ -566,33 +526,33 @@ static fx_arg *embed(dctx *c, fx_arg *x, int64_t offset, int64_t d1, int64_t d2)
             si++;
         perm[di] = si++;
     }
-    fx_node *p = call2(c, "torch.ops.aten.permute.default", node(c, u), ints(c, perm, rank));
+    fx_node *p = call2(c, "torch.ops.aten.permute.default", dc_nd(c, u), dc_int_list(c->dst, perm, rank));
     fx_arg *a1[1] = { fx_arg_int(c->dst, last) }, *a2[2] = { fx_arg_int(c->dst, offset), fx_arg_int(c->dst, last + offset) };
     fx_node *ar = p ? arange_on(c, "torch.ops.aten.arange.default", x, a1, 1) : NULL;
     fx_node *br = ar ? arange_on(c, "torch.ops.aten.arange.start", x, a2, 2) : NULL;
-    fx_node *bu = br ? call2(c, "torch.ops.aten.unsqueeze.default", node(c, br), fx_arg_int(c->dst, -1)) : NULL;
-    fx_node *eq = bu ? call2(c, "torch.ops.aten.eq.Tensor", node(c, ar), node(c, bu)) : NULL;
+    fx_node *bu = br ? call2(c, "torch.ops.aten.unsqueeze.default", dc_nd(c, br), fx_arg_int(c->dst, -1)) : NULL;
+    fx_node *eq = bu ? call2(c, "torch.ops.aten.eq.Tensor", dc_nd(c, ar), dc_nd(c, bu)) : NULL;
     if (!eq)
         return NULL;
     int64_t cs[DL_MAX_RANK];
     for (size_t i = 0; i < rank; i++)
         cs[i] = (int64_t)i == d1 || (int64_t)i == d2 ? last : 1;
-    fx_node *cond = call2(c, "torch.ops.aten.reshape.default", node(c, eq), ints(c, cs, rank));
+    fx_node *cond = call2(c, "torch.ops.aten.reshape.default", dc_nd(c, eq), dc_int_list(c->dst, cs, rank));
     if (!cond)
         return NULL;
     fx_node *r;
     if (t.dtype == FX_DT_BOOL) {
-        r = call2(c, "torch.ops.aten.logical_and.default", node(c, cond), node(c, p));
+        r = call2(c, "torch.ops.aten.logical_and.default", dc_nd(c, cond), dc_nd(c, p));
     } else {
-        fx_arg *wa[3] = { node(c, cond), node(c, p), fx_arg_int(c->dst, 0) };
-        r = call(c, "torch.ops.aten.where.ScalarOther", wa, 3, NULL, NULL, 0);
+        fx_arg *wa[3] = { dc_nd(c, cond), dc_nd(c, p), fx_arg_int(c->dst, 0) };
+        r = dc_calla(c, "torch.ops.aten.where.ScalarOther", wa, 3, NULL, NULL, 0);
     }
-    return r ? node(c, r) : NULL;
+    return r ? dc_nd(c, r) : NULL;
 }
 
 static bool opt_int(const binding *b, size_t i, int64_t *v)
 {
-    return i >= b->n || !b->src[i] || int_of(b->src[i], v);
+    return i >= b->n || !b->src[i] || dc_int_of(b->src[i], v);
 }
 
 /* diag_embed(self, offset=0, dim1=-2, dim2=-1) */
@@ -615,7 +575,7 @@ static fx_arg *diag(dctx *c, const binding *b)
         return embed(c, dc_dup(c, b->src[0]), offset, 0, 1);
     fx_node *d = call2(c, "torch.ops.aten.diagonal_copy.default", dc_dup(c, b->src[0]),
                        offset ? fx_arg_int(c->dst, offset) : NULL);
-    return d ? node(c, d) : NULL;
+    return d ? dc_nd(c, d) : NULL;
 }
 
 /* diagflat(self, offset=0): self.contiguous().view(-1), then its diag */
@@ -624,8 +584,8 @@ static fx_arg *diagflat(dctx *c, const binding *b)
     int64_t offset = 0, m1 = -1;
     if (!b->src[0] || !dl_contiguous(dc_meta_of(b->src[0])) || !opt_int(b, 1, &offset))
         return NULL;
-    fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, b->src[0]), ints(c, &m1, 1));
-    return v ? embed(c, node(c, v), offset, 0, 1) : NULL;
+    fx_node *v = call2(c, "torch.ops.aten.view.default", dc_dup(c, b->src[0]), dc_int_list(c->dst, &m1, 1));
+    return v ? embed(c, dc_nd(c, v), offset, 0, 1) : NULL;
 }
 
 /* trapz.x / trapezoid.x(y, x, dim=-1) as torch's composite: x viewed to y's rank (a vector
@@ -637,7 +597,7 @@ static fx_arg *trapz(dctx *c, const binding *b)
     int64_t dim = -1;
     const fx_arg *y = b->src[0], *x = b->src[1];
     if (!y || !x || y->kind != FX_ARG_NODE || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(y), &ty) ||
-        !dl_static(dc_meta_of(x), &tx_) || !opt_int(b, 2, &dim) || !ty.rank || !wrap(&dim, ty.rank) ||
+        !dl_static(dc_meta_of(x), &tx_) || !opt_int(b, 2, &dim) || !ty.rank || !dc_wrap_dim(&dim, ty.rank) ||
         !ty.size[dim] || tx_.rank > ty.rank || !tx_.rank)
         return NULL;
     fx_arg *xv = dc_dup(c, x);
@@ -649,10 +609,10 @@ static fx_arg *trapz(dctx *c, const binding *b)
             shape[dim] = tx_.size[0];
         else
             memcpy(shape + ty.rank - tx_.rank, tx_.size, tx_.rank * sizeof *shape);
-        fx_node *v = call2(c, "torch.ops.aten.view.default", xv, ints(c, shape, ty.rank));
+        fx_node *v = call2(c, "torch.ops.aten.view.default", xv, dc_int_list(c->dst, shape, ty.rank));
         if (!v)
             return NULL;
-        xv = node(c, v);
+        xv = dc_nd(c, v);
     }
     fx_arg *args[4];
     fx_node *part[4];
@@ -662,20 +622,20 @@ static fx_arg *trapz(dctx *c, const binding *b)
         args[1] = fx_arg_int(c->dst, dim);
         args[2] = fx_arg_int(c->dst, k % 2);
         args[3] = fx_arg_int(c->dst, -1);
-        if (!(part[k] = call(c, "torch.ops.aten.slice.Tensor", args, k % 2 ? 3 : 4, NULL, NULL, 0)))
+        if (!(part[k] = dc_calla(c, "torch.ops.aten.slice.Tensor", args, k % 2 ? 3 : 4, NULL, NULL, 0)))
             return NULL;
         if (k == 1) {
-            fx_node *dx = call2(c, "torch.ops.aten.sub.Tensor", node(c, part[1]), node(c, part[0]));
+            fx_node *dx = call2(c, "torch.ops.aten.sub.Tensor", dc_nd(c, part[1]), dc_nd(c, part[0]));
             if (!dx)
                 return NULL;
             part[1] = dx;
         }
     }
-    fx_node *sum = call2(c, "torch.ops.aten.add.Tensor", node(c, part[2]), node(c, part[3]));
-    fx_node *m = sum ? call2(c, "torch.ops.aten.mul.Tensor", node(c, sum), node(c, part[1])) : NULL;
-    fx_node *r = m ? call2(c, "torch.ops.aten.sum.dim_IntList", node(c, m), ints(c, &dim, 1)) : NULL;
-    fx_node *d = r ? call2(c, "torch.ops.aten.div.Scalar", node(c, r), fx_arg_float(c->dst, 2.0)) : NULL;
-    return d ? node(c, d) : NULL;
+    fx_node *sum = call2(c, "torch.ops.aten.add.Tensor", dc_nd(c, part[2]), dc_nd(c, part[3]));
+    fx_node *m = sum ? call2(c, "torch.ops.aten.mul.Tensor", dc_nd(c, sum), dc_nd(c, part[1])) : NULL;
+    fx_node *r = m ? call2(c, "torch.ops.aten.sum.dim_IntList", dc_nd(c, m), dc_int_list(c->dst, &dim, 1)) : NULL;
+    fx_node *d = r ? call2(c, "torch.ops.aten.div.Scalar", dc_nd(c, r), fx_arg_float(c->dst, 2.0)) : NULL;
+    return d ? dc_nd(c, d) : NULL;
 }
 
 /* float_power (torch._refs): both operands converted to float64 (the exponent first; a tensor
@@ -696,15 +656,15 @@ static fx_arg *float_power(dctx *c, const binding *b)
         }
         const char *kn[1] = { "dtype" };
         fx_arg *kv[1] = { fx_arg_dtype(c->dst, FX_DT_F64) }, *args[1] = { dc_dup(c, a) };
-        fx_node *cv = call(c, "torch.ops.aten._to_copy.default", args, 1, kn, kv, 1);
+        fx_node *cv = dc_calla(c, "torch.ops.aten._to_copy.default", args, 1, kn, kv, 1);
         if (!cv)
             return NULL;
-        ops[k] = node(c, cv);
+        ops[k] = dc_nd(c, cv);
     }
     const char *target = ops[0]->kind != FX_ARG_NODE ? "torch.ops.aten.pow.Scalar"
                          : ops[1]->kind != FX_ARG_NODE ? "torch.ops.aten.pow.Tensor_Scalar" : "torch.ops.aten.pow.Tensor_Tensor";
     fx_node *p = call2(c, target, ops[0], ops[1]);
-    return p ? node(c, p) : NULL;
+    return p ? dc_nd(c, p) : NULL;
 }
 
 /* index_copy (torch._decomp): a 0-d self and a 0-d index unsqueezed, then index_put with the
@@ -714,7 +674,7 @@ static fx_arg *index_copy(dctx *c, const binding *b)
     int64_t dim;
     const fx_arg *x = b->src[0], *ix = b->src[2], *src = b->src[3];
     const fx_value *mx = dc_meta_of(x), *mi = dc_meta_of(ix);
-    if (!mx || !mi || !src || !int_of(b->src[1], &dim) || !wrap(&dim, mx->rank) || mi->rank > 1 ||
+    if (!mx || !mi || !src || !dc_int_of(b->src[1], &dim) || !dc_wrap_dim(&dim, mx->rank) || mi->rank > 1 ||
         dim + 1 > DL_MAX_RANK)
         return NULL;
     fx_arg *x1 = dc_dup(c, x), *i1 = dc_dup(c, ix);
@@ -722,24 +682,24 @@ static fx_arg *index_copy(dctx *c, const binding *b)
         fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x1, fx_arg_int(c->dst, 0));
         if (!u)
             return NULL;
-        x1 = node(c, u);
+        x1 = dc_nd(c, u);
     }
     if (mi->rank == 0) {
         fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", i1, fx_arg_int(c->dst, 0));
         if (!u)
             return NULL;
-        i1 = node(c, u);
+        i1 = dc_nd(c, u);
     }
     fx_arg *items[DL_MAX_RANK + 1];
     for (int64_t i = 0; i < dim; i++)
         items[i] = fx_arg_none(c->dst);
     items[dim] = i1;
     fx_arg *args[3] = { x1, list(c, items, (size_t)dim + 1), dc_dup(c, src) };
-    fx_node *put = call(c, "torch.ops.aten.index_put.default", args, 3, NULL, NULL, 0);
+    fx_node *put = dc_calla(c, "torch.ops.aten.index_put.default", args, 3, NULL, NULL, 0);
     if (!put || mx->rank)
-        return put ? node(c, put) : NULL;
-    fx_node *sq = call2(c, "torch.ops.aten.squeeze.dim", node(c, put), fx_arg_int(c->dst, 0));
-    return sq ? node(c, sq) : NULL;
+        return put ? dc_nd(c, put) : NULL;
+    fx_node *sq = call2(c, "torch.ops.aten.squeeze.dim", dc_nd(c, put), fx_arg_int(c->dst, 0));
+    return sq ? dc_nd(c, sq) : NULL;
 }
 
 /* _unsafe_masked_index_put_accumulate (torch._decomp): each index clamped to [-size, size - 1]
@@ -759,27 +719,24 @@ static fx_arg *masked_index_put_acc(dctx *c, const binding *b)
             continue;
         }
         fx_arg *args[3] = { dc_dup(c, e), fx_arg_int(c->dst, -t.size[i]), fx_arg_int(c->dst, t.size[i] - 1) };
-        fx_node *cl = call(c, "torch.ops.aten.clamp.default", args, 3, NULL, NULL, 0);
+        fx_node *cl = dc_calla(c, "torch.ops.aten.clamp.default", args, 3, NULL, NULL, 0);
         if (!cl)
             return NULL;
-        items[i] = node(c, cl);
+        items[i] = dc_nd(c, cl);
     }
     fx_node *nm = call2(c, "torch.ops.aten.bitwise_not.default", dc_dup(c, mask), NULL);
-    fx_arg *fa[3] = { dc_dup(c, vals), nm ? node(c, nm) : NULL, fx_arg_int(c->dst, 0) };
-    fx_node *mf = nm ? call(c, "torch.ops.aten.masked_fill.Scalar", fa, 3, NULL, NULL, 0) : NULL;
-    fx_arg *pa[4] = { dc_dup(c, x), list(c, items, ix->u.seq.len), mf ? node(c, mf) : NULL, fx_arg_bool(c->dst, true) };
-    fx_node *put = mf ? call(c, "torch.ops.aten._unsafe_index_put.default", pa, 4, NULL, NULL, 0) : NULL;
-    return put ? node(c, put) : NULL;
+    fx_arg *fa[3] = { dc_dup(c, vals), nm ? dc_nd(c, nm) : NULL, fx_arg_int(c->dst, 0) };
+    fx_node *mf = nm ? dc_calla(c, "torch.ops.aten.masked_fill.Scalar", fa, 3, NULL, NULL, 0) : NULL;
+    fx_arg *pa[4] = { dc_dup(c, x), list(c, items, ix->u.seq.len), mf ? dc_nd(c, mf) : NULL, fx_arg_bool(c->dst, true) };
+    fx_node *put = mf ? dc_calla(c, "torch.ops.aten._unsafe_index_put.default", pa, 4, NULL, NULL, 0) : NULL;
+    return put ? dc_nd(c, put) : NULL;
 }
 
 static fx_arg *hsplit(dctx *c, const binding *b) { return xsplit(c, b, 'h'); }
 static fx_arg *vsplit(dctx *c, const binding *b) { return xsplit(c, b, 'v'); }
 static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} list_builtins[] = {
+static const dc_builtin_entry list_builtins[] = {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
     {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
@@ -787,21 +744,4 @@ static const struct {
     {"float_power", float_power}, {"gradient", gradient}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
 
-bool dc_known_builtin(const char *name)
-{
-    if (!strcmp(name, "matmul") || dc_known_loss_builtin(name) || dc_known_upsample_builtin(name) ||
-        dc_known_quantile_builtin(name) || dc_known_pool_builtin(name))
-        return true;
-    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
-        if (!strcmp(list_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b)
-{
-    for (size_t i = 0; i < sizeof list_builtins / sizeof *list_builtins; i++)
-        if (!strcmp(list_builtins[i].name, name))
-            return list_builtins[i].fn(c, b);
-    return NULL;
-}
+const builtin_family dc_lists_builtins = BUILTIN_FAMILY("lists", list_builtins);

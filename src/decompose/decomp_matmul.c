@@ -3,15 +3,8 @@
 
 #include <string.h>
 
+#include "decompose/decompose_internal.h"
 #include "meta/meta_layout.h"
-
-static fx_arg *ints(const dm_emitter *e, const int64_t *v, size_t n)
-{
-    fx_arg *items[DL_MAX_RANK + 2];
-    for (size_t i = 0; i < n; i++)
-        items[i] = fx_arg_int(e->p, v[i]);
-    return fx_arg_seq(e->p, FX_ARG_LIST, items, NULL, n);
-}
 
 static fx_node *call2(const dm_emitter *e, const char *target, fx_node *x, fx_arg *y)
 {
@@ -60,10 +53,10 @@ fx_node *decomp_matmul(const dm_emitter *e, fx_node *a, fx_node *b, bool *failed
         }
         if (d2 == 2)
             shape[n++] = tb.size[1];
-        fx_node *t1 = call2(e, "torch.ops.aten.reshape.default", a, ints(e, folded, 2));
+        fx_node *t1 = call2(e, "torch.ops.aten.reshape.default", a, dc_int_list(e->p, folded, 2));
         fx_node *m = t1 ? call2(e, d2 == 2 ? "torch.ops.aten.mm.default" : "torch.ops.aten.mv.default", t1,
                                 fx_arg_node(e->p, b)) : NULL;
-        r = m ? call2(e, "torch.ops.aten._unsafe_view.default", m, ints(e, shape, n)) : NULL;
+        r = m ? call2(e, "torch.ops.aten._unsafe_view.default", m, dc_int_list(e->p, shape, n)) : NULL;
         *failed = !r;
         return r;
     }
@@ -89,12 +82,12 @@ fx_node *decomp_matmul(const dm_emitter *e, fx_node *a, fx_node *b, bool *failed
     size2[nb] = m2, size2[nb + 1] = p;
     out[nb] = n, out[nb + 1] = p;
     int64_t flat1[3] = { prod, n, m1 }, flat2[3] = { prod, m2, p };
-    fx_node *e1 = call2(e, "torch.ops.aten.expand.default", a, ints(e, size1, nb + 2));
-    fx_node *r1 = e1 ? call2(e, "torch.ops.aten.reshape.default", e1, ints(e, flat1, 3)) : NULL;
-    fx_node *e2 = r1 ? call2(e, "torch.ops.aten.expand.default", b, ints(e, size2, nb + 2)) : NULL;
-    fx_node *r2 = e2 ? call2(e, "torch.ops.aten.reshape.default", e2, ints(e, flat2, 3)) : NULL;
+    fx_node *e1 = call2(e, "torch.ops.aten.expand.default", a, dc_int_list(e->p, size1, nb + 2));
+    fx_node *r1 = e1 ? call2(e, "torch.ops.aten.reshape.default", e1, dc_int_list(e->p, flat1, 3)) : NULL;
+    fx_node *e2 = r1 ? call2(e, "torch.ops.aten.expand.default", b, dc_int_list(e->p, size2, nb + 2)) : NULL;
+    fx_node *r2 = e2 ? call2(e, "torch.ops.aten.reshape.default", e2, dc_int_list(e->p, flat2, 3)) : NULL;
     fx_node *bm = r2 ? call2(e, "torch.ops.aten.bmm.default", r1, fx_arg_node(e->p, r2)) : NULL;
-    r = bm ? call2(e, "torch.ops.aten._unsafe_view.default", bm, ints(e, out, nb + 2)) : NULL;
+    r = bm ? call2(e, "torch.ops.aten._unsafe_view.default", bm, dc_int_list(e->p, out, nb + 2)) : NULL;
     *failed = !r;
     return r;
 }

@@ -7,15 +7,9 @@
 #include "decompose/decompose_internal.h"
 #include "meta/meta_layout.h"
 
-#define OP(c, target, ...) nd(c, dc_callv(c, "torch.ops.aten." target, NULL, NULL, 0, \
-                                           sizeof((fx_arg *[]){ __VA_ARGS__ }) / sizeof(fx_arg *), __VA_ARGS__))
-
-static fx_arg *nd(dctx *c, fx_node *n) { return n ? fx_arg_node(c->dst, n) : NULL; }
-static fx_arg *I(dctx *c, int64_t v) { return fx_arg_int(c->dst, v); }
-
 static fx_arg *int_pair(dctx *c, int64_t a, int64_t b)
 {
-    fx_arg *items[2] = { I(c, a), I(c, b) };
+    fx_arg *items[2] = { dc_int(c, a), dc_int(c, b) };
     return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, 2);
 }
 
@@ -25,14 +19,14 @@ static fx_arg *arange_i64(dctx *c, int64_t n, const char *device)
     const char *kn[3] = { "dtype", "device", "pin_memory" };
     fx_arg *kv[3] = { fx_arg_dtype(c->dst, FX_DT_I64), fx_arg_str(c->dst, FX_ARG_DEVICE, device),
                       fx_arg_bool(c->dst, false) };
-    return nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 3, 1, I(c, n)));
+    return dc_nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 3, 1, dc_int(c, n)));
 }
 
 /* x.unsqueeze(-1) until x has rank dims (torch._decomp's _unsqueeze_to_dim) */
 static fx_arg *unsqueeze_to(dctx *c, fx_arg *x, size_t rank, size_t dims)
 {
     for (size_t r = rank; x && r < dims; r++)
-        x = OP(c, "unsqueeze.default", x, I(c, -1));
+        x = DC_OP(c, "unsqueeze.default", x, dc_int(c, -1));
     return x;
 }
 
@@ -47,10 +41,11 @@ typedef struct pool_dim {
 static bool compute_idx(dctx *c, int64_t in, int64_t out, const char *device, pool_dim *p)
 {
     fx_arg *orange = arange_i64(c, out, device);
-    fx_arg *mul = orange ? OP(c, "mul.Tensor", orange, I(c, in)) : NULL;
+    fx_arg *mul = orange ? DC_OP(c, "mul.Tensor", orange, dc_int(c, in)) : NULL;
     const char *kn[1] = { "rounding_mode" };
     fx_arg *kv[1] = { fx_arg_str(c->dst, FX_ARG_STR, "trunc") };
-    fx_arg *i0 = mul ? nd(c, dc_callv(c, "torch.ops.aten.div.Tensor_mode", kn, kv, 1, 2, mul, I(c, out))) : NULL;
+    fx_arg *i0 = mul ? dc_nd(c, dc_callv(c, "torch.ops.aten.div.Tensor_mode", kn, kv, 1, 2, mul, dc_int(c, out)))
+                     : NULL;
     int64_t maxlength = in / out + 1, mod = in % out;
     p->adaptive = !(mod == 0 || out % mod == 0);
     if (p->adaptive)
@@ -58,23 +53,23 @@ static bool compute_idx(dctx *c, int64_t in, int64_t out, const char *device, po
     else if (mod == 0)
         maxlength--;
     p->range_max = i0 ? arange_i64(c, maxlength, device) : NULL;
-    fx_arg *u = p->range_max ? OP(c, "unsqueeze.default", i0, I(c, -1)) : NULL;
-    p->idx = u ? OP(c, "add.Tensor", u, p->range_max) : NULL;
+    fx_arg *u = p->range_max ? DC_OP(c, "unsqueeze.default", i0, dc_int(c, -1)) : NULL;
+    p->idx = u ? DC_OP(c, "add.Tensor", u, p->range_max) : NULL;
     p->const_length = maxlength;
     p->length = NULL;
     if (!p->adaptive || !p->idx)
         return p->idx != NULL;
     const char *sk[3] = { "dtype", "device", "pin_memory" };
     fx_arg *sv[3] = { fx_arg_dtype(c->dst, FX_DT_I64), fx_arg_str(c->dst, FX_ARG_DEVICE, device), fx_arg_bool(c->dst, false) };
-    fx_arg *maxval = nd(c, dc_callv(c, "torch.ops.aten.scalar_tensor.default", sk, sv, 3, 1, I(c, in - 1)));
-    p->idx = maxval ? OP(c, "minimum.default", p->idx, maxval) : NULL;
+    fx_arg *maxval = dc_nd(c, dc_callv(c, "torch.ops.aten.scalar_tensor.default", sk, sv, 3, 1, dc_int(c, in - 1)));
+    p->idx = maxval ? DC_OP(c, "minimum.default", p->idx, maxval) : NULL;
     /* end_index: ((orange + 1) * in + out - 1) // out */
-    fx_arg *a = p->idx ? OP(c, "add.Tensor", orange, I(c, 1)) : NULL;
-    fx_arg *m = a ? OP(c, "mul.Tensor", a, I(c, in)) : NULL;
-    fx_arg *a2 = m ? OP(c, "add.Tensor", m, I(c, out)) : NULL;
-    fx_arg *s = a2 ? OP(c, "sub.Tensor", a2, I(c, 1)) : NULL;
-    fx_arg *i1 = s ? nd(c, dc_callv(c, "torch.ops.aten.div.Tensor_mode", kn, kv, 1, 2, s, I(c, out))) : NULL;
-    p->length = i1 ? OP(c, "sub.Tensor", i1, i0) : NULL;
+    fx_arg *a = p->idx ? DC_OP(c, "add.Tensor", orange, dc_int(c, 1)) : NULL;
+    fx_arg *m = a ? DC_OP(c, "mul.Tensor", a, dc_int(c, in)) : NULL;
+    fx_arg *a2 = m ? DC_OP(c, "add.Tensor", m, dc_int(c, out)) : NULL;
+    fx_arg *s = a2 ? DC_OP(c, "sub.Tensor", a2, dc_int(c, 1)) : NULL;
+    fx_arg *i1 = s ? dc_nd(c, dc_callv(c, "torch.ops.aten.div.Tensor_mode", kn, kv, 1, 2, s, dc_int(c, out))) : NULL;
+    p->length = i1 ? DC_OP(c, "sub.Tensor", i1, i0) : NULL;
     return p->length != NULL;
 }
 
@@ -84,11 +79,11 @@ static fx_arg *mask_dim(dctx *c, fx_arg *vals, pool_dim *p, int dim)
 {
     if (!p->adaptive || !vals)
         return vals;
-    fx_arg *u = OP(c, "unsqueeze.default", p->length, I(c, -1));
-    fx_arg *mask = u ? OP(c, "ge.Tensor", p->range_max, u) : NULL;
+    fx_arg *u = DC_OP(c, "unsqueeze.default", p->length, dc_int(c, -1));
+    fx_arg *mask = u ? DC_OP(c, "ge.Tensor", p->range_max, u) : NULL;
     if (dim == -2)
         mask = unsqueeze_to(c, mask, 2, 4);
-    vals = mask ? OP(c, "masked_fill.Scalar", vals, mask, fx_arg_float(c->dst, 0.0)) : NULL;
+    vals = mask ? DC_OP(c, "masked_fill.Scalar", vals, mask, fx_arg_float(c->dst, 0.0)) : NULL;
     if (dim == -2 && vals)
         p->length = unsqueeze_to(c, p->length, 1, 2);
     return p->length ? vals : NULL;
@@ -111,7 +106,7 @@ static fx_arg *adaptive_avg_pool2d(dctx *c, const binding *b)
     const char *device = m->device ? m->device : "cpu";
     if (ih % oh == 0 && iw % ow == 0) {   /* the evenly divisible case: a plain average pool */
         int64_t sh = ih / oh, sw = iw / ow;
-        return OP(c, "avg_pool2d.default", dc_dup(c, x), int_pair(c, ih - (oh - 1) * sh, iw - (ow - 1) * sw),
+        return DC_OP(c, "avg_pool2d.default", dc_dup(c, x), int_pair(c, ih - (oh - 1) * sh, iw - (ow - 1) * sw),
                   int_pair(c, sh, sw));
     }
     pool_dim h, w;
@@ -125,10 +120,10 @@ static fx_arg *adaptive_avg_pool2d(dctx *c, const binding *b)
     items[n++] = w.idx;
     if (!items[n - 2])
         return NULL;
-    fx_arg *vals = OP(c, "index.Tensor", dc_dup(c, x), fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n));
+    fx_arg *vals = DC_OP(c, "index.Tensor", dc_dup(c, x), fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n));
     if (!h.adaptive && !w.adaptive) {
-        fx_arg *dims[2] = { I(c, -3), I(c, -1) };
-        return vals ? OP(c, "mean.dim", vals, fx_arg_seq(c->dst, FX_ARG_LIST, dims, NULL, 2)) : NULL;
+        fx_arg *dims[2] = { dc_int(c, -3), dc_int(c, -1) };
+        return vals ? DC_OP(c, "mean.dim", vals, fx_arg_seq(c->dst, FX_ARG_LIST, dims, NULL, 2)) : NULL;
     }
     vals = mask_dim(c, vals, &h, -2);
     vals = mask_dim(c, vals, &w, -1);
@@ -139,20 +134,20 @@ static fx_arg *adaptive_avg_pool2d(dctx *c, const binding *b)
     fx_arg *ret = NULL;
     for (int64_t i = 0; i < h.const_length; i++)   /* vals[..., i, :, j], unrolled */
         for (int64_t j = 0; j < w.const_length; j++) {
-            fx_arg *s = OP(c, "select.int", vals, I(c, r - 3), I(c, i));
-            fx_arg *v = s ? OP(c, "select.int", s, I(c, r - 2), I(c, j)) : NULL;
-            ret = !v ? NULL : ret ? OP(c, "add.Tensor", ret, v) : v;
+            fx_arg *s = DC_OP(c, "select.int", vals, dc_int(c, r - 3), dc_int(c, i));
+            fx_arg *v = s ? DC_OP(c, "select.int", s, dc_int(c, r - 2), dc_int(c, j)) : NULL;
+            ret = !v ? NULL : ret ? DC_OP(c, "add.Tensor", ret, v) : v;
             if (!ret)
                 return NULL;
         }
     fx_arg *len;
     if (h.adaptive && w.adaptive)
-        len = OP(c, "mul.Tensor", h.length, w.length);
+        len = DC_OP(c, "mul.Tensor", h.length, w.length);
     else if (h.adaptive)
-        len = OP(c, "mul.Tensor", h.length, I(c, w.const_length));
+        len = DC_OP(c, "mul.Tensor", h.length, dc_int(c, w.const_length));
     else
-        len = OP(c, "mul.Tensor", w.length, I(c, h.const_length));   /* int * tensor: the tensor's mul */
-    return len ? OP(c, "div.Tensor", ret, len) : NULL;
+        len = DC_OP(c, "mul.Tensor", w.length, dc_int(c, h.const_length));   /* int * tensor: the tensor's mul */
+    return len ? DC_OP(c, "div.Tensor", ret, len) : NULL;
 }
 
 /* adaptive_avg_pool1d(self, output_size): adaptive_avg_pool2d(self.unsqueeze(-2), [1, L]).squeeze(-2) */
@@ -163,33 +158,13 @@ static fx_arg *adaptive_avg_pool1d(dctx *c, const binding *b)
     if (!x || x->kind != FX_ARG_NODE || !m || (m->rank != 2 && m->rank != 3) || !os ||
         (os->kind != FX_ARG_LIST && os->kind != FX_ARG_TUPLE) || os->u.seq.len != 1 || os->u.seq.items[0]->kind != FX_ARG_INT)
         return NULL;
-    fx_arg *u = OP(c, "unsqueeze.default", dc_dup(c, x), I(c, -2));
-    fx_arg *p = u ? OP(c, "adaptive_avg_pool2d.default", u, int_pair(c, 1, os->u.seq.items[0]->u.i)) : NULL;
-    return p ? OP(c, "squeeze.dim", p, I(c, -2)) : NULL;
+    fx_arg *u = DC_OP(c, "unsqueeze.default", dc_dup(c, x), dc_int(c, -2));
+    fx_arg *p = u ? DC_OP(c, "adaptive_avg_pool2d.default", u, int_pair(c, 1, os->u.seq.items[0]->u.i)) : NULL;
+    return p ? DC_OP(c, "squeeze.dim", p, dc_int(c, -2)) : NULL;
 }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} pool_builtins[] = {
+static const dc_builtin_entry pool_builtins[] = {
     {"adaptive_avg_pool2d", adaptive_avg_pool2d}, {"adaptive_avg_pool1d", adaptive_avg_pool1d},
 };
 
-bool dc_known_pool_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof pool_builtins / sizeof *pool_builtins; i++)
-        if (!strcmp(pool_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_pool_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof pool_builtins / sizeof *pool_builtins; i++)
-        if (!strcmp(pool_builtins[i].name, name)) {
-            *known = true;
-            return pool_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_pool_builtins = BUILTIN_FAMILY("pool", pool_builtins);

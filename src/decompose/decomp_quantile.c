@@ -8,27 +8,12 @@
 #include "decompose/decompose_internal.h"
 #include "meta/meta_layout.h"
 
-#define OP(c, target, ...) nd(c, dc_callv(c, "torch.ops.aten." target, NULL, NULL, 0, \
-                                           sizeof((fx_arg *[]){ __VA_ARGS__ }) / sizeof(fx_arg *), __VA_ARGS__))
-
-static fx_arg *nd(dctx *c, fx_node *n) { return n ? fx_arg_node(c->dst, n) : NULL; }
-static fx_arg *I(dctx *c, int64_t v) { return fx_arg_int(c->dst, v); }
-static fx_arg *dup(dctx *c, fx_arg *a) { return a ? dc_dup(c, a) : NULL; }
-
-static fx_arg *ints(dctx *c, const int64_t *v, size_t n)
-{
-    fx_arg *items[DL_MAX_RANK + 2];
-    for (size_t i = 0; i < n && i < DL_MAX_RANK + 2; i++)
-        items[i] = fx_arg_int(c->dst, v[i]);
-    return fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, n);
-}
-
 /* x._to_copy(dtype=dt) */
 static fx_arg *to(dctx *c, fx_arg *x, fx_dtype dt)
 {
     const char *kn[1] = { "dtype" };
     fx_arg *kv[1] = { fx_arg_dtype(c->dst, dt) };
-    return x ? nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kn, kv, 1, 1, x)) : NULL;
+    return x ? dc_nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kn, kv, 1, 1, x)) : NULL;
 }
 
 /* r: the kept dims (d removed, or none), then the q dim (size 1 for a number): the q dim moved
@@ -37,13 +22,13 @@ static fx_arg *layout(dctx *c, fx_arg *r, const dl_tensor *t, bool has_dim, int6
 {
     size_t out_rank = has_dim ? (t->rank ? t->rank - 1 : 0) : 0;
     if (qrank == 0) {
-        r = OP(c, "squeeze.dim", r, I(c, -1));
+        r = DC_OP(c, "squeeze.dim", r, dc_int(c, -1));
     } else if (out_rank) {
         int64_t perm[DL_MAX_RANK + 1];
         perm[0] = (int64_t)out_rank;
         for (size_t i = 0; i < out_rank; i++)
             perm[i + 1] = (int64_t)i;
-        r = OP(c, "permute.default", r, ints(c, perm, out_rank + 1));
+        r = DC_OP(c, "permute.default", r, dc_int_list(c->dst, perm, out_rank + 1));
     }
     if (!keep || !r)
         return r;
@@ -54,9 +39,9 @@ static fx_arg *layout(dctx *c, fx_arg *r, const dl_tensor *t, bool has_dim, int6
             shape[k++] = -1;
         for (size_t i = 0; i < t->rank; i++)
             shape[k++] = 1;
-        return OP(c, "reshape.default", r, ints(c, shape, k));
+        return DC_OP(c, "reshape.default", r, dc_int_list(c->dst, shape, k));
     }
-    return t->rank ? OP(c, "unsqueeze.default", r, I(c, d + (qrank ? 1 : 0))) : r;
+    return t->rank ? DC_OP(c, "unsqueeze.default", r, dc_int(c, d + (qrank ? 1 : 0))) : r;
 }
 
 /* b: self, q, dim, keepdim, interpolation; ignore_nan for nanquantile */
@@ -85,7 +70,7 @@ static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
         const char *kn[3] = { "dtype", "layout", "device" };
         fx_arg *kv[3] = { fx_arg_dtype(c->dst, m->dtype), fx_arg_str(c->dst, FX_ARG_LAYOUT, "strided"),
                           fx_arg_str(c->dst, FX_ARG_DEVICE, m->device ? m->device : "cpu") };
-        qt = nd(c, dc_callv(c, "torch.ops.aten.scalar_tensor.default", kn, kv, 3, 1, dc_dup(c, q)));
+        qt = dc_nd(c, dc_callv(c, "torch.ops.aten.scalar_tensor.default", kn, kv, 3, 1, dc_dup(c, q)));
     } else if (q->kind == FX_ARG_NODE && dc_meta_of(q) && dc_meta_of(q)->rank <= 1) {
         qt = dc_dup(c, q);
         qrank = dc_meta_of(q)->rank;
@@ -96,12 +81,13 @@ static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
     fx_arg *x;
     int64_t n;
     if (!dm) {
-        x = OP(c, "reshape.default", dc_dup(c, self), ints(c, (int64_t[]){ -1 }, 1));
+        x = DC_OP(c, "reshape.default", dc_dup(c, self), dc_int_list(c->dst, (int64_t[]){ -1 }, 1));
         n = 1;
         for (size_t i = 0; i < t.rank; i++)
             n *= t.size[i];
     } else if (t.rank <= 1 || d == (int64_t)t.rank - 1) {
-        x = t.rank ? dc_dup(c, self) : OP(c, "reshape.default", dc_dup(c, self), ints(c, (int64_t[]){ 1 }, 1));
+        x = t.rank ? dc_dup(c, self)
+                   : DC_OP(c, "reshape.default", dc_dup(c, self), dc_int_list(c->dst, (int64_t[]){ 1 }, 1));
         n = t.rank ? t.size[d] : 1;
     } else {
         int64_t perm[DL_MAX_RANK];
@@ -110,53 +96,58 @@ static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
             if ((int64_t)i != d)
                 perm[k++] = (int64_t)i;
         perm[k++] = d;
-        x = OP(c, "permute.default", dc_dup(c, self), ints(c, perm, k));
+        x = DC_OP(c, "permute.default", dc_dup(c, self), dc_int_list(c->dst, perm, k));
         n = t.size[d];
     }
     if (n == 0)
         return NULL;
     fx_arg *qd = to(c, qt, FX_DT_F64), *ranks, *nan_out;
-    fx_arg *nan = OP(c, "isnan.default", dup(c, x));
+    fx_arg *nan = DC_OP(c, "isnan.default", dc_dup_null(c, x));
     if (ignore_nan) {
-        fx_arg *valid = to(c, OP(c, "logical_not.default", dup(c, nan)), FX_DT_I64);   /* sum counts in int64 */
-        fx_arg *cnt = OP(c, "sum.dim_IntList", valid, ints(c, (int64_t[]){ -1 }, 1), fx_arg_bool(c->dst, true));
-        fx_arg *r = OP(c, "mul.Tensor", qd, to(c, OP(c, "sub.Scalar", dup(c, cnt), I(c, 1)), FX_DT_F64));
-        fx_arg *neg = OP(c, "lt.Scalar", dup(c, r), I(c, 0));
-        ranks = OP(c, "masked_fill.Scalar", r, neg, I(c, 0));
-        nan_out = OP(c, "eq.Scalar", cnt, I(c, 0));   /* every value NaN */
+        /* sum counts in int64 */
+        fx_arg *valid = to(c, DC_OP(c, "logical_not.default", dc_dup_null(c, nan)), FX_DT_I64);
+        fx_arg *cnt = DC_OP(c, "sum.dim_IntList", valid, dc_int_list(c->dst, (int64_t[]){ -1 }, 1),
+                            fx_arg_bool(c->dst, true));
+        fx_arg *r = DC_OP(c, "mul.Tensor", qd,
+                          to(c, DC_OP(c, "sub.Scalar", dc_dup_null(c, cnt), dc_int(c, 1)), FX_DT_F64));
+        fx_arg *neg = DC_OP(c, "lt.Scalar", dc_dup_null(c, r), dc_int(c, 0));
+        ranks = DC_OP(c, "masked_fill.Scalar", r, neg, dc_int(c, 0));
+        nan_out = DC_OP(c, "eq.Scalar", cnt, dc_int(c, 0));   /* every value NaN */
     } else {
-        nan_out = OP(c, "any.dim", dup(c, nan), I(c, -1), fx_arg_bool(c->dst, true));   /* any value NaN */
-        fx_arg *r = OP(c, "mul.Scalar", qd, I(c, n - 1));
-        ranks = OP(c, "where.ScalarSelf", dup(c, nan_out), I(c, n - 1), r);   /* broadcast as torch's */
+        /* any value NaN */
+        nan_out = DC_OP(c, "any.dim", dc_dup_null(c, nan), dc_int(c, -1), fx_arg_bool(c->dst, true));
+        fx_arg *r = DC_OP(c, "mul.Scalar", qd, dc_int(c, n - 1));
+        ranks = DC_OP(c, "where.ScalarSelf", dc_dup_null(c, nan_out), dc_int(c, n - 1), r);   /* broadcast as torch's */
     }
     /* NaN sorts last in torch; ONNX's TopK leaves its place open, so NaN becomes +inf for the sort
      * (the ranks never reach those places) and the NaN results are set at the end */
-    x = OP(c, "where.ScalarSelf", nan, fx_arg_float(c->dst, INFINITY), x);
+    x = DC_OP(c, "where.ScalarSelf", nan, fx_arg_float(c->dst, INFINITY), x);
     if (!strcmp(mode, "lower"))
-        ranks = OP(c, "floor.default", ranks);
+        ranks = DC_OP(c, "floor.default", ranks);
     else if (!strcmp(mode, "higher"))
-        ranks = OP(c, "ceil.default", ranks);
+        ranks = DC_OP(c, "ceil.default", ranks);
     else if (!strcmp(mode, "nearest"))
-        ranks = OP(c, "round.default", ranks);
-    fx_arg *below = to(c, dup(c, ranks), FX_DT_I64);
+        ranks = DC_OP(c, "round.default", ranks);
+    fx_arg *below = to(c, dc_dup_null(c, ranks), FX_DT_I64);
     fx_node *srt = dc_callv(c, "torch.ops.aten.sort.default", NULL, NULL, 0, 1, x);
-    fx_arg *sorted = srt ? nd(c, dc_callv(c, "operator.getitem", NULL, NULL, 0, 2, nd(c, srt), I(c, 0))) : NULL;
-    fx_arg *r = OP(c, "gather.default", sorted, I(c, -1), dup(c, below));
+    fx_arg *sorted = srt ? dc_nd(c, dc_callv(c, "operator.getitem", NULL, NULL, 0, 2, dc_nd(c, srt), dc_int(c, 0)))
+                         : NULL;
+    fx_arg *r = DC_OP(c, "gather.default", sorted, dc_int(c, -1), dc_dup_null(c, below));
     if (!strcmp(mode, "linear") || !strcmp(mode, "midpoint")) {
         fx_arg *w;
         if (!strcmp(mode, "midpoint")) {
             const char *kn[1] = { "dtype" };
             fx_arg *kv[1] = { fx_arg_dtype(c->dst, m->dtype) };
-            w = ranks ? nd(c, dc_callv(c, "torch.ops.aten.full_like.default", kn, kv, 1, 2, dup(c, ranks),
+            w = ranks ? dc_nd(c, dc_callv(c, "torch.ops.aten.full_like.default", kn, kv, 1, 2, dc_dup_null(c, ranks),
                                       fx_arg_float(c->dst, 0.5))) : NULL;
         } else {
-            w = to(c, OP(c, "sub.Tensor", dup(c, ranks), to(c, dup(c, below), FX_DT_F64)), m->dtype);
+            w = to(c, DC_OP(c, "sub.Tensor", dc_dup_null(c, ranks), to(c, dc_dup_null(c, below), FX_DT_F64)), m->dtype);
         }
-        fx_arg *above = to(c, OP(c, "ceil.default", dup(c, ranks)), FX_DT_I64);
-        fx_arg *va = OP(c, "gather.default", dup(c, sorted), I(c, -1), above);
-        r = OP(c, "lerp.Tensor", r, va, w);
+        fx_arg *above = to(c, DC_OP(c, "ceil.default", dc_dup_null(c, ranks)), FX_DT_I64);
+        fx_arg *va = DC_OP(c, "gather.default", dc_dup_null(c, sorted), dc_int(c, -1), above);
+        r = DC_OP(c, "lerp.Tensor", r, va, w);
     }
-    r = OP(c, "where.ScalarSelf", nan_out, fx_arg_float(c->dst, NAN), r);
+    r = DC_OP(c, "where.ScalarSelf", nan_out, fx_arg_float(c->dst, NAN), r);
     if (!r)
         return NULL;
     return layout(c, r, &t, dm != NULL, d, keep, qrank);
@@ -165,28 +156,8 @@ static fx_arg *quantile(dctx *c, const binding *b, bool ignore_nan)
 static fx_arg *quantile_q(dctx *c, const binding *b) { return quantile(c, b, false); }
 static fx_arg *nanquantile_q(dctx *c, const binding *b) { return quantile(c, b, true); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} quantile_builtins[] = {
+static const dc_builtin_entry quantile_builtins[] = {
     {"quantile", quantile_q}, {"nanquantile", nanquantile_q},
 };
 
-bool dc_known_quantile_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof quantile_builtins / sizeof *quantile_builtins; i++)
-        if (!strcmp(quantile_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof quantile_builtins / sizeof *quantile_builtins; i++)
-        if (!strcmp(quantile_builtins[i].name, name)) {
-            *known = true;
-            return quantile_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_quantile_builtins = BUILTIN_FAMILY("quantile", quantile_builtins);

@@ -7,23 +7,7 @@
 #include "decompose/decompose_internal.h"
 #include "meta/meta_layout.h"
 
-#define OP(c, target, ...) nd(c, dc_callv(c, "torch.ops.aten." target, NULL, NULL, 0, \
-                                           sizeof((fx_arg *[]){ __VA_ARGS__ }) / sizeof(fx_arg *), __VA_ARGS__))
-
-static fx_arg *nd(dctx *c, fx_node *n) { return n ? fx_arg_node(c->dst, n) : NULL; }
-
 static bool is_seq(const fx_arg *a) { return a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE); }
-
-static bool num_of(const fx_arg *a, double *v)
-{
-    if (a && a->kind == FX_ARG_INT)
-        *v = (double)a->u.i;
-    else if (a && a->kind == FX_ARG_FLOAT)
-        *v = a->u.f;
-    else
-        return false;
-    return true;
-}
 
 /* b: input, output_size (None or k ints), then scales: for .vec one list (None or k floats), for
  * the plain overloads k optional floats; k is the number of spatial dims (1-3) */
@@ -47,7 +31,7 @@ static fx_arg *nearest_exact(dctx *c, const binding *b, size_t k, bool vec)
         } else {
             s = dc_is_none(b->src[2 + d]) ? NULL : b->src[2 + d];
         }
-        if (s && !num_of(s, &scales[d]))
+        if (s && !dc_num_of(s, &scales[d]))
             return NULL;
         int64_t isz = t.size[2 + d];
         if (os) {
@@ -71,20 +55,20 @@ static fx_arg *nearest_exact(dctx *c, const binding *b, size_t k, bool vec)
         const char *kn[3] = { "dtype", "device", "pin_memory" };
         fx_arg *kv[3] = { fx_arg_dtype(c->dst, FX_DT_F32), fx_arg_str(c->dst, FX_ARG_DEVICE, m->device ? m->device : "cpu"),
                           fx_arg_bool(c->dst, false) };
-        fx_arg *a = nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 3, 1, fx_arg_int(c->dst, osize[d])));
-        fx_arg *add = OP(c, "add.Tensor", a, fx_arg_float(c->dst, 0.5));
-        fx_arg *mul = OP(c, "mul.Tensor", add, fx_arg_float(c->dst, scale));
+        fx_arg *a = dc_nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 3, 1, fx_arg_int(c->dst, osize[d])));
+        fx_arg *add = DC_OP(c, "add.Tensor", a, fx_arg_float(c->dst, 0.5));
+        fx_arg *mul = DC_OP(c, "mul.Tensor", add, fx_arg_float(c->dst, scale));
         const char *kd[1] = { "dtype" };
         fx_arg *kl[1] = { fx_arg_dtype(c->dst, FX_DT_I64) };
-        fx_arg *idx = mul ? nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kd, kl, 1, 1, mul)) : NULL;
+        fx_arg *idx = mul ? dc_nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kd, kl, 1, 1, mul)) : NULL;
         for (size_t u = 0; idx && u + 1 + d < k; u++)
-            idx = OP(c, "unsqueeze.default", idx, fx_arg_int(c->dst, -1));
+            idx = DC_OP(c, "unsqueeze.default", idx, fx_arg_int(c->dst, -1));
         if (!idx)
             return NULL;
         items[2 + d] = idx;
     }
     fx_arg *ix = fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, k + 2);
-    return OP(c, "_unsafe_index.Tensor", dc_dup(c, x), ix);
+    return DC_OP(c, "_unsafe_index.Tensor", dc_dup(c, x), ix);
 }
 
 /* upsample_linear1d.vec(input, output_size, align_corners, scale_factors): torch._decomp's
@@ -104,7 +88,7 @@ static fx_arg *linear1d_vec(dctx *c, const binding *b)
         return NULL;
     int64_t in = t.size[2], out;
     double scale = 0;
-    bool has_scale = sf && num_of(sf->u.seq.items[0], &scale);
+    bool has_scale = sf && dc_num_of(sf->u.seq.items[0], &scale);
     if (sf && !has_scale)
         return NULL;
     if (os)
@@ -123,35 +107,35 @@ static fx_arg *linear1d_vec(dctx *c, const binding *b)
         sc = fx_arg_float(c->dst, has_scale && scale > 0 ? 1.0 / scale : (double)in / (double)out);
     const char *kn[2] = { "device", "pin_memory" };
     fx_arg *kv[2] = { fx_arg_str(c->dst, FX_ARG_DEVICE, m->device ? m->device : "cpu"), fx_arg_bool(c->dst, false) };
-    fx_arg *ar = nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 2, 1, fx_arg_int(c->dst, out)));
+    fx_arg *ar = dc_nd(c, dc_callv(c, "torch.ops.aten.arange.default", kn, kv, 2, 1, fx_arg_int(c->dst, out)));
     const char *kd[1] = { "dtype" };
     fx_arg *kf[1] = { fx_arg_dtype(c->dst, m->dtype) };
-    fx_arg *i = ar ? nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kd, kf, 1, 1, ar)) : NULL;
+    fx_arg *i = ar ? dc_nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kd, kf, 1, 1, ar)) : NULL;
     fx_arg *src;   /* _compute_source_index */
     if (align) {
-        src = i ? OP(c, "mul.Tensor", i, sc) : NULL;
+        src = i ? DC_OP(c, "mul.Tensor", i, sc) : NULL;
     } else {
-        fx_arg *a = i ? OP(c, "add.Tensor", i, fx_arg_float(c->dst, 0.5)) : NULL;
-        fx_arg *mu = a ? OP(c, "mul.Tensor", a, sc) : NULL;
-        src = mu ? OP(c, "sub.Tensor", mu, fx_arg_float(c->dst, 0.5)) : NULL;
+        fx_arg *a = i ? DC_OP(c, "add.Tensor", i, fx_arg_float(c->dst, 0.5)) : NULL;
+        fx_arg *mu = a ? DC_OP(c, "mul.Tensor", a, sc) : NULL;
+        src = mu ? DC_OP(c, "sub.Tensor", mu, fx_arg_float(c->dst, 0.5)) : NULL;
     }
-    fx_arg *cl = src ? OP(c, "clamp.default", src, fx_arg_float(c->dst, 0.0)) : NULL;
+    fx_arg *cl = src ? DC_OP(c, "clamp.default", src, fx_arg_float(c->dst, 0.0)) : NULL;
     fx_arg *shape[1] = { fx_arg_int(c->dst, out) };
-    fx_arg *xf = cl ? OP(c, "view.default", cl, fx_arg_seq(c->dst, FX_ARG_LIST, shape, NULL, 1)) : NULL;
+    fx_arg *xf = cl ? DC_OP(c, "view.default", cl, fx_arg_seq(c->dst, FX_ARG_LIST, shape, NULL, 1)) : NULL;
     fx_arg *kl[1] = { fx_arg_dtype(c->dst, FX_DT_I64) };
-    fx_arg *xi = xf ? nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kd, kl, 1, 1, xf)) : NULL;
-    fx_arg *p1 = xi ? OP(c, "add.Tensor", xi, fx_arg_int(c->dst, 1)) : NULL;
-    fx_arg *xp1 = p1 ? OP(c, "clamp.default", p1, fx_arg_none(c->dst), fx_arg_int(c->dst, in - 1)) : NULL;
+    fx_arg *xi = xf ? dc_nd(c, dc_callv(c, "torch.ops.aten._to_copy.default", kd, kl, 1, 1, xf)) : NULL;
+    fx_arg *p1 = xi ? DC_OP(c, "add.Tensor", xi, fx_arg_int(c->dst, 1)) : NULL;
+    fx_arg *xp1 = p1 ? DC_OP(c, "clamp.default", p1, fx_arg_none(c->dst), fx_arg_int(c->dst, in - 1)) : NULL;
     fx_arg *v[2] = { NULL, NULL };
     for (int k = 0; k < 2 && xp1; k++) {
         fx_arg *items[3] = { fx_arg_none(c->dst), fx_arg_none(c->dst), k ? xp1 : xi };
-        v[k] = OP(c, "_unsafe_index.Tensor", dc_dup(c, x), fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, 3));
+        v[k] = DC_OP(c, "_unsafe_index.Tensor", dc_dup(c, x), fx_arg_seq(c->dst, FX_ARG_LIST, items, NULL, 3));
     }
-    fx_arg *d = v[1] ? OP(c, "sub.Tensor", xf, xi) : NULL;
-    fx_arg *w = d ? OP(c, "clamp.default", d, fx_arg_float(c->dst, 0.0), fx_arg_float(c->dst, 1.0)) : NULL;
-    fx_arg *diff = w ? OP(c, "sub.Tensor", v[1], v[0]) : NULL;
-    fx_arg *mw = diff ? OP(c, "mul.Tensor", diff, w) : NULL;
-    return mw ? OP(c, "add.Tensor", v[0], mw) : NULL;
+    fx_arg *d = v[1] ? DC_OP(c, "sub.Tensor", xf, xi) : NULL;
+    fx_arg *w = d ? DC_OP(c, "clamp.default", d, fx_arg_float(c->dst, 0.0), fx_arg_float(c->dst, 1.0)) : NULL;
+    fx_arg *diff = w ? DC_OP(c, "sub.Tensor", v[1], v[0]) : NULL;
+    fx_arg *mw = diff ? DC_OP(c, "mul.Tensor", diff, w) : NULL;
+    return mw ? DC_OP(c, "add.Tensor", v[0], mw) : NULL;
 }
 
 static fx_arg *exact1d(dctx *c, const binding *b) { return nearest_exact(c, b, 1, false); }
@@ -161,31 +145,11 @@ static fx_arg *exact1d_vec(dctx *c, const binding *b) { return nearest_exact(c, 
 static fx_arg *exact2d_vec(dctx *c, const binding *b) { return nearest_exact(c, b, 2, true); }
 static fx_arg *exact3d_vec(dctx *c, const binding *b) { return nearest_exact(c, b, 3, true); }
 
-static const struct {
-    const char *name;
-    fx_arg *(*fn)(dctx *c, const binding *b);
-} upsample_builtins[] = {
+static const dc_builtin_entry upsample_builtins[] = {
     {"upsample_nearest_exact1d", exact1d}, {"upsample_nearest_exact2d", exact2d},
     {"upsample_nearest_exact3d", exact3d}, {"upsample_nearest_exact1d_vec", exact1d_vec},
     {"upsample_nearest_exact2d_vec", exact2d_vec}, {"upsample_nearest_exact3d_vec", exact3d_vec},
     {"upsample_linear1d_vec", linear1d_vec},
 };
 
-bool dc_known_upsample_builtin(const char *name)
-{
-    for (size_t i = 0; i < sizeof upsample_builtins / sizeof *upsample_builtins; i++)
-        if (!strcmp(upsample_builtins[i].name, name))
-            return true;
-    return false;
-}
-
-fx_arg *dc_upsample_builtin(dctx *c, const char *name, const binding *b, bool *known)
-{
-    for (size_t i = 0; i < sizeof upsample_builtins / sizeof *upsample_builtins; i++)
-        if (!strcmp(upsample_builtins[i].name, name)) {
-            *known = true;
-            return upsample_builtins[i].fn(c, b);
-        }
-    *known = false;
-    return NULL;
-}
+const builtin_family dc_upsample_builtins = BUILTIN_FAMILY("upsample", upsample_builtins);

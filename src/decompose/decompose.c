@@ -10,7 +10,6 @@
 #include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "capture/export.h"
-#include "decompose/decomp_matmul.h"
 #include "decompose/decompose.h"
 #include "decompose/decompose_internal.h"
 #include "decompose/functionalize.h"
@@ -266,36 +265,6 @@ fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const
     }
     c->depth--;
     return c->failed ? NULL : val;
-}
-
-static fx_node *matmul_call(void *ctx, const char *target, fx_arg **args, size_t n)
-{
-    return dc_call_node(ctx, target, args, n, NULL);
-}
-
-fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b)
-{
-    if (strcmp(r->builtin, "matmul")) {
-        bool known;
-        fx_arg *v = dc_loss_builtin(c, r->builtin, b, &known);
-        if (!known)
-            v = dc_upsample_builtin(c, r->builtin, b, &known);
-        if (!known)
-            v = dc_quantile_builtin(c, r->builtin, b, &known);
-        if (!known)
-            v = dc_pool_builtin(c, r->builtin, b, &known);
-        return known ? v : dc_list_builtin(c, r->builtin, b);
-    }
-    /* matmul(self, other) */
-    const fx_arg *x = b->src[0], *y = b->src[1];
-    if (!x || !y || x->kind != FX_ARG_NODE || y->kind != FX_ARG_NODE)
-        return NULL;
-    dm_emitter e = { c, c->dst, matmul_call };
-    bool failed;
-    fx_node *m = decomp_matmul(&e, x->u.node, y->u.node, &failed);
-    if (failed)
-        dc_fail(c);
-    return m ? fx_arg_node(c->dst, m) : NULL;
 }
 
 /* ---- functionalization hooks ----------------------------------------------------------------- */

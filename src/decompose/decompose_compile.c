@@ -484,8 +484,10 @@ static void compile_rules(dcc *k, const pass_table *t, hashmap *cache, int *last
         const char *w = pt_get(rec, "when"), *bd = pt_get(rec, "body");
         d->builtin = pt_get(rec, "builtin");
         d->next = -1;
-        if (d->builtin && !bd && !dc_known_builtin(d->builtin)) {
+        if (d->builtin && !bd && !dc_builtin_exists(d->builtin)) {
             cerr(k, "no C decomposition is named '%s'", d->builtin);
+            const char *near = dc_builtin_suggest(d->builtin);
+            if (near && k->d->len) diag_set_hint(&k->d->items[k->d->len - 1], "did you mean '%s'?", near);
             continue;
         }
         if (!d->tables || !d->target || !bd == !d->builtin) {

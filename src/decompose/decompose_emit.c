@@ -217,6 +217,20 @@ fx_node *dc_call_node(dctx *c, const char *target, fx_arg **args, size_t na, con
 
 #define MAX_CALL_ARGS 6
 
+fx_node *dc_calla(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv, size_t nk)
+{
+    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
+                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
+    if (r && r->kind == FX_ARG_NODE)
+        return r->u.node;
+    if (r && !c->failed) {
+        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
+                   "decompose: %s did not produce a tensor", target);
+        dc_fail(c);
+    }
+    return NULL;
+}
+
 /* target(args... | kwargs) through the table (decompose_internal.h) */
 fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...)
 {
@@ -231,14 +245,5 @@ fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, siz
     for (size_t i = 0; i < na; i++)
         if (!args[i])
             return NULL;
-    fx_arg *r = dc_call(c, target, fx_arg_seq(c->dst, FX_ARG_TUPLE, args, NULL, na),
-                        fx_arg_seq(c->dst, FX_ARG_DICT, kv, kn, nk), NULL);
-    if (r && r->kind == FX_ARG_NODE)
-        return r->u.node;
-    if (r && !c->failed) {
-        diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
-                   "decompose: %s did not produce a tensor", target);
-        dc_fail(c);
-    }
-    return NULL;
+    return dc_calla(c, target, args, na, kn, kv, nk);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/builtin.h"
 #include "base/hashmap.h"
 #include "decompose/decompose.h"
 #include "decompose/functionalize.h"
@@ -187,27 +188,102 @@ bool dc_holds(dctx *c, const binding *b, const dc_when *when);
  * mutated). The value that replaces the call, NULL if it does not apply or after an error. */
 fx_arg *dc_expand(dctx *c, const char *target, const dc_body *body, const binding *b, fx_arg **locals);
 fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const fx_value *want);
-fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
-/* decomp_lists.c: the builtins over lists (broadcast_tensors, meshgrid, ...); NULL when the
- * arguments are not static enough (the rule does not apply) or after an error (c->failed) */
-fx_arg *dc_list_builtin(dctx *c, const char *name, const binding *b);
 /* target(na arguments... | nk kwargs) through the table, for the C decompositions; the node it
  * gives, NULL (and c->failed) otherwise; a NULL argument (an earlier failure) gives NULL */
 fx_node *dc_callv(dctx *c, const char *target, const char **kn, fx_arg **kv, size_t nk, size_t na, ...);
-/* decomp_loss.c: cosine_embedding_loss, multi_margin_loss, multilabel_margin_loss(_forward);
- * *known says whether name is one of them */
-fx_arg *dc_loss_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_loss_builtin(const char *name);
-/* decomp_upsample.c: _upsample_nearest_exact1d/2d/3d and their .vec forms */
-fx_arg *dc_upsample_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_upsample_builtin(const char *name);
-/* decomp_quantile.c: quantile / nanquantile, both overloads */
-fx_arg *dc_quantile_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_quantile_builtin(const char *name);
-/* decomp_pool.c: adaptive_avg_pool1d and _adaptive_avg_pool2d */
-fx_arg *dc_pool_builtin(dctx *c, const char *name, const binding *b, bool *known);
-bool dc_known_pool_builtin(const char *name);
-/* a builtin: name the C code knows (matmul or one of decomp_lists.c's) */
-bool dc_known_builtin(const char *name);
+
+/* ---- what the C decompositions build with ------------------------------------------------- */
+
+/* target(args... | kn/kv kwargs) through the table, the array form of dc_callv: the node it
+ * gives, NULL (and c->failed) otherwise. */
+fx_node *dc_calla(dctx *c, const char *target, fx_arg **args, size_t na, const char **kn, fx_arg **kv, size_t nk);
+/* aten.<target>(args...) through the table, as an argument of the new graph; NULL after a failure
+ * or when an argument is NULL (an earlier failure), so a chain of calls needs one check. */
+#define DC_OP(c, target, ...) dc_nd(c, dc_callv(c, "torch.ops.aten." target, NULL, NULL, 0, \
+                                                sizeof((fx_arg *[]){ __VA_ARGS__ }) / sizeof(fx_arg *), __VA_ARGS__))
+/* n as an argument of the new graph; NULL stays NULL (an earlier failure). */
+static inline fx_arg *dc_nd(dctx *c, fx_node *n) { return n ? fx_arg_node(c->dst, n) : NULL; }
+/* The Python int v in the new graph. */
+static inline fx_arg *dc_int(dctx *c, int64_t v) { return fx_arg_int(c->dst, v); }
+/* dc_dup, but NULL stays NULL (an earlier failure) instead of becoming None. */
+static inline fx_arg *dc_dup_null(dctx *c, const fx_arg *a) { return a ? dc_dup(c, a) : NULL; }
+/* The int list v[0..n) in p. */
+static inline fx_arg *dc_int_list(fx_program *p, const int64_t *v, size_t n)
+{
+    fx_arg **items = fx_alloc(p, (n ? n : 1) * sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i] = fx_arg_int(p, v[i]);
+    return fx_arg_seq(p, FX_ARG_LIST, items, NULL, n);
+}
+/* An int argument; false when a is absent or not an int. */
+static inline bool dc_int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+/* A Python number (int, float or bool) as a double; false when a is absent or not a number. */
+static inline bool dc_num_of(const fx_arg *a, double *v)
+{
+    if (a && a->kind == FX_ARG_INT)
+        *v = (double)a->u.i;
+    else if (a && a->kind == FX_ARG_FLOAT)
+        *v = a->u.f;
+    else if (a && a->kind == FX_ARG_BOOL)
+        *v = a->u.b;
+    else
+        return false;
+    return true;
+}
+/* The same, def when a is absent. */
+static inline bool dc_int_or(const fx_arg *a, int64_t def, int64_t *v)
+{
+    if (a)
+        return dc_int_of(a, v);
+    *v = def;
+    return true;
+}
+static inline bool dc_num_or(const fx_arg *a, double def, double *v)
+{
+    if (a)
+        return dc_num_of(a, v);
+    *v = def;
+    return true;
+}
+/* Python-style dimension wrapping (-1 = last) of *d into [0, rank); a 0-d tensor accepts 0 and -1. */
+static inline bool dc_wrap_dim(int64_t *d, size_t rank)
+{
+    int64_t r = rank ? (int64_t)rank : 1;
+    if (*d < 0)
+        *d += r;
+    return *d >= 0 && *d < r;
+}
+
+/* ---- C decompositions (a rule's `builtin:`) -------------------------------------------------- */
+
+/* One C decomposition: the name a rule's builtin: gives, and its function, which returns NULL
+ * when the arguments are not static enough (the rule does not apply) or after an error
+ * (c->failed). */
+typedef struct dc_builtin_entry {
+    const char *name;
+    fx_arg *(*fn)(dctx *c, const binding *b);
+} dc_builtin_entry;
+/* The families, one table each next to its functions; decomp_builtins.c lists them. */
+extern const builtin_family dc_lists_builtins;      /* decomp_lists.c: broadcast_tensors, meshgrid, ... */
+extern const builtin_family dc_loss_builtins;       /* decomp_loss.c: cosine_embedding_loss, multi_margin_loss, ... */
+extern const builtin_family dc_upsample_builtins;   /* decomp_upsample.c: upsample_nearest_exact1d/2d/3d(_vec), ... */
+extern const builtin_family dc_quantile_builtins;   /* decomp_quantile.c: quantile, nanquantile */
+extern const builtin_family dc_pool_builtins;       /* decomp_pool.c: adaptive_avg_pool1d/2d */
+/* decomp_builtins.c: the entry named name (one hash probe), NULL when none. */
+const dc_builtin_entry *dc_find_builtin(const char *name);
+/* Whether a rule may name name as its builtin: (the tables' load-time check). */
+bool dc_builtin_exists(const char *name);
+/* The registered name nearest to a mistyped one (for a hint), or NULL. */
+const char *dc_builtin_suggest(const char *name);
+/* The name registered by two families, NULL when none (a unit test keeps it NULL). */
+const char *dc_builtin_duplicate(void);
+/* Runs rule r's builtin on the bound arguments. */
+fx_arg *dc_builtin(dctx *c, const decomp_rule *r, const binding *b);
 
 #endif

@@ -15,14 +15,6 @@ bool mi_fail(mi_ctx *c, const char *fmt, ...)
     return false;
 }
 
-const mi_fn_entry *mi_table_find(const mi_fn_entry *t, const char *name)
-{
-    for (; t->name; t++)
-        if (!strcmp(t->name, name))
-            return t;
-    return NULL;
-}
-
 const fx_arg *mi_param(const mi_ctx *c, size_t i) { return i < c->np ? c->prm[i] : NULL; }
 
 bool mi_is_none(const mi_ctx *c, size_t i)

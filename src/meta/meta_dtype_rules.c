@@ -170,17 +170,16 @@ static bool dt_div_mode(mi_ctx *c, fx_dtype *dt)
 }
 
 static const mi_fn_entry dtype_fns[] = {
-    { "same", 1, 1, (void (*)(void))dt_same },
-    { "promote", 1, 8, (void (*)(void))dt_promote },
-    { "promote_float", 1, 8, (void (*)(void))dt_promote_float },
-    { "sum", 1, 1, (void (*)(void))dt_sum },
-    { "any", 1, 1, (void (*)(void))dt_any },
-    { "to_real", 1, 1, (void (*)(void))dt_to_real },
-    { "scalar", 1, 1, (void (*)(void))dt_scalar },
-    { "arange", 1, 3, (void (*)(void))dt_arange },
-    { "onnx", 1, 1, (void (*)(void))dt_onnx },
-    { "div_mode", 3, 3, (void (*)(void))dt_div_mode },
-    { NULL, 0, 0, NULL },
+    MI_FN("same", 1, 1, dt_same),
+    MI_FN("promote", 1, 8, dt_promote),
+    MI_FN("promote_float", 1, 8, dt_promote_float),
+    MI_FN("sum", 1, 1, dt_sum),
+    MI_FN("any", 1, 1, dt_any),
+    MI_FN("to_real", 1, 1, dt_to_real),
+    MI_FN("scalar", 1, 1, dt_scalar),
+    MI_FN("arange", 1, 3, dt_arange),
+    MI_FN("onnx", 1, 1, dt_onnx),
+    MI_FN("div_mode", 3, 3, dt_div_mode),
 };
 
-const mi_fn_entry *mi_find_dtype(const char *name) { return mi_table_find(dtype_fns, name); }
+const builtin_family mi_dtype_builtins = BUILTIN_FAMILY("dtype", dtype_fns);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/alloc.h"
+#include "base/builtin.h"
 #include "fx/fx_ir.h"
 #include "meta/meta_sym.h"
 
@@ -62,16 +63,26 @@ typedef struct mi_fn_entry {
     void (*fn)(void);            /* cast to the kind's function type */
 } mi_fn_entry;
 
-/* Rule function tables by kind (meta_shape.c, meta_views.c, meta_nn.c, meta_dtype_rules.c,
- * meta_strides.c); mi_find_shape looks in all three shape tables. */
+/* An entry of a rule-function table: MI_FN("name", min, max, fn). */
+#define MI_FN(name, lo, hi, fn) { name, lo, hi, (void (*)(void))fn }
+
+/* The families of rule functions, one table each at the end of its file; meta_families.c lists
+ * them in three indices by kind (the shape families share one: their names are distinct). */
+extern const builtin_family mi_shape_builtins;     /* meta_shape.c: same, broadcast, reduce, cat, ... */
+extern const builtin_family mi_view_builtins;      /* meta_views.c: view, reshape, permute, slice, ... */
+extern const builtin_family mi_python_builtins;    /* meta_python.c: py_compare, py_len, ... */
+extern const builtin_family mi_nn_builtins;        /* meta_nn.c: mm, conv, pool, sdpa, ... */
+extern const builtin_family mi_dtype_builtins;     /* meta_dtype_rules.c: promote, sum, ... */
+extern const builtin_family mi_strides_builtins;   /* meta_strides.c: contiguous, elementwise, ... */
+/* The rule function of each kind named name (one hash probe), NULL when none. */
 const mi_fn_entry *mi_find_shape(const char *name);
-const mi_fn_entry *mi_find_shape_views(const char *name);
-const mi_fn_entry *mi_find_shape_nn(const char *name);
-const mi_fn_entry *mi_find_shape_python(const char *name);
 const mi_fn_entry *mi_find_dtype(const char *name);
 const mi_fn_entry *mi_find_strides(const char *name);
-/* Looks a name up in a NULL-terminated table. */
-const mi_fn_entry *mi_table_find(const mi_fn_entry *t, const char *name);
+/* The name of kind (0 shape, 1 dtype, 2 strides) nearest to a mistyped one, for a hint; NULL
+ * when none is near. */
+const char *mi_suggest_fn(int kind, const char *name);
+/* A name registered twice within one kind, NULL when none (a unit test keeps it NULL). */
+const char *mi_builtin_duplicate(void);
 
 /* ---- parameters (meta_args.c) --------------------------------------------------------------- */
 

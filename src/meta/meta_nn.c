@@ -420,15 +420,13 @@ static bool sh_symbolic_multi(mi_ctx *c, mi_out *o)
     return true;
 }
 
-#define F(name, lo, hi, fn) { name, lo, hi, (void (*)(void))fn }
 static const mi_fn_entry nn_fns[] = {
-    F("mm", 2, 2, sh_mm), F("bmm", 2, 2, sh_bmm), F("matmul", 2, 2, sh_matmul), F("linear", 2, 2, sh_linear),
-    F("conv", 8, 8, sh_conv), F("pool", 7, 8, sh_pool), F("adaptive_pool", 2, 3, sh_adaptive_pool),
-    F("upsample", 3, 3, sh_upsample), F("layer_norm", 2, 3, sh_layer_norm), F("batch_norm", 3, 3, sh_batch_norm),
-    F("group_norm", 3, 3, sh_group_norm), F("dup", 2, 2, sh_dup), F("sdpa", 3, 3, sh_sdpa),
-    F("symbolic_multi", 2, 2, sh_symbolic_multi),
-    { NULL, 0, 0, NULL },
+    MI_FN("mm", 2, 2, sh_mm), MI_FN("bmm", 2, 2, sh_bmm), MI_FN("matmul", 2, 2, sh_matmul),
+    MI_FN("linear", 2, 2, sh_linear), MI_FN("conv", 8, 8, sh_conv), MI_FN("pool", 7, 8, sh_pool),
+    MI_FN("adaptive_pool", 2, 3, sh_adaptive_pool), MI_FN("upsample", 3, 3, sh_upsample),
+    MI_FN("layer_norm", 2, 3, sh_layer_norm), MI_FN("batch_norm", 3, 3, sh_batch_norm),
+    MI_FN("group_norm", 3, 3, sh_group_norm), MI_FN("dup", 2, 2, sh_dup), MI_FN("sdpa", 3, 3, sh_sdpa),
+    MI_FN("symbolic_multi", 2, 2, sh_symbolic_multi),
 };
-#undef F
 
-const mi_fn_entry *mi_find_shape_nn(const char *name) { return mi_table_find(nn_fns, name); }
+const builtin_family mi_nn_builtins = BUILTIN_FAMILY("nn", nn_fns);

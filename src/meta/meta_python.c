@@ -217,13 +217,11 @@ static bool sh_py_tensor(mi_ctx *c, mi_out *o)
     return true;
 }
 
-#define F(name, lo, hi, fn) { name, lo, hi, (void (*)(void))fn }
 static const mi_fn_entry python_fns[] = {
-    F("py_compare", 3, 3, sh_py_compare), F("py_logic", 3, 3, sh_py_logic), F("py_not", 1, 1, sh_py_not),
-    F("py_is", 3, 3, sh_py_is), F("py_len", 1, 1, sh_py_len), F("py_rank", 1, 1, sh_py_rank),
-    F("py_int", 2, 2, sh_py_int), F("py_float", 1, 1, sh_py_float), F("py_tensor", 1, 1, sh_py_tensor),
-    { NULL, 0, 0, NULL },
+    MI_FN("py_compare", 3, 3, sh_py_compare), MI_FN("py_logic", 3, 3, sh_py_logic),
+    MI_FN("py_not", 1, 1, sh_py_not), MI_FN("py_is", 3, 3, sh_py_is), MI_FN("py_len", 1, 1, sh_py_len),
+    MI_FN("py_rank", 1, 1, sh_py_rank), MI_FN("py_int", 2, 2, sh_py_int), MI_FN("py_float", 1, 1, sh_py_float),
+    MI_FN("py_tensor", 1, 1, sh_py_tensor),
 };
-#undef F
 
-const mi_fn_entry *mi_find_shape_python(const char *name) { return mi_table_find(python_fns, name); }
+const builtin_family mi_python_builtins = BUILTIN_FAMILY("python", python_fns);

@@ -152,8 +152,13 @@ static bool parse_call(loader *L, const mi_rule *rule, call_kind kind, const cha
                                                                                        : mi_find_strides(name);
     static const char *const kinds[] = { "shape", "dtype", "strides" };
     if (!fn) {
-        diag_set_hint(lerr(L, "unknown %s function '%s'", kinds[kind], name),
-                      "see the functions listed at the top of share/fxsh/meta/aten.yaml");
+        diagnostic *dg = lerr(L, "unknown %s function '%s'", kinds[kind], name);
+        const char *near = mi_suggest_fn((int)kind, name);
+        if (near)
+            diag_set_hint(dg, "did you mean '%s'? (the functions are listed at the top of share/fxsh/meta/aten.yaml)",
+                          near);
+        else
+            diag_set_hint(dg, "see the functions listed at the top of share/fxsh/meta/aten.yaml");
         return false;
     }
     out->fn = fn;

@@ -530,26 +530,16 @@ static bool sh_sizes(mi_ctx *c, mi_out *o)
 static bool sh_sym_stride(mi_ctx *c, mi_out *o) { return sym_query(c, o, 1); }
 static bool sh_sym_numel(mi_ctx *c, mi_out *o) { return sym_query(c, o, 2); }
 
-#define F(name, lo, hi, fn) { name, lo, hi, (void (*)(void))fn }
 static const mi_fn_entry shape_fns[] = {
-    F("same", 1, 1, sh_same), F("self", 1, 1, sh_self), F("broadcast", 1, 8, sh_broadcast),
-    F("reduce", 3, 4, sh_reduce), F("cat", 2, 2, sh_cat), F("stack", 2, 2, sh_stack),
-    F("hstack", 1, 1, sh_hstack), F("atleast_1d", 1, 2, sh_atleast_1d), F("index", 2, 2, sh_index),
-    F("index_select", 3, 3, sh_index_select), F("embedding", 2, 2, sh_embedding), F("topk", 3, 3, sh_topk),
-    F("full", 1, 1, sh_full), F("scalar", 0, 0, sh_scalar), F("like", 1, 2, sh_like),
-    F("arange", 3, 3, sh_arange), F("pad", 2, 2, sh_pad), F("repeat", 2, 2, sh_repeat), F("none", 0, 0, sh_none),
-    F("sym_size", 2, 2, sh_sym_size), F("sym_stride", 2, 2, sh_sym_stride), F("sym_numel", 1, 1, sh_sym_numel),
-    F("sizes", 1, 1, sh_sizes),
-    { NULL, 0, 0, NULL },
+    MI_FN("same", 1, 1, sh_same), MI_FN("self", 1, 1, sh_self), MI_FN("broadcast", 1, 8, sh_broadcast),
+    MI_FN("reduce", 3, 4, sh_reduce), MI_FN("cat", 2, 2, sh_cat), MI_FN("stack", 2, 2, sh_stack),
+    MI_FN("hstack", 1, 1, sh_hstack), MI_FN("atleast_1d", 1, 2, sh_atleast_1d), MI_FN("index", 2, 2, sh_index),
+    MI_FN("index_select", 3, 3, sh_index_select), MI_FN("embedding", 2, 2, sh_embedding),
+    MI_FN("topk", 3, 3, sh_topk), MI_FN("full", 1, 1, sh_full), MI_FN("scalar", 0, 0, sh_scalar),
+    MI_FN("like", 1, 2, sh_like), MI_FN("arange", 3, 3, sh_arange), MI_FN("pad", 2, 2, sh_pad),
+    MI_FN("repeat", 2, 2, sh_repeat), MI_FN("none", 0, 0, sh_none), MI_FN("sym_size", 2, 2, sh_sym_size),
+    MI_FN("sym_stride", 2, 2, sh_sym_stride), MI_FN("sym_numel", 1, 1, sh_sym_numel),
+    MI_FN("sizes", 1, 1, sh_sizes),
 };
-#undef F
 
-const mi_fn_entry *mi_find_shape(const char *name)
-{
-    const mi_fn_entry *e = mi_table_find(shape_fns, name);
-    if (!e)
-        e = mi_find_shape_views(name);
-    if (!e)
-        e = mi_find_shape_python(name);
-    return e ? e : mi_find_shape_nn(name);
-}
+const builtin_family mi_shape_builtins = BUILTIN_FAMILY("shape", shape_fns);

@@ -320,12 +320,11 @@ static bool st_permuted(mi_ctx *c, mi_tensor *t)
 }
 
 static const mi_fn_entry strides_fns[] = {
-    { "contiguous", 0, 0, (void (*)(void))st_contiguous },
-    { "elementwise", 1, 8, (void (*)(void))st_elementwise },
-    { "preserve", 1, 1, (void (*)(void))st_preserve },
-    { "same", 1, 1, (void (*)(void))st_same },
-    { "permuted", 1, MI_MAX_RANK, (void (*)(void))st_permuted },
-    { NULL, 0, 0, NULL },
+    MI_FN("contiguous", 0, 0, st_contiguous),
+    MI_FN("elementwise", 1, 8, st_elementwise),
+    MI_FN("preserve", 1, 1, st_preserve),
+    MI_FN("same", 1, 1, st_same),
+    MI_FN("permuted", 1, MI_MAX_RANK, st_permuted),
 };
 
-const mi_fn_entry *mi_find_strides(const char *name) { return mi_table_find(strides_fns, name); }
+const builtin_family mi_strides_builtins = BUILTIN_FAMILY("strides", strides_fns);

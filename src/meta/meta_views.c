@@ -488,16 +488,15 @@ static bool sh_broadcast_in_dim(mi_ctx *c, mi_out *o)
     return true;
 }
 
-#define F(name, lo, hi, fn) { name, lo, hi, (void (*)(void))fn }
 static const mi_fn_entry view_fns[] = {
-    F("view", 2, 2, sh_view), F("reshape", 2, 2, sh_reshape), F("flatten", 3, 3, sh_flatten),
-    F("unflatten", 3, 3, sh_unflatten), F("expand", 2, 2, sh_expand), F("permute", 2, 2, sh_permute),
-    F("transpose", 1, 3, sh_transpose), F("unsqueeze", 2, 2, sh_unsqueeze), F("squeeze", 1, 2, sh_squeeze),
-    F("select", 3, 3, sh_select), F("slice", 5, 5, sh_slice), F("narrow", 4, 4, sh_narrow),
-    F("split", 3, 3, sh_split), F("split_with_sizes", 3, 3, sh_split_with_sizes), F("chunk", 3, 3, sh_chunk),
-    F("unbind", 2, 2, sh_unbind), F("broadcast_in_dim", 3, 3, sh_broadcast_in_dim),
-    { NULL, 0, 0, NULL },
+    MI_FN("view", 2, 2, sh_view), MI_FN("reshape", 2, 2, sh_reshape), MI_FN("flatten", 3, 3, sh_flatten),
+    MI_FN("unflatten", 3, 3, sh_unflatten), MI_FN("expand", 2, 2, sh_expand),
+    MI_FN("permute", 2, 2, sh_permute), MI_FN("transpose", 1, 3, sh_transpose),
+    MI_FN("unsqueeze", 2, 2, sh_unsqueeze), MI_FN("squeeze", 1, 2, sh_squeeze),
+    MI_FN("select", 3, 3, sh_select), MI_FN("slice", 5, 5, sh_slice), MI_FN("narrow", 4, 4, sh_narrow),
+    MI_FN("split", 3, 3, sh_split), MI_FN("split_with_sizes", 3, 3, sh_split_with_sizes),
+    MI_FN("chunk", 3, 3, sh_chunk), MI_FN("unbind", 2, 2, sh_unbind),
+    MI_FN("broadcast_in_dim", 3, 3, sh_broadcast_in_dim),
 };
-#undef F
 
-const mi_fn_entry *mi_find_shape_views(const char *name) { return mi_table_find(view_fns, name); }
+const builtin_family mi_view_builtins = BUILTIN_FAMILY("views", view_fns);

@@ -194,6 +194,10 @@ typedef struct ops_registry {
     hashmap by_target;       /* target → newest-opset op_rule (chain via older) */
     const char **targets;    /* distinct targets in first-load order (for listing) */
     size_t ntargets, targets_cap;
+    /* The C lowerings a `builtin:` may name and the nearest to a mistyped one (translate's, set by
+     * translate_registry_init); NULL: any name loads, and an unknown one fails when translated. */
+    bool (*builtin_exists)(const char *name);
+    const char *(*builtin_suggest)(const char *name);
 } ops_registry;
 
 void ops_registry_init(ops_registry *r);

@@ -151,6 +151,12 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
     } else if (builtin) {
         out->builtin = scalar(L, builtin, "builtin");
         if (!out->builtin) return false;
+        if (L->r->builtin_exists && !L->r->builtin_exists(out->builtin)) {
+            diagnostic *dg = node_error(L, builtin, "no C lowering is named '%s'", out->builtin);
+            const char *near = L->r->builtin_suggest ? L->r->builtin_suggest(out->builtin) : NULL;
+            if (near) diag_set_hint(dg, "did you mean '%s'?", near);
+            return false;
+        }
     } else {
         const char *text = scalar(L, low, "lowering");
         if (!text) return false;

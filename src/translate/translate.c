@@ -181,9 +181,9 @@ static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
         return false;
     }
     if (lw->builtin) {
-        int need = 0;
-        builtin_fn fn = tx_find_builtin(lw->builtin, &need);
-        if (!fn) {
+        const tx_builtin_entry *e = tx_find_builtin(lw->builtin);
+        int need = e ? e->nargs : 0;
+        if (!e) {
             tx_fail_node(t, n, arena_printf(&t->a, "builtin lowering '%s' is not implemented yet", lw->builtin));
             return false;
         }
@@ -192,7 +192,7 @@ static bool translate_rule(tx *t, const fx_node *n, const op_rule *rule)
                                                lw->builtin, need, rule->file, rule->line));
             return false;
         }
-        return fn(t, n, rule, bound);
+        return e->fn(t, n, rule, bound);
     }
     if (lw->function) return tx_run_function(t, n, rule, lw, bound);
     return tx_run_lowering(t, n, rule, lw, bound);
@@ -396,7 +396,7 @@ ox_model *translate_program(const fx_program *p, const translate_options *opts, 
     ops_registry own;
     const ops_registry *reg = opts->registry;
     if (!reg) {
-        ops_registry_init(&own);
+        translate_registry_init(&own);
         if (!ops_load_default(&own, d)) { ops_registry_free(&own); return NULL; }
         reg = &own;
     }

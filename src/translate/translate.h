@@ -30,4 +30,12 @@ void translate_options_init(translate_options *o);
 
 ox_model *translate_program(const fx_program *exported, const translate_options *opts, diag_sink *d);
 
+/* ops_registry_init, with translate's C lowerings as the names a rule's `builtin:` may give: an
+ * unknown name is then an error at load, naming the file and line. */
+void translate_registry_init(ops_registry *r);
+/* Whether a rule's `builtin:` may name name; the registered name nearest to a mistyped one (for a
+ * hint), or NULL. */
+bool translate_builtin_exists(const char *name);
+const char *translate_builtin_suggest(const char *name);
+
 #endif

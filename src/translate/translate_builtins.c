@@ -599,12 +599,7 @@ static bool b_sdpa(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
         const char *lower = tx_fresh_val(t);
         ox_node_add_output(t->m, tri, lower);
         const char *isz = tx_emit2(t, "Equal", lower, zero, NULL, NULL);
-        Onnx__NodeProto *w = tx_emit(t, "Where", "", NULL);
-        ox_node_add_input(t->m, w, isz);
-        ox_node_add_input(t->m, w, ninf);
-        ox_node_add_input(t->m, w, zero);
-        const char *cm = tx_fresh_val(t);
-        ox_node_add_output(t->m, w, cm);
+        const char *cm = tx_emitn(t, "Where", (const char *[]){ isz, ninf, zero }, 3, NULL, NULL);
         scores = tx_emit2(t, "Add", scores, cm, NULL, NULL);
     }
     Onnx__NodeProto *sm = tx_emit(t, "Softmax", "", NULL);
@@ -906,29 +901,17 @@ static bool b_atleast_nd(tx *t, const fx_node *n, const op_rule *rule, const fx_
     return true;
 }
 
-/* nargs: how many schema arguments the C code reads (-1: reads the FX node itself, no schema). */
-static const struct { const char *name; builtin_fn fn; int nargs; } builtins[] = {
-    {"transpose", b_transpose, 3}, {"slice", b_slice, 5}, {"flip", b_flip, 2}, {"flatten", b_reshape_to_meta, 1},
-    {"hstack", b_hstack, 1}, {"adaptive_avg_pool2d", b_adaptive_avg_pool, 2}, {"adaptive_avg_pool", b_adaptive_avg_pool, 2},
-    {"pad", b_pad, 4}, {"constant_pad_nd", b_constant_pad_nd, 3}, {"upsample_nearest2d", b_upsample_nearest, 3}, {"upsample_bilinear2d", b_upsample_linear, 4},
-    {"upsample_nearest", b_upsample_nearest, 3}, {"upsample_linear", b_upsample_linear, 4},
-    {"upsample_cubic", b_upsample_cubic, 4}, {"roll", tx_b_roll, 3}, {"adaptive_max_pool", b_adaptive_max_pool, 2},
-    {"sdpa", b_sdpa, 7}, {"var_mean", b_var_mean, 4}, {"broadcast_in_dim", b_broadcast_in_dim, 3},
-    {"index", b_index, 2}, {"index_put", b_index_put, 4}, {"slice_scatter", b_slice_scatter, 6},
-    {"atleast_1d", b_atleast_nd, 1}, {"atleast_nd", b_atleast_nd, 1}, {"cond", tx_b_cond, -1}, {"while_loop", tx_b_while_loop, -1}, {"scan", tx_b_scan, -1},
-    {"python_loop", tx_b_python_loop, -1},
-    {"symbolic", b_symbolic, -1}, {"diagonal", tx_b_diagonal, 4}, {"as_strided", tx_b_as_strided, 4},
-    {"grid_sampler", tx_b_grid_sampler, 5}, {"histc", tx_b_histc, 4}, {"stft", tx_b_stft, 8}, {"view_complex", tx_b_view_complex, 2},
-    {"embedding_bag", tx_b_embedding_bag, 8}, {"embedding_bag_padding_idx", tx_b_embedding_bag_padding_idx, 9},
-    {"cross", tx_b_cross, 3}, {"repeat_interleave", tx_b_repeat_interleave, 3}, {"stack", tx_b_stack, 2}, {"tile", tx_b_tile, 2},
-    {"scatter_reduce", tx_b_scatter_reduce, 6}, {"index_reduce", tx_b_index_reduce, 6},
-    {"linalg_vector_norm", tx_b_linalg_vector_norm, 5}, {"unbind", tx_b_unbind, 2},
-    {"any_all_dims", tx_b_any_all_dims, 3},
+static const tx_builtin_entry builtins[] = {
+    { "transpose", b_transpose, 3 }, { "slice", b_slice, 5 }, { "flip", b_flip, 2 },
+    { "flatten", b_reshape_to_meta, 1 }, { "hstack", b_hstack, 1 },
+    { "adaptive_avg_pool2d", b_adaptive_avg_pool, 2 }, { "adaptive_avg_pool", b_adaptive_avg_pool, 2 },
+    { "pad", b_pad, 4 }, { "constant_pad_nd", b_constant_pad_nd, 3 },
+    { "upsample_nearest2d", b_upsample_nearest, 3 }, { "upsample_bilinear2d", b_upsample_linear, 4 },
+    { "upsample_nearest", b_upsample_nearest, 3 }, { "upsample_linear", b_upsample_linear, 4 },
+    { "upsample_cubic", b_upsample_cubic, 4 }, { "adaptive_max_pool", b_adaptive_max_pool, 2 },
+    { "sdpa", b_sdpa, 7 }, { "var_mean", b_var_mean, 4 }, { "broadcast_in_dim", b_broadcast_in_dim, 3 },
+    { "index", b_index, 2 }, { "index_put", b_index_put, 4 }, { "slice_scatter", b_slice_scatter, 6 },
+    { "atleast_1d", b_atleast_nd, 1 }, { "atleast_nd", b_atleast_nd, 1 }, { "symbolic", b_symbolic, -1 },
 };
 
-builtin_fn tx_find_builtin(const char *name, int *nargs)
-{
-    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (!strcmp(builtins[i].name, name)) { *nargs = builtins[i].nargs; return builtins[i].fn; }
-    return NULL;
-}
+const builtin_family tx_core_builtins = BUILTIN_FAMILY("core", builtins);

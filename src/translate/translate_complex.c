@@ -3,7 +3,7 @@
 #include "translate/translate_internal.h"
 
 /* b: self, size — aten_view_complex: Reshape <allowzero: 1> (self, merge_dims([*size, 2])) */
-bool tx_b_view_complex(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_view_complex(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     if (!b[0] || b[0]->kind != FX_ARG_NODE || !b[1] || (b[1]->kind != FX_ARG_LIST && b[1]->kind != FX_ARG_TUPLE)) {
@@ -32,3 +32,9 @@ bool tx_b_view_complex(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     ox_node_add_output(t->m, r, tx_one_output(t, n));
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "view_complex", b_view_complex, 2 },
+};
+
+const builtin_family tx_complex_builtins = BUILTIN_FAMILY("complex", builtins);

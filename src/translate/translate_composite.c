@@ -9,21 +9,11 @@
 
 #include "translate/translate_internal.h"
 
-static bool int_of(const fx_arg *a, int64_t *v)
-{
-    if (!a || a->kind != FX_ARG_INT)
-        return false;
-    *v = a->u.i;
-    return true;
-}
-
-static Onnx__NodeProto *last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
-
 /* tile(self, dims) as torchlib's aten_tile: dims padded with leading ones to self's rank (the
  * padded list is Tile's input, made where Tile uses it), or self reshaped to as many dims as dims
  * has, leading ones first (a Constant <value_ints> of its own, Shape, Concat, Reshape with
  * allowzero). A scalar with no dims is a copy: ONNX's Tile takes one repeat per dimension. */
-bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     if (!b[0] || b[0]->kind != FX_ARG_NODE || !tx_seq_arg(b[1])) {
@@ -68,7 +58,7 @@ bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
         const char *full = tx_fresh_val(t);
         ox_node_add_output(t->m, cat, full);
         x = tx_emit2(t, "Reshape", x, full, NULL, NULL);
-        ox_attr_int(t->m, last_node(t), "allowzero", 1);
+        ox_attr_int(t->m, tx_last_node(t), "allowzero", 1);
     }
     const char *reps = tx_int_list_input(t, n, dims);
     if (!reps) return false;
@@ -78,11 +68,11 @@ bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 
 /* stack(tensors, dim) as torchlib's aten_stack: each tensor unsqueezed at dim by a Constant
  * <value_ints> of its own (op.Constant in its list comprehension), then one Concat on dim. */
-bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int64_t dim = 0;
-    if (!tx_seq_arg(b[0]) || !int_of(b[1], &dim)) {
+    if (!tx_seq_arg(b[0]) || !tx_int_of(b[1], &dim)) {
         tx_fail_node(t, n, "stack expects a list of tensors and an int dim");
         return false;
     }
@@ -112,7 +102,7 @@ bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 
 /* cross(self, other, dim): dim None (cross.default) is the first dimension of size 3, as torch
  * chooses it; linalg_cross's dim defaults to -1. */
-bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     if (!b[0] || !b[1] || b[0]->kind != FX_ARG_NODE || b[1]->kind != FX_ARG_NODE) {
         tx_fail_node(t, n, "cross expects two tensors");
@@ -121,7 +111,7 @@ bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     const fx_value *va = tx_node_val(b[0]->u.node), *vb = tx_node_val(b[1]->u.node);
     int64_t dim = -1;
     if (b[2] && b[2]->kind != FX_ARG_NONE) {
-        if (!int_of(b[2], &dim)) {
+        if (!tx_int_of(b[2], &dim)) {
             tx_fail_node(t, n, "cross needs a constant dim");
             return false;
         }
@@ -179,13 +169,13 @@ bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
  * a new axis after dim (Unsqueeze, Expand by the tiles: a constant, or for a SymInt repeats a
  * Concat of ones around it), then merged into dim (Reshape to head dims, -1, tail dims); dim None
  * works on the flattened tensor. */
-bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int64_t reps = 0, dim = 0;
     bool flat = !b[2] || b[2]->kind == FX_ARG_NONE, sym = b[1] && b[1]->kind == FX_ARG_NODE;
     int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
-    if (r < 0 || (!sym && !int_of(b[1], &reps)) || (!flat && !int_of(b[2], &dim))) {
+    if (r < 0 || (!sym && !tx_int_of(b[1], &reps)) || (!flat && !tx_int_of(b[2], &dim))) {
         tx_fail_node(t, n, "repeat_interleave needs a tensor of known rank, an int or SymInt repeats and a constant dim");
         return false;
     }
@@ -218,11 +208,11 @@ bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const 
     }
     const char *tiled = tx_emit2(t, "Expand", u, tiles, NULL, NULL);
     const char *head = tx_emit1(t, "Shape", x, NULL, NULL);   /* torchlib's Shape(self, start=0, end=dim) */
-    ox_attr_int(t->m, last_node(t), "end", dim);
-    ox_attr_int(t->m, last_node(t), "start", 0);
+    ox_attr_int(t->m, tx_last_node(t), "end", dim);
+    ox_attr_int(t->m, tx_last_node(t), "start", 0);
     const char *minus1 = tx_own_ints(t, &m1, 1);
     const char *tail = tx_emit1(t, "Shape", x, NULL, NULL);
-    ox_attr_int(t->m, last_node(t), "start", pos + 1);
+    ox_attr_int(t->m, tx_last_node(t), "start", pos + 1);
     const char *shape = tx_emit_concat3(t, head, minus1, tail);
     tx_emit2(t, "Reshape", tiled, shape, tx_one_output(t, n), tx_node_name_of(t, n));
     return true;
@@ -252,7 +242,7 @@ static const char *swap_last(tx *t, const char *x, size_t r, const char *out, co
         perm[i] = (int64_t)i;
     perm[r - 2] = (int64_t)r - 1, perm[r - 1] = (int64_t)r - 2;
     const char *y = tx_emit1(t, "Transpose", x, out, name);
-    ox_attr_ints(t->m, last_node(t), "perm", perm, r);
+    ox_attr_ints(t->m, tx_last_node(t), "perm", perm, r);
     return y;
 }
 
@@ -330,7 +320,7 @@ static const char *slice4(tx *t, const char *x, const char *start, const char *e
 static const char *concat2(tx *t, const char *a, const char *b, int64_t axis, const char *out, const char *name)
 {
     out = tx_emit2(t, "Concat", a, b, out, name);
-    ox_attr_int(t->m, last_node(t), "axis", axis);
+    ox_attr_int(t->m, tx_last_node(t), "axis", axis);
     return out;
 }
 
@@ -350,8 +340,8 @@ static const char *roll_torchlib(tx *t, const char *x, int64_t shift, const int6
         const char *size;
         if (dim) {
             size = tx_emit1(t, "Shape", x, NULL, NULL);
-            ox_attr_int(t->m, last_node(t), "start", *dim);
-            if (*dim != -1) ox_attr_int(t->m, last_node(t), "end", *dim + 1);   /* end 0 would be empty */
+            ox_attr_int(t->m, tx_last_node(t), "start", *dim);
+            if (*dim != -1) ox_attr_int(t->m, tx_last_node(t), "end", *dim + 1);   /* end 0 would be empty */
         } else {
             size = tx_emit1(t, "Size", x, NULL, NULL);
         }
@@ -381,7 +371,7 @@ static const char *roll_any(tx *t, const char *x, int64_t shift, int64_t dim, co
  * (shift, dim). torchlib's split point is right for -size <= shift <= 2 * size: a shift beyond
  * (static size) is first reduced mod size, and a size known only at run time takes the mod in the
  * graph, so every shift rolls as torch does. */
-bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     const fx_value *v = b[0] && b[0]->kind == FX_ARG_NODE ? tx_node_val(b[0]->u.node) : NULL;
@@ -395,12 +385,12 @@ bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     if (b[2]->kind == FX_ARG_NONE) nd = 0;
     int64_t *shifts = arena_alloc(&t->a, (ns + 1) * sizeof *shifts), *dims = arena_alloc(&t->a, (nd + 1) * sizeof *dims);
     for (size_t i = 0; i < ns; i++)
-        if (!int_of(tx_seq_arg(b[1]) ? b[1]->u.seq.items[i] : b[1], &shifts[i])) {
+        if (!tx_int_of(tx_seq_arg(b[1]) ? b[1]->u.seq.items[i] : b[1], &shifts[i])) {
             tx_fail_node(t, n, "roll needs constant int shifts");
             return false;
         }
     for (size_t i = 0; i < nd; i++)
-        if (!int_of(tx_seq_arg(b[2]) ? b[2]->u.seq.items[i] : b[2], &dims[i]) || dims[i] < -(int64_t)r ||
+        if (!tx_int_of(tx_seq_arg(b[2]) ? b[2]->u.seq.items[i] : b[2], &dims[i]) || dims[i] < -(int64_t)r ||
             dims[i] >= (int64_t)r) {
             tx_fail_node(t, n, "roll needs constant int dims within the input's rank");
             return false;
@@ -447,3 +437,10 @@ bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     }
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "roll", b_roll, 3 }, { "cross", b_cross, 3 }, { "repeat_interleave", b_repeat_interleave, 3 },
+    { "stack", b_stack, 2 }, { "tile", b_tile, 2 },
+};
+
+const builtin_family tx_composite_builtins = BUILTIN_FAMILY("composite", builtins);

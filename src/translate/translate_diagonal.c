@@ -6,14 +6,6 @@
 
 #include "translate/translate_internal.h"
 
-static bool int_of(const fx_arg *a, int64_t *v)
-{
-    if (!a || a->kind != FX_ARG_INT)
-        return false;
-    *v = a->u.i;
-    return true;
-}
-
 /* Size d of x as a 1-D tensor [size]: Reshape(Gather(Shape(x), d), neg_1), a Shape of its own. */
 static const char *dim_size(tx *t, const char *x, int64_t d, const char *neg_1)
 {
@@ -22,30 +14,19 @@ static const char *dim_size(tx *t, const char *x, int64_t d, const char *neg_1)
     return tx_emit2(t, "Reshape", g, neg_1, NULL, NULL);
 }
 
-static const char *emit3(tx *t, const char *op, const char *a, const char *b, const char *c, const char *d,
-                         const char *out, const char *name)
-{
-    Onnx__NodeProto *nd = tx_emit(t, op, "", name);
-    const char *in[4] = { a, b, c, d };
-    for (size_t i = 0; i < 4 && in[i]; i++)
-        ox_node_add_input(t->m, nd, in[i]);
-    const char *o = out ? out : tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
-}
-
 static void set_int(tx *t, const char *name, int64_t v)
 {
     ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], name, v);
 }
 
 /* b: self, offset, dim1, dim2 */
-bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int64_t offset = 0, d1 = 0, d2 = 1;
     int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
-    if (r < 2 || (b[1] && !int_of(b[1], &offset)) || (b[2] && !int_of(b[2], &d1)) || (b[3] && !int_of(b[3], &d2))) {
+    if (r < 2 || (b[1] && !tx_int_of(b[1], &offset)) || (b[2] && !tx_int_of(b[2], &d1)) ||
+        (b[3] && !tx_int_of(b[3], &d2))) {
         tx_fail_node(t, n, "diagonal needs a tensor of known rank >= 2 and constant offset and dims");
         return false;
     }
@@ -97,11 +78,17 @@ bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     const char *end = tx_emit2(t, "Add", start, len, NULL, NULL);
     const char *out = tx_one_output(t, n);
     if (!is_bool) {
-        emit3(t, "Slice", sum, start, end, axes, out, tx_node_name_of(t, n));
+        tx_emitn(t, "Slice", (const char *[]){ sum, start, end, axes }, 4, out, tx_node_name_of(t, n));
         return true;
     }
-    const char *sl = emit3(t, "Slice", sum, start, end, axes, NULL, NULL);
+    const char *sl = tx_emitn(t, "Slice", (const char *[]){ sum, start, end, axes }, 4, NULL, NULL);
     tx_emit1(t, "Cast", sl, out, tx_node_name_of(t, n));
     ox_attr_int(t->m, t->sc->g->node[t->sc->g->n_node - 1], "to", 9);
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "diagonal", b_diagonal, 4 },
+};
+
+const builtin_family tx_diagonal_builtins = BUILTIN_FAMILY("diagonal", builtins);

@@ -10,34 +10,12 @@
 
 #include "translate/translate_internal.h"
 
-static const char *emit3(tx *t, const char *op, const char *a, const char *b, const char *c)
-{
-    Onnx__NodeProto *nd = tx_emit(t, op, "", NULL);
-    ox_node_add_input(t->m, nd, a);
-    ox_node_add_input(t->m, nd, b);
-    ox_node_add_input(t->m, nd, c);
-    const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
-}
-
 static const char *cast(tx *t, const char *x, int to)
 {
     Onnx__NodeProto *nd = tx_emit(t, "Cast", "", NULL);
     ox_attr_int(t->m, nd, "to", to);
     ox_node_add_input(t->m, nd, x);
     const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
-}
-
-static const char *reduce(tx *t, const char *op, const char *x, const char *axes, const char *out, const char *name)
-{
-    Onnx__NodeProto *nd = tx_emit(t, op, "", name);
-    ox_attr_int(t->m, nd, "keepdims", 0);
-    ox_node_add_input(t->m, nd, x);
-    ox_node_add_input(t->m, nd, axes);
-    const char *o = out ? out : tx_fresh_val(t);
     ox_node_add_output(t->m, nd, o);
     return o;
 }
@@ -105,9 +83,11 @@ static bool embedding_bag(tx *t, const fx_node *n, const fx_arg **b, int has_pad
     const char *rows = tx_emit2(t, "Gather", w, idx, NULL, NULL);
     if (psw) rows = tx_emit2(t, "Mul", rows, tx_emit2(t, "Unsqueeze", ps, c1, NULL, NULL), NULL, NULL);
     const char *posv = tx_const_ints(t, pos, (size_t)ni), *posc = tx_emit2(t, "Unsqueeze", posv, c1, NULL, NULL);
-    const char *starts = last ? emit3(t, "Slice", off, c0, tx_const_ints(t, &nb, 1)) : off;
+    const char *starts = last ? tx_emitn(t, "Slice", (const char *[]){ off, c0, tx_const_ints(t, &nb, 1) }, 3, NULL, NULL)
+                              : off;
     const char *at = tx_emit2(t, "LessOrEqual", tx_emit2(t, "Unsqueeze", starts, c0, NULL, NULL), posc, NULL, NULL);
-    const char *bag = tx_emit2(t, "Sub", reduce(t, "ReduceSum", cast(t, at, 7), c1, NULL, NULL), c1, NULL, NULL);
+    const char *bag = tx_emit2(t, "Sub", tx_emit_reduce(t, "ReduceSum", cast(t, at, 7), c1, 0, NULL, NULL), c1, NULL,
+                               NULL);
     const char *member = tx_emit2(t, "Equal", tx_emit2(t, "Unsqueeze", bag, c1, NULL, NULL),
                                   tx_const_ints(t, ids, (size_t)bags), NULL, NULL);
     const char *valid = NULL;
@@ -134,16 +114,19 @@ static bool embedding_bag(tx *t, const fx_node *n, const fx_arg **b, int has_pad
         tx_emit2(t, "MatMul", mt, rows, out, name);
         return true;
     }
-    const char *cnt = tx_emit2(t, "Unsqueeze", reduce(t, "ReduceSum", mf, c0, NULL, NULL), c1, NULL, NULL);
+    const char *cnt = tx_emit2(t, "Unsqueeze", tx_emit_reduce(t, "ReduceSum", mf, c0, 0, NULL, NULL), c1, NULL, NULL);
     if (mode == 1) {
         const char *sum = tx_emit2(t, "MatMul", mt, rows, NULL, NULL);
         tx_emit2(t, "Div", sum, tx_emit2(t, "Max", cnt, tx_const_scalar(t, dt, 1.0, 0, true), NULL, NULL), out, name);
         return true;
     }
     int64_t two = 2;
-    const char *sel = emit3(t, "Where", tx_emit2(t, "Unsqueeze", mt, tx_const_ints(t, &two, 1), NULL, NULL),
-                            tx_emit2(t, "Unsqueeze", rows, c0, NULL, NULL), tx_const_scalar(t, dt, -INFINITY, 0, true));
-    const char *mx = reduce(t, "ReduceMax", sel, c1, NULL, NULL);
+    /* made last operand first: the values are numbered in this order */
+    const char *ninf = tx_const_scalar(t, dt, -INFINITY, 0, true);
+    const char *rows3 = tx_emit2(t, "Unsqueeze", rows, c0, NULL, NULL);
+    const char *mask3 = tx_emit2(t, "Unsqueeze", mt, tx_const_ints(t, &two, 1), NULL, NULL);
+    const char *sel = tx_emitn(t, "Where", (const char *[]){ mask3, rows3, ninf }, 3, NULL, NULL);
+    const char *mx = tx_emit_reduce(t, "ReduceMax", sel, c1, 0, NULL, NULL);
     const char *zero_f = tx_const_scalar(t, dt, 0.0, 0, true);
     const char *some = tx_emit2(t, "Greater", cnt, zero_f, NULL, NULL);
     Onnx__NodeProto *wh = tx_emit(t, "Where", "", name);
@@ -154,13 +137,19 @@ static bool embedding_bag(tx *t, const fx_node *n, const fx_arg **b, int has_pad
     return true;
 }
 
-bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     return embedding_bag(t, n, b, 0);
 }
 
-bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     return embedding_bag(t, n, b, strcmp(rule->target, "aten.embedding_bag.padding_idx") ? 1 : 2);
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "embedding_bag", b_embedding_bag, 8 }, { "embedding_bag_padding_idx", b_embedding_bag_padding_idx, 9 },
+};
+
+const builtin_family tx_embedding_bag_builtins = BUILTIN_FAMILY("embedding_bag", builtins);

@@ -81,6 +81,15 @@ const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const 
     return out;
 }
 
+const char *tx_emitn(tx *t, const char *op, const char *const *in, size_t n, const char *out, const char *node_name)
+{
+    if (!out) out = tx_fresh_val(t);
+    Onnx__NodeProto *nd = tx_emit(t, op, "", node_name);
+    for (size_t i = 0; i < n; i++) ox_node_add_input(t->m, nd, in[i]);
+    ox_node_add_output(t->m, nd, out);
+    return out;
+}
+
 /* Cast <to> (x) and op <keepdims> (x[, axes]) reductions: out / node_name NULL give a fresh val_N
  * and an automatic node name. */
 const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const char *node_name)

@@ -23,27 +23,6 @@ static bool num_of(const fx_arg *a, double *v)
     return true;
 }
 
-static const char *reduce(tx *t, const char *op, const char *x)
-{
-    Onnx__NodeProto *nd = tx_emit(t, op, "", NULL);
-    ox_attr_int(t->m, nd, "keepdims", 0);
-    ox_node_add_input(t->m, nd, x);
-    const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
-}
-
-static const char *where(tx *t, const char *c, const char *a, const char *b)
-{
-    Onnx__NodeProto *nd = tx_emit(t, "Where", "", NULL);
-    ox_node_add_input(t->m, nd, c);
-    ox_node_add_input(t->m, nd, a);
-    ox_node_add_input(t->m, nd, b);
-    const char *o = tx_fresh_val(t);
-    ox_node_add_output(t->m, nd, o);
-    return o;
-}
-
 /* A Python number in a one-element list ([min] in torchlib): int64[1] or float[1], from the farm. */
 static const char *list1(tx *t, const fx_arg *a, double v)
 {
@@ -87,7 +66,8 @@ static bool histc_edges(tx *t, const fx_node *n, const fx_arg **b, const char *x
     const char *edges = tx_fresh_val(t);
     ox_node_add_output(t->m, c, edges);
     const fx_arg below = {.kind = b[2] && b[2]->kind == FX_ARG_FLOAT ? FX_ARG_FLOAT : FX_ARG_INT};
-    const char *clipped = where(t, cond, flat, tx_emit2(t, "CastLike", list1(t, &below, lo - 1), x, NULL, NULL));
+    const char *below_like = tx_emit2(t, "CastLike", list1(t, &below, lo - 1), x, NULL, NULL);
+    const char *clipped = tx_emitn(t, "Where", (const char *[]){ cond, flat, below_like }, 3, NULL, NULL);
     const char *col = tx_emit2(t, "Unsqueeze", edges, tx_const_ints(t, &one, 1), NULL, NULL);
     const char *row = tx_emit2(t, "Unsqueeze", clipped, tx_const_ints(t, &zero, 1), NULL, NULL);
     const char *lt = tx_emit2(t, "Less", row, col, NULL, NULL);
@@ -107,18 +87,13 @@ static bool histc_edges(tx *t, const fx_node *n, const fx_arg **b, const char *x
     const char *c1 = tx_const_ints(t, &one, 1), *c0 = tx_const_ints(t, &zero, 1), *cm1 = tx_const_ints(t, &m1, 1);
     const char *ins[2][4] = {{sums, c1, shape, c0}, {sums, c0, cm1, c0}};
     const char *sl[2];
-    for (int k = 0; k < 2; k++) {
-        Onnx__NodeProto *nd = tx_emit(t, "Slice", "", NULL);
-        for (int i = 0; i < 4; i++) ox_node_add_input(t->m, nd, ins[k][i]);
-        sl[k] = tx_fresh_val(t);
-        ox_node_add_output(t->m, nd, sl[k]);
-    }
+    for (int k = 0; k < 2; k++) sl[k] = tx_emitn(t, "Slice", ins[k], 4, NULL, NULL);
     tx_emit2(t, "Sub", sl[0], sl[1], tx_one_output(t, n), tx_node_name_of(t, n));
     return true;
 }
 
 /* b: self, bins, min, max */
-bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     double lo_v = 0, hi_v = 0;
@@ -148,11 +123,11 @@ bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     const char *lo, *hi;
     if (lo_v == hi_v) {
         const char *one = tx_const_scalar(t, dt, 1.0, 0, true);
-        lo = reduce(t, "ReduceMin", x);
-        hi = reduce(t, "ReduceMax", x);
+        lo = tx_emit_reduce(t, "ReduceMin", x, NULL, 0, NULL, NULL);
+        hi = tx_emit_reduce(t, "ReduceMax", x, NULL, 0, NULL, NULL);
         const char *same = tx_emit2(t, "Equal", lo, hi, NULL, NULL);
-        lo = where(t, same, tx_emit2(t, "Sub", lo, one, NULL, NULL), lo);
-        hi = where(t, same, tx_emit2(t, "Add", hi, one, NULL, NULL), hi);
+        lo = tx_emitn(t, "Where", (const char *[]){ same, tx_emit2(t, "Sub", lo, one, NULL, NULL), lo }, 3, NULL, NULL);
+        hi = tx_emitn(t, "Where", (const char *[]){ same, tx_emit2(t, "Add", hi, one, NULL, NULL), hi }, 3, NULL, NULL);
     } else {
         lo = tx_const_scalar(t, dt, lo_v, 0, true);
         hi = tx_const_scalar(t, dt, hi_v, 0, true);
@@ -164,7 +139,7 @@ bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     const char *pos = tx_emit1(t, "Floor", tx_emit2(t, "Div", scaled, tx_emit2(t, "Sub", hi, lo, NULL, NULL), NULL, NULL),
                                NULL, NULL);
     pos = tx_emit2(t, "Min", pos, tx_const_scalar(t, dt, (double)(bins - 1), 0, true), NULL, NULL);
-    pos = where(t, in, pos, tx_const_scalar(t, dt, -1.0, 0, true));
+    pos = tx_emitn(t, "Where", (const char *[]){ in, pos, tx_const_scalar(t, dt, -1.0, 0, true) }, 3, NULL, NULL);
     Onnx__NodeProto *cast = tx_emit(t, "Cast", "", NULL);
     ox_attr_int(t->m, cast, "to", 7);
     ox_node_add_input(t->m, cast, pos);
@@ -188,3 +163,9 @@ bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     ox_node_add_output(t->m, sum, tx_one_output(t, n));
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "histc", b_histc, 4 },
+};
+
+const builtin_family tx_histc_builtins = BUILTIN_FAMILY("histc", builtins);

@@ -94,7 +94,7 @@ out:
     return t->failed ? NULL : bg;
 }
 
-bool tx_b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     (void)b;
@@ -273,7 +273,7 @@ bool tx_seq_arg(const fx_arg *a)
     return a->kind == FX_ARG_TUPLE || a->kind == FX_ARG_LIST;
 }
 
-bool tx_b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     (void)b;
@@ -339,7 +339,7 @@ bool tx_b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
     return emit_loop(t, n, "", cond0, cv, nc, bg);
 }
 
-bool tx_b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     (void)b;
@@ -387,7 +387,7 @@ bool tx_b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
  * M is the trip count (a while's is INT64_MAX, as TorchScript wrote it), cond True for a for
  * and the first test (cast to bool) for a while; the body takes (iteration, cond, carried...)
  * and returns (next cond, carried'...), reading other values from the enclosing scope. */
-bool tx_b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     (void)b;
@@ -477,3 +477,10 @@ bool tx_b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg
     for (size_t i = 0; i < nc; i++) add_renamed_output(t, bg, bo[i + is_while], bon[i + is_while], bm->name);
     return emit_loop(t, n, m_in, cond0, cv, nc, bg);
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "cond", b_cond, -1 }, { "while_loop", b_while_loop, -1 }, { "scan", b_scan, -1 },
+    { "python_loop", b_python_loop, -1 },
+};
+
+const builtin_family tx_hop_builtins = BUILTIN_FAMILY("hop", builtins);

@@ -11,8 +11,6 @@
 
 #define MAX_IDX 16
 
-static Onnx__NodeProto *last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
-
 /* The index tensors of an index list with the dim each indexes (None entries skip a dim; a
  * bool mask of rank m indexes m dims by the rows of its NonZero). */
 typedef struct index_list {
@@ -39,7 +37,7 @@ static bool add_index(tx *t, const fx_node *n, const fx_arg *e, index_list *L)
     const char *nz = tx_emit1(t, "NonZero", en, NULL, NULL);
     for (int j = 0; j < er; j++) {
         const char *row = tx_emit2(t, "Gather", nz, tx_const_scalar(t, 7, 0, j, false), NULL, NULL);
-        ox_attr_int(t->m, last_node(t), "axis", 0);
+        ox_attr_int(t->m, tx_last_node(t), "axis", 0);
         L->idx[L->k] = row, L->ranks[L->k] = 1, L->dims[L->k++] = (int64_t)L->d++;
     }
     return true;
@@ -61,7 +59,7 @@ static const char *transpose_always(tx *t, const char *x, const int64_t *perm, s
                                     const char *node_name)
 {
     const char *y = tx_emit1(t, "Transpose", x, out, node_name);
-    ox_attr_ints(t->m, last_node(t), "perm", perm, r);
+    ox_attr_ints(t->m, tx_last_node(t), "perm", perm, r);
     return y;
 }
 
@@ -146,7 +144,7 @@ static bool index_put_int(tx *t, const fx_node *n, const char *x, int r, const c
                 for (size_t j = 0; j < np; j++) ones[j] = 1;
                 const char *cat[2] = { tx_own_ints(t, ones, np), shapes[i] };
                 shapes[i] = emit_n(t, "Concat", cat, 2);
-                ox_attr_int(t->m, last_node(t), "axis", 0);
+                ox_attr_int(t->m, tx_last_node(t), "axis", 0);
             }
         }
         adv_shape = emit_n(t, "Max", shapes, na);
@@ -156,16 +154,16 @@ static bool index_put_int(tx *t, const fx_node *n, const char *x, int r, const c
         adv_shape = tx_emit1(t, "Shape", s[adv[0]].idx, NULL, NULL);
     }
     const char *none_shape = tx_emit2(t, "Gather", self_shape, tx_own_ints(t, none, nnone), NULL, NULL);
-    ox_attr_int(t->m, last_node(t), "axis", 0);
+    ox_attr_int(t->m, tx_last_node(t), "axis", 0);
     const char *cat[2] = { adv_shape, none_shape };
     const char *target = emit_n(t, "Concat", cat, 2);
-    ox_attr_int(t->m, last_node(t), "axis", 0);
+    ox_attr_int(t->m, tx_last_node(t), "axis", 0);
     int target_rank = adv_rank + (int)nnone;
     const char *minus_one = tx_own_ints(t, &m1, 1), *cols[MAX_IDX];
     for (size_t i = 0; i < na; i++)
         cols[i] = tx_emit2(t, "Unsqueeze", s[adv[i]].idx, minus_one, NULL, NULL);
     const char *coords = emit_n(t, "Concat", cols, na);
-    ox_attr_int(t->m, last_node(t), "axis", -1);
+    ox_attr_int(t->m, tx_last_node(t), "axis", -1);
     bool contiguous = adv[na - 1] - adv[0] + 1 == (int64_t)na;
     int64_t perm[MAX_IDX], inv[MAX_IDX];
     memcpy(perm, adv, na * sizeof *perm);
@@ -211,12 +209,12 @@ static bool index_put_mask(tx *t, const fx_node *n, const char *x, int r, const 
     const char *sel = transpose_always(t, tx_emit1(t, "NonZero", em, NULL, NULL), perm10, 2, NULL, NULL);
     const char *flat_mask = tx_emit2(t, "Reshape", mask, neg_1, NULL, NULL);
     const char *count = tx_emit1(t, "Cast", flat_mask, NULL, NULL);
-    ox_attr_int(t->m, last_node(t), "to", OT_INT64);
+    ox_attr_int(t->m, tx_last_node(t), "to", OT_INT64);
     count = tx_emit1(t, "ReduceSum", count, NULL, NULL);
-    ox_attr_int(t->m, last_node(t), "keepdims", 1);
+    ox_attr_int(t->m, tx_last_node(t), "keepdims", 1);
     const char *cat[2] = { count, shape_slice(t, x, mr, r) };
     const char *sel_shape = emit_n(t, "Concat", cat, 2);
-    ox_attr_int(t->m, last_node(t), "axis", 0);
+    ox_attr_int(t->m, tx_last_node(t), "axis", 0);
     const char *flat = tx_emit2(t, "Reshape", tx_emit2(t, "Expand", v, sel_shape, NULL, NULL), neg_1, NULL, NULL);
     scatter_nd(t, n, x, sel, flat, acc, true);
     return true;
@@ -236,11 +234,11 @@ static bool index_put_masks(tx *t, const fx_node *n, const char *x, int r, const
         cols[i] = tx_emit2(t, "Unsqueeze", pos, minus_one, NULL, NULL);
     }
     const char *coords = emit_n(t, "Concat", cols, k);
-    ox_attr_int(t->m, last_node(t), "axis", -1);
+    ox_attr_int(t->m, tx_last_node(t), "axis", -1);
     const char *cat[2] = { tx_emit1(t, "Shape", first, NULL, NULL), NULL };
     cat[1] = shape_slice(t, x, (int64_t)k, r);
     const char *target = emit_n(t, "Concat", cat, 2);
-    ox_attr_int(t->m, last_node(t), "axis", 0);
+    ox_attr_int(t->m, tx_last_node(t), "axis", 0);
     scatter_nd(t, n, x, coords, tx_emit2(t, "Expand", v, target, NULL, NULL), acc, true);
     return true;
 }
@@ -295,7 +293,7 @@ bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b)
             s[d].meta = L.k == 1 ? tx_node_val(e->u.node) : NULL;
             if (L.k == 1 && tx_onnx_dtype_of_node(e->u.node) != OT_INT64) {   /* ScatterND takes int64 */
                 s[d].idx = tx_emit1(t, "Cast", s[d].idx, NULL, NULL);
-                ox_attr_int(t->m, last_node(t), "to", OT_INT64);
+                ox_attr_int(t->m, tx_last_node(t), "to", OT_INT64);
             }
         }
     }
@@ -337,7 +335,7 @@ static bool index_onnx(tx *t, const fx_node *n, const char *x, int r, const char
         cols[i] = tx_emit2(t, "Unsqueeze", e, tx_const_ints(t, &m1, 1), NULL, NULL);
     }
     const char *coords = emit_n(t, "Concat", cols, k);
-    ox_attr_int(t->m, last_node(t), "axis", -1);
+    ox_attr_int(t->m, tx_last_node(t), "axis", -1);
     const char *g = gather_nd(t, n, xt, coords, none_in_middle);
     if (none_in_middle) return true;
     int64_t back = adv_rank + perm[0], result_rank = r - (int64_t)k + adv_rank, p2[2 * MAX_IDX];
@@ -444,7 +442,7 @@ bool tx_index_general(tx *t, const fx_node *n, const fx_arg **b)
             int dt = tx_onnx_dtype_of_node(e->u.node);
             if (L.k == 1 && dt != OT_INT64 && dt != OT_BOOL) {
                 idx[d] = tx_emit1(t, "Cast", idx[d], NULL, NULL);
-                ox_attr_int(t->m, last_node(t), "to", OT_INT64);
+                ox_attr_int(t->m, tx_last_node(t), "to", OT_INT64);
             }
         }
     }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/alloc.h"
+#include "base/builtin.h"
 #include "base/hashmap.h"
 #include "base/vec.h"
 #include "translate/translate.h"
@@ -64,6 +65,8 @@ const char *tx_fresh_val(tx *t);
 Onnx__NodeProto *tx_emit(tx *t, const char *op, const char *domain, const char *name);
 const char *tx_emit1(tx *t, const char *op, const char *in, const char *out, const char *node_name);
 const char *tx_emit2(tx *t, const char *op, const char *a, const char *b, const char *out, const char *node_name);
+/* op(in[0..n)) in the ONNX domain: returns the output name (a fresh val_N unless out given). */
+const char *tx_emitn(tx *t, const char *op, const char *const *in, size_t n, const char *out, const char *node_name);
 const char *tx_emit_cast(tx *t, const char *x, int to, const char *out, const char *node_name);
 /* Concat <axis: 0> (a, b, c) into a fresh value. */
 const char *tx_emit_concat3(tx *t, const char *a, const char *b, const char *c);
@@ -120,34 +123,48 @@ bool tx_derived_ints(tx *t, const fx_node *user, const low_attr *at, const aten_
 bool tx_run_function(tx *t, const fx_node *n, const op_rule *rule, const lowering *lw, const fx_arg **bound);
 const char *tx_one_output(tx *t, const fx_node *n);
 const char *tx_node_name_of(tx *t, const fx_node *n);
-builtin_fn tx_find_builtin(const char *name, int *nargs);
 bool tx_seq_arg(const fx_arg *a);
-bool tx_b_cond(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_while_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_scan(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_python_loop(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 bool tx_translate_graph(tx *t, const fx_graph *g);
-/* translate_diagonal.c: aten.diagonal / diagonal_copy (builtin "diagonal") */
-bool tx_b_diagonal(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_strided.c: as_strided as a Gather of the flat indices its sizes and strides select */
-bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_embedding_bag.c: embedding_bag's bags without a Loop */
-bool tx_b_embedding_bag(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_embedding_bag_padding_idx(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_complex.c: view of a complex tensor (its real form) */
-bool tx_b_view_complex(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_stft.c: stft (a complex result in its real form), one STFT */
-bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_norm.c: linalg_vector_norm as torchlib's (b: self, ord, dim, keepdim, dtype) */
-bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_unbind.c: unbind.int as torchlib's (b: self, dim) */
-bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_logical.c: any / all over dims as torchlib's (b: self, dim, keepdim) */
-bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_histc.c: histc as torch's CPU kernel bins */
-bool tx_b_histc(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_sample.c: grid_sampler family as GridSample */
-bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
+/* An int argument; false when a is absent or not an int. */
+static inline bool tx_int_of(const fx_arg *a, int64_t *v)
+{
+    if (!a || a->kind != FX_ARG_INT)
+        return false;
+    *v = a->u.i;
+    return true;
+}
+/* The node emitted last in the current graph (to set an attribute on what a helper made). */
+static inline Onnx__NodeProto *tx_last_node(tx *t) { return t->sc->g->node[t->sc->g->n_node - 1]; }
+
+/* ---- C lowerings (a rule's `builtin:`) ------------------------------------------------------- */
+
+/* One C lowering: the name a rule's builtin: gives, its function, and how many schema arguments
+ * it reads (-1: it reads the FX node itself, no schema needed). */
+typedef struct tx_builtin_entry {
+    const char *name;
+    builtin_fn fn;
+    int nargs;
+} tx_builtin_entry;
+/* The families, one table each at the end of its file; translate_families.c lists them. */
+extern const builtin_family tx_core_builtins;            /* translate_builtins.c: transpose, slice, pad, sdpa, ... */
+extern const builtin_family tx_hop_builtins;             /* translate_hop.c: cond, while_loop, scan, python_loop */
+extern const builtin_family tx_composite_builtins;       /* translate_composite.c: cross, stack, tile, roll, ... */
+extern const builtin_family tx_diagonal_builtins;        /* translate_diagonal.c: diagonal / diagonal_copy */
+extern const builtin_family tx_strided_builtins;         /* translate_strided.c: as_strided as a Gather */
+extern const builtin_family tx_sample_builtins;          /* translate_sample.c: grid_sampler as GridSample */
+extern const builtin_family tx_histc_builtins;           /* translate_histc.c: histc as torch's CPU kernel bins */
+extern const builtin_family tx_stft_builtins;            /* translate_stft.c: stft, one STFT */
+extern const builtin_family tx_complex_builtins;         /* translate_complex.c: view of a complex tensor */
+extern const builtin_family tx_embedding_bag_builtins;   /* translate_embedding_bag.c: bags without a Loop */
+extern const builtin_family tx_scatter_reduce_builtins;  /* translate_scatter_reduce.c: scatter_reduce, index_reduce */
+extern const builtin_family tx_norm_builtins;            /* translate_norm.c: linalg_vector_norm */
+extern const builtin_family tx_unbind_builtins;          /* translate_unbind.c: unbind.int */
+extern const builtin_family tx_logical_builtins;         /* translate_logical.c: any / all over dims */
+/* translate_families.c: the entry named name (one hash probe), NULL when none. */
+const tx_builtin_entry *tx_find_builtin(const char *name);
+/* The name registered by two families, NULL when none (a unit test keeps it NULL). */
+const char *tx_builtin_duplicate(void);
+
 /* translate_rename.c: the renames of returned inputs, applied to the whole model in one walk;
  * tx_renamed gives a value's final name */
 void tx_apply_renames(tx *t);
@@ -155,16 +172,6 @@ const char *tx_renamed(tx *t, const char *name);
 /* translate_version.c: the version converter's adapters, run on the translated model (GridSample
  * 19 -> 20 at opset 20 and above) */
 void tx_convert_version(tx *t);
-/* translate_composite.c: cross / linalg_cross, repeat_interleave.self_int, tile, stack, roll */
-bool tx_b_cross(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_tile(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-bool tx_b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* translate_scatter_reduce.c: scatter_reduce.two (sum, prod, amax, amin) as torchlib */
-bool tx_b_scatter_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
-/* index_reduce (prod, amax, amin, mean) through the same ScatterElements */
-bool tx_b_index_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b);
 /* translate_index_put.c: index_put with any list of indices (b: self, indices, values, accumulate),
  * index.Tensor with any list of indices (b: self, indices) */
 bool tx_index_put_general(tx *t, const fx_node *n, const fx_arg **b);

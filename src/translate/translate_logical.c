@@ -9,7 +9,7 @@
 #include "translate/translate_internal.h"
 
 /* b: self, dim (an int, an int list or None), keepdim; the rule's target says any or all */
-bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     const char *op = strstr(rule->target, ".all.") || !strncmp(rule->target, "aten.all.", 9) ? "ReduceMin" : "ReduceMax";
     const fx_arg *dim = b[1];
@@ -53,3 +53,9 @@ bool tx_b_any_all_dims(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     if (squeeze) tx_emit2(t, "Squeeze", x, tx_const_ints(t, dv, nd), tx_one_output(t, n), name);
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "any_all_dims", b_any_all_dims, 3 },
+};
+
+const builtin_family tx_logical_builtins = BUILTIN_FAMILY("logical", builtins);

@@ -37,7 +37,7 @@ static bool dims_of(tx *t, const fx_arg *a, int64_t **v, size_t *n)
 }
 
 /* b: self, ord, dim, keepdim, dtype */
-bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     bool ord_int = b[1]->kind == FX_ARG_INT;
@@ -87,3 +87,9 @@ bool tx_b_linalg_vector_norm(tx *t, const fx_node *n, const op_rule *rule, const
     }
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "linalg_vector_norm", b_linalg_vector_norm, 5 },
+};
+
+const builtin_family tx_norm_builtins = BUILTIN_FAMILY("norm", builtins);

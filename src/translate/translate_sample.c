@@ -7,7 +7,7 @@
 #include "translate/translate_internal.h"
 
 /* b: input, grid, interpolation_mode, padding_mode, align_corners */
-bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     static const char *const modes[] = { "bilinear", "nearest", "bicubic" };   /* GridSample-16 */
     static const char *const pads[] = { "zeros", "border", "reflection" };
@@ -46,3 +46,9 @@ bool tx_b_grid_sampler(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     ox_node_add_output(t->m, nd, tx_one_output(t, n));
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "grid_sampler", b_grid_sampler, 5 },
+};
+
+const builtin_family tx_sample_builtins = BUILTIN_FAMILY("sample", builtins);

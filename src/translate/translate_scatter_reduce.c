@@ -99,7 +99,7 @@ static void reduce_core(tx *t, const fx_node *n, const char *x, const char *idx,
 }
 
 /* b: self, dim, index, src, reduce, include_self */
-bool tx_b_scatter_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_scatter_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     static const char *const map[][2] = { { "sum", "add" }, { "prod", "mul" }, { "amax", "max" }, { "amin", "min" } };
@@ -148,7 +148,7 @@ bool tx_b_scatter_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_
  * divides the sum by the count (self counted when included; places no index names keep self),
  * for floating tensors. 0-d operands are reshaped to [1] and the result squeezed back.
  * b: self, dim, index, source, reduce, include_self */
-bool tx_b_index_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_index_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     static const char *const map[][2] = { { "prod", "mul" }, { "amax", "max" }, { "amin", "min" }, { "mean", "add" } };
@@ -213,3 +213,9 @@ bool tx_b_index_reduce(tx *t, const fx_node *n, const op_rule *rule, const fx_ar
     }
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "scatter_reduce", b_scatter_reduce, 6 }, { "index_reduce", b_index_reduce, 6 },
+};
+
+const builtin_family tx_scatter_reduce_builtins = BUILTIN_FAMILY("scatter_reduce", builtins);

@@ -10,7 +10,7 @@
 #include "translate/translate_internal.h"
 
 /* b: self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex (ignored, as torchlib does) */
-bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
     int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
@@ -100,3 +100,9 @@ bool tx_b_stft(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     }
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "stft", b_stft, 8 },
+};
+
+const builtin_family tx_stft_builtins = BUILTIN_FAMILY("stft", builtins);

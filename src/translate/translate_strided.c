@@ -67,7 +67,7 @@ static bool element_map(tx *t, const int64_t *loc, int64_t numel, int64_t **map,
 }
 
 /* b: self, size, stride, storage_offset (None: the input's) */
-bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     int64_t *size, *stride, off = 0, tl_off = 0;   /* tl_off: the offset torchlib reads from (None: 0) */
     size_t ns, nst;
@@ -149,3 +149,9 @@ bool tx_b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_arg 
     tx_emit2(t, "Reshape", g, tx_const_ints(t, size, ns), tx_one_output(t, n), tx_node_name_of(t, n));
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "as_strided", b_as_strided, 4 },
+};
+
+const builtin_family tx_strided_builtins = BUILTIN_FAMILY("strided", builtins);

@@ -19,7 +19,7 @@ static bool static_dim(const fx_node *n, int64_t d, int64_t *size)
 }
 
 /* b: self, dim */
-bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+static bool b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     if (b[0]->kind != FX_ARG_NODE || b[1]->kind != FX_ARG_INT) {
         tx_fail_node(t, n, "unbind needs a tensor and a constant dim");
@@ -44,13 +44,7 @@ bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
         int64_t end = i + 1;
         const char *starts = tx_own_ints(t, &i, 1), *ends = tx_own_ints(t, &end, 1);
         const char *axes = tx_own_ints(t, &dim, 1);
-        Onnx__NodeProto *sl = tx_emit(t, "Slice", "", NULL);
-        ox_node_add_input(t->m, sl, x);
-        ox_node_add_input(t->m, sl, starts);
-        ox_node_add_input(t->m, sl, ends);
-        ox_node_add_input(t->m, sl, axes);
-        const char *piece = tx_fresh_val(t);
-        ox_node_add_output(t->m, sl, piece);
+        const char *piece = tx_emitn(t, "Slice", (const char *[]){ x, starts, ends, axes }, 4, NULL, NULL);
         tx_emit2(t, "Squeeze", piece, tx_const_ints(t, &dim, 1), res[i],
                  arena_printf(&t->a, "node_%s__%lld", n->name, (long long)i));
         if (v && v->kind == FX_VAL_TUPLE && (size_t)i < v->n_items) tx_add_value_info(t, res[i], v->items[i]);
@@ -58,3 +52,9 @@ bool tx_b_unbind(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
     tx_set_val(t, n, res, (size_t)size);
     return true;
 }
+
+static const tx_builtin_entry builtins[] = {
+    { "unbind", b_unbind, 2 },
+};
+
+const builtin_family tx_unbind_builtins = BUILTIN_FAMILY("unbind", builtins);

@@ -1,4 +1,4 @@
-/* test_base.c — unit tests for the base library: arenas, strbuf, hashmap, diagnostics, safe writes. */
+/* test_base.c — unit tests for the base library: arenas, strbuf, hashmap, builtin registries, diagnostics, safe writes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "base/diag.h"
 #include "base/file.h"
+#include "base/builtin.h"
 #include "base/hashmap.h"
 #include "base/limits.h"
 #include "base/shape.h"
@@ -53,6 +54,43 @@ static void test_strbuf(void **state)
     free(d);
     assert_int_equal(sb.len, 0);
     sb_free(&sb);
+}
+
+/* Two families as a stage registers them: every name found with its own entry, an unknown name
+ * not, a near miss suggested; a name in two families is reported and then finds nothing. */
+typedef struct test_builtin { const char *name; int value; } test_builtin;
+static const test_builtin fam_a[] = { { "alpha", 1 }, { "beta", 2 } };
+static const test_builtin fam_b[] = { { "gamma", 3 } };
+static const test_builtin fam_dup[] = { { "delta", 4 }, { "beta", 5 } };
+static const builtin_family family_a = BUILTIN_FAMILY("a", fam_a);
+static const builtin_family family_b = BUILTIN_FAMILY("b", fam_b);
+static const builtin_family family_dup = BUILTIN_FAMILY("dup", fam_dup);
+
+static void test_builtin_index(void **state)
+{
+    static const builtin_family *const fams[] = { &family_a, &family_b };
+    static builtin_index idx = BUILTIN_INDEX(fams);
+    assert_null(builtin_duplicate(&idx));
+    const test_builtin *e = builtin_find(&idx, "beta");
+    assert_non_null(e);
+    assert_int_equal(e->value, 2);
+    e = builtin_find(&idx, "gamma");
+    assert_non_null(e);
+    assert_int_equal(e->value, 3);
+    assert_ptr_equal(builtin_find(&idx, "alpha"), &fam_a[0]);
+    assert_null(builtin_find(&idx, "gama"));
+    assert_null(builtin_find(&idx, NULL));
+    assert_string_equal(builtin_suggest(&idx, "gama"), "gamma");
+    assert_null(builtin_suggest(&idx, "zzzzzzzz"));
+
+    static const builtin_family *const dup_fams[] = { &family_a, &family_b, &family_dup };
+    static builtin_index dup = BUILTIN_INDEX(dup_fams);
+    assert_string_equal(builtin_duplicate(&dup), "beta");
+    assert_string_equal(dup.dup_family, "a");
+    assert_string_equal(dup.dup_family2, "dup");
+    assert_null(builtin_find(&dup, "alpha"));
+    hm_free(&idx.by_name);
+    hm_free(&dup.by_name);
 }
 
 static void test_hashmap_put_get_remove(void **state)
@@ -361,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_arena_alignment_and_strings),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_hashmap_put_get_remove),
+        cmocka_unit_test(test_builtin_index),
         cmocka_unit_test(test_diag_render),
         cmocka_unit_test(test_diag_render_long_line),
         cmocka_unit_test(test_shape_checks),

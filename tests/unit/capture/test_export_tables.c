@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/diag.h"
+#include "capture/export_internal.h"
 #include "tables/pass_tables.h"
 
 static void test_records_and_lists(void **state)
@@ -85,12 +86,41 @@ static void test_shipped_tables(void **state)
     diag_free(&d);
 }
 
+/* The C module builders: registered once, found by name, and every builtin: the shipped capture
+ * tables name is one of them. */
+static void test_builders_registered(void **state)
+{
+    (void)state;
+    assert_null(xp_builder_duplicate());
+    const xp_builder_entry *e = xp_find_builder("multihead_attention");
+    assert_non_null(e);
+    assert_non_null(e->build);
+    assert_null(xp_find_builder("multihead_attentio"));
+    pass_table t;
+    pass_table_init(&t);
+    diag_sink d;
+    diag_init(&d);
+    assert_true(pass_table_load_default(&t, "capture", NULL, &d));
+    size_t named = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const char *b = pt_get(&t.recs[i], "builtin");
+        if (b) {
+            named++;
+            assert_non_null(xp_find_builder(b));
+        }
+    }
+    assert_true(named >= 1);
+    pass_table_free(&t);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records_and_lists),
         cmocka_unit_test(test_errors_keep_nothing),
         cmocka_unit_test(test_shipped_tables),
+        cmocka_unit_test(test_builders_registered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,9 @@
 #include "load/pt2_load.h"
 #include "meta/meta_layout.h"
 #include "decompose/decompose.h"
+#include "decompose/decompose_internal.h"
+#include "tables/pass_tables.h"
+#include "tables/tables.h"
 #include "capture/export.h"
 
 static fx_node *add(fx_graph *g, const char *name, fx_opcode op, const char *target, fx_arg **args, size_t n)
@@ -500,6 +503,78 @@ static void test_fixtures(void **state)
     }
 }
 
+/* The C decompositions: every family registered once, each found by its name, and every
+ * builtin: the shipped table names is one of them. */
+static void test_builtins_registered(void **state)
+{
+    (void)state;
+    assert_null(dc_builtin_duplicate());
+    static const char *const names[] = { "matmul", "meshgrid", "cosine_embedding_loss", "upsample_nearest_exact2d",
+                                         "quantile", "adaptive_avg_pool1d" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const dc_builtin_entry *e = dc_find_builtin(names[i]);
+        assert_non_null(e);
+        assert_string_equal(e->name, names[i]);
+    }
+    assert_false(dc_builtin_exists("no_such_builtin"));
+    assert_false(dc_builtin_exists("quantil"));
+    diag_sink d;
+    diag_init(&d);
+    const pass_table *t = tables_pass("decompose", "rules", &d);
+    assert_non_null(t);
+    size_t named = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *b = pt_get(&t->recs[i], "builtin");
+        if (b) {
+            named++;
+            assert_true(dc_builtin_exists(b));
+        }
+    }
+    assert_true(named > 30);
+    diag_free(&d);
+}
+
+/* The argument readers the C decompositions share: an absent argument takes the default only
+ * where one is given, and a Python bool is a number but not an int. */
+static void test_builtin_arg_readers(void **state)
+{
+    (void)state;
+    fx_program *p = fx_program_new("m");
+    int64_t i = 0;
+    double f = 0;
+    assert_false(dc_int_of(NULL, &i));
+    assert_true(dc_int_or(NULL, 7, &i));
+    assert_int_equal(i, 7);
+    assert_true(dc_int_or(fx_arg_int(p, -3), 7, &i));
+    assert_int_equal(i, -3);
+    assert_false(dc_int_of(fx_arg_bool(p, true), &i));
+    assert_false(dc_int_or(fx_arg_float(p, 1.5), 7, &i));
+    assert_false(dc_num_of(NULL, &f));
+    assert_true(dc_num_or(NULL, 0.5, &f));
+    assert_true(f == 0.5);
+    assert_true(dc_num_of(fx_arg_bool(p, true), &f));
+    assert_true(f == 1.0);
+    assert_true(dc_num_of(fx_arg_int(p, 4), &f));
+    assert_true(f == 4.0);
+    assert_false(dc_num_of(fx_arg_none(p), &f));
+    const fx_arg *l = dc_int_list(p, (const int64_t[]){ 2, -1, 5 }, 3);
+    assert_int_equal(l->kind, FX_ARG_LIST);
+    assert_int_equal(l->u.seq.len, 3);
+    assert_int_equal(l->u.seq.items[1]->u.i, -1);
+    assert_int_equal(dc_int_list(p, NULL, 0)->u.seq.len, 0);
+    int64_t d = -1;
+    assert_true(dc_wrap_dim(&d, 3));
+    assert_int_equal(d, 2);
+    d = 3;
+    assert_false(dc_wrap_dim(&d, 3));
+    d = -1;
+    assert_true(dc_wrap_dim(&d, 0));   /* a 0-d tensor takes 0 and -1 */
+    assert_int_equal(d, 0);
+    d = -2;
+    assert_false(dc_wrap_dim(&d, 0));
+    fx_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +590,8 @@ int main(void)
         cmocka_unit_test(test_emitted_strides_inferred),
         cmocka_unit_test(test_symbolic_reshape),
         cmocka_unit_test(test_layout_predicates),
+        cmocka_unit_test(test_builtins_registered),
+        cmocka_unit_test(test_builtin_arg_readers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "fx/fx.h"
 #include "load/load.h"
 #include "meta/meta_infer.h"
+#include "meta/meta_internal.h"
 
 typedef struct run {
     fx_program *p;
@@ -500,6 +501,31 @@ static void call_not_in_graph(void **state)
     meta_rules_free(&rules);
 }
 
+/* The rule functions: each kind's names registered once and found by name with their arity;
+ * a name of one kind is not found as another (promote is a dtype function, view a shape one). */
+static void rule_functions_registered(void **state)
+{
+    (void)state;
+    assert_null(mi_builtin_duplicate());
+    const mi_fn_entry *e = mi_find_shape("view");
+    assert_non_null(e);
+    assert_int_equal(e->min_params, 2);
+    assert_non_null(mi_find_shape("py_len"));
+    assert_non_null(mi_find_shape("sdpa"));
+    assert_non_null(mi_find_shape("broadcast"));
+    assert_non_null(mi_find_dtype("promote"));
+    assert_null(mi_find_shape("promote"));
+    assert_null(mi_find_dtype("view"));
+    e = mi_find_strides("permuted");
+    assert_non_null(e);
+    assert_int_equal(e->max_params, MI_MAX_RANK);
+    assert_null(mi_find_strides("nosuch"));
+    assert_string_equal(mi_suggest_fn(0, "broadcst"), "broadcast");
+    assert_string_equal(mi_suggest_fn(1, "promte"), "promote");
+    assert_string_equal(mi_suggest_fn(2, "permute"), "permuted");
+    assert_null(mi_suggest_fn(2, "zzzzzzzz"));
+}
+
 static void bad_tables(void **state)
 {
     (void)state;
@@ -513,6 +539,9 @@ static void bad_tables(void **state)
         /* without a schema, torch's: there is none for aten.x, and mm(self, mat2) has no other */
         "ops:\n  - {targets: [aten.x.default], shape: 'same(self)'}\n",
         "ops:\n  - {targets: [aten.mm.default], shape: 'same(other)'}\n",
+        "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self)', dtype: 'nosuch(self)'}\n",
+        "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self)', strides: 'nosuch(self)'}\n",
+        "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'promote(self)'}\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         meta_rules rules;
@@ -567,7 +596,7 @@ int main(void)
         cmocka_unit_test(symbolic_sizes),       cmocka_unit_test(multi_output_and_hops),
         cmocka_unit_test(unknown_and_missing),  cmocka_unit_test(existing_meta_is_kept),
         cmocka_unit_test(weights_fill_placeholders), cmocka_unit_test(hostile_arguments),
-        cmocka_unit_test(bad_tables),           cmocka_unit_test(call_not_in_graph),
+        cmocka_unit_test(rule_functions_registered), cmocka_unit_test(bad_tables),           cmocka_unit_test(call_not_in_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "onnx/onnx_edit.h"
 #include "eval/onnx_eval.h"
 #include "translate/translate.h"
+#include "translate/translate_internal.h"
 
 static ops_registry reg;
 
@@ -19,7 +20,7 @@ static int setup(void **state)
     (void)state;
     diag_sink d;
     diag_init(&d);
-    ops_registry_init(&reg);
+    translate_registry_init(&reg);   /* the shipped tables name only C lowerings that exist */
     setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
     bool ok = ops_load_default(&reg, &d);
     diag_free(&d);
@@ -722,6 +723,45 @@ static void test_pt2_weights_shared(void **state)
     diag_free(&d);
 }
 
+/* The C lowerings: every family registered once, each found by its name with the schema
+ * arguments it reads; a rule naming one that does not exist is refused when it is loaded, at its
+ * file and line, with the nearest name as a hint. */
+static void test_builtins_registered(void **state)
+{
+    (void)state;
+    assert_null(tx_builtin_duplicate());
+    const tx_builtin_entry *e = tx_find_builtin("transpose");
+    assert_non_null(e);
+    assert_int_equal(e->nargs, 3);
+    e = tx_find_builtin("cond");
+    assert_non_null(e);
+    assert_int_equal(e->nargs, -1);
+    assert_true(translate_builtin_exists("scatter_reduce"));
+    assert_true(translate_builtin_exists("any_all_dims"));
+    assert_false(translate_builtin_exists("frobnicate"));
+
+    ops_registry r;
+    translate_registry_init(&r);
+    diag_sink d;
+    diag_init(&d);
+    const char *y = "rules:\n  - target: aten.frobnicate.default\n    schema: frobnicate(Tensor self) -> Tensor\n"
+                    "    builtin: transpos\n";
+    assert_false(ops_load_string(&r, "user3.yaml", y, strlen(y), &d));
+    assert_int_equal(d.errors, 1);
+    assert_string_equal(d.items[0].message, "no C lowering is named 'transpos'");
+    assert_string_equal(d.items[0].file, "user3.yaml");
+    assert_int_equal(d.items[0].line, 4);
+    assert_string_equal(d.items[0].hint, "did you mean 'transpose'?");
+    assert_null(ops_lookup(&r, "aten.frobnicate.default", 18));
+    diag_clear(&d);
+    const char *ok = "rules:\n  - target: aten.frobnicate.default\n    schema: frobnicate(Tensor self, int a, int b) -> Tensor\n"
+                     "    builtin: transpose\n";
+    assert_true(ops_load_string(&r, "user4.yaml", ok, strlen(ok), &d));
+    assert_non_null(ops_lookup(&r, "aten.frobnicate.default", 18));
+    diag_free(&d);
+    ops_registry_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_unflatten_chunk_lowerings),
         cmocka_unit_test(test_cond_to_if),
         cmocka_unit_test(test_pt2_weights_shared),
+        cmocka_unit_test(test_builtins_registered),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
