@@ -47,7 +47,7 @@ fuzz_fuzz_torchscript_LDFLAGS = $(FUZZ_LINK_FLAGS)
 fuzz_fuzz_torchscript_LDADD = $(FUZZ_LDADD)
 fuzz_fuzz_pt2_SOURCES = fuzz/fuzz_pt2.c
 fuzz_fuzz_pt2_CFLAGS = $(FUZZ_COMPILE_FLAGS)
-fuzz_fuzz_pt2_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)
+fuzz_fuzz_pt2_CPPFLAGS = $(TEST_CPPFLAGS) -I$(srcdir)
 fuzz_fuzz_pt2_LDFLAGS = $(FUZZ_LINK_FLAGS)
 fuzz_fuzz_pt2_LDADD = $(FUZZ_LDADD)
 fuzz_fuzz_onnx_pb_SOURCES = fuzz/fuzz_onnx_pb.c
@@ -100,8 +100,7 @@ TESTS += tests/unit/test_fuzz_replay
 tests_unit_test_fuzz_replay_SOURCES = tests/unit/test_fuzz_replay.c fuzz/fuzz_util.c fuzz/fuzz_fx_graph.c \
 	fuzz/fuzz_fx_code.c fuzz/fuzz_fx_module.c fuzz/fuzz_torchscript.c fuzz/fuzz_pt2.c fuzz/fuzz_onnx_pb.c \
 	fuzz/fuzz_onnx_text.c fuzz/fuzz_yaml.c fuzz/fuzz_weights.c fuzz/fuzz_values.c fuzz/fuzz_pipeline.c
-tests_unit_test_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir) -DFXSH_FUZZ_REPLAY \
-	-DFXSH_FUZZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/fuzz"'
+tests_unit_test_fuzz_replay_CPPFLAGS = $(TEST_CPPFLAGS) -I$(srcdir) -DFXSH_FUZZ_REPLAY
 tests_unit_test_fuzz_replay_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_fuzz_replay_LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
 endif

@@ -11,7 +11,9 @@ set -u
 : "${FXSH:?}"
 corpus=${FXSH_CORPUS:-}
 [ -n "$corpus" ] && [ -d "$corpus/fx" ] || { echo "corpus not found (FXSH_CORPUS); skipping"; exit 77; }
-FLOOR=${FLOOR_COMPARE:-46}
+# the floors of make check live in tests/floors.txt (an environment variable of the same name overrides)
+floor() { sed -n "s/^$1 \([0-9]*\).*/\1/p" "${FXSH_TOP:-$(dirname "$0")/..}/tests/floors.txt"; }
+FLOOR=${FLOOR_COMPARE:-$(floor FLOOR_COMPARE)}
 filter=${FXSH_CORPUS_FILTER:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

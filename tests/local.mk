@@ -9,9 +9,10 @@ EXTRA_DIST += tests/run-transcript.sh scripts/quickstart.sh examples tests/fixtu
 UNIT_TESTS =
 PLAIN_TESTS =
 LDADD = libfxsh.a $(FXSH_LIBS) $(CMOCKA_LIBS)
-CORPUS_CPPFLAGS = $(AM_CPPFLAGS) -DFXSH_CORPUS_DEFAULT='"$(abs_top_srcdir)/../shared/corpus"'
-SHARE_CPPFLAGS = -DFXSH_TEST_SHAREDIR='"$(abs_top_srcdir)/share/fxsh"'
-FX_TEST_CPPFLAGS = $(CORPUS_CPPFLAGS) -DFXSH_FX_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/fx"'
+# One root for every test: the source tree. Fixtures, the corpus beside it, the tables and the
+# floors (tests/floors.txt) are found from it by tests/unit/test_paths.h.
+TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests/unit -DFXSH_TEST_TOP='"$(abs_top_srcdir)"'
+EXTRA_DIST += tests/floors.txt tests/unit/test_paths.h
 include tests/unit/base/local.mk
 include tests/unit/fx/local.mk
 include tests/unit/onnx/local.mk

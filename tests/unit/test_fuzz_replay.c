@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 
 #define HARNESSES(X) X(fx_graph) X(fx_code) X(fx_module) X(torchscript) X(pt2) X(onnx_pb) X(onnx_text) X(yaml) X(weights) X(values) X(pipeline)
@@ -30,7 +31,7 @@ static void test_replay(void **state)
 {
     const harness *h = *state;
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/%s", FXSH_FUZZ_FIXTURES, h->name);
+    snprintf(dir, sizeof dir, "%s/%s", TEST_FIXTURES "/fuzz", h->name);
     DIR *dh = opendir(dir);
     if (!dh) return;   /* nothing found for this harness (yet) */
     size_t n = 0;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,10 +430,10 @@ static void test_fixtures(void **state)
     for (size_t i = 0; i < 3; i++) {
         char path[1024];
         size_t len, elen;
-        snprintf(path, sizeof path, "%s/%s/torch_level.module.txt", FXSH_EXPORT_FIXTURES, cases[i]);
+        snprintf(path, sizeof path, "%s/%s/torch_level.module.txt", TEST_FIXTURES "/export", cases[i]);
         char *tl = slurp(path, &len);
         assert_non_null(tl);
-        snprintf(path, sizeof path, "%s/%s/exported.fx.txt", FXSH_EXPORT_FIXTURES, cases[i]);
+        snprintf(path, sizeof path, "%s/%s/exported.fx.txt", TEST_FIXTURES "/export", cases[i]);
         char *want = slurp(path, &elen);
         assert_non_null(want);
         diag_sink d;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "base/alloc.h"
 #include "base/diag.h"
@@ -143,7 +144,7 @@ int main(void)
 {
     const char *corpus = getenv("FXSH_CORPUS");
     if (!corpus || !*corpus)
-        corpus = FXSH_CORPUS_DEFAULT;
+        corpus = TEST_CORPUS_DEFAULT;
     verbose = getenv("FXSH_VERBOSE") != NULL;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/fx", corpus);
@@ -228,5 +229,5 @@ int main(void)
     printf("export: %d/%d graph signatures of exported.program.txt match\n", sig_ok, ex_n);
     printf("decompose: %d/%d decomposed.fx.txt match\n", de_ok, de_n);
     printf("decompose: %d/%d onnx_decomposed.fx.txt match\n", on_ok, on_n);
-    return ex_ok >= EXPORT_FLOOR && sig_ok >= SIGNATURE_FLOOR && de_ok >= DECOMP_FLOOR && on_ok >= ONNX_FLOOR ? 0 : 1;
+    return ex_ok >= test_floor("EXPORT_FLOOR") && sig_ok >= test_floor("SIGNATURE_FLOOR") && de_ok >= test_floor("DECOMP_FLOOR") && on_ok >= test_floor("ONNX_FLOOR") ? 0 : 1;
 }

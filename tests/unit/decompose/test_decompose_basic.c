@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -478,7 +479,7 @@ static void test_fixtures(void **state)
     for (size_t i = 0; i < 3; i++) {
         char path[1024];
         size_t len, elen;
-        snprintf(path, sizeof path, "%s/%s/program.json", FXSH_EXPORT_FIXTURES, cases[i]);
+        snprintf(path, sizeof path, "%s/%s/program.json", TEST_FIXTURES "/export", cases[i]);
         char *js = slurp(path, &len);
         assert_non_null(js);
         diag_sink d;
@@ -486,7 +487,7 @@ static void test_fixtures(void **state)
         fx_program *ep = pt2_load_json(js, len, path, &d);
         assert_non_null(ep);
         for (int k = 0; k < 2; k++) {
-            snprintf(path, sizeof path, "%s/%s/%s", FXSH_EXPORT_FIXTURES, cases[i], outs[k]);
+            snprintf(path, sizeof path, "%s/%s/%s", TEST_FIXTURES "/export", cases[i], outs[k]);
             char *want = slurp(path, &elen);
             assert_non_null(want);
             fx_program *r = decompose_program(ep, k ? DECOMP_ONNX : DECOMP_DEFAULT, &d);

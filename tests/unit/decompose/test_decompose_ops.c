@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/diag.h"
 #include "base/file.h"
 #include "base/strbuf.h"
@@ -25,7 +26,7 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 static void test_ops_fixtures(void **state)
 {
     (void)state;
-    DIR *dir = opendir(FXSH_DECOMPOSE_OPS);
+    DIR *dir = opendir(TEST_FIXTURES "/decompose/ops");
     assert_non_null(dir);
     char *names[256];
     size_t n = 0, failed = 0;
@@ -39,9 +40,9 @@ static void test_ops_fixtures(void **state)
     for (size_t i = 0; i < n; i++) {
         char path[1024];
         size_t len, wlen;
-        snprintf(path, sizeof path, "%s/%s/program.json", FXSH_DECOMPOSE_OPS, names[i]);
+        snprintf(path, sizeof path, "%s/%s/program.json", TEST_FIXTURES "/decompose/ops", names[i]);
         char *js = file_slurp(path, &len);
-        snprintf(path, sizeof path, "%s/%s/onnx_decomposed.fx.txt", FXSH_DECOMPOSE_OPS, names[i]);
+        snprintf(path, sizeof path, "%s/%s/onnx_decomposed.fx.txt", TEST_FIXTURES "/decompose/ops", names[i]);
         char *want = file_slurp(path, &wlen);
         assert_non_null(js);
         assert_non_null(want);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/diag.h"
 #include "decompose/decompose.h"
 
@@ -118,7 +119,7 @@ static void test_many_arguments(void **state)
 static void test_shipped_rules_compile(void **state)
 {
     (void)state;
-    static const char *const files[] = { FXSH_TEST_SHAREDIR "/decompose/core.yaml", FXSH_TEST_SHAREDIR "/decompose/views.yaml" };
+    static const char *const files[] = { TEST_SHAREDIR "/decompose/core.yaml", TEST_SHAREDIR "/decompose/views.yaml" };
     for (size_t i = 0; i < 2; i++) {
         FILE *f = fopen(files[i], "rb");
         assert_non_null(f);

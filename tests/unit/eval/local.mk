@@ -3,4 +3,4 @@
 # without it) and holds the number that pass to a floor.
 PLAIN_TESTS += tests/unit/eval/test_onnx_backend
 UNIT_TESTS += tests/unit/eval/test_onnx_eval
-tests_unit_eval_test_onnx_backend_CPPFLAGS = $(AM_CPPFLAGS) -DBACKEND_FLOOR=906 -DBACKEND_MODEL_FLOOR=132
+tests_unit_eval_test_onnx_backend_CPPFLAGS = $(TEST_CPPFLAGS)

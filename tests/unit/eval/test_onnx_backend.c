@@ -18,18 +18,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_paths.h"
 #include "base/diag.h"
 #include "base/file.h"
 #include "eval/onnx_eval.h"
 #include "onnx/onnx_pb.h"
 #include "view/onnx_values.h"
 
-#ifndef BACKEND_FLOOR
-#define BACKEND_FLOOR 0
-#endif
-#ifndef BACKEND_MODEL_FLOOR
-#define BACKEND_MODEL_FLOOR 0
-#endif
 
 static const char *default_dirs[] = {"/usr/share/libonnx-testdata/data/node", "/usr/share/onnx/backend/test/data/node", NULL};
 
@@ -300,8 +295,8 @@ int main(int argc, char **argv)
     }
     if (m.all) printf("backend model tests (pytorch-converted, pytorch-operator, simple): %d passed of %d supported (%d cases in all)\n",
                       m.passed, m.supported, m.all);
-    if (!filter && (s.passed < BACKEND_FLOOR || (m.all && m.passed < BACKEND_MODEL_FLOOR))) {
-        printf("below the floor of %d node / %d model cases passing\n", BACKEND_FLOOR, BACKEND_MODEL_FLOOR);
+    if (!filter && (s.passed < test_floor("BACKEND_FLOOR") || (m.all && m.passed < test_floor("BACKEND_MODEL_FLOOR")))) {
+        printf("below the floor of %d node / %d model cases passing\n", test_floor("BACKEND_FLOOR"), test_floor("BACKEND_MODEL_FLOOR"));
         return 1;
     }
     return 0;

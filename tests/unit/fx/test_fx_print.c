@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "fx/fx.h"
 #include "load/load.h"
 
 static char *read_fixture(const char *name, size_t *len)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", FXSH_FX_FIXTURES, name);
+    snprintf(path, sizeof path, "%s/%s", TEST_FIXTURES "/fx", name);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     fseek(f, 0, SEEK_END);

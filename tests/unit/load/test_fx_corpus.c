@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "fx/fx.h"
 #include "load/load.h"
@@ -29,7 +30,7 @@ int main(void)
 {
     const char *corpus = getenv("FXSH_CORPUS");
     if (!corpus || !*corpus)
-        corpus = FXSH_CORPUS_DEFAULT;
+        corpus = TEST_CORPUS_DEFAULT;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/fx", corpus);
     DIR *top = opendir(dir);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 
 #include <dirent.h>
@@ -16,14 +17,11 @@
 #include "fx/fx.h"
 #include "load/pt2_load.h"
 
-#ifndef FXSH_CORPUS_DEFAULT
-#define FXSH_CORPUS_DEFAULT "../shared/corpus"
-#endif
 
 static const char *corpus_dir(void)
 {
     const char *c = getenv("FXSH_CORPUS");
-    return c && *c ? c : FXSH_CORPUS_DEFAULT;
+    return c && *c ? c : TEST_CORPUS_DEFAULT;
 }
 
 static char *slurp(const char *path)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 
 #include <stdio.h>
@@ -18,10 +19,7 @@
 #include "load/pt2_archive.h"
 #include "load/pt2_load.h"
 
-#ifndef FXSH_FIXTURES
-#define FXSH_FIXTURES "tests/fixtures"
-#endif
-#define FIX FXSH_FIXTURES "/pt2/"
+#define FIX TEST_FIXTURES "/pt2/"
 
 static char *slurp(const char *path, size_t *len)
 {

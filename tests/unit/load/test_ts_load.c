@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
 #include "load/load.h"
@@ -34,7 +35,7 @@ static char *slurp(const char *path, size_t *n)
 static fx_program *load_fixture(const char *name, const char *weights, const char *decl)
 {
     char path[512], wpath[512];
-    snprintf(path, sizeof path, "%s/%s", FXSH_CFLOW_FIXTURES, name);
+    snprintf(path, sizeof path, "%s/%s", TEST_FIXTURES "/cflow", name);
     size_t n;
     char *t = slurp(path, &n);
     assert_non_null(t);
@@ -42,7 +43,7 @@ static fx_program *load_fixture(const char *name, const char *weights, const cha
     ts_load_options o = {0};
     ts_input_decl in;
     if (weights) {
-        snprintf(wpath, sizeof wpath, "%s/%s", FXSH_CFLOW_FIXTURES, weights);
+        snprintf(wpath, sizeof wpath, "%s/%s", TEST_FIXTURES "/cflow", weights);
         o.weights_path = wpath;
     }
     if (decl) {
@@ -115,7 +116,7 @@ static void test_readable_fixture(void **state)
 {
     (void)state;
     char path[512];
-    snprintf(path, sizeof path, "%s/python_if.readable.txt", FXSH_CFLOW_FIXTURES);
+    snprintf(path, sizeof path, "%s/python_if.readable.txt", TEST_FIXTURES "/cflow");
     size_t n;
     char *t = slurp(path, &n);
     assert_non_null(t);
@@ -217,7 +218,7 @@ static void test_errors(void **state)
 static void test_corpus(void **state)
 {
     (void)state;
-    const char *root = getenv("FXSH_CORPUS") ? getenv("FXSH_CORPUS") : FXSH_CORPUS_DEFAULT;
+    const char *root = getenv("FXSH_CORPUS") ? getenv("FXSH_CORPUS") : TEST_CORPUS_DEFAULT;
     char dir[512];
     snprintf(dir, sizeof dir, "%s/fx", root);
     DIR *dd = opendir(dir);

@@ -3,6 +3,4 @@ UNIT_TESTS += tests/unit/meta/test_meta_sym tests/unit/meta/test_meta_infer test
 # Conformance with the value meta torch recorded in the corpus (skips without it). The floors
 # are today's counts; the fxsh-decomposed one sits lower because it only counts programs the
 # decompose pass reproduces exactly, which that pass's own test guards.
-tests_unit_meta_test_meta_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) \
-	-DEXPORT_META_FLOOR=968 -DTORCH_DECOMP_META_FLOOR=2725 -DDECOMP_META_FLOOR=900 \
-	-DEMITTED_META_FLOOR=2721
+tests_unit_meta_test_meta_corpus_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_paths.h"
 #include "base/alloc.h"
 #include "base/diag.h"
 #include "base/file.h"
@@ -266,7 +267,7 @@ typedef struct corpus_run {
 static const char *corpus_dir(char *buf, size_t cap)
 {
     const char *corpus = getenv("FXSH_CORPUS");
-    snprintf(buf, cap, "%s/fx", corpus && *corpus ? corpus : FXSH_CORPUS_DEFAULT);
+    snprintf(buf, cap, "%s/fx", corpus && *corpus ? corpus : TEST_CORPUS_DEFAULT);
     return buf;
 }
 
@@ -375,14 +376,14 @@ static void exported_metas(void **state)
 {
     corpus_run *cr = *state;
     print_tally("exported (program.json, program.pt2)", &cr->ex);
-    assert_true(cr->ex.equal >= EXPORT_META_FLOOR);
+    assert_true(cr->ex.equal >= test_floor("EXPORT_META_FLOOR"));
 }
 
 static void torch_decomposed_metas(void **state)
 {
     corpus_run *cr = *state;
     print_tally("torch-decomposed (decomposed / onnx_decomposed.readable.txt)", &cr->td);
-    assert_true(cr->td.equal >= TORCH_DECOMP_META_FLOOR);
+    assert_true(cr->td.equal >= test_floor("TORCH_DECOMP_META_FLOOR"));
 }
 
 static void fxsh_decomposed_metas(void **state)
@@ -392,14 +393,14 @@ static void fxsh_decomposed_metas(void **state)
     snprintf(what, sizeof what, "fxsh-decomposed (%d programs equal to torch's; %d others not compared)",
              cr->de_cases, cr->de_skipped);
     print_tally(what, &cr->de);
-    assert_true(cr->de.equal >= DECOMP_META_FLOOR);
+    assert_true(cr->de.equal >= test_floor("DECOMP_META_FLOOR"));
 }
 
 static void fxsh_decompose_emitted_metas(void **state)
 {
     corpus_run *cr = *state;
     print_tally("fxsh-decomposed as emitted (same programs, metas from the decompose pass)", &cr->em);
-    assert_true(cr->em.equal >= EMITTED_META_FLOOR);
+    assert_true(cr->em.equal >= test_floor("EMITTED_META_FLOOR"));
 }
 
 int main(void)

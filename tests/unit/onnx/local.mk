@@ -6,10 +6,9 @@ PLAIN_TESTS += tests/unit/onnx/test_onnx_corpus tests/unit/onnx/test_onnx_proto 
 UNIT_TESTS += tests/unit/onnx/test_onnx_print tests/unit/onnx/test_onnx_pb tests/unit/onnx/test_onnx_ir \
 	tests/unit/onnx/test_onnx_parse tests/unit/onnx/test_onnx_check \
 	tests/unit/onnx/test_onnx_parse_corpus tests/unit/onnx/test_onnx_infer tests/unit/onnx/test_onnx_ops
-tests_unit_onnx_test_onnx_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS)
-tests_unit_onnx_test_onnx_print_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
-tests_unit_onnx_test_onnx_pb_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/onnx"'
-tests_unit_onnx_test_onnx_parse_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) \
-	-DFXSH_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/onnxtext"'
-tests_unit_onnx_test_onnx_infer_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURES_DIR='"$(abs_top_srcdir)/tests/fixtures/infer"'
-tests_unit_onnx_test_onnx_infer_backend_CPPFLAGS = $(AM_CPPFLAGS) -DINFER_BACKEND_FLOOR=561
+tests_unit_onnx_test_onnx_corpus_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_onnx_test_onnx_print_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_onnx_test_onnx_pb_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_onnx_test_onnx_parse_corpus_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_onnx_test_onnx_infer_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_onnx_test_onnx_infer_backend_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -4,6 +4,7 @@
  * Each model is also saved, reloaded and printed again, which must give the same text.
  * Prints "N passed, N failed" and the failing files; exits 77 (skip) without the corpus.
  * Usage: test_onnx_corpus [substring-filter] */
+#include "test_paths.h"
 #include "base/file.h"
 #include "config.h"
 
@@ -19,9 +20,6 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
 
-#ifndef FXSH_CORPUS_DEFAULT
-#define FXSH_CORPUS_DEFAULT "../shared/corpus"
-#endif
 
 static char *read_all(const char *path, size_t *len)
 {
@@ -88,7 +86,7 @@ static int check(const char *model, const char *expected, const char *tmpfile, i
 int main(int argc, char **argv)
 {
     const char *corpus = getenv("FXSH_CORPUS");
-    if (!corpus || !*corpus) corpus = FXSH_CORPUS_DEFAULT;
+    if (!corpus || !*corpus) corpus = TEST_CORPUS_DEFAULT;
     const char *filter = argc > 1 ? argv[1] : NULL;
     struct stat st;
     char pat[4096];

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/strbuf.h"
 #include "onnx/onnx_check.h"
 #include "onnx/onnx_infer.h"
@@ -70,7 +71,7 @@ static void normalize(char *s)
 
 static void check_model(const char *name)
 {
-    char *models = slurp(FIXTURES_DIR "/models.txt"), *expected = slurp(FIXTURES_DIR "/expected.txt");
+    char *models = slurp(TEST_FIXTURES "/infer" "/models.txt"), *expected = slurp(TEST_FIXTURES "/infer" "/expected.txt");
     char *text = block(models, name), *want = block(expected, name);
     diag_sink d;
     diag_init(&d);

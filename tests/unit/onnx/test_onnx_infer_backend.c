@@ -16,13 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_paths.h"
 #include "base/diag.h"
 #include "onnx/onnx_infer.h"
 #include "onnx/onnx_pb.h"
 
-#ifndef INFER_BACKEND_FLOOR
-#define INFER_BACKEND_FLOOR 0
-#endif
 
 static const char *default_dirs[] = {"/usr/share/libonnx-testdata/data/node", "/usr/share/onnx/backend/test/data/node", NULL};
 
@@ -127,11 +125,11 @@ int main(void)
     if (n > 0) free(names);
     printf("inference on backend node tests: %d outputs inferred in full of %d declared (%d contradictions)\n", r.full,
            r.declared, r.contradictions);
-    int bad = r.contradictions > 0 || r.full < INFER_BACKEND_FLOOR;
+    int bad = r.contradictions > 0 || r.full < test_floor("INFER_BACKEND_FLOOR");
     for (int i = 0; required[i]; i++) {
         printf("  %s: %d of %d outputs inferred in full\n", required[i], r.req_full[i], r.req_cases[i]);
         if (!r.req_cases[i] || r.req_full[i] < r.req_cases[i]) bad = 1;
     }
-    if (r.full < INFER_BACKEND_FLOOR) printf("below the floor of %d outputs inferred in full\n", INFER_BACKEND_FLOOR);
+    if (r.full < test_floor("INFER_BACKEND_FLOOR")) printf("below the floor of %d outputs inferred in full\n", test_floor("INFER_BACKEND_FLOOR"));
     return bad;
 }

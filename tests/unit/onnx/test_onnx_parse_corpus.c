@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 
 #include <dirent.h>
@@ -103,7 +104,7 @@ static void binary(const char *path, tally *t, bool verbose)
 static void test_fixtures(void **state)
 {
     (void)state;
-    DIR *dir = opendir(FXSH_FIXTURES);
+    DIR *dir = opendir(TEST_FIXTURES "/onnxtext");
     assert_non_null(dir);
     tally t = {0};
     struct dirent *e;
@@ -112,7 +113,7 @@ static void test_fixtures(void **state)
         if (n < 4 || strcmp(e->d_name + n - 4, ".txt") != 0)
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", FXSH_FIXTURES, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", TEST_FIXTURES "/onnxtext", e->d_name);
         one(path, &t, true);
     }
     closedir(dir);
@@ -125,7 +126,7 @@ static void test_fixtures(void **state)
 static const char *corpus_dir(void)
 {
     const char *c = getenv("FXSH_CORPUS");
-    return c && *c ? c : FXSH_CORPUS_DEFAULT;
+    return c && *c ? c : TEST_CORPUS_DEFAULT;
 }
 
 static void test_corpus(void **state)

@@ -1,5 +1,6 @@
 /* test_onnx_pb.c — protobuf load/save: round trips, external data, malformed input. */
 #define _GNU_SOURCE
+#include "test_paths.h"
 #include "config.h"
 
 #include <setjmp.h>
@@ -21,9 +22,6 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
 
-#ifndef FIXTURES_DIR
-#define FIXTURES_DIR "tests/fixtures/onnx"
-#endif
 
 #define T_FLOAT ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 
@@ -236,7 +234,7 @@ static void test_truncated_prefixes(void **state)
     (void)state;
     size_t len;
     char path[512];
-    snprintf(path, sizeof path, "%s/test_if/model.onnx", FIXTURES_DIR);
+    snprintf(path, sizeof path, "%s/test_if/model.onnx", TEST_FIXTURES "/onnx");
     uint8_t *bytes = (uint8_t *)read_all(path, &len);
     assert_non_null(bytes);
     assert_true(len > 100);

@@ -3,6 +3,7 @@
  * Expected strings are the [verified] outputs of onnx's printer.cc quoted in
  * reference/onnx_text.md (adjusted to the 1.20 rules where that document says 1.20 differs)
  * and the fixtures copied from the corpus (tests/fixtures/onnx/<name>/{model.onnx,expected.txt}). */
+#include "test_paths.h"
 #include "config.h"
 
 #include <math.h>
@@ -23,9 +24,6 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
 
-#ifndef FIXTURES_DIR
-#define FIXTURES_DIR "tests/fixtures/onnx"
-#endif
 
 #define T_FLOAT ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 #define T_INT64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
@@ -47,8 +45,8 @@ static void test_fixtures(void **state)
     close(fd);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024], exp[1024];
-        snprintf(path, sizeof path, "%s/%s/model.onnx", FIXTURES_DIR, names[i]);
-        snprintf(exp, sizeof exp, "%s/%s/expected.txt", FIXTURES_DIR, names[i]);
+        snprintf(path, sizeof path, "%s/%s/model.onnx", TEST_FIXTURES "/onnx", names[i]);
+        snprintf(exp, sizeof exp, "%s/%s/expected.txt", TEST_FIXTURES "/onnx", names[i]);
         char *want = read_all(exp, NULL);
         assert_non_null(want);
         diag_sink d;

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "onnx/onnx_pb.h"
 #include "optimize/optimize.h"
 
@@ -95,7 +96,7 @@ static void test_fixtures_match_torch(void **state)
                                   "dynamic_batch", "dtype_ops"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[4096];
-        snprintf(dir, sizeof dir, "%s/%s", FXSH_FIXTURES, cases[i]);
+        snprintf(dir, sizeof dir, "%s/%s", TEST_FIXTURES "/optimize", cases[i]);
         long torch_nodes, ours = check_case(dir, &torch_nodes);
         assert_true(ours >= 0);
         assert_true(torch_nodes >= 0);
@@ -108,7 +109,7 @@ static void test_corpus(void **state)
 {
     (void)state;
     const char *corpus = getenv("FXSH_CORPUS");
-    if (!corpus || !*corpus) corpus = FXSH_CORPUS_DEFAULT;
+    if (!corpus || !*corpus) corpus = TEST_CORPUS_DEFAULT;
     char fx[2048];
     snprintf(fx, sizeof fx, "%s/fx", corpus);
     DIR *dp = opendir(fx);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_paths.h"
 #include "base/diag.h"
 #include "base/strbuf.h"
 #include "fx/fx_ir.h"
@@ -18,7 +19,7 @@
 #include "onnx/onnx_ir.h"
 #include "pipeline/pipeline.h"
 
-#define FIX FXSH_TEST_FIXTURES
+#define FIX TEST_FIXTURES
 
 /* What one run of the pipeline needs: stages, a sink, the op tables, torch's lines collected. */
 typedef struct fixture {

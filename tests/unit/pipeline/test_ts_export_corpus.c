@@ -4,7 +4,7 @@
  * TorchScript text as `load F --weights W --input ...` does, export it, and compare the code
  * print_readable shows, comment lines aside (they quote TorchScript's source ranges where torch
  * quotes its own stack traces). Skips without the corpus; the count must not fall below the
- * floor (TS_EXPORT_FLOOR). */
+ * floor (test_floor("TS_EXPORT_FLOOR")). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "base/json.h"
 #include "base/strbuf.h"
@@ -24,9 +25,6 @@
 #include "rewrite/rewrite.h"
 #include "pipeline/pipeline.h"
 
-#ifndef TS_EXPORT_FLOOR
-#define TS_EXPORT_FLOOR 0
-#endif
 
 /* Module attributes the scripted code reads at run time (self.heads): TorchScript's text does
  * not hold their values, model.py's constructor arguments do (`load --attr`). */
@@ -244,7 +242,7 @@ static void first_difference(const char *got, const char *want, char *out, size_
 static void test_corpus(void **state)
 {
     (void)state;
-    const char *root = getenv("FXSH_CORPUS") ? getenv("FXSH_CORPUS") : FXSH_CORPUS_DEFAULT;
+    const char *root = getenv("FXSH_CORPUS") ? getenv("FXSH_CORPUS") : TEST_CORPUS_DEFAULT;
     char fxdir[512];
     snprintf(fxdir, sizeof fxdir, "%s/fx", root);
     DIR *dd = opendir(fxdir);
@@ -297,9 +295,9 @@ static void test_corpus(void **state)
     }
     closedir(dd);
     fprintf(stderr, "TorchScript -> export equal to torch.export's program: %zu/%zu (floor %d)\n", same, total,
-            TS_EXPORT_FLOOR);
+            test_floor("TS_EXPORT_FLOOR"));
     assert_true(total > 0);
-    assert_true(same >= TS_EXPORT_FLOOR);
+    assert_true(same >= test_floor("TS_EXPORT_FLOOR"));
 }
 
 int main(void)

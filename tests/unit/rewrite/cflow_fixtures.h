@@ -1,6 +1,6 @@
 /* cflow_fixtures.h — helpers the control-flow unit tests share: fixture files, TorchScript
  * loading with declared inputs, and torch's printed code without its comment lines.
- * Include after <cmocka.h>; FXSH_CFLOW_FIXTURES names the fixture directory. */
+ * Include after <cmocka.h>; TEST_FIXTURES "/cflow" names the fixture directory. */
 #ifndef FXSH_TESTS_CFLOW_FIXTURES_H
 #define FXSH_TESTS_CFLOW_FIXTURES_H
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "load/ts_load.h"
@@ -17,7 +18,7 @@
 static inline char *slurp(const char *name, size_t *n)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", FXSH_CFLOW_FIXTURES, name);
+    snprintf(path, sizeof path, "%s/%s", TEST_FIXTURES "/cflow", name);
     char *b = file_slurp(path, n);
     assert_non_null(b);
     return b;
@@ -34,7 +35,7 @@ static inline fx_program *load_ts_inputs(const char *name, const char *weights, 
     ts_load_options o = {0};
     ts_input_decl in[8];
     if (weights) {
-        snprintf(wpath, sizeof wpath, "%s/%s", FXSH_CFLOW_FIXTURES, weights);
+        snprintf(wpath, sizeof wpath, "%s/%s", TEST_FIXTURES "/cflow", weights);
         o.weights_path = wpath;
     }
     for (; decls && decls[o.n_inputs] && o.n_inputs < 8; o.n_inputs++)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "fx/fx.h"
 #include "load/load.h"
@@ -411,7 +412,7 @@ static void expect_while_refusal(const char *from, const char *to, const char *f
     if (v != v1)
         free(v1);
     char wpath[512];
-    snprintf(wpath, sizeof wpath, "%s/while_loop_closure.weights.onnx", FXSH_CFLOW_FIXTURES);
+    snprintf(wpath, sizeof wpath, "%s/while_loop_closure.weights.onnx", TEST_FIXTURES "/cflow");
     ts_input_decl in;
     assert_true(ts_parse_input_decl("x=f32[2,4]", &in));
     ts_load_options o = {.weights_path = wpath, .inputs = &in, .n_inputs = 1};

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "tables/aten_schemas.h"
 
 /* torch 2.14's own schema text (torch.ops.aten.diff.default._schema) */
@@ -83,7 +84,7 @@ static void test_every_schema_parses(void **state)
 int main(void)
 {
     const char *share = getenv("FXSH_SHAREDIR");
-    if (!share || !*share) setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    if (!share || !*share) setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_spellings),
         cmocka_unit_test(test_overloads),

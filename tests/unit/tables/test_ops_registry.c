@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "onnx/onnx_parse.h"
 #include "tables/ops.h"
 
@@ -114,7 +115,7 @@ static void test_load_and_lookup(void **state)
     assert_int_equal(l20->nodes[0].attrs[0].type, LAT_STRING);
 
     /* a later load overrides the same (target, opset) and adds a newer opset */
-    assert_true(ops_load_file(&r, FXSH_TEST_FIXTURES "/custom_relu.yaml", &d));
+    assert_true(ops_load_file(&r, TEST_FIXTURES "/ops" "/custom_relu.yaml", &d));
     const op_rule *r18 = ops_lookup(&r, "aten.relu.default", 18);
     const op_rule *r20 = ops_lookup(&r, "aten.relu.default", 20);
     assert_string_equal(r18->alts[0].nodes[0].op_type, "Relu");
@@ -175,7 +176,7 @@ static void test_errors(void **state)
     diag_clear(&d);
 
     /* error inside a block lowering: file line and column of the bad name */
-    assert_false(ops_load_file(&r, FXSH_TEST_FIXTURES "/bad_lowering.yaml", &d));
+    assert_false(ops_load_file(&r, TEST_FIXTURES "/ops" "/bad_lowering.yaml", &d));
     assert_int_equal(d.errors, 1);
     assert_int_equal(d.items[0].line, 7);
     assert_int_equal(d.items[0].col, 10);
@@ -278,8 +279,8 @@ static void test_select(void **state)
     ops_registry_init(&r);
     diag_sink d;
     diag_init(&d);
-    assert_true(ops_load_file(&r, FXSH_TEST_SHAREDIR "/translate/nn.yaml", &d));
-    assert_true(ops_load_file(&r, FXSH_TEST_SHAREDIR "/translate/core.yaml", &d));
+    assert_true(ops_load_file(&r, TEST_SHAREDIR "/translate/nn.yaml", &d));
+    assert_true(ops_load_file(&r, TEST_SHAREDIR "/translate/core.yaml", &d));
     assert_int_equal(d.errors, 0);
     const op_rule *lin = ops_lookup(&r, "torch.ops.aten.linear.default", 20);
     assert_non_null(lin);
@@ -340,7 +341,7 @@ static void test_default_tables(void **state)
     ops_registry_init(&r);
     diag_sink d;
     diag_init(&d);
-    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     assert_true(ops_load_default(&r, &d));
     assert_int_equal(d.errors, 0);
     assert_true(r.ntargets > 100);
@@ -556,7 +557,7 @@ static void test_shipped_rules_unique(void **state)
 {
     (void)state;
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/translate", FXSH_TEST_SHAREDIR);
+    snprintf(dir, sizeof dir, "%s/translate", TEST_SHAREDIR);
     DIR *dh = opendir(dir);
     assert_non_null(dh);
     const char *files[64];

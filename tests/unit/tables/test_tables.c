@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "capture/export.h"
 #include "decompose/decompose.h"
@@ -57,7 +58,7 @@ static void test_passes_parse_once(void **state)
     diag_sink d;
     diag_init(&d);
     size_t len;
-    char *text = file_read(FXSH_FIXTURES "/export/mlp/torch_level.module.txt", &len, &d);
+    char *text = file_read(TEST_FIXTURES "/export/mlp/torch_level.module.txt", &len, &d);
     assert_non_null(text);
     fx_program *p = load_fx_text(text, len, "torch_level.module.txt", &d);
     assert_non_null(p);
@@ -82,7 +83,7 @@ static void test_passes_parse_once(void **state)
 
 int main(void)
 {
-    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_table_twice),
         cmocka_unit_test(test_missing_folder_reported_each_time),

@@ -4,12 +4,9 @@
 PLAIN_TESTS += tests/unit/translate/test_ops_corpus
 UNIT_TESTS += tests/unit/translate/test_translate_basic tests/unit/translate/test_translate_corpus \
 	tests/unit/translate/test_ops_lowerings
-tests_unit_translate_test_ops_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) $(SHARE_CPPFLAGS)
-tests_unit_translate_test_translate_basic_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) \
-	-DFXSH_PT2_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/pt2"'
-tests_unit_translate_test_translate_corpus_CPPFLAGS = $(CORPUS_CPPFLAGS) $(SHARE_CPPFLAGS) \
-	-DFXSH_TEST_FIXTURES='"$(abs_top_srcdir)/tests/fixtures/translate"'
+tests_unit_translate_test_ops_corpus_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_translate_test_translate_basic_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_translate_test_translate_corpus_CPPFLAGS = $(TEST_CPPFLAGS)
 # Every lowering rule on a small program: checker, expected ONNX ops, hand-derived values where
 # fxsh's evaluator runs the model (case files in tests/fixtures/ops/lowerings).
-tests_unit_translate_test_ops_lowerings_CPPFLAGS = $(AM_CPPFLAGS) $(SHARE_CPPFLAGS) \
-	-DFXSH_TEST_CASES='"$(abs_top_srcdir)/tests/fixtures/ops/lowerings"'
+tests_unit_translate_test_ops_lowerings_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "onnx/onnx_pb.h"
 #include "load/pt2_load.h"
@@ -81,7 +82,7 @@ int main(void)
 {
     const char *corpus = getenv("FXSH_CORPUS");
     if (!corpus || !*corpus)
-        corpus = FXSH_CORPUS_DEFAULT;
+        corpus = TEST_CORPUS_DEFAULT;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/fx", corpus);
     DIR *top = opendir(dir);
@@ -89,7 +90,7 @@ int main(void)
         printf("SKIP: no corpus at %s\n", dir);
         return 77;
     }
-    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     ops_registry reg;
     ops_registry_init(&reg);
     diag_sink ld;

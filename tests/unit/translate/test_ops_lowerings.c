@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include "base/hashmap.h"
 #include "base/strbuf.h"
@@ -400,7 +401,7 @@ static int cmp_str(const void *a, const void *b)
 static void test_lowerings(void **state)
 {
     (void)state;
-    DIR *dh = opendir(FXSH_TEST_CASES);
+    DIR *dh = opendir(TEST_FIXTURES "/ops/lowerings");
     assert_non_null(dh);
     VEC(char *) files = {0};
     struct dirent *e;
@@ -409,7 +410,7 @@ static void test_lowerings(void **state)
         if (l > 4 && !strcmp(e->d_name + l - 4, ".txt")) {
             strbuf p;
             sb_init(&p);
-            sb_printf(&p, "%s/%s", FXSH_TEST_CASES, e->d_name);
+            sb_printf(&p, "%s/%s", TEST_FIXTURES "/ops/lowerings", e->d_name);
             vec_push(&files, sb_detach(&p));
         }
     }
@@ -452,7 +453,7 @@ static int setup(void **state)
     ops_registry_init(&reg);
     hm_init(&covered);
     arena_init(&names);
-    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     bool ok = ops_load_default(&reg, &d);
     if (!ok) diag_render_all(&d, stderr, NULL, false);
     diag_free(&d);

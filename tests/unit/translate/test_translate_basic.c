@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_paths.h"
 #include "load/pt2_load.h"
 #include "onnx/onnx_edit.h"
 #include "eval/onnx_eval.h"
@@ -21,7 +22,7 @@ static int setup(void **state)
     diag_sink d;
     diag_init(&d);
     translate_registry_init(&reg);   /* the shipped tables name only C lowerings that exist */
-    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     bool ok = ops_load_default(&reg, &d);
     diag_free(&d);
     return ok ? 0 : -1;
@@ -687,7 +688,7 @@ static void test_pt2_weights_shared(void **state)
     (void)state;
     diag_sink d;
     diag_init(&d);
-    fx_program *p = pt2_load_file(FXSH_PT2_FIXTURES "/mlp.pt2", &d);
+    fx_program *p = pt2_load_file(TEST_FIXTURES "/pt2" "/mlp.pt2", &d);
     assert_non_null(p);
     ox_model *m = run(p, &d, 0);
     assert_non_null(m);

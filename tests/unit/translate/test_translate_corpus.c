@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_paths.h"
 #include "base/file.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ static void test_fixtures(void **state)
 {
     (void)state;
     stats st = {0};
-    run_dir(FXSH_TEST_FIXTURES, &st);
+    run_dir(TEST_FIXTURES "/translate", &st);
     assert_int_equal(st.cases, 4);
     assert_int_equal(st.translated, 4);
     assert_true(st.compared >= 8);
@@ -160,7 +161,7 @@ static void test_corpus(void **state)
     (void)state;
     const char *c = getenv("FXSH_CORPUS");
     char root[4096];
-    snprintf(root, sizeof root, "%s/fx", c ? c : FXSH_CORPUS_DEFAULT);
+    snprintf(root, sizeof root, "%s/fx", c ? c : TEST_CORPUS_DEFAULT);
     struct stat sb;
     if (stat(root, &sb)) skip();
     stats st = {0};
@@ -176,7 +177,7 @@ static int setup(void **state)
     diag_sink d;
     diag_init(&d);
     ops_registry_init(&reg);
-    setenv("FXSH_SHAREDIR", FXSH_TEST_SHAREDIR, 1);
+    setenv("FXSH_SHAREDIR", TEST_SHAREDIR, 1);
     bool ok = ops_load_default(&reg, &d);
     diag_free(&d);
     return ok ? 0 : -1;
