@@ -115,14 +115,14 @@ static void note_function(dom_ctx *dc, const Onnx__FunctionProto *f, int max_dep
     }
 }
 
-int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
     Onnx__ModelProto *p = m->proto;
-    if (!p->graph) return 0;
+    if (!p->graph) return true;
     dce_ctx c = {.m = m, .o = o, .st = st, .d = d};
     dce_graph(&c, p->graph, NULL, 0);
     /* Functions reachable from the graph, transitively (a worklist: each is scanned once). */
@@ -160,5 +160,5 @@ int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, 
     hm_free(&domains);
     hm_free(&fmap);
     arena_free(&a);
-    return c.err ? -1 : 0;
+    return !c.err;
 }

@@ -108,14 +108,14 @@ static dd_entry *dd_entry_new(arena *a, ox_model *m, Onnx__TensorProto *t0)
     return e;
 }
 
-int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
     Onnx__GraphProto *g = m->proto->graph;
-    if (!g) return 0;
+    if (!g) return true;
     hashmap inputs, outs, seen, ren;
     hm_init(&inputs);
     hm_init(&outs);
@@ -153,7 +153,7 @@ int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stat
     hm_free(&seen);
     hm_free(&ren);
     arena_free(&a);
-    return 0;
+    return true;
 }
 
 /* ---- 4b. common subexpressions ------------------------------------------------------------- */
@@ -248,16 +248,16 @@ static void cse_graph(cse_ctx *c, Onnx__GraphProto *g, int depth)
     hm_free(&outs);
 }
 
-int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
-    if (!m->proto->graph) return 0;
+    if (!m->proto->graph) return true;
     cse_ctx c = {.m = m, .o = o, .st = st, .d = d};
     arena_init(&c.tmp);
     cse_graph(&c, m->proto->graph, 0);
     arena_free(&c.tmp);
-    return c.err ? -1 : 0;
+    return !c.err;
 }

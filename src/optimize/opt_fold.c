@@ -291,13 +291,13 @@ static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     opt_scope_free(&s);
 }
 
-int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
-    if (!m->proto->graph) return 0;
+    if (!m->proto->graph) return true;
     fold_ctx c = {.m = m, .o = o, .st = st, .d = d, .opset = ox_model_opset(m, "")};
     arena_init(&c.tmp);
     hm_init(&c.uses);
@@ -310,7 +310,7 @@ int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *s
     }
     vec_free(&c.owned);
     arena_free(&c.tmp);
-    return c.err ? -1 : 0;
+    return !c.err;
 }
 
 /* ---- lifting constants and subgraph initializers ------------------------------------------ */
@@ -421,13 +421,13 @@ static void move_lifted(lift_ctx *c, Onnx__GraphProto *main)
     }
 }
 
-int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
-    if (!m->proto->graph) return 0;
+    if (!m->proto->graph) return true;
     lift_ctx c = {.m = m, .o = o, .st = st, .d = d};
     hm_init(&c.taken);
     arena_init(&c.tmp);
@@ -443,5 +443,5 @@ int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *s
     vec_free(&c.sub);
     hm_free(&c.taken);
     arena_free(&c.tmp);
-    return c.err ? -1 : 0;
+    return !c.err;
 }

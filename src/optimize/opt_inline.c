@@ -166,14 +166,14 @@ static void inl_graph(inl_ctx *c, Onnx__GraphProto *g, int depth)
     vec_free(&out);
 }
 
-int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
     Onnx__ModelProto *p = m->proto;
-    if (!p->graph || !p->n_functions) return 0;
+    if (!p->graph || !p->n_functions) return true;
     inl_ctx c = {.m = m, .o = o, .st = st, .d = d, .budget = OPT_INLINE_BUDGET};
     hm_init(&c.funcs);
     hm_init(&c.taken);
@@ -195,5 +195,5 @@ int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats 
     hm_free(&c.taken);
     hm_free(&c.active);
     arena_free(&c.tmp);
-    return c.err ? -1 : 0;
+    return !c.err;
 }

@@ -382,13 +382,13 @@ static void noop_graph(noop_ctx *c, Onnx__GraphProto *g, scope *parent, int dept
     opt_scope_free(&s);
 }
 
-int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
-    if (!m->proto->graph) return 0;
+    if (!m->proto->graph) return true;
     noop_ctx c = {.m = m, .o = o, .st = st, .d = d};
     arena_init(&c.tmp);
     hm_init(&c.taken);
@@ -396,5 +396,5 @@ int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st,
     noop_graph(&c, m->proto->graph, NULL, 0);
     hm_free(&c.taken);
     arena_free(&c.tmp);
-    return c.err ? -1 : 0;
+    return !c.err;
 }

@@ -237,14 +237,14 @@ static void split_graph(split_ctx *c, Onnx__GraphProto *g, scope *parent, int de
     opt_scope_free(&s);
 }
 
-int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!st) st = &sb;
     (void)d;
-    if (!m->proto->graph || ox_model_opset(m, "") < 13) return 0;   /* Split takes sizes as an input from 13 */
+    if (!m->proto->graph || ox_model_opset(m, "") < 13) return true;   /* Split takes sizes as an input from 13 */
     split_ctx c = {.m = m, .o = o, .st = st, .opset = ox_model_opset(m, "")};
     hm_init(&c.uses);
     hm_init(&c.taken);
@@ -256,7 +256,7 @@ int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimi
     hm_free(&c.uses);
     hm_free(&c.taken);
     arena_free(&c.tmp);
-    return 0;
+    return true;
 }
 
 /* ---- rewrite: Conv followed by inference BatchNormalization → one Conv --------------------- */
@@ -330,7 +330,7 @@ static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken,
     return ok;
 }
 
-int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
@@ -338,7 +338,7 @@ int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_sta
     if (!st) st = &sb;
     (void)d;
     Onnx__GraphProto *g = m->proto->graph;
-    if (!g) return 0;
+    if (!g) return true;
     hashmap uses, consts, producer, taken, inputs;
     hm_init(&uses);
     hm_init(&consts);
@@ -384,5 +384,5 @@ int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_sta
     hm_free(&inputs);
     hm_free(&init_idx);
     arena_free(&tmp);
-    return 0;
+    return true;
 }

@@ -60,10 +60,10 @@ static void order_graph(ox_model *m, Onnx__GraphProto *g, int depth, int max_dep
     hm_free(&outputs);
 }
 
-int opt_order_value_info(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
+bool opt_order_value_info(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d)
 {
     (void)st;
     (void)d;
     if (m->proto && m->proto->graph) order_graph(m, m->proto->graph, 0, o->max_depth);
-    return 0;
+    return true;
 }

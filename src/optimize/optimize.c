@@ -18,15 +18,15 @@ void optimize_options_default(optimize_options *o)
 
 /* ---- driver -------------------------------------------------------------------------------- */
 
-int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d)
+bool optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d)
 {
     optimize_options ob;
     optimize_stats sb = {0};
     o = opt_opts_or_default(o, &ob);
     if (!stats) stats = &sb;
-    int rc = 0;
+    bool ok = true;
     /* each pass is linear; Ctrl-C is looked at between them */
-#define RUN(on, pass) if ((on) && !interrupt_pending()) rc |= pass(m, o, stats, d)
+#define RUN(on, pass) if ((on) && !interrupt_pending()) ok &= pass(m, o, stats, d)
     RUN(o->inline_functions, opt_inline_functions);
     /* Like onnxscript's optimize_ir: fold / simplify / clean up twice, then finish. */
     for (int round = 0; round < 2; round++) {
@@ -44,5 +44,5 @@ int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats
     RUN(o->dce, opt_remove_dead);
     RUN(true, opt_order_value_info);
 #undef RUN
-    return rc || interrupt_pending() ? -1 : 0;
+    return ok && !interrupt_pending();
 }

@@ -41,27 +41,28 @@ typedef struct optimize_stats {
  * elements; every pass on; ConstantOfShape not folded; depth 64. */
 void optimize_options_default(optimize_options *o);
 
-/* All passes in order. o may be NULL (defaults); stats may be NULL (counts are added to it).
+/* All passes in order; false after reporting (or when Ctrl-C stopped it). o may be NULL
+ * (defaults); stats may be NULL (counts are added to it).
  * Optimizing an optimized model changes nothing (idempotent). */
-int optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d);
+bool optimize_model(ox_model *m, const optimize_options *o, optimize_stats *stats, diag_sink *d);
 
 /* The passes, each callable alone (stats may be NULL). */
-int opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
-int opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
-int opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
-int opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
-int opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
-int opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
-int opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_inline_functions(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_lift_constants(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_remove_dead(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_dedup_initializers(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_cse(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_remove_noops(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 /* value_info in onnx-ir's serializer's coverage and order (initializers that are not graph
  * inputs, then node outputs that are not graph outputs), in every graph; run last. */
-int opt_order_value_info(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_order_value_info(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 /* Rewrite rules (onnxscript's default rewrites, the ones torch exports need):
  * SplitToSequence(x, const sizes) read only by SequenceAt(const index) → one Split. */
-int opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,
+bool opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,
                                   diag_sink *d);
 /* Conv(x, W, B) read only by an inference BatchNormalization with constant parameters → one
  * Conv with rescaled weight and bias (main graph, float32). */
-int opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
+bool opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 
 #endif

@@ -473,7 +473,7 @@ static ox_model *optimize_copy(const ox_model *from, const export_settings *cfg,
     optimize_options oo;
     optimize_options_default(&oo);
     oo.fold = cfg->do_constant_folding;
-    if (!m || optimize_model(m, &oo, NULL, env->diag) != 0) {
+    if (!m || !optimize_model(m, &oo, NULL, env->diag)) {
         if (m) ox_model_free(m);
         return NULL;
     }
