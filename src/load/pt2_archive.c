@@ -20,8 +20,10 @@
 
 /* ---- process-wide mappings ------------------------------------------------------------- */
 
-/* Reopening an unchanged file reuses its mapping: the cache holds one reference to each fmap
- * until exit, and every weight borrowing from it holds its own (fx_weight.map). */
+/* Reopening an unchanged file reuses its mapping while something still uses it: every weight
+ * borrowing from a mapping holds its own reference (fx_weight.map), and the cache one more. A
+ * mapping only the cache holds is let go at the next open, so that a session loading file after
+ * file (a script, a fuzzer) keeps no more files open than its programs use. */
 typedef struct mapping {
     dev_t dev;
     ino_t ino;
@@ -57,6 +59,12 @@ static fmap *map_file(const char *path, diag_sink *d)
         diag_error(d, loc, "empty file");
         return NULL;
     }
+    size_t kept = 0;
+    for (size_t i = 0; i < g_maps.len; i++) {
+        if (g_maps.items[i].f->refs == 1) fmap_unref(g_maps.items[i].f);   /* nobody borrows from it */
+        else g_maps.items[kept++] = g_maps.items[i];
+    }
+    g_maps.len = kept;
     for (size_t i = 0; i < g_maps.len; i++) {
         mapping *m = &g_maps.items[i];
         if (m->dev == st.st_dev && m->ino == st.st_ino && m->size == st.st_size &&

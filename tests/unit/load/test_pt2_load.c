@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
@@ -442,6 +443,44 @@ static void test_corruptions_never_crash(void **state)
     free(zip);
 }
 
+/* A session that loads file after file keeps open only the files its programs still use: with
+ * 32 descriptors allowed, 200 archives (each a file of its own, loaded and freed, half of them
+ * failing to load) all load. The mapping cache once kept every file open until exit. */
+static void test_many_files_few_descriptors(void **state)
+{
+    (void)state;
+    size_t len;
+    char *good = slurp(TEST_FIXTURES "/pt2/mlp.pt2", &len);
+    assert_non_null(good);
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = 32;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    char dir[] = "/tmp/fxsh-pt2-files-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (int i = 0; i < 200; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/m%d.pt2", dir, i);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        /* odd ones are cut short: a load that fails must let its file go too */
+        assert_int_equal(fwrite(good, 1, i % 2 ? len / 2 : len, f), i % 2 ? len / 2 : len);
+        assert_int_equal(fclose(f), 0);
+        diag_sink d;
+        diag_init(&d);
+        fx_program *p = pt2_load_file(path, &d);
+        if (i % 2 == 0) assert_non_null(p);
+        for (size_t k = 0; k < d.len; k++) assert_null(strstr(d.items[k].message, "Too many open files"));
+        fx_program_free(p);
+        diag_free(&d);
+        unlink(path);
+    }
+    rmdir(dir);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    free(good);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_corruptions_never_crash),
         cmocka_unit_test(test_synthetic_argument_unions),
         cmocka_unit_test(test_nested_list_bad_element),
+        cmocka_unit_test(test_many_files_few_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
