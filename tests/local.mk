@@ -64,6 +64,10 @@ EXTRA_DIST += tests/terminal.sh
 # The inputs of the first fuzzing round (issue 16) through the whole tool: clear errors, no
 # signal, no sanitizer report, bounded time and memory.
 TESTS += tests/fuzz_findings.sh
+# Inconsistent torch.export programs (the second round's pipeline findings, issue 30): an error
+# naming the node or weight, nothing written.
+TESTS += tests/pipeline_findings.sh
+EXTRA_DIST += tests/pipeline_findings.sh
 # small transformers / torchaudio models and indexing / weight-norm / promotion cases, exported
 # and evaluated against eager PyTorch's outputs (tests/fixtures/models, part of the fixtures dist).
 TESTS += tests/model_fixtures.sh

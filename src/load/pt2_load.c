@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/shape.h"
 #include "base/vec.h"
+#include "fx/fx_format.h"
 #include "load/pt2_archive.h"
 
 #define PT2_SCHEMA_MAJOR 8
@@ -997,6 +998,29 @@ static fx_weight *weight_from_member(dec *c, pt2_archive *ar, diag_loc l, const 
     }
 }
 
+/* A weight's metadata in the weights config must be what the graph declares for its placeholder
+ * (torch.export.load would hand the graph a tensor of the config's shape): dtype, rank and each
+ * size. False after reporting both, at l. */
+static bool weight_matches_graph(dec *c, diag_loc l, const char *fqn, const fx_input_spec *spec, const fx_value *w)
+{
+    fx_node *n = spec && spec->name ? fx_graph_lookup(fx_program_graph(c->p), spec->name) : NULL;
+    const fx_value *g = n ? n->meta.val : NULL;
+    if (!g || g->kind != FX_VAL_TENSOR) return true;   /* nothing declared to disagree with */
+    bool same = g->dtype == w->dtype && g->rank == w->rank;
+    for (size_t i = 0; same && i < g->rank; i++) same = !strcmp(g->sizes[i], w->sizes[i]);
+    if (same) return true;
+    strbuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    fx_value_annot(&a, w);
+    fx_value_annot(&b, g);
+    diag_error(c->d, l, "weight '%s': its metadata says %s but the graph declares its placeholder %%%s as %s", fqn,
+               a.s, n->name, b.s);
+    sb_free(&a);
+    sb_free(&b);
+    return false;
+}
+
 static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const char *dir_rel, bool constants)
 {
     fx_program *p = c->p;
@@ -1035,7 +1059,7 @@ static bool load_payloads(dec *c, pt2_archive *ar, const char *config_rel, const
         fx_value *v = tensor_meta(c, tm);
         if (!v) { ok = false; break; }
         weight_layout wl;
-        if (!weight_layout_of(c, l, fqn, v, tm, &wl)) {
+        if (!weight_layout_of(c, l, fqn, v, tm, &wl) || !weight_matches_graph(c, l, fqn, spec, v)) {
             ok = false;
             break;
         }

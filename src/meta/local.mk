@@ -6,6 +6,7 @@ libfxsh_a_SOURCES += src/meta/meta_sym.h src/meta/meta_sym.c \
 	src/meta/meta_python.c src/meta/meta_families.c \
 	src/meta/meta_rules.h src/meta/meta_rules.c \
 	src/meta/meta_infer.h src/meta/meta_infer.c \
+	src/meta/meta_verify.h src/meta/meta_verify.c \
 	src/meta/meta_layout.h src/meta/meta_layout.c
 
 metadir = $(pkgdatadir)/meta

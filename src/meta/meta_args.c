@@ -15,6 +15,16 @@ bool mi_fail(mi_ctx *c, const char *fmt, ...)
     return false;
 }
 
+bool mi_cannot(mi_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+    c->cannot = true;
+    return false;
+}
+
 const fx_arg *mi_param(const mi_ctx *c, size_t i) { return i < c->np ? c->prm[i] : NULL; }
 
 bool mi_is_none(const mi_ctx *c, size_t i)
@@ -26,11 +36,11 @@ bool mi_is_none(const mi_ctx *c, size_t i)
 mi_tensor *mi_tensor_of_value(mi_ctx *c, const fx_value *v, const char *what)
 {
     if (!v || v->kind != FX_VAL_TENSOR) {
-        mi_fail(c, "%s has no tensor meta", what);
+        mi_cannot(c, "%s has no tensor meta", what);
         return NULL;
     }
     if (v->rank > MI_MAX_RANK) {
-        mi_fail(c, "%s has more than %d dimensions", what, MI_MAX_RANK);
+        mi_cannot(c, "%s has more than %d dimensions", what, MI_MAX_RANK);
         return NULL;
     }
     mi_tensor *t = arena_alloc(c->a, sizeof *t);
@@ -41,7 +51,7 @@ mi_tensor *mi_tensor_of_value(mi_ctx *c, const fx_value *v, const char *what)
     for (size_t i = 0; i < v->rank; i++) {
         t->size[i] = sx_parse(c->a, v->sizes ? v->sizes[i] : NULL);
         if (!t->size[i]) {
-            mi_fail(c, "cannot read size '%s' of %s", v->sizes ? v->sizes[i] : "?", what);
+            mi_cannot(c, "cannot read size '%s' of %s", v->sizes ? v->sizes[i] : "?", what);
             return NULL;
         }
         if (t->strided && !(t->stride[i] = sx_parse(c->a, v->strides[i])))
@@ -83,7 +93,7 @@ sx *mi_sx_of(mi_ctx *c, const fx_arg *a)
         const fx_value *v = a->u.node->meta.val;
         if (v && v->kind == FX_VAL_SYM && v->text)
             return sx_parse(c->a, v->text);
-        mi_fail(c, "%%%s is not a SymInt with known value", a->u.node->name);
+        mi_cannot(c, "%%%s is not a SymInt with known value", a->u.node->name);
     }
     return NULL;
 }
@@ -104,7 +114,9 @@ bool mi_int_param(mi_ctx *c, size_t i, int64_t *v)
     sx *s = mi_sx_of(c, a);
     if (sx_is_int(s, v))
         return true;
-    return mi_fail(c, "expected an integer argument");
+    if (s)   /* a symbolic size where the rule needs its value */
+        return mi_cannot(c, "%s is symbolic where an integer is needed", sx_str(s));
+    return c->cannot ? false : mi_fail(c, "expected an integer argument");
 }
 
 bool mi_bool_param(mi_ctx *c, size_t i, bool dflt)

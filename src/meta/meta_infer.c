@@ -39,6 +39,8 @@ typedef struct inferer {
     bool quiet;                  /* meta_infer_call: what cannot be inferred is not reported */
     bool strict;                 /* export: arguments a rule rejects are an error at the node */
     size_t rejected;             /* errors reported in strict mode */
+    char *why;                   /* meta_infer_node_again: the rule's rejection, when quiet */
+    size_t why_cap;
 } inferer;
 
 static void infer_graph(inferer *I, fx_graph *g);
@@ -288,6 +290,7 @@ static void apply_rule(inferer *I, fx_node *n, const mi_rule *rule)
     mi_out o;
     memset(&o, 0, sizeof o);
     mi_ctx c;
+    memset(&c, 0, sizeof c);
     if (!bind(rule, I->rules, n, bound, why, sizeof why))
         goto fail;
     call_ctx(I, n, &rule->shape, bound, &c);
@@ -364,6 +367,8 @@ fail:
         I->unset++;
         return;
     }
+    if (I->why && I->why_cap && !c.cannot)
+        snprintf(I->why, I->why_cap, "%s", why[0] ? why : "the arguments are rejected");
     char what[400];
     snprintf(what, sizeof what, "%s: %s", rule->target, why);
     miss(I, n, what, NULL);
@@ -911,6 +916,48 @@ bool meta_inferer_finish(meta_inferer *mi, bool whole_program)
     return all;
 }
 
+/* One call inferred quietly, outside any walk; why (may be NULL) gets the rule's rejection. */
+static fx_value *infer_one(fx_program *p, const meta_rules *rules, fx_node *call, fx_graph *g, char *why, size_t cap)
+{
+    inferer I;
+    memset(&I, 0, sizeof I);
+    I.p = p;
+    I.rules = rules;
+    I.quiet = true;
+    I.why = why;
+    I.why_cap = cap;
+    if (why && cap)
+        why[0] = 0;
+    arena_init(&I.keys);
+    hm_init(&I.visited);
+    hm_init(&I.tried);
+    hm_init(&I.groups);
+    arena scratch;
+    arena_init(&scratch);
+    I.scratch = &scratch;
+    infer_node(&I, call, g, g == fx_program_graph(p));
+    arena_free(&scratch);
+    /* what the inference kept besides the value (quiet: no miss groups are made) */
+    vec_free(&I.order);
+    hm_free(&I.groups);
+    hm_free(&I.tried);
+    hm_free(&I.visited);
+    arena_free(&I.keys);
+    return call->meta.val;
+}
+
+fx_value *meta_infer_node_again(fx_program *p, const meta_rules *rules, const fx_node *n, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = 0;
+    if (!n || !n->graph || n->op != FX_OP_CALL_FUNCTION || !n->args || !n->kwargs)
+        return NULL;
+    fx_node call = *n;   /* a copy without meta, not linked into the graph */
+    call.meta.val = NULL;
+    call.next = call.prev = NULL;
+    return infer_one(p, rules, &call, n->graph, why, cap);
+}
+
 fx_value *meta_infer_call(fx_program *p, const meta_rules *rules, fx_graph *g, const char *target, fx_arg *args,
                           fx_arg *kwargs)
 {
@@ -928,27 +975,7 @@ fx_value *meta_infer_call(fx_program *p, const meta_rules *rules, fx_graph *g, c
     if (!g || !target || !args || !kwargs || args->kind != FX_ARG_TUPLE || kwargs->kind != FX_ARG_DICT ||
         fx_control_kind_of(&call) != FX_CTRL_NONE || !strncmp(target, "torch.ops.higher_order.", 23))
         return NULL;   /* a HOP's value is its subgraphs' results, which a call alone does not have */
-    inferer I;
-    memset(&I, 0, sizeof I);
-    I.p = p;
-    I.rules = rules;
-    I.quiet = true;
-    arena_init(&I.keys);
-    hm_init(&I.visited);
-    hm_init(&I.tried);
-    hm_init(&I.groups);
-    arena scratch;
-    arena_init(&scratch);
-    I.scratch = &scratch;
-    infer_node(&I, &call, g, g == fx_program_graph(p));
-    arena_free(&scratch);
-    /* what the inference kept besides the value (quiet: no miss groups are made) */
-    vec_free(&I.order);
-    hm_free(&I.groups);
-    hm_free(&I.tried);
-    hm_free(&I.visited);
-    arena_free(&I.keys);
-    return call.meta.val;
+    return infer_one(p, rules, &call, g, NULL, 0);
 }
 
 bool meta_infer_program_with(fx_program *p, const meta_rules *rules, diag_sink *d)

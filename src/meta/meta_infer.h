@@ -69,4 +69,11 @@ bool meta_infer_program_strict(fx_program *p, const meta_rules *rules, diag_sink
 fx_value *meta_infer_call(fx_program *p, const meta_rules *rules, fx_graph *g, const char *target, fx_arg *args,
                           fx_arg *kwargs);
 
+/* Node n of p (a call_function) inferred again from its arguments' metas, ignoring the meta n
+ * already has: for checking a program's declared metas (meta_verify.h). NULL when it cannot be
+ * inferred; why (may be NULL) then holds the rule's reason when the rule rejected arguments that
+ * all have meta, and "" when fxsh has no rule or an argument has no meta. Allocated in p's
+ * arena; n is not changed. */
+fx_value *meta_infer_node_again(fx_program *p, const meta_rules *rules, const fx_node *n, char *why, size_t cap);
+
 #endif

@@ -51,6 +51,7 @@ typedef struct mi_ctx {
     size_t np;
     char why[200];              /* why the rule gave up, for the note */
     bool unknown_dtype;         /* an operand's dtype is unknown (the result's is too) */
+    bool cannot;                /* the rule gave up by mi_cannot, not by rejecting arguments */
 } mi_ctx;
 
 typedef bool (*mi_shape_fn)(mi_ctx *c, mi_out *o);
@@ -87,6 +88,10 @@ const char *mi_builtin_duplicate(void);
 /* ---- parameters (meta_args.c) --------------------------------------------------------------- */
 
 bool mi_fail(mi_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));   /* false */
+/* A rule gives up on what fxsh cannot express (a data-dependent size, an argument without a
+ * known value) rather than rejecting arguments torch would reject: false, and the program is
+ * not called inconsistent for it (meta_verify.h). */
+bool mi_cannot(mi_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const fx_arg *mi_param(const mi_ctx *c, size_t i);           /* NULL when absent */
 bool mi_is_none(const mi_ctx *c, size_t i);                  /* absent or None */
 /* The tensor meta of a node argument; NULL (with c->why) when it is not a tensor with meta. */

@@ -77,7 +77,7 @@ static bool sh_linear(mi_ctx *c, mi_out *o)
     if (!x || !w)
         return false;
     if (!x->rank || w->rank < 1 || w->rank > 2)
-        return mi_fail(c, "linear: unsupported ranks %zu-D input, %zu-D weight", x->rank, w->rank);
+        return mi_cannot(c, "linear: unsupported ranks %zu-D input, %zu-D weight", x->rank, w->rank);
     if (!contractible(c, x->size[x->rank - 1], w->size[w->rank - 1]))
         return false;
     mi_tensor *t = mi_out_one(c, o, x->rank - 1);

@@ -266,7 +266,7 @@ static bool sh_index(mi_ctx *c, mi_out *o)
         if (!idx[k])
             continue;
         if (idx[k]->dtype == FX_DT_BOOL || idx[k]->dtype == FX_DT_U8)
-            return mi_fail(c, "a boolean mask index has a data-dependent size");
+            return mi_cannot(c, "a boolean mask index has a data-dependent size");
         if (ng && k != last + 1)
             gap = true;
         if (!ng)

@@ -25,12 +25,20 @@ bool mi_infer_size(mi_ctx *c, const mi_tensor *x, sx **sz, size_t n)
     sx *numel = mi_numel(c, x), *known = sx_int(c->a, 1);
     long neg = -1;
     for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        if (!sz[i])
+            return mi_fail(c, "a size overflows");
+        /* ATen's infer_size: -1 is the one negative size a shape may hold */
+        if (sx_is_int(sz[i], &v) && v < -1)
+            return mi_fail(c, "invalid shape dimension %lld", (long long)v);
         if (sx_eq_int(sz[i], -1)) {
             if (neg >= 0)
                 return mi_fail(c, "only one dimension can be inferred");
             neg = (long)i;
         } else {
             known = sx_mul(c->a, known, sz[i]);
+            if (!known)
+                return mi_fail(c, "the number of elements of the shape overflows");
         }
     }
     if (neg >= 0) {
@@ -392,7 +400,7 @@ static bool sh_split(mi_ctx *c, mi_out *o)
         !mi_wrap_dim(c, d, x->rank, &dd))
         return false;
     if (!sx_is_int(x->size[dd], &size))
-        return mi_fail(c, "split of a symbolic size (%s) makes a data-dependent number of pieces",
+        return mi_cannot(c, "split of a symbolic size (%s) makes a data-dependent number of pieces",
                        sx_str(x->size[dd]));
     if (ss <= 0 && size > 0)
         return mi_fail(c, "split_size must be positive");

@@ -18,6 +18,7 @@
 #include "load/load.h"
 #include "load/fx_weight_source.h"
 #include "load/pt2_load.h"
+#include "meta/meta_verify.h"
 #include "load/ts_load.h"
 #include "capture/export.h"
 #include "capture/ts_normalize.h"
@@ -207,6 +208,12 @@ static int load_buffer(diag_sink *d, const char *buf, size_t len, const char *na
         }
         fx_program *p = pt2_load_file(path, d);
         if (!p) return 1;
+        /* torch wrote every node's value: one that its op does not compute is an edited or
+         * corrupted file, and copying it into a model would write one that onnx rejects */
+        if (!meta_verify_program(p, d)) {
+            fx_program_free(p);
+            return 1;
+        }
         out->fx = p;
         out->stage = PL_STAGE_EXPORTED;
         return 0;

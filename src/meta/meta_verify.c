@@ -1,0 +1,136 @@
+/* meta_verify.c — a loaded program checked against itself: every node's declared value meta
+ * (a .pt2's tensor_values, a readable graph's annotations) must be what its op computes from its
+ * arguments' declared metas, as torch's fake tensors would compute it. A declared shape is never
+ * copied through into a model: a disagreement is an error at the node. */
+#include "meta/meta_verify.h"
+
+#include <string.h>
+
+#include "base/interrupt.h"
+#include "base/strbuf.h"
+#include "fx/fx_control.h"
+#include "fx/fx_format.h"
+#include "meta/meta_infer.h"
+#include "meta/meta_sym.h"
+
+/* After this many disagreements the rest are no news: the program is inconsistent. */
+#define MAX_REPORTED 8
+
+typedef struct verifier {
+    fx_program *p;
+    const meta_rules *rules;
+    diag_sink *d;
+    arena scratch;
+    size_t errors;
+} verifier;
+
+/* Two sizes as torch prints them are the same integer expression: equal text, or equal canonical
+ * forms. An unbacked symbol (u0) is a fresh name at each inference, so any two sizes that hold
+ * one are taken as the same; so is a size fxsh cannot read. */
+static bool same_size(verifier *V, const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return true;
+    if (strchr(a, 'u') || strchr(b, 'u'))
+        return true;
+    sx *x = sx_parse(&V->scratch, a), *y = sx_parse(&V->scratch, b);
+    return !x || !y || sx_eq(x, y);
+}
+
+/* The declared value decl against the inferred one got: false with what differs in why. */
+static bool same_value(verifier *V, const fx_value *decl, const fx_value *got, strbuf *why)
+{
+    if (!decl || !got)
+        return true;
+    if (decl->kind == FX_VAL_TUPLE && got->kind == FX_VAL_TUPLE) {
+        if (decl->n_items != got->n_items) {
+            sb_printf(why, "%zu results, not %zu", got->n_items, decl->n_items);
+            return false;
+        }
+        for (size_t i = 0; i < decl->n_items; i++)
+            if (!same_value(V, decl->items[i], got->items[i], why)) {
+                sb_printf(why, " (result %zu)", i);
+                return false;
+            }
+        return true;
+    }
+    if (decl->kind != FX_VAL_TENSOR || got->kind != FX_VAL_TENSOR)
+        return true;   /* SymInts and opaque annotations: not compared */
+    bool same = (decl->dtype == FX_DT_UNKNOWN || got->dtype == FX_DT_UNKNOWN || decl->dtype == got->dtype) &&
+                decl->rank == got->rank;
+    for (size_t i = 0; same && i < decl->rank; i++)
+        same = same_size(V, decl->sizes[i], got->sizes[i]);
+    if (same)
+        return true;
+    sb_puts(why, "computes ");
+    fx_value_annot(why, got);
+    sb_puts(why, " but the program declares ");
+    fx_value_annot(why, decl);
+    return false;
+}
+
+static void verify_node(verifier *V, fx_node *n)
+{
+    if (n->op != FX_OP_CALL_FUNCTION || !n->meta.val || !n->target)
+        return;
+    /* higher-order ops and Python control flow: their values are their subgraphs' results,
+     * which the subgraphs' own nodes are checked for */
+    if (fx_control_kind_of(n) != FX_CTRL_NONE || !strncmp(n->target, "torch.ops.higher_order.", 23) ||
+        !strcmp(n->target, "operator.getitem"))
+        return;
+    char why[240];
+    fx_value *got = meta_infer_node_again(V->p, V->rules, n, why, sizeof why);
+    strbuf msg;
+    sb_init(&msg);
+    bool bad = false;
+    if (!got && why[0]) {
+        sb_printf(&msg, "%s", why);
+        bad = true;
+    } else if (got) {
+        bad = !same_value(V, n->meta.val, got, &msg);
+    }
+    if (bad) {
+        if (V->errors < MAX_REPORTED) {
+            diagnostic *dg = diag_error(V->d, (diag_loc){ V->p->file, n->src_line, 0 },
+                                        "inconsistent program at %%%s (%s): %s", n->name, n->target, msg.s);
+            diag_set_hint(dg, "the program's recorded shapes do not follow from its operators and inputs (an edited "
+                              "or corrupted file?); export it again with torch.export");
+        }
+        V->errors++;
+    }
+    sb_free(&msg);
+}
+
+static void verify_graph(verifier *V, fx_graph *g)
+{
+    for (fx_node *n = g ? g->first : NULL; n && !interrupt_pending(); n = n->next) {
+        verify_node(V, n);
+        arena_free(&V->scratch);
+        arena_init(&V->scratch);
+    }
+}
+
+static void verify_modules(verifier *V, fx_module *m)
+{
+    if (m->graph && m->graph != fx_program_graph(V->p))
+        verify_graph(V, m->graph);
+    for (fx_module *c = m->first_child; c; c = c->next_sibling)
+        verify_modules(V, c);
+}
+
+bool meta_verify_program(fx_program *p, diag_sink *d)
+{
+    const meta_rules *rules = meta_rules_shipped(d);
+    if (!rules)
+        return false;
+    verifier V = { .p = p, .rules = rules, .d = d };
+    arena_init(&V.scratch);
+    verify_graph(&V, fx_program_graph(p));
+    if (p->root)
+        verify_modules(&V, p->root);
+    arena_free(&V.scratch);
+    if (V.errors > MAX_REPORTED)
+        diag_note(d, (diag_loc){ p->file, 0, 0 }, "%zu more nodes disagree with their declared values",
+                  V.errors - MAX_REPORTED);
+    return V.errors == 0;
+}

@@ -1,0 +1,19 @@
+/* meta_verify.h — a program checked against itself on load: each node's declared value meta
+ * against what its operator computes from its arguments' declared metas (meta_infer's rules). */
+#ifndef FXSH_META_META_VERIFY_H
+#define FXSH_META_META_VERIFY_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "fx/fx_ir.h"
+
+/* Every call_function node of p (root graph and subgraphs) that has a declared value and an
+ * inference rule is inferred again from its arguments' metas; a rule that rejects the arguments,
+ * or a result whose dtype, rank or sizes differ from the declared one, is an error at the node
+ * naming both values (symbolic sizes compared as expressions; unbacked sizes not compared). What
+ * fxsh cannot infer is not checked. false when an error was reported. p is not changed. Linear
+ * in the number of nodes. */
+bool meta_verify_program(fx_program *p, diag_sink *d);
+
+#endif

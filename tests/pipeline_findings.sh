@@ -1,0 +1,75 @@
+#!/bin/sh
+# pipeline_findings.sh — inconsistent torch.export programs (the fuzz-2 findings and their
+# variants, tests/fixtures/fuzz/pipeline, made by scripts/dev/mk-pipeline-findings.py from a real
+# archive) through load + export + save: each ends in an error naming the node or weight and both
+# values, a non-zero status, no signal, no sanitizer report, and no file written. The archive they
+# were made from loads, exports and saves a model that fxsh's check accepts.
+set -u
+: "${FXSH:?FXSH must point at the fxsh binary}"
+top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+F=$top/tests/fixtures/fuzz/pipeline
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1 LC_ALL=C FXSH_HISTFILE=/dev/null
+passed=0 failed=0
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $case: $*"
+    echo "  stderr: $(head -c 600 "$tmp/err")"
+}
+
+# expect_refused CASE REGEX FILE: load + export + save fail with stderr matching REGEX (grep -E)
+# and write nothing.
+expect_refused() {
+    case=$1 re=$2 f=$F/$3
+    rm -f "$tmp/o.onnx"
+    timeout 20 "$FXSH" -q -c "load $f" -c export -c "save $tmp/o.onnx" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then fail "exit status 0, expected an error"
+    elif [ "$rc" -ge 124 ]; then fail "status $rc (timeout or signal)"
+    elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
+    elif ! grep -qE "$re" "$tmp/err"; then fail "stderr does not match /$re/"
+    elif [ -e "$tmp/o.onnx" ]; then fail "a model was written"
+    elif ls "$tmp" | grep -q '^o\.onnx\.'; then fail "a temporary was left"
+    else passed=$((passed + 1))
+    fi
+}
+
+node='inconsistent program at %'
+# 1. A reshape size below -1: ATen's infer_size error at the node, not a NULL dereference.
+expect_refused "f1 -2^62" "${node}view \(torch.ops.aten.view.default\): invalid shape dimension -4611686018427387904" \
+    f1_reshape_huge_negative.pt2
+expect_refused "f1 INT64_MIN" "${node}view .*: invalid shape dimension -9223372036854775808" f1_reshape_int64_min.pt2
+expect_refused "f1 -2" "${node}view .*: invalid shape dimension -2$" f1_reshape_minus_two.pt2
+
+# 2. A parameter whose graph value disagrees with its weight's metadata: both named, at the config.
+w="model_weights_config.json:[0-9]+:[0-9]+: error: weight 'ln1.weight': its metadata says"
+expect_refused "f2 size doubled" "$w f32\[32\] but the graph declares its placeholder %p_ln1_weight as f32\[64\]" \
+    f2_param_size_mismatch.pt2
+expect_refused "f2 rank 0" "$w f32\[32\] but the graph declares its placeholder %p_ln1_weight as f32\[\]" f2_param_rank0.pt2
+expect_refused "f2 rank 2" "$w f32\[32\] but the graph declares .* as f32\[32, 1\]" f2_param_rank2.pt2
+expect_refused "f2 config without sizes" "$w f32\[\] but the graph declares .* as f32\[32\]" f2_weight_config_no_sizes.pt2
+
+# 3. A node's declared value that its op does not compute: never copied into a model.
+expect_refused "f3 layer_norm arguments swapped" \
+    "${node}layer_norm \(torch.ops.aten.layer_norm.default\): computes f32\[32\] but the program declares f32\[2, 8, 32\]" \
+    f3_layer_norm_args_swapped.pt2
+expect_refused "f3 output size 2^40" "${node}layer_norm .*: computes f32\[2, 8, 32\] but the program declares f32\[2, 8, 1099511627776\]" \
+    f3_output_size_2_40.pt2
+expect_refused "f3 output dtype" "${node}layer_norm .*: computes f32\[2, 8, 32\] but the program declares i64\[2, 8, 32\]" \
+    f3_output_dtype.pt2
+
+# The program they were edited from is consistent: it exports and saves a model check accepts.
+case="the original archive"
+src=$top/tests/fixtures/fuzz/pipeline/original.pt2
+timeout 60 "$FXSH" -q -c "load $src" -c export -c "save $tmp/ok.onnx" -c check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 0 ]; then fail "status $rc"
+elif ! grep -q 'check: ok' "$tmp/out"; then fail "no 'check: ok'"
+elif [ ! -s "$tmp/ok.onnx" ]; then fail "no model written"
+else passed=$((passed + 1))
+fi
+
+echo "pipeline findings: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
