@@ -60,6 +60,18 @@ expect_refused "f3 output size 2^40" "${node}layer_norm .*: computes f32\[2, 8, 
 expect_refused "f3 output dtype" "${node}layer_norm .*: computes f32\[2, 8, 32\] but the program declares i64\[2, 8, 32\]" \
     f3_output_dtype.pt2
 
+# A printed graph's annotations are checked the same way: the first node whose declared value
+# its op does not compute, at its line; its users (which follow from it) are not reported again.
+case="FX readable text with an edited annotation"
+sed 's/linear: "f32\[2, 16\]"/linear: "f32[2, 17]"/' "$top/tests/fixtures/fx/mlp_exported.readable.txt" > "$tmp/edited.readable.txt"
+timeout 20 "$FXSH" -q -c "load $tmp/edited.readable.txt" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
+elif ! grep -qE 'edited.readable.txt:4: error: inconsistent program at %linear \(torch.ops.aten.linear.default\): computes f32\[2, 16\] but the program declares f32\[2, 17\]' "$tmp/err"; then fail "no error at the linear"
+elif [ "$(grep -c 'inconsistent program' "$tmp/err")" -ne 1 ]; then fail "its users reported too"
+else passed=$((passed + 1))
+fi
+
 # The program they were edited from is consistent: it exports and saves a model check accepts.
 case="the original archive"
 src=$top/tests/fixtures/fuzz/pipeline/original.pt2

@@ -4,8 +4,10 @@
  * copied through into a model: a disagreement is an error at the node. */
 #include "meta/meta_verify.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "fx/fx_control.h"
@@ -21,8 +23,34 @@ typedef struct verifier {
     const meta_rules *rules;
     diag_sink *d;
     arena scratch;
+    arena keys;
+    hashmap bad;       /* nodes reported (key: address): their users are not compared again */
     size_t errors;
 } verifier;
+
+static const char *node_key(const fx_node *n, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%p", (const void *)n);
+    return buf;
+}
+
+static void note_bad_input(fx_node *in, void *ctx)
+{
+    verifier *V = ((void **)ctx)[0];
+    char k[32];
+    if (hm_has(&V->bad, node_key(in, k, sizeof k)))
+        *(bool *)((void **)ctx)[1] = true;
+}
+
+/* An input already reported: n's value follows from a wrong one, and comparing it is noise. */
+static bool after_bad(verifier *V, const fx_node *n)
+{
+    bool hit = false;
+    void *ctx[2] = { V, &hit };
+    fx_arg_each_node(n->args, note_bad_input, ctx);
+    fx_arg_each_node(n->kwargs, note_bad_input, ctx);
+    return hit;
+}
 
 /* Two sizes as torch prints them are the same integer expression: equal text, or equal canonical
  * forms. An unbacked symbol (u0) is a fresh name at each inference, so any two sizes that hold
@@ -78,6 +106,11 @@ static void verify_node(verifier *V, fx_node *n)
     if (fx_control_kind_of(n) != FX_CTRL_NONE || !strncmp(n->target, "torch.ops.higher_order.", 23) ||
         !strcmp(n->target, "operator.getitem"))
         return;
+    char key[32];
+    if (after_bad(V, n)) {
+        hm_put(&V->bad, arena_strdup(&V->keys, node_key(n, key, sizeof key)), n);
+        return;
+    }
     char why[240];
     fx_value *got = meta_infer_node_again(V->p, V->rules, n, why, sizeof why);
     strbuf msg;
@@ -96,6 +129,7 @@ static void verify_node(verifier *V, fx_node *n)
             diag_set_hint(dg, "the program's recorded shapes do not follow from its operators and inputs (an edited "
                               "or corrupted file?); export it again with torch.export");
         }
+        hm_put(&V->bad, arena_strdup(&V->keys, node_key(n, key, sizeof key)), n);
         V->errors++;
     }
     sb_free(&msg);
@@ -120,15 +154,24 @@ static void verify_modules(verifier *V, fx_module *m)
 
 bool meta_verify_program(fx_program *p, diag_sink *d)
 {
-    const meta_rules *rules = meta_rules_shipped(d);
+    /* broken tables are reported by the pass that needs them (export); a load is not refused
+     * for a check that cannot run */
+    diag_sink quiet;
+    diag_init(&quiet);
+    const meta_rules *rules = meta_rules_shipped(&quiet);
+    diag_free(&quiet);
     if (!rules)
-        return false;
+        return true;
     verifier V = { .p = p, .rules = rules, .d = d };
     arena_init(&V.scratch);
+    arena_init(&V.keys);
+    hm_init(&V.bad);
     verify_graph(&V, fx_program_graph(p));
     if (p->root)
         verify_modules(&V, p->root);
     arena_free(&V.scratch);
+    hm_free(&V.bad);
+    arena_free(&V.keys);
     if (V.errors > MAX_REPORTED)
         diag_note(d, (diag_loc){ p->file, 0, 0 }, "%zu more nodes disagree with their declared values",
                   V.errors - MAX_REPORTED);

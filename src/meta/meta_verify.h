@@ -12,7 +12,8 @@
  * inference rule is inferred again from its arguments' metas; a rule that rejects the arguments,
  * or a result whose dtype, rank or sizes differ from the declared one, is an error at the node
  * naming both values (symbolic sizes compared as expressions; unbacked sizes not compared). What
- * fxsh cannot infer is not checked. false when an error was reported. p is not changed. Linear
+ * fxsh cannot infer is not checked, nor anything when the rule tables cannot be read (the pass
+ * that needs them reports it). false when an error was reported. p is not changed. Linear
  * in the number of nodes. */
 bool meta_verify_program(fx_program *p, diag_sink *d);
 

@@ -191,7 +191,9 @@ static int load_buffer(diag_sink *d, const char *buf, size_t len, const char *na
         }
         fx_program *p = load_fx_text(buf, len, name, d);
         if (!p) return 1;
-        if (!declare_inputs(d, p, req)) {
+        /* the values a printed graph declares (print_readable's annotations) are checked as a
+         * .pt2's are: an edited one is an error at its node, not a shape copied into a model */
+        if (!meta_verify_program(p, d) || !declare_inputs(d, p, req)) {
             fx_program_free(p);
             return 1;
         }
