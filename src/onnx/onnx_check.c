@@ -141,6 +141,16 @@ static void check_tensor(checker *c, const char *what, const Onnx__TensorProto *
         if (t->dims[i] < 0)
             problem(c, "%s: tensor '%s' has negative dimension %lld", what, t->name ? t->name : "",
                     (long long)t->dims[i]);
+    /* its values, one per element: a model with a tensor that has none is not a model a runtime
+     * can load (onnx's checker and ONNX Runtime reject it), whatever printed it */
+    char why[200];
+    if (known_dtype(t->data_type) && ox_tensor_problem(t, why, sizeof why)) {
+        if (t->has_raw_data && t->raw_data.len == 0)
+            problem(c, "%s: tensor '%s' has no values (elided as '...' in the ONNX text it was read from?)", what,
+                    t->name ? t->name : "");
+        else
+            problem(c, "%s: tensor '%s': %s", what, t->name ? t->name : "", why);
+    }
 }
 
 /* ---- graphs ------------------------------------------------------------------------------ */

@@ -38,7 +38,20 @@ typedef struct tally {
     int rt_same, rt_diff;          /* print(parse(text)) == text */
 } tally;
 
-/* Parses one printed model; it must parse, and the checker must accept it. */
+/* The checker's errors from mark on all say that a tensor has no values, and the text elides
+ * tensor data as onnx.printer does for raw data it cannot decode (`...`): the model the text describes is valid, the
+ * one parsed from it lacks those values, and check must say so. */
+static bool only_elided(const diag_sink *d, size_t mark, const char *text)
+{
+    if (!strstr(text, "..."))
+        return false;
+    for (size_t i = mark; i < d->len; i++)
+        if (d->items[i].severity == DIAG_ERROR && !strstr(d->items[i].message, "has no values"))
+            return false;
+    return true;
+}
+
+/* Parses one printed model; it must parse, and the checker must accept it (but for elided data). */
 static void one(const char *path, tally *t, bool verbose)
 {
     size_t len;
@@ -54,7 +67,8 @@ static void one(const char *path, tally *t, bool verbose)
         if (verbose)
             diag_render_all(&d, stderr, NULL, false);
     } else {
-        if (ox_check(m, &d) != 0) {
+        size_t mark = d.len;
+        if (ox_check(m, &d) != 0 && !only_elided(&d, mark, text)) {
             t->check_fail++;
             if (verbose)
                 diag_render_all(&d, stderr, NULL, false);
