@@ -23,6 +23,7 @@ import io
 import json
 import os
 import random
+import resource
 import re
 import shutil
 import subprocess
@@ -63,7 +64,11 @@ def gather_seeds(corpus, fixtures):
                     glob.glob(os.path.join(fixtures, "models", "*", "program.pt2"))):
         seeds["pt2"].append((p, ""))
     for p in sorted(glob.glob(os.path.join(corpus, "fx", "*", "torchscript.txt"))):
-        seeds["ts"].append((p, " ".join(io_inputs(os.path.dirname(p)))))
+        d = os.path.dirname(p)
+        opts = " ".join(io_inputs(d))
+        seeds["ts"].append((p, opts))
+        if os.path.exists(os.path.join(d, "program.pt2")):   # with its weights, it reaches export
+            seeds["ts"].append((p, opts + " --weights " + os.path.join(d, "program.pt2")))
     for name in ("exported.readable.txt", "exported.fx.txt", "torch_level.module.txt", "decomposed.readable.txt",
                  "onnx_decomposed.readable.txt", "torch_level.fx.txt"):
         for p in sorted(glob.glob(os.path.join(corpus, "fx", "*", name))):
@@ -249,7 +254,8 @@ class Fuzzer:
         os.makedirs(os.path.join(self.out, "findings"), exist_ok=True)
         self.saved_dir = os.path.join(self.out, "saved")
         os.makedirs(self.saved_dir, exist_ok=True)
-        self.stats = {k: {"runs": 0, "saved": 0, "errors": 0, "findings": 0, "seconds": 0.0} for k in KINDS}
+        self.stats = {k: {"runs": 0, "saved": 0, "errors": 0, "findings": 0, "seconds": 0.0, "cpu": 0.0}
+                      for k in KINDS}
         self.findings = []
         self.signatures = set()
         self.n_saved_kept = 0
@@ -284,6 +290,15 @@ class Fuzzer:
         print("finding: %s: %s (%s)" % (kind, why, d), flush=True)
 
     def one(self, kind, seed, opts):
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        before = ru.ru_utime + ru.ru_stime
+        try:
+            self.one_mutant(kind, seed, opts)
+        finally:
+            ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+            self.stats[kind]["cpu"] += ru.ru_utime + ru.ru_stime - before
+
+    def one_mutant(self, kind, seed, opts):
         path = seed
         with open(path, "rb") as f:
             data = f.read()
@@ -384,13 +399,14 @@ class Fuzzer:
                 self.one(k, seed, opts)
                 if self.a.max_runs and self.stats[k]["runs"] >= self.a.max_runs:
                     break
+                if self.a.cpu_seconds and self.stats[k]["cpu"] >= self.a.cpu_seconds:
+                    break
         if self.a.onnx_check and self.n_saved_kept:
             self.onnx_full_check()
         for k in kinds:
             s = self.stats[k]
-            print("pipeline fuzz: %-4s %6d runs in %6.0f s (%5.1f/s), %5d errors, %5d models saved, %d findings"
-                  % (k, s["runs"], s["seconds"], s["runs"] / max(s["seconds"], 1e-9), s["errors"], s["saved"],
-                     s["findings"]))
+            print("pipeline fuzz: %-4s %7d runs in %6.0f s (%6.0f CPU s of fxsh), %6d errors, %6d models saved, "
+                  "%d findings" % (k, s["runs"], s["seconds"], s["cpu"], s["errors"], s["saved"], s["findings"]))
         shutil.rmtree(self.work, ignore_errors=True)
         return 1 if self.findings else 0
 
@@ -402,6 +418,7 @@ def parse_args():
     ap.add_argument("--kind", choices=KINDS + ("all",), default="all")
     ap.add_argument("--seconds", type=float, default=60, help="time in all, split between the kinds")
     ap.add_argument("--max-runs", type=int, default=0, help="stop a kind after this many runs")
+    ap.add_argument("--cpu-seconds", type=float, default=0, help="stop a kind after fxsh used this much CPU time")
     ap.add_argument("--timeout", type=int, default=20, help="seconds one command may take")
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--corpus", default=os.environ.get("FXSH_CORPUS", os.path.join(top, "..", "shared", "corpus")))
