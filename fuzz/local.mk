@@ -81,7 +81,7 @@ fuzz_fuzz_pipeline_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)
 fuzz_fuzz_pipeline_LDFLAGS = $(FUZZ_LINK_FLAGS)
 fuzz_fuzz_pipeline_LDADD = $(FUZZ_LDADD)
 CLEANFILES += $(FUZZ_BINARIES) fuzz/libfxsh_fuzz.a
-EXTRA_DIST += fuzz/run.sh fuzz/gather-seeds.sh
+EXTRA_DIST += fuzz/run.sh fuzz/gather-seeds.sh fuzz/pipeline.py
 
 fuzz-build: $(BUILT_SOURCES)
 	@if test -z "$(FUZZ_CC)"; then \
@@ -91,7 +91,17 @@ fuzz-build: $(BUILT_SOURCES)
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FXSH_TOP=$(abs_top_srcdir) FXSH_SHAREDIR=$(abs_top_srcdir)/share/fxsh \
 	  $(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_TARGETS)
-.PHONY: fuzz fuzz-build
+
+# The pipeline fuzzer (fuzz/pipeline.py, python3): mutated real programs through this build's fxsh
+# at the command line, load + export + save + check, FUZZ_SECONDS in all. Configure the build with
+# sanitizers (as quickstart.sh's build-asan) for it to see memory errors. Findings go to
+# fuzz/pipeline-out/findings; FUZZ_PIPELINE_FLAGS adds options (--seed N, --kind pt2, --onnx-check).
+FUZZ_PIPELINE_FLAGS =
+fuzz-pipeline: fxsh
+	FXSH_SHAREDIR=$(abs_top_srcdir)/share/fxsh python3 $(srcdir)/fuzz/pipeline.py --fxsh ./fxsh \
+	  --seconds $(FUZZ_SECONDS) --out fuzz/pipeline-out --fixtures $(abs_top_srcdir)/tests/fixtures \
+	  --corpus "$${FXSH_CORPUS:-$(abs_top_srcdir)/../shared/corpus}" $(FUZZ_PIPELINE_FLAGS)
+.PHONY: fuzz fuzz-build fuzz-pipeline
 
 # The replay: every saved input of every harness, through the same harness code (no libFuzzer).
 if HAVE_CMOCKA

@@ -82,6 +82,13 @@ def gather_seeds(corpus, fixtures):
                     glob.glob(os.path.join(corpus, "onnx_text", "*", "*", "model.onnx")) +
                     glob.glob(os.path.join(corpus, "fx", "*", "onnx_dynamo*.txt"))):
         seeds["onnx"].append((p, ""))
+    # the test fixtures too (all there is when the corpus is not beside the tree)
+    for p in sorted(glob.glob(os.path.join(fixtures, "**", "*.onnx"), recursive=True)):
+        if "/fuzz/" not in p:
+            seeds["onnx"].append((p, ""))
+    for p in sorted(glob.glob(os.path.join(fixtures, "**", "*torchscript*.txt"), recursive=True)):
+        if "/fuzz/" not in p:
+            seeds["ts"].append((p, ""))
     return seeds
 
 

@@ -17,8 +17,8 @@ packages="build-essential autoconf automake pkg-config protobuf-c-compiler libpr
           libyaml-dev libzip-dev libreadline-dev libcmocka-dev libonnx-dev tmux
           libonnx-testdata"
 # the sanitizer build and the fuzz harnesses need clang and its sanitizer/libFuzzer runtimes; the
-# JSON test parses with jq
-[ "$what" != check ] || packages="$packages clang libclang-rt-14-dev jq"
+# JSON test parses with jq; the pipeline fuzzer (fuzz/pipeline.py) runs on python3
+[ "$what" != check ] || packages="$packages clang libclang-rt-14-dev jq python3"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -82,6 +82,9 @@ check)
     phase "sanitizer test suite done"
     [ "$rc" -eq 0 ] || exit "$rc"
     make fuzz FUZZ_SECONDS=60 || exit 1
+    # and the pipeline fuzzer on the sanitizer build: mutated real programs through the whole tool
+    # (a fixed seed: CI's result does not depend on the day)
+    make fuzz-pipeline FUZZ_SECONDS=60 FUZZ_PIPELINE_FLAGS=--seed=1 || exit 1
     phase "fuzz smoke run done"
     exit 0 ;;
 *)
