@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/shape.h"
 #include "base/interrupt.h"
 #include "base/strbuf.h"
 #include "fx/fx_control.h"
 #include "fx/fx_format.h"
 #include "meta/meta_infer.h"
-#include "meta/meta_sym.h"
 
 /* After this many disagreements the rest are no news: the program is inconsistent. */
 #define MAX_REPORTED 8
@@ -22,7 +22,6 @@ typedef struct verifier {
     fx_program *p;
     const meta_rules *rules;
     diag_sink *d;
-    arena scratch;
     arena keys;
     hashmap bad;       /* nodes reported (key: address): their users are not compared again */
     size_t errors;
@@ -52,17 +51,14 @@ static bool after_bad(verifier *V, const fx_node *n)
     return hit;
 }
 
-/* Two sizes as torch prints them are the same integer expression: equal text, or equal canonical
- * forms. An unbacked symbol (u0) is a fresh name at each inference, so any two sizes that hold
- * one are taken as the same; so is a size fxsh cannot read. */
-static bool same_size(verifier *V, const char *a, const char *b)
+/* Two sizes disagree only when both are integers: a symbolic size is what torch's symbolic
+ * shapes made of the program's range constraints (slice(x, 1, 0, s70) is s70, not min(s70, 64),
+ * because s70 <= 64), which the rules do not know; unbacked symbols (u0) are fresh at each
+ * inference. So dynamic dimensions are not compared, static ones exactly. */
+static bool same_size(const char *a, const char *b)
 {
-    if (!strcmp(a, b))
-        return true;
-    if (strchr(a, 'u') || strchr(b, 'u'))
-        return true;
-    sx *x = sx_parse(&V->scratch, a), *y = sx_parse(&V->scratch, b);
-    return !x || !y || sx_eq(x, y);
+    int64_t x, y;
+    return !strcmp(a, b) || shape_parse_dim(a, &x) != 1 || shape_parse_dim(b, &y) != 1 || x == y;
 }
 
 /* The declared value decl against the inferred one got: false with what differs in why. */
@@ -87,7 +83,7 @@ static bool same_value(verifier *V, const fx_value *decl, const fx_value *got, s
     bool same = (decl->dtype == FX_DT_UNKNOWN || got->dtype == FX_DT_UNKNOWN || decl->dtype == got->dtype) &&
                 decl->rank == got->rank;
     for (size_t i = 0; same && i < decl->rank; i++)
-        same = same_size(V, decl->sizes[i], got->sizes[i]);
+        same = same_size(decl->sizes[i], got->sizes[i]);
     if (same)
         return true;
     sb_puts(why, "computes ");
@@ -139,8 +135,6 @@ static void verify_graph(verifier *V, fx_graph *g)
 {
     for (fx_node *n = g ? g->first : NULL; n && !interrupt_pending(); n = n->next) {
         verify_node(V, n);
-        arena_free(&V->scratch);
-        arena_init(&V->scratch);
     }
 }
 
@@ -163,13 +157,11 @@ bool meta_verify_program(fx_program *p, diag_sink *d)
     if (!rules)
         return true;
     verifier V = { .p = p, .rules = rules, .d = d };
-    arena_init(&V.scratch);
     arena_init(&V.keys);
     hm_init(&V.bad);
     verify_graph(&V, fx_program_graph(p));
     if (p->root)
         verify_modules(&V, p->root);
-    arena_free(&V.scratch);
     hm_free(&V.bad);
     arena_free(&V.keys);
     if (V.errors > MAX_REPORTED)

@@ -11,7 +11,8 @@
 /* Every call_function node of p (root graph and subgraphs) that has a declared value and an
  * inference rule is inferred again from its arguments' metas; a rule that rejects the arguments,
  * or a result whose dtype, rank or sizes differ from the declared one, is an error at the node
- * naming both values (symbolic sizes compared as expressions; unbacked sizes not compared). What
+ * naming both values (sizes compared where both are integers: symbolic ones depend on range
+ * constraints the rules do not know). What
  * fxsh cannot infer is not checked, nor anything when the rule tables cannot be read (the pass
  * that needs them reports it). false when an error was reported. p is not changed. Linear
  * in the number of nodes. */
