@@ -60,6 +60,11 @@ expect_refused "f3 output size 2^40" "${node}layer_norm .*: computes f32\[2, 8, 
 expect_refused "f3 output dtype" "${node}layer_norm .*: computes f32\[2, 8, 32\] but the program declares i64\[2, 8, 32\]" \
     f3_output_dtype.pt2
 
+# Found by fuzz/pipeline.py (ASan: a stack buffer overflow in the pooling rule, which wrote a
+# 4-entry kernel_size into room for 3): a list longer than the op's dimensions is refused.
+expect_refused "max_pool3d kernel_size of 4 entries" "${node}max_pool3d \(torch.ops.aten.max_pool3d.default\): expected 3 values, got 4" \
+    pool_kernel_list_too_long.pt2
+
 # A printed graph's annotations are checked the same way: the first node whose declared value
 # its op does not compute, at its line; its users (which follow from it) are not reported again.
 case="FX readable text with an edited annotation"

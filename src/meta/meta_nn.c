@@ -97,7 +97,11 @@ static bool int_n(mi_ctx *c, size_t i, size_t nd, sx **out, int64_t dflt)
             out[k] = I(c, dflt);
         return true;
     }
-    if (!mi_sx_list_param(c, i, out, &n, MI_MAX_RANK))
+    /* out holds nd entries: a longer list is refused before it is written */
+    const fx_arg *a = mi_param(c, i);
+    if ((a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) && a->u.seq.len > nd)
+        return mi_fail(c, "expected %zu values, got %zu", nd, a->u.seq.len);
+    if (!mi_sx_list_param(c, i, out, &n, nd))
         return false;
     if (n == 0) {   /* stride=[]: the kernel size (pooling); filled by the caller */
         for (size_t k = 0; k < nd; k++)
