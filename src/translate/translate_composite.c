@@ -1,8 +1,8 @@
 /* translate_composite.c — torchlib compositions whose ONNX depends on the rank or on constant
  * arguments, written in C: cross / linalg_cross (Split into components, the cross-product
  * formula, Concat), repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape), tile (dims
- * or the input padded with ones to one rank), stack (an Unsqueeze per tensor, Concat) and roll
- * (two Slices and a Concat per dim). */
+ * or the input padded with ones to one rank), stack (an Unsqueeze per tensor, Concat), cat (legacy
+ * empty tensors dropped, Concat) and roll (two Slices and a Concat per dim). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +96,54 @@ static bool b_stack(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
     Onnx__NodeProto *cat = tx_emit(t, "Concat", "", tx_node_name_of(t, n));
     ox_attr_int(t->m, cat, "axis", dim);
     for (size_t i = 0; i < k; i++) ox_node_add_input(t->m, cat, parts[i]);
+    ox_node_add_output(t->m, cat, out);
+    return true;
+}
+
+/* A 1-D tensor of static size 0: what torch.cat skips whatever its other operands' ranks (the
+ * legacy empty tensor, as a transformers cache starts). */
+static bool legacy_empty(const fx_arg *x)
+{
+    const fx_value *v = x && x->kind == FX_ARG_NODE ? tx_node_val(x->u.node) : NULL;
+    return v && v->kind == FX_VAL_TENSOR && v->rank == 1 && !strcmp(v->sizes[0], "0");
+}
+
+/* cat(tensors, dim) as torchlib's aten_cat: None and 1-D empty tensors dropped (torch.cat skips
+ * them, and ONNX's Concat would refuse their rank); one tensor left is an Identity, more a Concat
+ * on dim. All of them empty: their Concat, an empty tensor as torch's. */
+static bool b_cat(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    int64_t dim = 0;
+    if (!tx_seq_arg(b[0]) || (b[1] && b[1]->kind != FX_ARG_NONE && !tx_int_of(b[1], &dim))) {
+        tx_fail_node(t, n, "cat expects a list of tensors and an int dim");
+        return false;
+    }
+    size_t k = b[0]->u.seq.len, kept = 0;
+    const char **parts = arena_alloc(&t->a, (k + 1) * sizeof *parts);
+    bool all_empty = true;
+    for (size_t i = 0; i < k; i++)
+        if (b[0]->u.seq.items[i]->kind != FX_ARG_NONE && !legacy_empty(b[0]->u.seq.items[i]))
+            all_empty = false;
+    for (size_t i = 0; i < k; i++) {
+        const fx_arg *x = b[0]->u.seq.items[i];
+        if (x->kind == FX_ARG_NONE || (!all_empty && legacy_empty(x)))
+            continue;
+        if (x->kind != FX_ARG_NODE) {
+            tx_fail_node(t, n, "cat expects every element of its list to be a tensor");
+            return false;
+        }
+        if (!(parts[kept++] = tx_single(t, n, x->u.node)))
+            return false;
+    }
+    if (!kept) {
+        tx_fail_node(t, n, "cat expects a non-empty list of tensors (torch.cat fails on an empty one)");
+        return false;
+    }
+    const char *out = tx_one_output(t, n);
+    Onnx__NodeProto *cat = tx_emit(t, kept == 1 ? "Identity" : "Concat", "", tx_node_name_of(t, n));
+    if (kept > 1) ox_attr_int(t->m, cat, "axis", dim);
+    for (size_t i = 0; i < kept; i++) ox_node_add_input(t->m, cat, parts[i]);
     ox_node_add_output(t->m, cat, out);
     return true;
 }
@@ -440,7 +488,7 @@ static bool b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
 
 static const tx_builtin_entry builtins[] = {
     { "roll", b_roll, 3 }, { "cross", b_cross, 3 }, { "repeat_interleave", b_repeat_interleave, 3 },
-    { "stack", b_stack, 2 }, { "tile", b_tile, 2 },
+    { "stack", b_stack, 2 }, { "tile", b_tile, 2 }, { "cat", b_cat, 2 },
 };
 
 const builtin_family tx_composite_builtins = BUILTIN_FAMILY("composite", builtins);
