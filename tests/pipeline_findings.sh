@@ -65,6 +65,13 @@ expect_refused "f3 output dtype" "${node}layer_norm .*: computes f32\[2, 8, 32\]
 expect_refused "max_pool3d kernel_size of 4 entries" "${node}max_pool3d \(torch.ops.aten.max_pool3d.default\): expected 3 values, got 4" \
     pool_kernel_list_too_long.pt2
 
+# Found by fuzz/pipeline.py (a hang): a consistent program whose input is [8, 2^31] reaches
+# adaptive pooling's decomposition, which torch unrolls over the window (429 million nodes here):
+# refused at the node within the decomposition budget, in seconds.
+expect_refused "adaptive_avg_pool1d of a 2^31-wide input" \
+    "decompose: %adaptive_avg_pool1d \(torch.ops.aten.adaptive_avg_pool1d.default\) unrolls into more than 200000 nodes" \
+    adaptive_pool_huge_input.pt2
+
 # A printed graph's annotations are checked the same way: the first node whose declared value
 # its op does not compute, at its line; its users (which follow from it) are not reported again.
 case="FX readable text with an edited annotation"

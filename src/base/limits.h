@@ -11,6 +11,10 @@
  * iterations count each time). */
 #define FXSH_MAX_REPLAY_STEPS_ENV "FXSH_MAX_REPLAY_STEPS"
 #define FXSH_MAX_REPLAY_STEPS_DEFAULT 100000
+/* Nodes decompose may emit for one source node: torch._decomp unrolls some ops over their sizes
+ * (adaptive pooling windows), which a huge declared size turns into billions of nodes. */
+#define FXSH_MAX_DECOMP_NODES_ENV "FXSH_MAX_DECOMP_NODES"
+#define FXSH_MAX_DECOMP_NODES_DEFAULT 200000
 /* Bytes a zip archive's members (.pt2, .npz) may inflate to, in all: the larger of a floor and
  * a multiple of the archive's own size (JSON compresses about 10:1; a zip bomb 1000:1). */
 #define FXSH_MAX_INFLATE_ENV "FXSH_MAX_INFLATE"

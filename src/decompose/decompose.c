@@ -194,7 +194,7 @@ static void promote(dctx *c, const char **target, fx_arg **args, size_t na, cons
  * an error. */
 fx_arg *dc_call(dctx *c, const char *target, fx_arg *args, fx_arg *kwargs, const fx_value *want)
 {
-    if (c->failed)
+    if (c->failed || !dc_within_budget(c))
         return NULL;
     if (c->depth >= MAX_DEPTH) {
         diag_error(c->d, (diag_loc){ c->src->file, 0, 0 },

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/interrupt.h"
+#include "base/limits.h"
 #include "capture/export.h"
 #include "decompose/decomp_matmul.h"
 #include "decompose/decompose.h"
@@ -229,6 +231,31 @@ fx_node *dc_calla(dctx *c, const char *target, fx_arg **args, size_t na, const c
         dc_fail(c);
     }
     return NULL;
+}
+
+bool dc_within_budget(dctx *c)
+{
+    if (c->failed)
+        return false;
+    if (!c->max_emitted)
+        c->max_emitted = limit_from_env(FXSH_MAX_DECOMP_NODES_ENV, FXSH_MAX_DECOMP_NODES_DEFAULT);
+    if (c->counted != c->cur) {
+        c->counted = c->cur;
+        c->emitted_for = 0;
+    }
+    if (interrupt_pending()) {
+        dc_fail(c);
+        return false;
+    }
+    if (++c->emitted_for <= c->max_emitted)
+        return true;
+    diagnostic *dg = diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
+                                "decompose: %%%s (%s) unrolls into more than %llu nodes", c->cur ? c->cur->name : "?",
+                                c->cur && c->cur->target ? c->cur->target : "?", (unsigned long long)c->max_emitted);
+    diag_set_hint(dg, "torch's decomposition unrolls it over its sizes too; check the sizes it is given, or set %s=N "
+                      "to allow more", FXSH_MAX_DECOMP_NODES_ENV);
+    dc_fail(c);
+    return false;
 }
 
 /* target(args... | kwargs) through the table (decompose_internal.h) */

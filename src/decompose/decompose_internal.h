@@ -140,6 +140,9 @@ typedef struct dctx {
     int depth;                /* nesting of rule expansions */
     const char *expanding[MAX_DEPTH];   /* the targets being expanded, outermost first */
     const fx_node *cur;       /* the source node being rebuilt: emitted nodes take its location */
+    const fx_node *counted;   /* the source node emitted_for counts for */
+    uint64_t emitted_for;     /* nodes emitted for it (FXSH_MAX_DECOMP_NODES) */
+    uint64_t max_emitted;     /* 0: not read yet */
     const char *unknown;      /* the @dc_operand a template could not compute, for the diagnostic */
     hashmap vals;             /* source node name -> fx_arg* for values that are not tensors */
     hashmap tens;             /* source node name -> fz_tensor* */
@@ -170,6 +173,9 @@ bool dc_load_rules(dctx *c);
 const char *dc_table_key(const char *target);
 fx_arg *dc_dup(dctx *c, const fx_arg *a);
 void dc_fail(dctx *c);
+/* One more call for the current source node, within FXSH_MAX_DECOMP_NODES (base/limits.h) and not
+ * cancelled: false (c->failed) after reporting, once, what the decomposition would unroll. */
+bool dc_within_budget(dctx *c);
 void dc_track(dctx *c, fz_tensor *t);
 fz_tensor *dc_tensor_of(dctx *c, fx_node *n);
 fx_arg *dc_value_of(dctx *c, const fx_node *n);
