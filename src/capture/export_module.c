@@ -216,11 +216,7 @@ static void lift_one(const char *name, void *ctx)
     fx_program *p = l->x->dst;
     char fqn[512], pname[520];
     snprintf(fqn, sizeof fqn, "%s%s%s", l->prefix, l->prefix[0] ? "." : "", name);
-    snprintf(pname, sizeof pname, "%c_%s", l->role == FX_TENSOR_PARAMETER ? 'p' :
-             l->role == FX_TENSOR_BUFFER ? 'b' : 'c', fqn);
-    for (char *c = pname; *c; c++)
-        if (*c == '.')
-            *c = '_';
+    fx_lifted_name(l->role, fqn, pname, sizeof pname);
     if (hm_has(&l->x->weights, fqn))
         return;
     if (l->x->names_only) {

@@ -209,6 +209,15 @@ const char *fx_node_base_name(const char *target, char *buf, size_t cap)
     return buf;
 }
 
+const char *fx_lifted_name(fx_tensor_role role, const char *fqn, char *buf, size_t cap)
+{
+    /* torch.export's placeholder_naming_pass: prefix + the target lowercased, every character
+     * that is not a letter or digit replaced by '_' ("Run-Mean" -> b_run_mean) */
+    snprintf(buf, cap, "%c_%s", role == FX_TENSOR_PARAMETER ? 'p' : role == FX_TENSOR_BUFFER ? 'b' : 'c', fqn);
+    for (char *c = buf + 2; *c; c++)
+        *c = isalnum((unsigned char)*c) ? (char)tolower((unsigned char)*c) : '_';
+    return buf;
+}
 
 /* ---- FX-style naming ------------------------------------------------------------------------- */
 

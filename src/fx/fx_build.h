@@ -33,6 +33,11 @@ fx_arg *fx_copy_arg(fx_program *dst, const fx_arg *a,
  * Writes into buf (cap bytes) and returns it. */
 const char *fx_node_base_name(const char *target, char *buf, size_t cap);
 
+/* The placeholder torch.export lifts a weight to: "p_" (parameter), "b_" (buffer) or "c_"
+ * (constant) and the FQN lowercased with every other character than a letter or digit made '_'
+ * ("seq.0.weight" -> "p_seq_0_weight"). Writes into buf (cap bytes) and returns it. */
+const char *fx_lifted_name(fx_tensor_role role, const char *fqn, char *buf, size_t cap);
+
 /* Parses a Python literal (int, float, True/False, None, 'str', tuple, list, torch.<memfmt>)
  * from [s, end) into p; NULL if the text is not one. */
 fx_arg *fx_parse_literal(fx_program *p, const char *s, const char *end);

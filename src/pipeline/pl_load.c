@@ -293,11 +293,9 @@ static void free_weight_names(weight_names *w)
 static bool names_weight(const weight_names *w, const char *fqn)
 {
     if (hm_has(&w->fqns, fqn)) return true;
-    char mangled[512];
-    snprintf(mangled, sizeof mangled, "%s", fqn);
-    for (char *c = mangled; *c; c++)
-        if (*c == '.') *c = '_';
-    return hm_has(&w->mangled, mangled);
+    char lifted[520];
+    fx_lifted_name(FX_TENSOR_PARAMETER, fqn, lifted, sizeof lifted);
+    return hm_has(&w->mangled, lifted + 2);
 }
 
 /* --weights W must give values to the program: a tensor of a .pt2 or .safetensors file that
@@ -391,7 +389,11 @@ static bool bind_options(const pl_load_options *o, bool by_loader, pl_loaded *ou
         ok = load_attach_weights(out->fx, o->weights, &out->n_weights, d);
         out->weights_attached = ok;
     }
-    if (ok) ok = check_weight_names(d, out->fx, o->weights, &before);
+    /* graph text of an exported program: its placeholders p_fc1_weight take the weights, by the
+     * names torch.export gives them */
+    bool lifted = !by_loader && !out->fx->sig.present && fx_program_is_aten(out->fx);
+    if (ok && lifted) ok = load_bind_lifted(out->fx, o->weights, load_weight_file_format(o->weights) == FX_WEIGHTS_ONNX, d);
+    else if (ok) ok = check_weight_names(d, out->fx, o->weights, &before);
     hm_free(&before);
     return ok;
 }
