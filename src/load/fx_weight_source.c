@@ -243,7 +243,7 @@ bool load_attach_weights_buffer(fx_program *p, const char *buf, size_t len, cons
     if (ok && shape_only) {
         diagnostic *dg = diag_note(d, (diag_loc){path, 0, 0}, "%zu weight%s with dtype and shape only: the program stores no values",
                                    shape_only, shape_only == 1 ? "" : "s");
-        diag_set_hint(dg, "export makes them graph inputs of the ONNX model (as export_params=False does)");
+        diag_set_hint(dg, "export refuses a model without its weights' values; `export export_params=False` makes them graph inputs");
     }
     if (ok && !n) {
         diag_error(d, (diag_loc){path, 0, 0}, "no weights with data in this file");

@@ -262,8 +262,9 @@ static fx_program *script_ifs_to_cond(pl_env *env, const fx_program *p)
 }
 
 /* An example --input for placeholder q, from what the program says about it: the features a
- * Linear or a convolution it feeds expects (its weight's shape), else a 2-row float matrix. */
-static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
+ * Linear or a convolution it feeds expects (its weight's shape). False when the program does not
+ * say (no weights, no module settings): a size made up here would be followed literally. */
+static bool example_input(const fx_program *p, const fx_node *q, strbuf *out)
 {
     for (size_t u = 0; u < q->n_users; u++) {
         const fx_node *n = q->users[u];
@@ -272,12 +273,12 @@ static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
         const char *feat = m && m->repr ? strstr(m->repr, "in_features=") : NULL;
         if (feat) {   /* Linear(in_features=8, ...) */
             sb_printf(out, "%s=f32[2,%d]", q->name, atoi(feat + 12));
-            return;
+            return true;
         }
         if (m && m->type && m->repr && (!strcmp(m->type, "Conv2d") || !strcmp(m->type, "Conv1d"))) {
             const char *c = strchr(m->repr, '(');   /* Conv2d(3, 16, kernel_size=...) */
             sb_printf(out, "%s=f32[1,%d,32%s]", q->name, c ? atoi(c + 1) : 3, m->type[4] == '2' ? ",32" : "");
-            return;
+            return true;
         }
         if (!n->target || !a || a->kind != FX_ARG_TUPLE || a->u.seq.len < 2) continue;
         const fx_arg *x = a->u.seq.items[0], *w = a->u.seq.items[1];
@@ -286,18 +287,18 @@ static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
         if (!wv || wv->kind != FX_VAL_TENSOR) continue;
         if (strstr(n->target, ".linear.") && wv->rank == 2) {
             sb_printf(out, "%s=f32[2,%s]", q->name, wv->sizes[1]);
-            return;
+            return true;
         }
         if (strstr(n->target, ".conv2d.") && wv->rank == 4) {
             sb_printf(out, "%s=f32[1,%s,32,32]", q->name, wv->sizes[1]);
-            return;
+            return true;
         }
         if (strstr(n->target, ".conv1d.") && wv->rank == 3) {
             sb_printf(out, "%s=f32[1,%s,32]", q->name, wv->sizes[1]);
-            return;
+            return true;
         }
     }
-    sb_printf(out, "%s=f32[2,4]", q->name);
+    return false;
 }
 
 /* torch.export traces the model on example inputs: an input of the loaded program without dtype
@@ -320,10 +321,11 @@ bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *
         return true;
     }
     diag_free(&quiet);
-    strbuf missing, flags;
+    strbuf missing, flags, unknown;
     sb_init(&missing);
     sb_init(&flags);
-    size_t n = 0;
+    sb_init(&unknown);
+    size_t n = 0, n_unknown = 0;
     for (const fx_node *q = g ? g->first : NULL; q; q = q->next) {
         if (q->op != FX_OP_PLACEHOLDER) continue;
         bool user = true;
@@ -341,24 +343,129 @@ bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *
         for (size_t i = 0; i < d.len; i++) declared |= !strcmp(d.items[i].name, q->name);
         if (declared) continue;
         sb_printf(&missing, "%s%s", n ? ", " : "", q->name);
+        size_t mark = flags.len;
         sb_puts(&flags, " --input ");
-        example_input(p, q, &flags);
+        if (!example_input(p, q, &flags)) {
+            flags.len = mark;
+            flags.s[mark] = '\0';
+            sb_printf(&flags, " --input %s=DTYPE[SIZES]", q->name);
+            sb_printf(&unknown, "%s%s", n_unknown++ ? ", " : "", q->name);
+        }
         n++;
     }
     free_decls(&d);
     if (n) {
         diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "export: the input%s %s ha%s no dtype and shape (torch.export needs example inputs)",
                                     n == 1 ? "" : "s", missing.s, n == 1 ? "s" : "ve");
-        if (env->load_command && !strncmp(env->load_command, "load ", 5))
+        const char *how = env->load_command && !strncmp(env->load_command, "load ", 5) ? env->load_command : NULL;
+        if (n_unknown)   /* say what is unknown and where it comes from, never a made-up size */
+            diag_set_hint(dg, "the program does not say which size%s %s take%s: load it with the model's weights (they "
+                          "give the sizes its layers expect), or with the shape%s of its example input%s (the "
+                          "model's io.json): %s%s%s", n_unknown == 1 ? "" : "s", unknown.s,
+                          n_unknown == 1 ? "s" : "", n_unknown == 1 ? "" : "s", n_unknown == 1 ? "" : "s",
+                          how ? how : "load FILE", strstr(how ? how : "", " --weights ") ? "" : " --weights W", flags.s);
+        else if (how)
             diag_set_hint(dg, "load it again with %s example shape%s (the sizes are an example): %s%s",
-                          n == 1 ? "an" : "their", n == 1 ? "" : "s", env->load_command, flags.s);
+                          n == 1 ? "an" : "their", n == 1 ? "" : "s", how, flags.s);
         else
             diag_set_hint(dg, "load the program with %s example shape%s (the sizes are an example): load FILE%s",
                           n == 1 ? "an" : "their", n == 1 ? "" : "s", flags.s);
     }
     sb_free(&missing);
     sb_free(&flags);
+    sb_free(&unknown);
     return n == 0;
+}
+
+/* The weights a program reads, for weights_bound: each one's name, whether it has values and
+ * whether it has a dtype and shape. */
+typedef struct weight_gaps {
+    const fx_program *p;
+    strbuf no_values, no_type;
+    size_t n_no_values, n_no_type;
+} weight_gaps;
+
+static void add_gap(strbuf *sb, size_t *n, const char *name)
+{
+    if (*n < 4) sb_printf(sb, "%s%s", *n ? ", " : "", name);
+    else if (*n == 4) sb_puts(sb, ", ...");
+    (*n)++;
+}
+
+static void gap(weight_gaps *g, const char *name, bool has_values, bool has_type)
+{
+    if (!has_values) add_gap(&g->no_values, &g->n_no_values, name);
+    if (!has_type) add_gap(&g->no_type, &g->n_no_type, name);
+}
+
+static void torch_level_weight(const char *fqn, void *ctx)
+{
+    weight_gaps *g = ctx;
+    const fx_weight *w = fx_program_weight(g->p, fqn);
+    /* export gives a module's weights the shapes its settings say (Linear(in_features=...)) */
+    gap(g, fqn, w && w->data, true);
+}
+
+/* torch.onnx.export exports an nn.Module, whose weights always have values: a program loaded
+ * without them (graph text, TorchScript or torch-level text without --weights) is refused before
+ * anything runs, rather than giving an ONNX model whose weights are untyped inputs (that `save`
+ * and `check` refuse) or inputs nobody means. export_params=False is torch's way to make them
+ * inputs of the model; even then each needs its dtype and shape. */
+static bool weights_bound(const pl_stage *st, const export_settings *cfg, pl_env *env)
+{
+    const fx_program *p = st->fx;
+    const fx_graph *g = fx_program_graph(p);
+    weight_gaps gp = {.p = p};
+    sb_init(&gp.no_values);
+    sb_init(&gp.no_type);
+    if (p->sig.present) {
+        for (size_t i = 0; i < p->sig.n_inputs; i++) {
+            const fx_input_spec *in = &p->sig.inputs[i];
+            if (in->kind != FX_IN_PARAMETER && in->kind != FX_IN_BUFFER && in->kind != FX_IN_CONSTANT_TENSOR) continue;
+            const fx_node *n = g ? fx_graph_lookup(g, in->name) : NULL;
+            if (!n || !n->n_users) continue;   /* torch drops unused weights */
+            const fx_weight *w = in->target ? fx_program_weight(p, in->target) : NULL;
+            const fx_value *v = n->meta.val;
+            bool typed = (v && v->kind == FX_VAL_TENSOR && v->dtype != FX_DT_UNKNOWN) || (w && w->dtype != FX_DT_UNKNOWN);
+            gap(&gp, in->target ? in->target : in->name, w && w->data, typed);
+        }
+    } else if (fx_program_is_aten(p)) {
+        /* graph text of an exported program loaded without --weights: its p_/b_/c_ placeholders */
+        for (const fx_node *n = g ? g->first : NULL; n; n = n->next) {
+            if (n->op != FX_OP_PLACEHOLDER || strlen(n->name) < 3 || n->name[1] != '_' || !strchr("pbc", n->name[0]))
+                continue;
+            const fx_value *v = n->meta.val;
+            gap(&gp, n->name, false, v && v->kind == FX_VAL_TENSOR && v->dtype != FX_DT_UNKNOWN);
+        }
+    } else {
+        diag_sink quiet;   /* a table that does not load is reported where export loads it */
+        diag_init(&quiet);
+        export_weight_names(p, torch_level_weight, &gp, &quiet);
+        diag_free(&quiet);
+    }
+    bool ok = true;
+    const char *how = env->load_command && !strncmp(env->load_command, "load ", 5) ? env->load_command : "load FILE";
+    if (gp.n_no_type) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0},
+                                    "export: %zu weight%s (%s) ha%s no dtype and shape: the program does not say what "
+                                    "they are, so no ONNX model can declare them", gp.n_no_type,
+                                    gp.n_no_type == 1 ? "" : "s", gp.no_type.s,
+                                    gp.n_no_type == 1 ? "s" : "ve");
+        diag_set_hint(dg, "load the model's weights: %s --weights W (its .pt2, .onnx or .safetensors file)", how);
+        ok = false;
+    } else if (gp.n_no_values && cfg->export_params) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0},
+                                    "export: %zu weight%s (%s) ha%s no values: torch.onnx.export stores every weight "
+                                    "in the model (export_params=True)", gp.n_no_values,
+                                    gp.n_no_values == 1 ? "" : "s", gp.no_values.s,
+                                    gp.n_no_values == 1 ? "s" : "ve");
+        diag_set_hint(dg, "load the model's weights: %s --weights W (its .pt2, .onnx or .safetensors file); or "
+                          "`export export_params=False` makes them inputs of the ONNX model", how);
+        ok = false;
+    }
+    sb_free(&gp.no_values);
+    sb_free(&gp.no_type);
+    return ok;
 }
 
 /* torch.export of src (the loaded program, or what `export --legacy` made of it): returns the
@@ -515,7 +622,10 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
     pl_stage *from = &stages[to - 1];
     int loaded = 0;
     while (loaded < PL_N_STAGES && stages[loaded].kind == PL_EMPTY) loaded++;
-    if (to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) {
+    /* the weights are checked once torch.export has run (its failures come first, as torch's
+     * would: an nn.Module always has its weights), before anything else is shown done */
+    if ((to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) ||
+        (to == PL_STAGE_DECOMPOSED && from->kind == PL_FX && !weights_bound(from, cfg, env))) {
         if (ro->traced) fx_program_free(ro->traced);
         ro->traced = NULL;
         return false;
@@ -620,34 +730,6 @@ ox_model *pl_program_model(const fx_program *p, const export_settings *cfg, pl_e
     return m;
 }
 
-/* After an export whose program has parameters or buffers without values (TorchScript or FX
- * text loaded without --weights): they became inputs of the ONNX model, which is rarely what
- * was meant, so say where the values come from. */
-static void note_missing_weights(const fx_program *p, pl_env *env)
-{
-    if (!p || !p->sig.present) return;
-    strbuf names;
-    sb_init(&names);
-    size_t n = 0;
-    for (size_t i = 0; i < p->sig.n_inputs; i++) {
-        const fx_input_spec *in = &p->sig.inputs[i];
-        if ((in->kind != FX_IN_PARAMETER && in->kind != FX_IN_BUFFER) || !in->target) continue;
-        const fx_weight *w = fx_program_weight(p, in->target);
-        if (w && w->data) continue;
-        if (n < 4) sb_printf(&names, "%s%s", n ? ", " : "", in->target);
-        n++;
-    }
-    if (n) {
-        diagnostic *dg = diag_warning(env->diag, (diag_loc){0},
-                                   "%zu weight%s (%s%s) ha%s no values: the ONNX model takes them as inputs", n,
-                                   n == 1 ? "" : "s", names.s, n > 4 ? ", ..." : "", n == 1 ? "s" : "ve");
-        if (env->load_command && !strstr(env->load_command, " --weights "))
-            diag_set_hint(dg, "give them when loading: %s --weights W (a .pt2, an .onnx or a .safetensors file)",
-                          env->load_command);
-    }
-    sb_free(&names);
-}
-
 /* torch.onnx's messages about the settings it adjusts or advises against (stderr, as torch). */
 static void warn_export_settings(pl_env *env, export_settings *cfg)
 {
@@ -707,6 +789,5 @@ bool pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_
         fx_program_free(ro->traced);
         ro->traced = NULL;
     }
-    if (ok && cfg->export_params && !interrupt_pending()) note_missing_weights(stages[PL_STAGE_EXPORTED].fx, env);
     return ok;
 }
