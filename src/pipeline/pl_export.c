@@ -19,6 +19,8 @@
 #include "onnx/onnx_edit.h"
 #include "onnx/onnx_ir.h"
 #include "tables/ops.h"
+#include "meta/meta_infer.h"
+#include "meta/meta_rules.h"
 #include "capture/export.h"
 #include "decompose/decompose.h"
 #include "translate/translate.h"
@@ -468,6 +470,43 @@ static bool weights_bound(const pl_stage *st, const export_settings *cfg, pl_env
     return ok;
 }
 
+/* torch.export runs forward() in order on the example inputs: an op before the first Python
+ * control flow that fails on them (a Linear given the wrong features) is what torch reports,
+ * not the `if` after it. Strict meta inference of a copy finds it; true after reporting it. */
+static bool fails_before_control_flow(pl_env *env, const fx_program *src)
+{
+    const fx_graph *g = fx_program_graph(src);
+    size_t first_cf = 0, k = 0;
+    for (const fx_node *n = g ? g->first : NULL; n && !first_cf; n = n->next, k++) {
+        fx_control_kind kind = fx_control_kind_of(n);
+        if (kind != FX_CTRL_NONE && kind != FX_CTRL_COND) first_cf = k + 1;
+    }
+    if (!first_cf) return false;
+    diag_sink quiet;
+    diag_init(&quiet);
+    const meta_rules *rules = meta_rules_shipped(&quiet);
+    fx_program *copy = rules ? fx_program_copy(src) : NULL;
+    if (copy) meta_infer_program_strict(copy, rules, &quiet);
+    bool found = false;
+    for (size_t i = 0; i < quiet.len && !found; i++) {
+        const diagnostic *dg = &quiet.items[i];
+        const char *at = dg->severity == DIAG_ERROR ? strstr(dg->message, "export failed at %") : NULL;
+        if (!at) continue;
+        char name[256];
+        size_t len = strcspn(at + 18, ":");
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), at + 18);
+        k = 0;
+        for (const fx_node *n = g->first; n && k + 1 < first_cf && !found; n = n->next, k++)
+            found = !strcmp(n->name, name);
+        if (!found) continue;
+        diagnostic *out = diag_report(env->diag, DIAG_ERROR, (diag_loc){dg->file, dg->line, dg->col}, "%s", dg->message);
+        if (dg->hint) diag_set_hint(out, "%s", dg->hint);
+    }
+    if (copy) fx_program_free(copy);
+    diag_free(&quiet);
+    return found;
+}
+
 /* torch.export of src (the loaded program, or what `export --legacy` made of it): returns the
  * ATen program, and in *spec the specialized copy it may borrow weight data from (free it after
  * the result). NULL after reporting; the partial graph torch prints on a data-dependent `if` goes
@@ -487,7 +526,7 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         *colon = *eq = '\0';
         dyn[cfo.n_dynamic++] = (cf_dynamic_dim){it, atoi(colon + 1), eq + 1};
     }
-    int failed = control_flow_export_check_ex(src, &cfo, env->diag, report);
+    int failed = fails_before_control_flow(env, src) || control_flow_export_check_ex(src, &cfo, env->diag, report);
     fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, env->diag);
     free(dyn_text);
     decls d;
