@@ -263,6 +263,17 @@ static fx_program *script_ifs_to_cond(pl_env *env, const fx_program *p)
     return cur;
 }
 
+/* Whether placeholder n of p is a user input (not a lifted weight). */
+static bool user_input(const fx_program *p, const fx_node *n)
+{
+    if (!p->sig.present)
+        return !(strlen(n->name) > 2 && n->name[1] == '_' && strchr("pbc", n->name[0]));
+    for (size_t i = 0; i < p->sig.n_inputs; i++)
+        if (p->sig.inputs[i].name && !strcmp(p->sig.inputs[i].name, n->name))
+            return p->sig.inputs[i].kind == FX_IN_USER_INPUT;
+    return true;
+}
+
 /* An example --input for placeholder q, from what the program says about it: the features a
  * Linear or a convolution it feeds expects (its weight's shape). False when the program does not
  * say (no weights, no module settings): a size made up here would be followed literally. */
@@ -317,12 +328,28 @@ bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *
     diag_init(&quiet);
     decls d;
     memset(&d, 0, sizeof d);
-    if (!aten && !parse_inputs(cfg->inputs, &d, &quiet)) {
+    if (!parse_inputs(cfg->inputs, &d, &quiet)) {
         /* a malformed `inputs` setting (a negative size, ...) is reported where export reads it */
         diag_free(&quiet);
         return true;
     }
     diag_free(&quiet);
+    /* a setting that names no input is the mistake to report, not the inputs it left unset */
+    for (size_t i = 0; i < d.len; i++) {
+        const fx_node *q = g ? fx_graph_lookup(g, d.items[i].name) : NULL;
+        if (q && q->op == FX_OP_PLACEHOLDER && (aten ? user_input(p, q) : true)) continue;
+        strbuf names;
+        sb_init(&names);
+        for (const fx_node *r = g ? g->first : NULL; r; r = r->next)
+            if (r->op == FX_OP_PLACEHOLDER && (!aten || user_input(p, r)))
+                sb_printf(&names, "%s%s", names.len ? ", " : "", r->name);
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "inputs: the program has no input '%s' (its inputs: %s)",
+                                    d.items[i].name, names.len ? names.s : "none");
+        diag_set_hint(dg, "declare each input by the name forward() gives it");
+        sb_free(&names);
+        free_decls(&d);
+        return false;
+    }
     strbuf missing, flags, unknown;
     sb_init(&missing);
     sb_init(&flags);
@@ -406,6 +433,76 @@ static void torch_level_weight(const char *fqn, void *ctx)
     const fx_weight *w = fx_program_weight(g->p, fqn);
     /* export gives a module's weights the shapes its settings say (Linear(in_features=...)) */
     gap(g, fqn, w && w->data, true);
+}
+
+/* Drops the value meta of every node but the root graph's placeholders, in m and below. */
+static void forget_meta(fx_module *m, bool root)
+{
+    for (fx_node *n = m->graph ? m->graph->first : NULL; n; n = n->next)
+        if (!root || n->op != FX_OP_PLACEHOLDER) n->meta.val = NULL;
+    for (fx_module *c = m->first_child; c; c = c->next_sibling) forget_meta(c, false);
+}
+
+static bool same_decl(const fx_value *v, const export_input_decl *d)
+{
+    if (!v || v->kind != FX_VAL_TENSOR || v->dtype != d->dtype || v->rank != d->rank) return false;
+    for (size_t k = 0; k < d->rank; k++)
+        if (strcmp(v->sizes[k], d->dims[k])) return false;
+    return true;
+}
+
+/* `set inputs` / `export inputs=...` on a program already in ATen (TorchScript, graph text): the
+ * declared example inputs replace those given at load, and the value meta is inferred again from
+ * them, as torch.export traces again on other examples (a torch-level program takes them in
+ * export itself). NULL when nothing changes, or after reporting (*failed). */
+static fx_program *redeclare_inputs(pl_env *env, const fx_program *src, const export_settings *cfg, bool *failed)
+{
+    *failed = false;
+    if (!cfg->inputs || !fx_program_is_aten(src)) return NULL;
+    decls d;
+    if (!parse_inputs(cfg->inputs, &d, env->diag)) {
+        *failed = true;
+        return NULL;
+    }
+    const fx_graph *sg = fx_program_graph(src);
+    bool changed = false;
+    for (size_t i = 0; i < d.len && !*failed; i++) {
+        const fx_node *n = sg ? fx_graph_lookup(sg, d.items[i].name) : NULL;
+        if (!n || n->op != FX_OP_PLACEHOLDER || !user_input(src, n)) {
+            strbuf names;
+            sb_init(&names);
+            for (const fx_node *q = sg ? sg->first : NULL; q; q = q->next)
+                if (q->op == FX_OP_PLACEHOLDER && user_input(src, q)) sb_printf(&names, "%s%s", names.len ? ", " : "", q->name);
+            diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "inputs: the program has no input '%s' (its inputs: %s)",
+                                        d.items[i].name, names.len ? names.s : "none");
+            diag_set_hint(dg, "declare each input by the name forward() gives it");
+            sb_free(&names);
+            *failed = true;
+        }
+        changed |= n && !same_decl(n->meta.val, &d.items[i]);
+    }
+    fx_program *c = NULL;
+    if (!*failed && changed) {
+        c = fx_program_copy(src);
+        fx_graph *g = fx_program_graph(c);
+        for (size_t i = 0; i < d.len; i++) {
+            fx_node *n = fx_graph_lookup(g, d.items[i].name);
+            fx_value *v = fx_value_new(c, FX_VAL_TENSOR);
+            v->dtype = d.items[i].dtype;
+            v->rank = d.items[i].rank;
+            v->sizes = fx_alloc(c, (v->rank ? v->rank : 1) * sizeof *v->sizes);
+            for (size_t k = 0; k < v->rank; k++) v->sizes[k] = fx_strdup(c, d.items[i].dims[k]);
+            v->device = "cpu";
+            n->meta.val = v;
+        }
+        forget_meta(c->root, true);
+        diag_sink quiet;   /* what stays uninferred was noted at load; export reports what fails */
+        diag_init(&quiet);
+        meta_infer_program(c, &quiet);
+        diag_free(&quiet);
+    }
+    free_decls(&d);
+    return c;
 }
 
 /* torch.onnx.export exports an nn.Module, whose weights always have values: a program loaded
@@ -515,6 +612,10 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
                                    fx_program **spec_out, bool legacy_script)
 {
     *spec_out = NULL;
+    bool bad_inputs;
+    fx_program *redeclared = redeclare_inputs(env, src, cfg, &bad_inputs);
+    if (bad_inputs) return NULL;
+    if (redeclared) src = redeclared;
     /* a loop over a dimension marked dynamic fails as torch fails: it specializes it */
     cf_dynamic_dim dyn[16];
     char *dyn_text = cfg->dynamic_shapes ? xstrdup(cfg->dynamic_shapes) : NULL;
@@ -529,6 +630,7 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
     int failed = fails_before_control_flow(env, src) || control_flow_export_check_ex(src, &cfo, env->diag, report);
     fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, env->diag);
     free(dyn_text);
+    if (redeclared) fx_program_free(redeclared);   /* spec is a copy; the weight data is the loaded program's */
     decls d;
     if (!spec || !parse_inputs(cfg->inputs, &d, env->diag)) {
         if (spec) fx_program_free(spec);

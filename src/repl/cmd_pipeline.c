@@ -21,16 +21,28 @@
 #include "repl/cmd_handlers.h"
 #include "repl/tokenize.h"
 
+/* `run`, `verify` and `step` translate with the settings as `export` does: an opset below 18 is
+ * raised to 18 with torch's warning (pl_adjust_settings), not refused by one and not the other. */
 ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *owned)
 {
     pl_env env = session_env(s);
-    return pl_stage_model(s->stages, index, &s->settings, cmd, &env, owned);
+    export_settings cfg;
+    settings_copy(&cfg, &s->settings);
+    if (s->stages[index].kind == PL_FX) pl_adjust_settings(&cfg, &env);
+    ox_model *m = pl_stage_model(s->stages, index, &cfg, cmd, &env, owned);
+    settings_free(&cfg);
+    return m;
 }
 
 ox_model *pipeline_program_model(session *s, const fx_program *p, const export_settings *cfg)
 {
     pl_env env = session_env(s);
-    return pl_program_model(p, cfg, &env);
+    export_settings adjusted;
+    settings_copy(&adjusted, cfg);
+    pl_adjust_settings(&adjusted, &env);
+    ox_model *m = pl_program_model(p, &adjusted, &env);
+    settings_free(&adjusted);
+    return m;
 }
 
 /* The last stage holding something: where `step` continues from. */
@@ -181,7 +193,12 @@ int cmd_step(session *s, int argc, char **argv)
         /* a loaded ONNX model: the only step left is optimize */
     }
     pl_env env = session_env(s);
-    if (!pl_run_stage(s->stages, k + 1, &s->settings, NULL, &env)) return 1;
+    export_settings cfg;
+    settings_copy(&cfg, &s->settings);
+    if (k + 1 == PL_STAGE_ONNX) pl_adjust_settings(&cfg, &env);   /* as export does */
+    bool ok = pl_run_stage(s->stages, k + 1, &cfg, NULL, &env);
+    settings_free(&cfg);
+    if (!ok) return 1;
     s->current = k + 1;
     return 0;
 }
@@ -206,9 +223,13 @@ int cmd_set(session *s, int argc, char **argv)
         *eq = '\0';
         value = eq + 1;
     }
-    if (!value) {
-        session_error(s, "set: %s needs a value (set NAME VALUE, or set NAME=VALUE)", name);
-        return 1;
+    if (!value) {   /* `set NAME`: that setting's line of `set` */
+        strbuf sb;
+        sb_init(&sb);
+        bool ok = settings_print_one(&s->settings, name, &sb, &s->diag);
+        if (ok) session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return ok ? 0 : 1;
     }
     return settings_set(&s->settings, name, value, &s->diag) ? 0 : 1;
 }
