@@ -2,6 +2,7 @@
  *
  * The commands are the shell's view of pipeline/pipeline.h: they parse their arguments, run the
  * stages there, and keep the session's current stage and Ctrl-C's stash. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,9 +90,10 @@ static bool parse_export_args(session *s, int argc, char **argv, export_request 
         if (!strcmp(argv[i], "--inputs") || !strcmp(argv[i], "--seed")) {
             char *end = NULL;
             const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            errno = 0;
             if (v && argv[i][2] == 's') r->trace_seed = strtoull(v, &end, 10);
-            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-'))) {
-                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "a non-negative integer" : "a file");
+            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-' || errno == ERANGE))) {
+                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "an integer from 0 to 2^64-1" : "a file");
                 return false;
             }
             if (argv[i][2] == 'i') r->trace_inputs = v;
