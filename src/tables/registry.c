@@ -331,6 +331,9 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     if (!target) { node_error(L, n, "%srule has no 'target'", NULL); return NULL; }
     if (!(rule->target = scalar(L, target, "target"))) return NULL;
     if (!strncmp(rule->target, "torch.ops.", 10)) rule->target += 10;
+    /* aten.tanh is how torch's registry names the default overload; graphs call aten.tanh.default */
+    if (!strncmp(rule->target, "aten.", 5) && !strchr(rule->target + 5, '.'))
+        rule->target = arena_printf(&L->r->arena, "%s.default", rule->target);
     if (schema) {
         const char *text = scalar(L, schema, "schema");
         if (!text) return NULL;
@@ -351,8 +354,8 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
                       *rule->schema.overload ? rule->schema.overload : "default");
         if (!dot || strcmp(dot + 1, want)) {
             diagnostic *dg = node_error(L, schema, "schema does not match target '%s'", rule->target);
-            diag_set_hint(dg, "the schema of %s starts with %s(...)", rule->target,
-                          dot ? dot + 1 : rule->target);
+            diag_set_hint(dg, "the schema names %s(...): its target is NAMESPACE.%s (a schema without an overload "
+                          "is the .default one); or leave the schema out: torch's is used", want, want);
             return NULL;
         }
     }

@@ -56,12 +56,12 @@ $ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt --input x=f32[2,3]' -c exp
 [torch.onnx] Translate the graph into ONNX... ❌
 -c:2: tests/fixtures/repl/nolowering.fx.txt: error: No ONNX lowering for torch.ops.aten.frobnicate.default (node %frobnicate)
   hint: torch has no ATen operator named 'frobnicate' (a custom op needs its own namespace)
-add a lowering with `ops load FILE`, a YAML file like:
+add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the ONNX ops that compute the result (until then `ops load` refuses it):
     opset: 18
     rules:
       - target: aten.frobnicate.default
         schema: frobnicate(Tensor self) -> Tensor
-        lowering: 'frobnicate (self) => (result) { result = Identity (self) }'
+        lowering: 'frobnicate (self) => (result) { result = FILL_IN (self) }'
 -c:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
   hint: the onnx stage failed; earlier stages are kept: `stages`, `show decomposed`
   fx          -
@@ -77,12 +77,12 @@ add a lowering with `ops load FILE`, a YAML file like:
 $ fxsh -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export' 2>&1 | grep -A7 'No ONNX'
 -c:2: tests/fixtures/repl/nolowering_aten.fx.txt: error: No ONNX lowering for torch.ops.aten.polygamma.default (node %polygamma)
   hint: torch's schema: aten::polygamma(int n, Tensor self) -> Tensor
-add a lowering with `ops load FILE`, a YAML file like:
+add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the ONNX ops that compute the result (until then `ops load` refuses it):
     opset: 18
     rules:
       - target: aten.polygamma.default
-        schema: polygamma(int n, Tensor self) -> Tensor
-        lowering: 'polygamma (self) => (result) { result = Identity (self) }'
+        lowering: 'polygamma (self) => (result) { result = FILL_IN (self) }'
+-c:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
 $ fxsh -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'ops load tests/fixtures/ops/polygamma_identity.yaml' -c 'export' 2>&1 | grep -A5 'No ONNX'
 -c:3: tests/fixtures/repl/nolowering_aten.fx.txt: error: No ONNX lowering for torch.ops.aten.add.Frob (node %add)
   hint: torch has no overload aten.add.Frob; its overloads of add:
