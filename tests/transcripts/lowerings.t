@@ -27,13 +27,13 @@ $ fxsh -c 'load tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt
 ## The missing-lowering hint's YAML is a template, not a lowering: `ops load` refuses it at the
 ## FILL_IN line until the ONNX ops replace it, then takes it (newcomer-2 finding 6: an Identity
 ## body loaded and made the model silently wrong).
-$ fxsh -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export verbose=False' 2>&1 | sed -n '/^    opset/,/lowering:/p' | sed 's/^    //' > $FXSH_SCRATCH/t.yaml; fxsh -c "ops load $FXSH_SCRATCH/t.yaml" 2>&1 | sed "s#$FXSH_SCRATCH/##"; sed 's/FILL_IN/Neg/' $FXSH_SCRATCH/t.yaml > $FXSH_SCRATCH/t2.yaml && fxsh -q -c "ops load $FXSH_SCRATCH/t2.yaml" -c 'ops show aten.polygamma.default'
+$ cd $FXSH_SCRATCH && ln -s "$OLDPWD/tests" tests && fxsh -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export verbose=False' 2>&1 | sed -n '/^    opset/,/lowering:/p' | sed 's/^    //' > t.yaml; fxsh -c "ops load t.yaml"; sed 's/FILL_IN/Neg/' t.yaml > t2.yaml && fxsh -q -c "ops load t2.yaml" -c 'ops show aten.polygamma.default'
 -c:1: t.yaml:4:63: error: ONNX has no operator 'FILL_IN'
     polygamma (self) => (result) { result = FILL_IN (self) }
                                                             ^
   hint: a lowering is an ONNX text function: name (x, y) => (z) { z = Add (x, y) }
-loaded rules from /tmp/tmp.ldgkB7giyT/case5/t2.yaml
-# /tmp/tmp.ldgkB7giyT/case5/t2.yaml:3
+loaded rules from t2.yaml
+# t2.yaml:3
 - target: aten.polygamma.default
   opset: 18
   schema: polygamma(int n, Tensor self) -> Tensor
