@@ -1,6 +1,7 @@
 /* rewrite_plan.c — the `rewrite` commands that work for a node export names: nests innermost first, --clone where needed. */
 #include "rewrite/rewrite.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +127,55 @@ bool rewrite_plan(const fx_program *p, const char *node, const char *kind, strbu
     for (size_t i = 0; i < order.len; i++) free(order.items[i]);
     vec_free(&order);
     return ok;
+}
+
+/* The first error of `rewrite node kind` on p, as its command would report it; NULL when the
+ * rewrite works. Owned by the caller. */
+static char *refusal(const fx_program *p, const char *node, const char *kind)
+{
+    strbuf plan;
+    sb_init(&plan);
+    bool ok = rewrite_plan(p, node, kind, &plan);
+    sb_free(&plan);
+    if (ok) return NULL;
+    fx_program *(*fn)(const fx_program *, const char *, bool, diag_sink *) =
+        !strcmp(kind, "cond") ? rewrite_if_to_cond_ex : !strcmp(kind, "scan") ? rewrite_for_to_scan : rewrite_loop_to_while;
+    diag_sink quiet;
+    diag_init(&quiet);
+    fx_program *q = fn(p, node, true, &quiet);
+    if (q) fx_program_free(q);
+    char *why = NULL;
+    for (size_t i = 0; i < quiet.len && !why; i++)
+        if (quiet.items[i].severity == DIAG_ERROR) why = xstrdup(quiet.items[i].message);
+    diag_free(&quiet);
+    return why ? why : xstrdup("refused");
+}
+
+void rewrite_check_hints(const fx_program *p, const char *node, diag_sink *d, size_t mark)
+{
+    if (node[0] == '%') node++;
+    fx_node *n = fx_program_find_node(p, node);
+    fx_control_view v;
+    bool constant_for = n && fx_control_inspect(n, &v) && v.kind == FX_CTRL_FOR && v.trip && v.trip->kind == FX_ARG_INT;
+    for (size_t i = mark; i < d->len; i++) {
+        diagnostic *dg = &d->items[i];
+        if (dg->severity != DIAG_ERROR) continue;
+        if (constant_for) {
+            /* torch.export unrolls `for i in range(3)`: the export is right as it is, for every input */
+            diag_set_hint(dg, "no rewrite is needed: `for` over a constant count (%lld) is unrolled by `export`, as "
+                              "torch.export unrolls it, and the unrolled model is right for every input",
+                          (long long)v.trip->u.i);
+            continue;
+        }
+        /* a hint naming another rewrite must name one that works */
+        const char *r = dg->hint ? strstr(dg->hint, "rewrite %") : NULL;
+        if (!r) continue;
+        char other[256], kind[32];
+        if (sscanf(r, "rewrite %%%255s %31[a-z_]", other, kind) != 2) continue;
+        char *why = refusal(p, other, kind);
+        if (!why) continue;
+        diag_set_hint(dg, "`rewrite %%%s %s` is refused too (%s): no rewrite takes the loop as it is; change its body "
+                          "(`help rewrite` says what each rewrite needs)", other, kind, why);
+        free(why);
+    }
 }

@@ -91,3 +91,11 @@ $ fxsh -c 'load examples/data/python_if_nested.torchscript.txt' -c 'export verbo
 $ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx' -c 'export verbose=False' 2>&1 | grep -A1 'error:'
 -c:2: error: export: the input x has no dtype and shape (torch.export needs example inputs)
   hint: load it again with an example shape (the sizes are an example): load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]
+
+## A refused rewrite's hint names another rewrite only when that one works (checked before it is
+## printed): here scan takes the loop (newcomer-2 finding 7; examples/loop_const shows the loop
+## that neither takes, and needs none).
+$ fxsh -q -c 'load examples/data/pairwise_loop.torchscript.txt --input x=f32[3,4] --input y=f32[3,4]' -c 'rewrite for_1 while_loop' -c 'rewrite for_1 scan'
+-c:2: examples/data/pairwise_loop.torchscript.txt:18: error: cannot rewrite %for_1 into while_loop: the body uses the loop index %i (in %add, operator.add), a Python int that torch.while_loop does not give
+  hint: a loop reading rows x[i] is a scan: rewrite %for_1 scan
+? 1
