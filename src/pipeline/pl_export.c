@@ -755,6 +755,46 @@ static void report_stage_failure(pl_env *env, int to, const export_settings *cfg
                   pl_stage_name(to - 1));
 }
 
+/* dynamic_shapes on a program torch.export captured (a .pt2, its JSON, graph text of one): the
+ * sizes were decided there, and the graph keeps the example's wherever the capture saw a static
+ * dimension. Marking such a dimension dynamic would only relabel the model's inputs (a model that
+ * fails for any other size; torch.onnx.export(ep, dynamic_shapes=...) ignores the setting); what
+ * makes it dynamic is capturing it again, so the setting is refused. A dimension the capture
+ * made symbolic (s77) may be named. */
+static bool dynamic_shapes_capturable(const pl_stage *st, const export_settings *cfg, pl_env *env)
+{
+    if (!cfg->dynamic_shapes) return true;
+    const fx_program *p = st->fx;
+    const fx_graph *g = fx_program_graph(p);
+    char *text = xstrdup(cfg->dynamic_shapes);
+    strbuf fixed;
+    sb_init(&fixed);
+    for (char *save = NULL, *it = strtok_r(text, ", ", &save); it; it = strtok_r(NULL, ", ", &save)) {
+        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+        if (!colon || !eq) continue;   /* malformed: reported where the I/O settings are applied */
+        *colon = '\0';
+        long axis = strtol(colon + 1, NULL, 10);
+        const fx_node *n = g ? fx_graph_lookup(g, it) : NULL;
+        const fx_value *v = n && n->op == FX_OP_PLACEHOLDER ? n->meta.val : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR || axis < 0 || (size_t)axis >= v->rank) continue;
+        const char *dim = v->sizes[axis];
+        if (dim[strspn(dim, "0123456789")] == '\0')
+            sb_printf(&fixed, "%s%s:%ld (%s)", fixed.len ? ", " : "", it, axis, dim);
+    }
+    free(text);
+    bool ok = fixed.len == 0;
+    if (!ok) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){p->file, 0, 0},
+                                    "export dynamic_shapes: the program was captured with static shapes (%s): marking "
+                                    "them dynamic would only relabel the model's inputs while the graph keeps the "
+                                    "example's sizes", fixed.s);
+        diag_set_hint(dg, "re-export it with torch.export(..., dynamic_shapes=...) and load that; or load the model's "
+                          "TorchScript or torch-level graph, which fxsh captures itself with the dynamic_shapes given");
+    }
+    sb_free(&fixed);
+    return ok;
+}
+
 bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env)
 {
     static pl_run_options plain;
@@ -766,6 +806,8 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
     /* the weights are checked once torch.export has run (its failures come first, as torch's
      * would: an nn.Module always has its weights), before anything else is shown done */
     if ((to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) ||
+        (to - 1 == loaded && loaded == PL_STAGE_EXPORTED && from->kind == PL_FX &&
+         !dynamic_shapes_capturable(from, cfg, env)) ||
         (to == PL_STAGE_DECOMPOSED && from->kind == PL_FX && !weights_bound(from, cfg, env))) {
         if (ro->traced) fx_program_free(ro->traced);
         ro->traced = NULL;
