@@ -274,6 +274,20 @@ static bool user_input(const fx_program *p, const fx_node *n)
     return true;
 }
 
+/* Whether p reads weights (lifted placeholders, module calls, attributes, a weights table): then
+ * its weights may give an input's size. */
+static bool reads_weights(const fx_program *p)
+{
+    if (p->n_weights) return true;
+    const fx_graph *g = fx_program_graph(p);
+    for (const fx_node *n = g ? g->first : NULL; n; n = n->next) {
+        if (n->op == FX_OP_CALL_MODULE || (n->op == FX_OP_GET_ATTR && !fx_module_find(p->root, n->target)))
+            return true;
+        if (n->op == FX_OP_PLACEHOLDER && !user_input(p, n)) return true;
+    }
+    return false;
+}
+
 /* An example --input for placeholder q, from what the program says about it: the features a
  * Linear or a convolution it feeds expects (its weight's shape). False when the program does not
  * say (no weights, no module settings): a size made up here would be followed literally. */
@@ -387,7 +401,12 @@ bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *
         diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "export: the input%s %s ha%s no dtype and shape (torch.export needs example inputs)",
                                     n == 1 ? "" : "s", missing.s, n == 1 ? "s" : "ve");
         const char *how = env->load_command && !strncmp(env->load_command, "load ", 5) ? env->load_command : NULL;
-        if (n_unknown)   /* say what is unknown and where it comes from, never a made-up size */
+        if (n_unknown && !reads_weights(p))   /* nothing else could say it: the example itself */
+            diag_set_hint(dg, "the program does not say which size%s %s take%s: load it with the shape%s of its example "
+                          "input%s (the model's io.json): %s%s", n_unknown == 1 ? "" : "s", unknown.s,
+                          n_unknown == 1 ? "s" : "", n_unknown == 1 ? "" : "s", n_unknown == 1 ? "" : "s",
+                          how ? how : "load FILE", flags.s);
+        else if (n_unknown)   /* say what is unknown and where it comes from, never a made-up size */
             diag_set_hint(dg, "the program does not say which size%s %s take%s: load it with the model's weights (they "
                           "give the sizes its layers expect), or with the shape%s of its example input%s (the "
                           "model's io.json): %s%s%s", n_unknown == 1 ? "" : "s", unknown.s,

@@ -99,3 +99,9 @@ $ fxsh -q -c 'load examples/data/pairwise_loop.torchscript.txt --input x=f32[3,4
 -c:2: examples/data/pairwise_loop.torchscript.txt:18: error: cannot rewrite %for_1 into while_loop: the body uses the loop index %i (in %add, operator.add), a Python int that torch.while_loop does not give
   hint: a loop reading rows x[i] is a scan: rewrite %for_1 scan
 ? 1
+
+## A program that reads no weights: only its example input can say the size.
+$ fxsh -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt' -c 'export verbose=False'
+-c:2: error: export: the input x has no dtype and shape (torch.export needs example inputs)
+  hint: the program does not say which size x takes: load it with the shape of its example input (the model's io.json): load tests/fixtures/repl/nolowering_aten.fx.txt --input x=DTYPE[SIZES]
+? 1
