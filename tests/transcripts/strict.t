@@ -36,7 +36,7 @@ $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt' -c 'export verbose=False'
 ## .safetensors. Nothing is loaded.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/while_loop_closure.weights.onnx --input x=f32[3,4]' -c stages
 -c:1: examples/data/while_loop_closure.weights.onnx: error: load --weights: no initializer names a parameter of the program (fc.weight, fc.bias, zeros, lt, val_1_2, val_0_3, val_0_4)
-  hint: the program's weights are mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias; give the weights of this model
+  hint: 4 of the program's weights get no tensor: mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias; give the weights of this model
   fx          -
   exported    -
   decomposed  -
@@ -45,7 +45,7 @@ $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/
 ? 1
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights examples/data/mlp_cond.pt2 --input x=f32[2,8]'
 -c:1: examples/data/mlp_cond.pt2: error: load --weights: 4 tensors name no parameter or buffer of the program: seq.0.weight, seq.0.bias, seq.1.weight, seq.1.bias
-  hint: the program's weights are fc1.weight, fc1.bias, fc2.weight, fc2.bias, fc3.weight, fc3.bias; give the weights of this model
+  hint: 6 of the program's weights get no tensor: fc1.weight, fc1.bias, fc2.weight, fc2.bias, fc3.weight, fc3.bias; give the weights of this model
 ? 1
 
 ## --input for an input the program does not have.
