@@ -79,3 +79,15 @@ $ fxsh -c 'load tests/fixtures/pt2/mlp.exported.readable.txt' -c export
 -c:2: error: export: 6 weights (p_fc1_weight, p_fc1_bias, p_fc2_weight, p_fc2_bias, ...) have no values: torch.onnx.export stores every weight in the model (export_params=True)
   hint: load the model's weights: load tests/fixtures/pt2/mlp.exported.readable.txt --weights W (its .pt2, .onnx or .safetensors file); or `export export_params=False` makes them inputs of the ONNX model
 ? 1
+
+## The other text forms of an exported program bind the same way: print(gm) of its graph module.
+$ fxsh -q -c 'load tests/fixtures/pt2/mlp.pt2' -c 'show module' > $FXSH_SCRATCH/gm.txt && fxsh -q -c "load $FXSH_SCRATCH/gm.txt --weights tests/fixtures/pt2/mlp.pt2 --input x=f32[2,8]" -c 'export verbose=False' -c 'verify --expected examples/data/mlp.io.json'
+PASS linear_2: max abs diff 2.98e-08, max rel diff 9.61e-07
+verify: 1 output within atol 0.0001, rtol 0.001
+
+## A program fxsh lifts itself (TorchScript, torch-level text) names its weights by state-dict
+## name: a tensor that names none gets the nearest, and the weights the file leaves out are listed.
+$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp_typo.safetensors'
+-c:1: tests/fixtures/pt2/mlp_typo.safetensors: error: load --weights: 1 tensor names no parameter or buffer of the program: fc2.wieght (did you mean fc2.weight?)
+  hint: 1 of the program's weights gets no tensor: fc2.weight; give the weights of this model
+? 1
