@@ -40,6 +40,16 @@ fx_arg *fx_copy_arg(fx_program *dst, const fx_arg *a,
     return fx_arg_none(dst);
 }
 
+fx_value *fx_weight_value(fx_program *p, const fx_weight *w)
+{
+    fx_value *v = fx_value_new(p, FX_VAL_TENSOR);
+    v->dtype = w->dtype;
+    v->rank = w->rank;
+    v->sizes = fx_alloc(p, (w->rank ? w->rank : 1) * sizeof *v->sizes);
+    for (size_t k = 0; k < w->rank; k++) v->sizes[k] = arena_printf(&p->arena, "%lld", (long long)w->shape[k]);
+    return v;
+}
+
 fx_value *fx_copy_value(fx_program *dst, const fx_value *v)
 {
     if (!v)

@@ -23,6 +23,9 @@ fx_program *fx_program_copy_shell(const fx_program *p);
 /* Deep copy of value meta into dst (NULL stays NULL). */
 fx_value *fx_copy_value(fx_program *dst, const fx_value *v);
 
+/* The value meta of weight w in p: a tensor of its dtype and shape (sizes as text), no device. */
+fx_value *fx_weight_value(fx_program *p, const fx_weight *w);
+
 /* Copies argument tree a into dst, replacing node references through map (a NULL result of
  * map keeps None in its place). */
 fx_arg *fx_copy_arg(fx_program *dst, const fx_arg *a,

@@ -415,15 +415,7 @@ bool load_bind_lifted(fx_program *p, const char *path, bool extra_ok, diag_sink 
             in->target = w->fqn;
             in->persistent = w->persistent;
             if (!n->meta.val || n->meta.val->kind != FX_VAL_TENSOR || n->meta.val->dtype == FX_DT_UNKNOWN) {
-                fx_value *v = fx_value_new(p, FX_VAL_TENSOR);
-                v->dtype = w->dtype;
-                v->rank = w->rank;
-                v->sizes = fx_alloc(p, (w->rank ? w->rank : 1) * sizeof *v->sizes);
-                for (size_t r = 0; r < w->rank; r++) {
-                    char dim[24];
-                    snprintf(dim, sizeof dim, "%lld", (long long)w->shape[r]);
-                    v->sizes[r] = fx_strdup(p, dim);
-                }
+                fx_value *v = fx_weight_value(p, w);
                 v->device = "cpu";
                 n->meta.val = v;
             }

@@ -90,10 +90,9 @@ static void reject(inferer *I, const fx_node *n, const char *target, const char 
                 user = I->p->sig.inputs[i].kind == FX_IN_USER_INPUT;
         /* a torch-level export has no signature yet: its lifted weights are p_/b_/c_<fqn> */
         for (const fx_weight *w = I->p->weights; user && w && !I->p->sig.present; w = w->next) {
-            size_t k = 0;
-            while (w->fqn[k] && q->name[2 + k] && (w->fqn[k] == '.' ? '_' : w->fqn[k]) == q->name[2 + k])
-                k++;
-            if (strlen(q->name) > 2 && q->name[1] == '_' && !w->fqn[k] && !q->name[2 + k])
+            char lifted[520];
+            fx_lifted_name(FX_TENSOR_PARAMETER, w->fqn, lifted, sizeof lifted);
+            if (strlen(q->name) > 2 && q->name[1] == '_' && !strcmp(q->name + 2, lifted + 2))
                 user = false;
         }
         if (!user || !v || v->kind != FX_VAL_TENSOR)
