@@ -94,7 +94,7 @@ const command command_table[] = {
      "--report FILE.md writes what torch.onnx.export(..., report=True) writes, as Markdown: the\n"
      "program and the settings, each stage with the pass that made it, its node count and time,\n"
      "the op histogram of the model, every decision the run made (branches specialized, checks\n"
-     "folded, weights without values) and its warnings, and, when it fails, the error with its\n"
+     "folded, loops unrolled) and its warnings, and, when it fails, the error with its\n"
      "hint and torch's failure text. The report is written when the export fails too."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
