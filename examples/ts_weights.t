@@ -27,6 +27,8 @@ examples/ts_weights.fxsh:14: examples/data/python_if_data.torchscript.txt: note:
 examples/ts_weights.fxsh:14: error: export: 4 weights (mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias) have no dtype and shape: the program does not say what they are, so no ONNX model can declare them
   hint: load the model's weights: load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights W (its .pt2, .onnx or .safetensors file)
 load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]
+examples/ts_weights.fxsh:16: note: load: 1 edit of the previous program dropped with it
+  hint: `save-patch FILE` before `load` keeps edits as a script that replays them
 rewrite if_1 cond --clone
 rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 examples/ts_weights.fxsh:17: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()

@@ -166,6 +166,11 @@ int cmd_load(session *s, int argc, char **argv)
     }
     if (out.weights_attached && !s->quiet)
         fprintf(s->out, "attached %zu weight tensor%s from %s\n", out.n_weights, out.n_weights == 1 ? "" : "s", req.weights);
+    if (s->n_undo) {   /* the edits of the program replaced go with it: say so, and how to keep them */
+        diagnostic *dg = diag_note(&s->diag, (diag_loc){0}, "load: %zu edit%s of the previous program dropped with it",
+                                   s->n_undo, s->n_undo == 1 ? "" : "s");
+        diag_set_hint(dg, "`save-patch FILE` before `load` keeps edits as a script that replays them");
+    }
     session_reset(s);
     char *cmd0 = argv[0];
     argv[0] = "load";   /* however it was abbreviated */

@@ -101,3 +101,9 @@ graph():
     %cond : [num_users=1] = call_function[target=torch.ops.higher_order.cond](args = (%gt, %true_graph_0, %false_graph_0, (%linear_1,)), kwargs = {})
     %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%cond, 0), kwargs = {})
     return (getitem,)
+
+## A `load` replaces the program and its edits: it says how many went with it (newcomer-2
+## finding 3: the rewrites were dropped without a word).
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace linear_1 aten.tanh' -c 'load examples/data/mlp_cond.pt2' 2>&1
+-c:3: note: load: 1 edit of the previous program dropped with it
+  hint: `save-patch FILE` before `load` keeps edits as a script that replays them
