@@ -167,15 +167,32 @@ void rewrite_check_hints(const fx_program *p, const char *node, diag_sink *d, si
                           (long long)v.trip->u.i);
             continue;
         }
-        /* a hint naming another rewrite must name one that works */
-        const char *r = dg->hint ? strstr(dg->hint, "rewrite %") : NULL;
-        if (!r) continue;
-        char other[256], kind[32];
-        if (sscanf(r, "rewrite %%%255s %31[a-z_]", other, kind) != 2) continue;
-        char *why = refusal(p, other, kind);
-        if (!why) continue;
-        diag_set_hint(dg, "`rewrite %%%s %s` is refused too (%s): no rewrite takes the loop as it is; change its body "
-                          "(`help rewrite` says what each rewrite needs)", other, kind, why);
-        free(why);
+        /* a hint naming other rewrites must name ones that work: each is tried; the hint stays
+         * when all work, names only those that do when some do, and gives the reason when none */
+        if (!dg->hint || !strstr(dg->hint, "rewrite %")) continue;
+        strbuf works, refused;
+        sb_init(&works);
+        sb_init(&refused);
+        size_t n_named = 0, n_work = 0;
+        for (const char *r = strstr(dg->hint, "rewrite %"); r; r = strstr(r + 9, "rewrite %")) {
+            char other[256], kind[32];
+            if (sscanf(r, "rewrite %%%255[^ ] %31[a-z_]", other, kind) != 2) continue;
+            if (strcmp(kind, "cond") && strcmp(kind, "scan") && strcmp(kind, "while_loop")) continue;
+            n_named++;
+            char *why = refusal(p, other, kind);
+            if (!why) {
+                sb_printf(&works, "%srewrite %%%s %s", n_work++ ? ", or " : "", other, kind);
+            } else if (!refused.len) {
+                sb_printf(&refused, "`rewrite %%%s %s` is refused too (%s)", other, kind, why);
+            }
+            free(why);
+        }
+        if (n_named && n_work < n_named) {
+            if (n_work) diag_set_hint(dg, "%s", works.s);
+            else diag_set_hint(dg, "%s: no rewrite takes it as it is; change the code (`help rewrite` says what each "
+                                   "rewrite needs)", refused.s);
+        }
+        sb_free(&works);
+        sb_free(&refused);
     }
 }
