@@ -106,10 +106,23 @@ static bool parse_export_args(session *s, int argc, char **argv, export_request 
             return false;
         }
         *eq = '\0';
+        size_t mark = s->diag.len;
         bool ok = settings_set(cfg, argv[i], eq + 1, &s->diag);
         *eq = '=';
-        if (!ok)
+        if (!ok) {
+            /* the setting's message names the command it came with */
+            for (size_t k = mark; k < s->diag.len; k++) {
+                char *m = s->diag.items[k].message;
+                if (m && !strncmp(m, "set: ", 5)) {
+                    strbuf sb;
+                    sb_init(&sb);
+                    sb_printf(&sb, "export: %s", m + 5);
+                    s->diag.items[k].message = sb_detach(&sb);
+                    free(m);
+                }
+            }
             return false;
+        }
     }
     if (r->legacy_script && r->legacy_trace) {
         session_error(s, "export: --legacy script or --legacy trace, not both");

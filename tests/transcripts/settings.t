@@ -31,7 +31,7 @@ opset_version                19          # default-domain opset of the ONNX mode
 
 ## A setting that takes a number says so.
 $ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export opset_version=abc' -c 'set opset_version 99999999999999999999'
--c:2: error: set: opset_version takes a number, not 'abc'
+-c:2: error: export: opset_version takes a number, not 'abc'
   hint: fxsh exports opsets 18..23
 -c:3: error: set: opset_version 99999999999999999999 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does

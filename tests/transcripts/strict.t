@@ -64,7 +64,7 @@ $ fxsh -c 'set opset_version 99' -c 'set opset_version 0' -c 'load examples/data
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
 -c:2: error: set: opset_version 0 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
--c:4: error: set: opset_version 24 is out of range: fxsh exports opsets 18..23
+-c:4: error: export: opset_version 24 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
 -c:5: error: set: dynamic_shapes: cannot read 'x0=batch'
   hint: write INPUT:AXIS=NAME items, e.g. x:0=batch,y:1=seq
