@@ -814,6 +814,44 @@ static bool dynamic_shapes_capturable(const pl_stage *st, const export_settings 
     return ok;
 }
 
+/* `set inputs` on a program loaded with its example inputs fixed (a .pt2, annotated graph text):
+ * torch.export traced it on them, and nothing traces it again, so other ones are refused rather
+ * than ignored. */
+static bool inputs_settable(const pl_stage *st, const export_settings *cfg, pl_env *env)
+{
+    if (!cfg->inputs) return true;
+    decls d;
+    diag_sink quiet;   /* a malformed setting is reported where the inputs are read */
+    diag_init(&quiet);
+    bool parsed = parse_inputs(cfg->inputs, &d, &quiet);
+    diag_free(&quiet);
+    if (!parsed) return true;
+    const fx_graph *g = fx_program_graph(st->fx);
+    bool ok = true;
+    for (size_t i = 0; i < d.len && ok; i++) {
+        const fx_node *n = g ? fx_graph_lookup(g, d.items[i].name) : NULL;
+        const fx_value *v = n ? n->meta.val : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR || v->dtype == FX_DT_UNKNOWN || same_decl(v, &d.items[i])) continue;
+        strbuf had;
+        sb_init(&had);
+        sb_printf(&had, "%s[", fx_dtype_get(v->dtype)->abbr);
+        for (size_t k = 0; k < v->rank; k++) sb_printf(&had, "%s%s", k ? "," : "", v->sizes[k]);
+        sb_putc(&had, ']');
+        sb_printf(&had, " but inputs gives %s[", fx_dtype_get(d.items[i].dtype)->abbr);
+        for (size_t k = 0; k < d.items[i].rank; k++) sb_printf(&had, "%s%s", k ? "," : "", d.items[i].dims[k]);
+        sb_putc(&had, ']');
+        diagnostic *dg = diag_error(env->diag, (diag_loc){st->fx->file, 0, 0},
+                                    "export inputs: the program was traced on %s=%s: a program loaded already traced "
+                                    "is not traced again, so its example inputs cannot change", d.items[i].name, had.s);
+        diag_set_hint(dg, "re-export it with torch.export on other example inputs and load that, or load the model's "
+                          "TorchScript or torch-level graph, which export traces on `inputs`");
+        sb_free(&had);
+        ok = false;
+    }
+    free_decls(&d);
+    return ok;
+}
+
 bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env)
 {
     static pl_run_options plain;
@@ -826,7 +864,7 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
      * would: an nn.Module always has its weights), before anything else is shown done */
     if ((to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) ||
         (to - 1 == loaded && loaded == PL_STAGE_EXPORTED && from->kind == PL_FX &&
-         !dynamic_shapes_capturable(from, cfg, env)) ||
+         (!dynamic_shapes_capturable(from, cfg, env) || !inputs_settable(from, cfg, env))) ||
         (to == PL_STAGE_DECOMPOSED && from->kind == PL_FX && !weights_bound(from, cfg, env))) {
         if (ro->traced) fx_program_free(ro->traced);
         ro->traced = NULL;
@@ -846,7 +884,12 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
         rc = run_capture(stages, cfg, ro, env);
         break;
     case PL_STAGE_DECOMPOSED: {
-        fx_program *p = decompose_program(from->fx, DECOMP_ONNX, env->diag);
+        /* graph text of an exported program without annotations takes its example inputs from
+         * the `inputs` setting as it would from --input (a copy: the stage stays as loaded) */
+        bool bad = false;
+        fx_program *re = loaded == PL_STAGE_EXPORTED && to - 1 == loaded ? redeclare_inputs(env, from->fx, cfg, &bad) : NULL;
+        fx_program *p = bad ? NULL : decompose_program(re ? re : from->fx, DECOMP_ONNX, env->diag);
+        if (re) fx_program_free(re);
         if (!p) rc = 1;
         else pl_stage_set_fx(&stages[to], p, "decompose (ONNX table)");
         break;

@@ -36,3 +36,14 @@ $ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export opset_version=abc' -c 
 -c:3: error: set: opset_version 99999999999999999999 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
 ? 1
+
+## A program torch.export already traced keeps its example: other inputs are refused, not ignored;
+## graph text without annotations takes them as from --input.
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'set inputs x=f32[5,3]' -c 'export verbose=False'
+-c:3: examples/data/mlp_cond.pt2: error: export inputs: the program was traced on x=f32[4,3] but inputs gives f32[5,3]: a program loaded already traced is not traced again, so its example inputs cannot change
+  hint: re-export it with torch.export on other example inputs and load that, or load the model's TorchScript or torch-level graph, which export traces on `inputs`
+? 1
+
+$ fxsh -q -c 'load tests/fixtures/pt2/mlp.exported.fx.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'export verbose=False inputs=x=f32[2,8]' -c 'verify --expected examples/data/mlp.io.json'
+PASS linear_2: max abs diff 2.98e-08, max rel diff 9.61e-07
+verify: 1 output within atol 0.0001, rtol 0.001
