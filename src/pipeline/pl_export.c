@@ -577,8 +577,12 @@ static bool weights_bound(const pl_stage *st, const export_settings *cfg, pl_env
                                     "in the model (export_params=True)", gp.n_no_values,
                                     gp.n_no_values == 1 ? "" : "s", gp.no_values.s,
                                     gp.n_no_values == 1 ? "s" : "ve");
-        diag_set_hint(dg, "load the model's weights: %s --weights W (its .pt2, .onnx or .safetensors file); or "
-                          "`export export_params=False` makes them inputs of the ONNX model", how);
+        if (strstr(how, " --weights "))   /* a file of dtypes and shapes only (a program JSON) */
+            diag_set_hint(dg, "the --weights file gives them no values: load a .pt2 saved with its weights, an .onnx or "
+                              "a .safetensors file; or `export export_params=False` makes them inputs of the ONNX model");
+        else
+            diag_set_hint(dg, "load the model's weights: %s --weights W (its .pt2, .onnx or .safetensors file); or "
+                              "`export export_params=False` makes them inputs of the ONNX model", how);
         ok = false;
     }
     sb_free(&gp.no_values);

@@ -91,3 +91,9 @@ $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/
 -c:1: tests/fixtures/pt2/mlp_typo.safetensors: error: load --weights: 1 tensor names no parameter or buffer of the program: fc2.wieght (did you mean fc2.weight?)
   hint: 1 of the program's weights gets no tensor: fc2.weight; give the weights of this model
 ? 1
+
+## A --weights file of dtypes and shapes only (a program JSON): export says the values are missing.
+$ fxsh -q -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.json --input x=f32[2,8]' -c 'export verbose=False'
+-c:2: error: export: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: torch.onnx.export stores every weight in the model (export_params=True)
+  hint: the --weights file gives them no values: load a .pt2 saved with its weights, an .onnx or a .safetensors file; or `export export_params=False` makes them inputs of the ONNX model
+? 1
