@@ -2,7 +2,8 @@
 ## Linear before the `if` is the first failure, as torch 2.14's (checked on the corpus model).
 $ fxsh -echo -f examples/wrong_input.fxsh
 load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,5]
-examples/wrong_input.fxsh:8: examples/data/python_if_data.torchscript.txt:11: note: meta: aten.linear.default: shapes cannot be multiplied (inner sizes 5 and 4): %linear left without value meta
+examples/wrong_input.fxsh:8: examples/data/python_if_data.torchscript.txt:11: warning: meta: aten.linear.default: shapes cannot be multiplied (inner sizes 5 and 4): %linear left without value meta
+  hint: the example inputs do not fit the model there: export fails at that node, as torch.export does; declare shapes it accepts
 examples/wrong_input.fxsh:8: examples/data/python_if_data.torchscript.txt: note: meta: subgraph placeholder without value meta: %linear_1 left without value meta
 examples/wrong_input.fxsh:8: examples/data/python_if_data.torchscript.txt: note: meta: 6 more nodes left without value meta because an input has none
 export verbose=False

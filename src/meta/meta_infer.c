@@ -22,6 +22,7 @@ typedef struct miss_group {
     int first_line;
     strbuf names;
     size_t count;
+    bool misfit;                 /* a rule rejected known arguments: the example does not fit */
 } miss_group;
 
 typedef struct inferer {
@@ -45,10 +46,10 @@ static void infer_graph(inferer *I, fx_graph *g);
 
 /* ---- reporting ---------------------------------------------------------------------------------- */
 
-static void miss(inferer *I, const fx_node *n, const char *what, const char *hint)
+static miss_group *miss(inferer *I, const fx_node *n, const char *what, const char *hint)
 {
     if (I->quiet)
-        return;
+        return NULL;
     miss_group *grp = hm_get(&I->groups, what);
     if (!grp) {
         grp = arena_alloc(&I->keys, sizeof *grp);
@@ -73,6 +74,7 @@ static void miss(inferer *I, const fx_node *n, const char *what, const char *hin
     if (!seen)
         grp->count++;
     I->unset++;
+    return grp;
 }
 
 /* Strict mode: the rule rejected the arguments of n although all of them are known — torch's
@@ -120,10 +122,17 @@ static void report(inferer *I)
             continue;
         }
         miss_group *g = I->order.items[i];
-        diagnostic *dg = diag_note(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
-                                   "meta: %s: %s%s left without value meta", g->what, g->names.s,
-                                   g->count > 8 ? " and more" : "");
-        if (g->count > 8)
+        /* arguments a rule rejects though all are known are the user's example, not fxsh's gap:
+         * a warning, since export (torch.export too) stops there */
+        diagnostic *dg = g->misfit
+            ? diag_warning(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
+                           "meta: %s: %s%s left without value meta", g->what, g->names.s, g->count > 8 ? " and more" : "")
+            : diag_note(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
+                        "meta: %s: %s%s left without value meta", g->what, g->names.s, g->count > 8 ? " and more" : "");
+        if (g->misfit && !g->hint)
+            diag_set_hint(dg, "the example inputs do not fit the model there: export fails at that node, as "
+                              "torch.export does; declare shapes it accepts");
+        else if (g->count > 8)
             diag_set_hint(dg, "%zu nodes in all%s%s", g->count, g->hint ? "; " : "", g->hint ? g->hint : "");
         else if (g->hint)
             diag_set_hint(dg, "%s", g->hint);
@@ -365,7 +374,8 @@ fail:
     }
     char what[400];
     snprintf(what, sizeof what, "%s: %s", rule->target, why);
-    miss(I, n, what, NULL);
+    miss_group *grp = miss(I, n, what, NULL);
+    if (grp) grp->misfit = true;
 }
 
 /* ---- getitem and SymInt arithmetic -------------------------------------------------------------- */
