@@ -610,6 +610,8 @@ static bool fails_before_control_flow(pl_env *env, const fx_program *src)
     bool found = false;
     for (size_t i = 0; i < quiet.len && !found; i++) {
         const diagnostic *dg = &quiet.items[i];
+        /* meta's strict errors name their node ("export failed at %linear: ..."); only one before
+         * the control flow is torch's first error */
         const char *at = dg->severity == DIAG_ERROR ? strstr(dg->message, "export failed at %") : NULL;
         if (!at) continue;
         char name[256];
