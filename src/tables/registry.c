@@ -703,6 +703,11 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out)
 {
     if (!strncmp(target, "torch.ops.", 10)) target += 10;
     const op_rule *head = hm_get(&r->by_target, target);
+    char dflt[256];   /* aten.relu: the default overload, as a rule's target says it */
+    if (!head && !strncmp(target, "aten.", 5) && !strchr(target + 5, '.')) {
+        snprintf(dflt, sizeof dflt, "%s.default", target);
+        head = hm_get(&r->by_target, dflt);
+    }
     if (!head) return false;
     for (const op_rule *x = head; x; x = x->older) {
         sb_printf(out, "# %s:%d\n", x->file, x->line);

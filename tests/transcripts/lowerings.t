@@ -46,3 +46,7 @@ $ cd $FXSH_SCRATCH && printf 'opset: 18\nrules:\n  - target: aten.tanh\n    sche
 loaded rules from tanh.yaml
 # tanh.yaml:3
 - target: aten.tanh.default
+
+## `ops show` takes the target without its overload too, as `ops load` and `replace` do.
+$ fxsh -q -c 'ops show aten.relu' | sed -n 2p
+- target: aten.relu.default
