@@ -15,6 +15,8 @@ rewrote %if_1 into torch.ops.higher_order.cond (`show code` shows the branches; 
 lint
 lint: 0 tracing pitfalls in the fx stage
 load examples/data/inplace_ops.torchscript.txt
+examples/lint.fxsh:11: note: load: 2 edits of the previous program dropped with it
+  hint: `save-patch FILE` before `load` keeps edits as a script that replays them
 lint
 examples/lint.fxsh:12: examples/data/inplace_ops.torchscript.txt:6: warning: %add_: add_ updates the input %x in place: an ONNX graph cannot change its inputs, so the traced model loses the update the caller sees in PyTorch
   hint: compute a new tensor instead: replace add_ torch.ops.aten.add.Tensor (and use its result)

@@ -216,11 +216,7 @@ static void lift_one(const char *name, void *ctx)
     fx_program *p = l->x->dst;
     char fqn[512], pname[520];
     snprintf(fqn, sizeof fqn, "%s%s%s", l->prefix, l->prefix[0] ? "." : "", name);
-    snprintf(pname, sizeof pname, "%c_%s", l->role == FX_TENSOR_PARAMETER ? 'p' :
-             l->role == FX_TENSOR_BUFFER ? 'b' : 'c', fqn);
-    for (char *c = pname; *c; c++)
-        if (*c == '.')
-            *c = '_';
+    fx_lifted_name(l->role, fqn, pname, sizeof pname);
     if (hm_has(&l->x->weights, fqn))
         return;
     if (l->x->names_only) {
@@ -261,16 +257,7 @@ static void lift_one(const char *name, void *ctx)
                       : fx_program_add_weight(p, kfqn, l->role, dt, shaped ? dims : NULL, rank, NULL, 0, false);
     w->persistent = l->role == FX_TENSOR_BUFFER;
     if (sw && sw->shape) {
-        fx_value *val = fx_value_new(p, FX_VAL_TENSOR);
-        val->dtype = sw->dtype;
-        val->rank = sw->rank;
-        val->sizes = fx_alloc(p, (sw->rank ? sw->rank : 1) * sizeof *val->sizes);
-        for (size_t k = 0; k < sw->rank; k++) {
-            char dim[24];
-            snprintf(dim, sizeof dim, "%lld", (long long)sw->shape[k]);
-            val->sizes[k] = fx_strdup(p, dim);
-        }
-        n->meta.val = val;
+        n->meta.val = fx_weight_value(p, sw);
     } else if (shaped) {
         fx_value *val = fx_value_new(p, FX_VAL_TENSOR);
         val->dtype = dt;

@@ -40,6 +40,16 @@ fx_arg *fx_copy_arg(fx_program *dst, const fx_arg *a,
     return fx_arg_none(dst);
 }
 
+fx_value *fx_weight_value(fx_program *p, const fx_weight *w)
+{
+    fx_value *v = fx_value_new(p, FX_VAL_TENSOR);
+    v->dtype = w->dtype;
+    v->rank = w->rank;
+    v->sizes = fx_alloc(p, (w->rank ? w->rank : 1) * sizeof *v->sizes);
+    for (size_t k = 0; k < w->rank; k++) v->sizes[k] = arena_printf(&p->arena, "%lld", (long long)w->shape[k]);
+    return v;
+}
+
 fx_value *fx_copy_value(fx_program *dst, const fx_value *v)
 {
     if (!v)
@@ -209,6 +219,15 @@ const char *fx_node_base_name(const char *target, char *buf, size_t cap)
     return buf;
 }
 
+const char *fx_lifted_name(fx_tensor_role role, const char *fqn, char *buf, size_t cap)
+{
+    /* torch.export's placeholder_naming_pass: prefix + the target lowercased, every character
+     * that is not a letter or digit replaced by '_' ("Run-Mean" -> b_run_mean) */
+    snprintf(buf, cap, "%c_%s", role == FX_TENSOR_PARAMETER ? 'p' : role == FX_TENSOR_BUFFER ? 'b' : 'c', fqn);
+    for (char *c = buf + 2; *c; c++)
+        *c = isalnum((unsigned char)*c) ? (char)tolower((unsigned char)*c) : '_';
+    return buf;
+}
 
 /* ---- FX-style naming ------------------------------------------------------------------------- */
 

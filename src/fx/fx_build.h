@@ -23,6 +23,9 @@ fx_program *fx_program_copy_shell(const fx_program *p);
 /* Deep copy of value meta into dst (NULL stays NULL). */
 fx_value *fx_copy_value(fx_program *dst, const fx_value *v);
 
+/* The value meta of weight w in p: a tensor of its dtype and shape (sizes as text), no device. */
+fx_value *fx_weight_value(fx_program *p, const fx_weight *w);
+
 /* Copies argument tree a into dst, replacing node references through map (a NULL result of
  * map keeps None in its place). */
 fx_arg *fx_copy_arg(fx_program *dst, const fx_arg *a,
@@ -32,6 +35,11 @@ fx_arg *fx_copy_arg(fx_program *dst, const fx_arg *a,
  * "torch.ops.aten.relu_.default" → "relu_", "torch.ops.aten.sym_size.int" → "sym_size_int".
  * Writes into buf (cap bytes) and returns it. */
 const char *fx_node_base_name(const char *target, char *buf, size_t cap);
+
+/* The placeholder torch.export lifts a weight to: "p_" (parameter), "b_" (buffer) or "c_"
+ * (constant) and the FQN lowercased with every other character than a letter or digit made '_'
+ * ("seq.0.weight" -> "p_seq_0_weight"). Writes into buf (cap bytes) and returns it. */
+const char *fx_lifted_name(fx_tensor_role role, const char *fqn, char *buf, size_t cap);
 
 /* Parses a Python literal (int, float, True/False, None, 'str', tuple, list, torch.<memfmt>)
  * from [s, end) into p; NULL if the text is not one. */

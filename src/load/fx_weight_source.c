@@ -8,6 +8,8 @@
 #include "base/file.h"
 #include "base/json.h"
 #include "base/shape.h"
+#include "base/suggest.h"
+#include "fx/fx_build.h"
 #include "load/pt2_load.h"
 #include "onnx/onnx_ir.h"
 #include "onnx/onnx_pb.h"
@@ -241,12 +243,198 @@ bool load_attach_weights_buffer(fx_program *p, const char *buf, size_t len, cons
     if (ok && shape_only) {
         diagnostic *dg = diag_note(d, (diag_loc){path, 0, 0}, "%zu weight%s with dtype and shape only: the program stores no values",
                                    shape_only, shape_only == 1 ? "" : "s");
-        diag_set_hint(dg, "export makes them graph inputs of the ONNX model (as export_params=False does)");
+        diag_set_hint(dg, "export refuses a model without its weights' values; `export export_params=False` makes them graph inputs");
     }
     if (ok && !n) {
         diag_error(d, (diag_loc){path, 0, 0}, "no weights with data in this file");
         ok = false;
     }
     if (count) *count = n;
+    return ok;
+}
+
+/*==== weights to the placeholders torch.export lifted them to ====*/
+
+/* A placeholder name torch.export gives a lifted tensor: p_, b_ or c_ and a name. */
+static bool lifted_placeholder(const fx_node *n)
+{
+    return n->op == FX_OP_PLACEHOLDER && strlen(n->name) > 2 && n->name[1] == '_' && strchr("pbc", n->name[0]);
+}
+
+static fx_tensor_role role_of_prefix(char c)
+{
+    return c == 'p' ? FX_TENSOR_PARAMETER : c == 'b' ? FX_TENSOR_BUFFER : FX_TENSOR_CONSTANT;
+}
+
+static void put_type(strbuf *sb, fx_dtype dt, size_t rank, const char *const *sizes, const int64_t *shape)
+{
+    sb_printf(sb, "%s[", fx_dtype_get(dt)->abbr);
+    for (size_t k = 0; k < rank; k++) {
+        if (sizes) sb_printf(sb, "%s%s", k ? ", " : "", sizes[k]);
+        else sb_printf(sb, "%s%lld", k ? ", " : "", (long long)shape[k]);
+    }
+    sb_putc(sb, ']');
+}
+
+/* The annotation the text gave a placeholder must be the weight's dtype and shape (a weights file
+ * of another model, or of another size of it, is caught here and not at the first op). */
+static bool same_type(const fx_value *v, const fx_weight *w)
+{
+    if (v->dtype != w->dtype || v->rank != w->rank) return false;
+    for (size_t k = 0; k < w->rank; k++) {
+        char dim[24];
+        snprintf(dim, sizeof dim, "%lld", (long long)w->shape[k]);
+        if (strcmp(v->sizes[k], dim)) return false;
+    }
+    return true;
+}
+
+/* Lists names (at most 8), each with the nearest of the other side as a did-you-mean, compared
+ * by keys (the placeholder names, for weights the ones torch.export would give them). */
+static void list_with_suggestions(strbuf *out, const char *const *names, const char *const *keys, size_t n,
+                                  const char *const *other_names, const char *const *other_keys, size_t n_other)
+{
+    for (size_t i = 0; i < n && i < 8; i++) {
+        const char *near = suggest_closest(keys[i], other_keys, n_other);
+        sb_printf(out, "%s%s", i ? ", " : "", names[i]);
+        for (size_t j = 0; near && j < n_other; j++)
+            if (other_keys[j] == near) {
+                sb_printf(out, " (did you mean %s?)", other_names[j]);
+                break;
+            }
+    }
+    if (n > 8) sb_printf(out, ", ... (%zu in all)", n);
+}
+
+bool load_bind_lifted(fx_program *p, const char *path, bool extra_ok, diag_sink *d)
+{
+    fx_graph *g = fx_program_graph(p);
+    if (p->sig.present || !g) return true;
+    diag_loc loc = {path, 0, 0};
+    /* the weights by the name torch.export gives their placeholder, less its prefix: a .pt2
+     * knows a buffer from a parameter, an .onnx or .safetensors file does not, so the
+     * placeholder's prefix says which it is */
+    hashmap by_name;
+    hm_init(&by_name);
+    arena a;
+    arena_init(&a);
+    for (fx_weight *w = p->weights; w; w = w->next) {
+        char name[520];
+        fx_lifted_name(FX_TENSOR_PARAMETER, w->fqn, name, sizeof name);
+        if (!hm_has(&by_name, name + 2)) hm_put(&by_name, arena_strdup(&a, name + 2), w);
+    }
+    size_t n_ph = 0;
+    for (const fx_node *n = g->first; n; n = n->next)
+        if (n->op == FX_OP_PLACEHOLDER) n_ph++;
+    const char **lonely = arena_alloc(&a, (n_ph + 1) * sizeof *lonely);   /* placeholders without a weight */
+    fx_weight **bound = arena_alloc(&a, (n_ph + 1) * sizeof *bound);
+    size_t n_lonely = 0, n_bound = 0, k = 0;
+    hashmap used;
+    hm_init(&used);
+    bool ok = true;
+    for (fx_node *n = g->first; n; n = n->next) {
+        if (n->op != FX_OP_PLACEHOLDER) continue;
+        fx_weight *w = lifted_placeholder(n) ? hm_get(&by_name, n->name + 2) : NULL;
+        bound[k++] = w;
+        if (!w) {
+            if (lifted_placeholder(n)) lonely[n_lonely++] = n->name;
+            continue;
+        }
+        n_bound++;
+        hm_put(&used, w->fqn, NULL);
+        const fx_value *v = n->meta.val;
+        if (v && v->kind == FX_VAL_TENSOR && v->dtype != FX_DT_UNKNOWN && !same_type(v, w)) {
+            strbuf t, f;
+            sb_init(&t);
+            sb_init(&f);
+            put_type(&t, v->dtype, v->rank, v->sizes, NULL);
+            put_type(&f, w->dtype, w->rank, NULL, w->shape);
+            diagnostic *dg = diag_error(d, (diag_loc){p->file, n->src_line, 0},
+                                        "load --weights: placeholder %%%s is %s in the program, but %s holds %s for %s",
+                                        n->name, t.s, path, f.s, w->fqn);
+            diag_set_hint(dg, "give the weights of this model (the one whose text this is)");
+            sb_free(&t);
+            sb_free(&f);
+            ok = false;
+        }
+    }
+    /* weights no placeholder takes; an .onnx file also holds the exporter's constants, so there
+     * only a file none of whose initializers binds is a mistake */
+    size_t n_extra = 0;
+    const char **extra = NULL;
+    for (const fx_weight *w = p->weights; w; w = w->next) n_extra++;
+    extra = arena_alloc(&a, (n_extra + 1) * sizeof *extra);
+    n_extra = 0;
+    for (const fx_weight *w = p->weights; w; w = w->next)
+        if (!hm_has(&used, w->fqn) && w->role != FX_TENSOR_CONSTANT) extra[n_extra++] = w->fqn;
+    bool extra_bad = n_extra && (!extra_ok || !n_bound);
+    if (ok && (n_lonely || extra_bad)) {
+        /* both sides, each name with the nearest of the other as a did-you-mean, compared as
+         * the placeholder names torch.export would give the weights */
+        const char **lifted = arena_alloc(&a, (n_extra + 1) * sizeof *lifted);
+        for (size_t i = 0; i < n_extra; i++) {
+            char name[520];
+            fx_lifted_name(FX_TENSOR_PARAMETER, extra[i], name, sizeof name);
+            lifted[i] = arena_strdup(&a, name);
+        }
+        strbuf msg;
+        sb_init(&msg);
+        if (n_lonely) {
+            sb_printf(&msg, "%zu placeholder%s without a weight in %s: ", n_lonely, n_lonely == 1 ? "" : "s", path);
+            list_with_suggestions(&msg, lonely, lonely, n_lonely, extra, lifted, n_extra);
+        }
+        if (extra_bad) {
+            sb_printf(&msg, "%s%zu weight%s of %s without a placeholder: ", n_lonely ? "; " : "", n_extra,
+                      n_extra == 1 ? "" : "s", path);
+            list_with_suggestions(&msg, extra, lifted, n_extra, lonely, lonely, n_lonely);
+        }
+        diagnostic *dg = diag_error(d, loc, "load --weights: %s", msg.s);
+        diag_set_hint(dg, "torch.export names the placeholder of weight fc1.weight p_fc1_weight (b_ for a buffer, c_ "
+                          "for a constant): give the weights of this model");
+        sb_free(&msg);
+        ok = false;
+    }
+    if (ok) {
+        /* the signature torch.export would have written: each lifted placeholder's kind and
+         * target, the other placeholders user inputs, every output a user output */
+        p->sig.inputs = fx_alloc(p, (n_ph + 1) * sizeof *p->sig.inputs);
+        k = 0;
+        for (fx_node *n = g->first; n; n = n->next) {
+            if (n->op != FX_OP_PLACEHOLDER) continue;
+            fx_input_spec *in = &p->sig.inputs[p->sig.n_inputs++];
+            fx_weight *w = bound[k++];
+            in->name = n->name;
+            if (!w) {
+                in->kind = FX_IN_USER_INPUT;
+                continue;
+            }
+            w->role = role_of_prefix(n->name[0]);
+            w->persistent = w->role == FX_TENSOR_BUFFER;
+            in->kind = w->role == FX_TENSOR_PARAMETER ? FX_IN_PARAMETER :
+                       w->role == FX_TENSOR_BUFFER ? FX_IN_BUFFER : FX_IN_CONSTANT_TENSOR;
+            in->target = w->fqn;
+            in->persistent = w->persistent;
+            if (!n->meta.val || n->meta.val->kind != FX_VAL_TENSOR || n->meta.val->dtype == FX_DT_UNKNOWN) {
+                fx_value *v = fx_weight_value(p, w);
+                v->device = "cpu";
+                n->meta.val = v;
+            }
+        }
+        const fx_node *o = g->last;
+        while (o && o->op != FX_OP_OUTPUT) o = o->prev;
+        const fx_arg *t = o && o->args->u.seq.len ? o->args->u.seq.items[0] : NULL;
+        size_t n_out = t && (t->kind == FX_ARG_TUPLE || t->kind == FX_ARG_LIST) ? t->u.seq.len : t ? 1 : 0;
+        p->sig.outputs = fx_alloc(p, (n_out + 1) * sizeof *p->sig.outputs);
+        for (size_t i = 0; i < n_out; i++) {
+            const fx_arg *it = t->kind == FX_ARG_TUPLE || t->kind == FX_ARG_LIST ? t->u.seq.items[i] : t;
+            fx_output_spec *os = &p->sig.outputs[p->sig.n_outputs++];
+            os->kind = FX_OUT_USER_OUTPUT;
+            os->name = it->kind == FX_ARG_NODE ? it->u.node->name : "None";
+        }
+        p->sig.present = true;
+    }
+    hm_free(&used);
+    hm_free(&by_name);
+    arena_free(&a);
     return ok;
 }

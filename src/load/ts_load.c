@@ -10,6 +10,7 @@
 #include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "base/strbuf.h"
+#include "fx/fx_build.h"
 #include "fx/fx_control.h"
 #include "load/fx_weight_source.h"
 #include "load/ts_load_internal.h"
@@ -291,13 +292,9 @@ static fx_node *param_placeholder(loader *L, const char *fqn)
         return ph;
     fx_weight *w = fx_program_weight(L->p, fqn);
     bool buffer = is_buffer(w, fqn);
-    strbuf b;
-    sb_init(&b);
-    sb_puts(&b, buffer ? "b_" : "p_");
-    for (const char *c = fqn; *c; c++)
-        sb_putc(&b, *c == '.' ? '_' : *c);
-    ph = fx_node_new(L->root->g, b.s, FX_OP_PLACEHOLDER, NULL);
-    sb_free(&b);
+    char pname[520];
+    fx_lifted_name(buffer ? FX_TENSOR_BUFFER : FX_TENSOR_PARAMETER, fqn, pname, sizeof pname);
+    ph = fx_node_new(L->root->g, pname, FX_OP_PLACEHOLDER, NULL);
     ph->target = ph->name;
     if (w) {
         const char *sizes[16];

@@ -22,6 +22,7 @@ typedef struct miss_group {
     int first_line;
     strbuf names;
     size_t count;
+    bool misfit;                 /* a rule rejected known arguments: the example does not fit */
 } miss_group;
 
 typedef struct inferer {
@@ -47,10 +48,10 @@ static void infer_graph(inferer *I, fx_graph *g);
 
 /* ---- reporting ---------------------------------------------------------------------------------- */
 
-static void miss(inferer *I, const fx_node *n, const char *what, const char *hint)
+static miss_group *miss(inferer *I, const fx_node *n, const char *what, const char *hint)
 {
     if (I->quiet)
-        return;
+        return NULL;
     miss_group *grp = hm_get(&I->groups, what);
     if (!grp) {
         grp = arena_alloc(&I->keys, sizeof *grp);
@@ -75,6 +76,7 @@ static void miss(inferer *I, const fx_node *n, const char *what, const char *hin
     if (!seen)
         grp->count++;
     I->unset++;
+    return grp;
 }
 
 /* Strict mode: the rule rejected the arguments of n although all of them are known — torch's
@@ -92,10 +94,9 @@ static void reject(inferer *I, const fx_node *n, const char *target, const char 
                 user = I->p->sig.inputs[i].kind == FX_IN_USER_INPUT;
         /* a torch-level export has no signature yet: its lifted weights are p_/b_/c_<fqn> */
         for (const fx_weight *w = I->p->weights; user && w && !I->p->sig.present; w = w->next) {
-            size_t k = 0;
-            while (w->fqn[k] && q->name[2 + k] && (w->fqn[k] == '.' ? '_' : w->fqn[k]) == q->name[2 + k])
-                k++;
-            if (strlen(q->name) > 2 && q->name[1] == '_' && !w->fqn[k] && !q->name[2 + k])
+            char lifted[520];
+            fx_lifted_name(FX_TENSOR_PARAMETER, w->fqn, lifted, sizeof lifted);
+            if (strlen(q->name) > 2 && q->name[1] == '_' && !strcmp(q->name + 2, lifted + 2))
                 user = false;
         }
         if (!user || !v || v->kind != FX_VAL_TENSOR)
@@ -123,10 +124,17 @@ static void report(inferer *I)
             continue;
         }
         miss_group *g = I->order.items[i];
-        diagnostic *dg = diag_note(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
-                                   "meta: %s: %s%s left without value meta", g->what, g->names.s,
-                                   g->count > 8 ? " and more" : "");
-        if (g->count > 8)
+        /* arguments a rule rejects though all are known are the user's example, not fxsh's gap:
+         * a warning, since export (torch.export too) stops there */
+        diagnostic *dg = g->misfit
+            ? diag_warning(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
+                           "meta: %s: %s%s left without value meta", g->what, g->names.s, g->count > 8 ? " and more" : "")
+            : diag_note(I->d, (diag_loc){ g->first_file, g->first_line, 0 },
+                        "meta: %s: %s%s left without value meta", g->what, g->names.s, g->count > 8 ? " and more" : "");
+        if (g->misfit && !g->hint)
+            diag_set_hint(dg, "the example inputs do not fit the model there: export fails at that node, as "
+                              "torch.export does; declare shapes it accepts");
+        else if (g->count > 8)
             diag_set_hint(dg, "%zu nodes in all%s%s", g->count, g->hint ? "; " : "", g->hint ? g->hint : "");
         else if (g->hint)
             diag_set_hint(dg, "%s", g->hint);
@@ -371,7 +379,8 @@ fail:
         snprintf(I->why, I->why_cap, "%s", why[0] ? why : "the arguments are rejected");
     char what[400];
     snprintf(what, sizeof what, "%s: %s", rule->target, why);
-    miss(I, n, what, NULL);
+    miss_group *grp = miss(I, n, what, NULL);
+    if (grp) grp->misfit = true;
 }
 
 /* ---- getitem and SymInt arithmetic -------------------------------------------------------------- */

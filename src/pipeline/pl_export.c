@@ -19,6 +19,8 @@
 #include "onnx/onnx_edit.h"
 #include "onnx/onnx_ir.h"
 #include "tables/ops.h"
+#include "meta/meta_infer.h"
+#include "meta/meta_rules.h"
 #include "capture/export.h"
 #include "decompose/decompose.h"
 #include "translate/translate.h"
@@ -261,9 +263,35 @@ static fx_program *script_ifs_to_cond(pl_env *env, const fx_program *p)
     return cur;
 }
 
+/* Whether placeholder n of p is a user input (not a lifted weight). */
+static bool user_input(const fx_program *p, const fx_node *n)
+{
+    if (!p->sig.present)
+        return !(strlen(n->name) > 2 && n->name[1] == '_' && strchr("pbc", n->name[0]));
+    for (size_t i = 0; i < p->sig.n_inputs; i++)
+        if (p->sig.inputs[i].name && !strcmp(p->sig.inputs[i].name, n->name))
+            return p->sig.inputs[i].kind == FX_IN_USER_INPUT;
+    return true;
+}
+
+/* Whether p reads weights (lifted placeholders, module calls, attributes, a weights table): then
+ * its weights may give an input's size. */
+static bool reads_weights(const fx_program *p)
+{
+    if (p->n_weights) return true;
+    const fx_graph *g = fx_program_graph(p);
+    for (const fx_node *n = g ? g->first : NULL; n; n = n->next) {
+        if (n->op == FX_OP_CALL_MODULE || (n->op == FX_OP_GET_ATTR && !fx_module_find(p->root, n->target)))
+            return true;
+        if (n->op == FX_OP_PLACEHOLDER && !user_input(p, n)) return true;
+    }
+    return false;
+}
+
 /* An example --input for placeholder q, from what the program says about it: the features a
- * Linear or a convolution it feeds expects (its weight's shape), else a 2-row float matrix. */
-static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
+ * Linear or a convolution it feeds expects (its weight's shape). False when the program does not
+ * say (no weights, no module settings): a size made up here would be followed literally. */
+static bool example_input(const fx_program *p, const fx_node *q, strbuf *out)
 {
     for (size_t u = 0; u < q->n_users; u++) {
         const fx_node *n = q->users[u];
@@ -272,12 +300,12 @@ static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
         const char *feat = m && m->repr ? strstr(m->repr, "in_features=") : NULL;
         if (feat) {   /* Linear(in_features=8, ...) */
             sb_printf(out, "%s=f32[2,%d]", q->name, atoi(feat + 12));
-            return;
+            return true;
         }
         if (m && m->type && m->repr && (!strcmp(m->type, "Conv2d") || !strcmp(m->type, "Conv1d"))) {
             const char *c = strchr(m->repr, '(');   /* Conv2d(3, 16, kernel_size=...) */
             sb_printf(out, "%s=f32[1,%d,32%s]", q->name, c ? atoi(c + 1) : 3, m->type[4] == '2' ? ",32" : "");
-            return;
+            return true;
         }
         if (!n->target || !a || a->kind != FX_ARG_TUPLE || a->u.seq.len < 2) continue;
         const fx_arg *x = a->u.seq.items[0], *w = a->u.seq.items[1];
@@ -286,18 +314,18 @@ static void example_input(const fx_program *p, const fx_node *q, strbuf *out)
         if (!wv || wv->kind != FX_VAL_TENSOR) continue;
         if (strstr(n->target, ".linear.") && wv->rank == 2) {
             sb_printf(out, "%s=f32[2,%s]", q->name, wv->sizes[1]);
-            return;
+            return true;
         }
         if (strstr(n->target, ".conv2d.") && wv->rank == 4) {
             sb_printf(out, "%s=f32[1,%s,32,32]", q->name, wv->sizes[1]);
-            return;
+            return true;
         }
         if (strstr(n->target, ".conv1d.") && wv->rank == 3) {
             sb_printf(out, "%s=f32[1,%s,32]", q->name, wv->sizes[1]);
-            return;
+            return true;
         }
     }
-    sb_printf(out, "%s=f32[2,4]", q->name);
+    return false;
 }
 
 /* torch.export traces the model on example inputs: an input of the loaded program without dtype
@@ -314,16 +342,33 @@ bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *
     diag_init(&quiet);
     decls d;
     memset(&d, 0, sizeof d);
-    if (!aten && !parse_inputs(cfg->inputs, &d, &quiet)) {
+    if (!parse_inputs(cfg->inputs, &d, &quiet)) {
         /* a malformed `inputs` setting (a negative size, ...) is reported where export reads it */
         diag_free(&quiet);
         return true;
     }
     diag_free(&quiet);
-    strbuf missing, flags;
+    /* a setting that names no input is the mistake to report, not the inputs it left unset */
+    for (size_t i = 0; i < d.len; i++) {
+        const fx_node *q = g ? fx_graph_lookup(g, d.items[i].name) : NULL;
+        if (q && q->op == FX_OP_PLACEHOLDER && (aten ? user_input(p, q) : true)) continue;
+        strbuf names;
+        sb_init(&names);
+        for (const fx_node *r = g ? g->first : NULL; r; r = r->next)
+            if (r->op == FX_OP_PLACEHOLDER && (!aten || user_input(p, r)))
+                sb_printf(&names, "%s%s", names.len ? ", " : "", r->name);
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "inputs: the program has no input '%s' (its inputs: %s)",
+                                    d.items[i].name, names.len ? names.s : "none");
+        diag_set_hint(dg, "declare each input by the name forward() gives it");
+        sb_free(&names);
+        free_decls(&d);
+        return false;
+    }
+    strbuf missing, flags, unknown;
     sb_init(&missing);
     sb_init(&flags);
-    size_t n = 0;
+    sb_init(&unknown);
+    size_t n = 0, n_unknown = 0;
     for (const fx_node *q = g ? g->first : NULL; q; q = q->next) {
         if (q->op != FX_OP_PLACEHOLDER) continue;
         bool user = true;
@@ -341,24 +386,247 @@ bool pl_inputs_declared(const pl_stage *st, const export_settings *cfg, pl_env *
         for (size_t i = 0; i < d.len; i++) declared |= !strcmp(d.items[i].name, q->name);
         if (declared) continue;
         sb_printf(&missing, "%s%s", n ? ", " : "", q->name);
+        size_t mark = flags.len;
         sb_puts(&flags, " --input ");
-        example_input(p, q, &flags);
+        if (!example_input(p, q, &flags)) {
+            flags.len = mark;
+            flags.s[mark] = '\0';
+            sb_printf(&flags, " --input %s=DTYPE[SIZES]", q->name);
+            sb_printf(&unknown, "%s%s", n_unknown++ ? ", " : "", q->name);
+        }
         n++;
     }
     free_decls(&d);
     if (n) {
         diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "export: the input%s %s ha%s no dtype and shape (torch.export needs example inputs)",
                                     n == 1 ? "" : "s", missing.s, n == 1 ? "s" : "ve");
-        if (env->load_command && !strncmp(env->load_command, "load ", 5))
+        const char *how = env->load_command && !strncmp(env->load_command, "load ", 5) ? env->load_command : NULL;
+        if (n_unknown && !reads_weights(p))   /* nothing else could say it: the example itself */
+            diag_set_hint(dg, "the program does not say which size%s %s take%s: load it with the shape%s of its example "
+                          "input%s (the model's io.json): %s%s", n_unknown == 1 ? "" : "s", unknown.s,
+                          n_unknown == 1 ? "s" : "", n_unknown == 1 ? "" : "s", n_unknown == 1 ? "" : "s",
+                          how ? how : "load FILE", flags.s);
+        else if (n_unknown)   /* say what is unknown and where it comes from, never a made-up size */
+            diag_set_hint(dg, "the program does not say which size%s %s take%s: load it with the model's weights (they "
+                          "give the sizes its layers expect), or with the shape%s of its example input%s (the "
+                          "model's io.json): %s%s%s", n_unknown == 1 ? "" : "s", unknown.s,
+                          n_unknown == 1 ? "s" : "", n_unknown == 1 ? "" : "s", n_unknown == 1 ? "" : "s",
+                          how ? how : "load FILE", strstr(how ? how : "", " --weights ") ? "" : " --weights W", flags.s);
+        else if (how)
             diag_set_hint(dg, "load it again with %s example shape%s (the sizes are an example): %s%s",
-                          n == 1 ? "an" : "their", n == 1 ? "" : "s", env->load_command, flags.s);
+                          n == 1 ? "an" : "their", n == 1 ? "" : "s", how, flags.s);
         else
             diag_set_hint(dg, "load the program with %s example shape%s (the sizes are an example): load FILE%s",
                           n == 1 ? "an" : "their", n == 1 ? "" : "s", flags.s);
     }
     sb_free(&missing);
     sb_free(&flags);
+    sb_free(&unknown);
     return n == 0;
+}
+
+/* The weights a program reads, for weights_bound: each one's name, whether it has values and
+ * whether it has a dtype and shape. */
+typedef struct weight_gaps {
+    const fx_program *p;
+    strbuf no_values, no_type;
+    size_t n_no_values, n_no_type;
+} weight_gaps;
+
+static void add_gap(strbuf *sb, size_t *n, const char *name)
+{
+    if (*n < 4) sb_printf(sb, "%s%s", *n ? ", " : "", name);
+    else if (*n == 4) sb_puts(sb, ", ...");
+    (*n)++;
+}
+
+static void gap(weight_gaps *g, const char *name, bool has_values, bool has_type)
+{
+    if (!has_values) add_gap(&g->no_values, &g->n_no_values, name);
+    if (!has_type) add_gap(&g->no_type, &g->n_no_type, name);
+}
+
+static void torch_level_weight(const char *fqn, void *ctx)
+{
+    weight_gaps *g = ctx;
+    const fx_weight *w = fx_program_weight(g->p, fqn);
+    /* export gives a module's weights the shapes its settings say (Linear(in_features=...)) */
+    gap(g, fqn, w && w->data, true);
+}
+
+/* Drops the value meta of every node but the root graph's placeholders, in m and below. */
+static void forget_meta(fx_module *m, bool root)
+{
+    for (fx_node *n = m->graph ? m->graph->first : NULL; n; n = n->next)
+        if (!root || n->op != FX_OP_PLACEHOLDER) n->meta.val = NULL;
+    for (fx_module *c = m->first_child; c; c = c->next_sibling) forget_meta(c, false);
+}
+
+static bool same_decl(const fx_value *v, const export_input_decl *d)
+{
+    if (!v || v->kind != FX_VAL_TENSOR || v->dtype != d->dtype || v->rank != d->rank) return false;
+    for (size_t k = 0; k < d->rank; k++)
+        if (strcmp(v->sizes[k], d->dims[k])) return false;
+    return true;
+}
+
+/* `set inputs` / `export inputs=...` on a program already in ATen (TorchScript, graph text): the
+ * declared example inputs replace those given at load, and the value meta is inferred again from
+ * them, as torch.export traces again on other examples (a torch-level program takes them in
+ * export itself). NULL when nothing changes, or after reporting (*failed). */
+static fx_program *redeclare_inputs(pl_env *env, const fx_program *src, const export_settings *cfg, bool *failed)
+{
+    *failed = false;
+    if (!cfg->inputs || !fx_program_is_aten(src)) return NULL;
+    decls d;
+    if (!parse_inputs(cfg->inputs, &d, env->diag)) {
+        *failed = true;
+        return NULL;
+    }
+    const fx_graph *sg = fx_program_graph(src);
+    bool changed = false;
+    for (size_t i = 0; i < d.len && !*failed; i++) {
+        const fx_node *n = sg ? fx_graph_lookup(sg, d.items[i].name) : NULL;
+        if (!n || n->op != FX_OP_PLACEHOLDER || !user_input(src, n)) {
+            strbuf names;
+            sb_init(&names);
+            for (const fx_node *q = sg ? sg->first : NULL; q; q = q->next)
+                if (q->op == FX_OP_PLACEHOLDER && user_input(src, q)) sb_printf(&names, "%s%s", names.len ? ", " : "", q->name);
+            diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "inputs: the program has no input '%s' (its inputs: %s)",
+                                        d.items[i].name, names.len ? names.s : "none");
+            diag_set_hint(dg, "declare each input by the name forward() gives it");
+            sb_free(&names);
+            *failed = true;
+        }
+        changed |= n && !same_decl(n->meta.val, &d.items[i]);
+    }
+    fx_program *c = NULL;
+    if (!*failed && changed) {
+        c = fx_program_copy(src);
+        fx_graph *g = fx_program_graph(c);
+        for (size_t i = 0; i < d.len; i++) {
+            fx_node *n = fx_graph_lookup(g, d.items[i].name);
+            fx_value *v = fx_value_new(c, FX_VAL_TENSOR);
+            v->dtype = d.items[i].dtype;
+            v->rank = d.items[i].rank;
+            v->sizes = fx_alloc(c, (v->rank ? v->rank : 1) * sizeof *v->sizes);
+            for (size_t k = 0; k < v->rank; k++) v->sizes[k] = fx_strdup(c, d.items[i].dims[k]);
+            v->device = "cpu";
+            n->meta.val = v;
+        }
+        forget_meta(c->root, true);
+        diag_sink quiet;   /* what stays uninferred was noted at load; export reports what fails */
+        diag_init(&quiet);
+        meta_infer_program(c, &quiet);
+        diag_free(&quiet);
+    }
+    free_decls(&d);
+    return c;
+}
+
+/* torch.onnx.export exports an nn.Module, whose weights always have values: a program loaded
+ * without them (graph text, TorchScript or torch-level text without --weights) is refused before
+ * anything runs, rather than giving an ONNX model whose weights are untyped inputs (that `save`
+ * and `check` refuse) or inputs nobody means. export_params=False is torch's way to make them
+ * inputs of the model; even then each needs its dtype and shape. */
+static bool weights_bound(const pl_stage *st, const export_settings *cfg, pl_env *env)
+{
+    const fx_program *p = st->fx;
+    const fx_graph *g = fx_program_graph(p);
+    weight_gaps gp = {.p = p};
+    sb_init(&gp.no_values);
+    sb_init(&gp.no_type);
+    if (p->sig.present) {
+        for (size_t i = 0; i < p->sig.n_inputs; i++) {
+            const fx_input_spec *in = &p->sig.inputs[i];
+            if (in->kind != FX_IN_PARAMETER && in->kind != FX_IN_BUFFER && in->kind != FX_IN_CONSTANT_TENSOR) continue;
+            const fx_node *n = g ? fx_graph_lookup(g, in->name) : NULL;
+            if (!n || !n->n_users) continue;   /* torch drops unused weights */
+            const fx_weight *w = in->target ? fx_program_weight(p, in->target) : NULL;
+            const fx_value *v = n->meta.val;
+            bool typed = (v && v->kind == FX_VAL_TENSOR && v->dtype != FX_DT_UNKNOWN) || (w && w->dtype != FX_DT_UNKNOWN);
+            gap(&gp, in->target ? in->target : in->name, w && w->data, typed);
+        }
+    } else if (fx_program_is_aten(p)) {
+        /* graph text of an exported program loaded without --weights: its p_/b_/c_ placeholders */
+        for (const fx_node *n = g ? g->first : NULL; n; n = n->next) {
+            if (n->op != FX_OP_PLACEHOLDER || strlen(n->name) < 3 || n->name[1] != '_' || !strchr("pbc", n->name[0]))
+                continue;
+            const fx_value *v = n->meta.val;
+            gap(&gp, n->name, false, v && v->kind == FX_VAL_TENSOR && v->dtype != FX_DT_UNKNOWN);
+        }
+    } else {
+        diag_sink quiet;   /* a table that does not load is reported where export loads it */
+        diag_init(&quiet);
+        export_weight_names(p, torch_level_weight, &gp, &quiet);
+        diag_free(&quiet);
+    }
+    bool ok = true;
+    const char *how = env->load_command && !strncmp(env->load_command, "load ", 5) ? env->load_command : "load FILE";
+    if (gp.n_no_type) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0},
+                                    "export: %zu weight%s (%s) ha%s no dtype and shape: the program does not say what "
+                                    "they are, so no ONNX model can declare them", gp.n_no_type,
+                                    gp.n_no_type == 1 ? "" : "s", gp.no_type.s,
+                                    gp.n_no_type == 1 ? "s" : "ve");
+        diag_set_hint(dg, "load the model's weights: %s --weights W (its .pt2, .onnx or .safetensors file)", how);
+        ok = false;
+    } else if (gp.n_no_values && cfg->export_params) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0},
+                                    "export: %zu weight%s (%s) ha%s no values: torch.onnx.export stores every weight "
+                                    "in the model (export_params=True)", gp.n_no_values,
+                                    gp.n_no_values == 1 ? "" : "s", gp.no_values.s,
+                                    gp.n_no_values == 1 ? "s" : "ve");
+        if (strstr(how, " --weights "))   /* a file of dtypes and shapes only (a program JSON) */
+            diag_set_hint(dg, "the --weights file gives them no values: load a .pt2 saved with its weights, an .onnx or "
+                              "a .safetensors file; or `export export_params=False` makes them inputs of the ONNX model");
+        else
+            diag_set_hint(dg, "load the model's weights: %s --weights W (its .pt2, .onnx or .safetensors file); or "
+                              "`export export_params=False` makes them inputs of the ONNX model", how);
+        ok = false;
+    }
+    sb_free(&gp.no_values);
+    sb_free(&gp.no_type);
+    return ok;
+}
+
+/* torch.export runs forward() in order on the example inputs: an op before the first Python
+ * control flow that fails on them (a Linear given the wrong features) is what torch reports,
+ * not the `if` after it. Strict meta inference of a copy finds it; true after reporting it. */
+static bool fails_before_control_flow(pl_env *env, const fx_program *src)
+{
+    const fx_graph *g = fx_program_graph(src);
+    size_t first_cf = 0, k = 0;
+    for (const fx_node *n = g ? g->first : NULL; n && !first_cf; n = n->next, k++) {
+        fx_control_kind kind = fx_control_kind_of(n);
+        if (kind != FX_CTRL_NONE && kind != FX_CTRL_COND) first_cf = k + 1;
+    }
+    if (!first_cf) return false;
+    diag_sink quiet;
+    diag_init(&quiet);
+    const meta_rules *rules = meta_rules_shipped(&quiet);
+    fx_program *copy = rules ? fx_program_copy(src) : NULL;
+    if (copy) meta_infer_program_strict(copy, rules, &quiet);
+    bool found = false;
+    for (size_t i = 0; i < quiet.len && !found; i++) {
+        const diagnostic *dg = &quiet.items[i];
+        /* meta's strict errors name their node ("export failed at %linear: ..."); only one before
+         * the control flow is torch's first error */
+        const char *at = dg->severity == DIAG_ERROR ? strstr(dg->message, "export failed at %") : NULL;
+        if (!at) continue;
+        char name[256];
+        size_t len = strcspn(at + 18, ":");
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), at + 18);
+        k = 0;
+        for (const fx_node *n = g->first; n && k + 1 < first_cf && !found; n = n->next, k++)
+            found = !strcmp(n->name, name);
+        if (!found) continue;
+        diagnostic *out = diag_report(env->diag, DIAG_ERROR, (diag_loc){dg->file, dg->line, dg->col}, "%s", dg->message);
+        if (dg->hint) diag_set_hint(out, "%s", dg->hint);
+    }
+    if (copy) fx_program_free(copy);
+    diag_free(&quiet);
+    return found;
 }
 
 /* torch.export of src (the loaded program, or what `export --legacy` made of it): returns the
@@ -369,6 +637,10 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
                                    fx_program **spec_out, bool legacy_script)
 {
     *spec_out = NULL;
+    bool bad_inputs;
+    fx_program *redeclared = redeclare_inputs(env, src, cfg, &bad_inputs);
+    if (bad_inputs) return NULL;
+    if (redeclared) src = redeclared;
     /* a loop over a dimension marked dynamic fails as torch fails: it specializes it */
     cf_dynamic_dim dyn[16];
     char *dyn_text = cfg->dynamic_shapes ? xstrdup(cfg->dynamic_shapes) : NULL;
@@ -380,9 +652,10 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         *colon = *eq = '\0';
         dyn[cfo.n_dynamic++] = (cf_dynamic_dim){it, atoi(colon + 1), eq + 1};
     }
-    int failed = control_flow_export_check_ex(src, &cfo, env->diag, report);
+    int failed = fails_before_control_flow(env, src) || control_flow_export_check_ex(src, &cfo, env->diag, report);
     fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, env->diag);
     free(dyn_text);
+    if (redeclared) fx_program_free(redeclared);   /* spec is a copy; the weight data is the loaded program's */
     decls d;
     if (!spec || !parse_inputs(cfg->inputs, &d, env->diag)) {
         if (spec) fx_program_free(spec);
@@ -507,6 +780,84 @@ static void report_stage_failure(pl_env *env, int to, const export_settings *cfg
                   pl_stage_name(to - 1));
 }
 
+/* dynamic_shapes on a program torch.export captured (a .pt2, its JSON, graph text of one): the
+ * sizes were decided there, and the graph keeps the example's wherever the capture saw a static
+ * dimension. Marking such a dimension dynamic would only relabel the model's inputs (a model that
+ * fails for any other size; torch.onnx.export(ep, dynamic_shapes=...) ignores the setting); what
+ * makes it dynamic is capturing it again, so the setting is refused. A dimension the capture
+ * made symbolic (s77) may be named. */
+static bool dynamic_shapes_capturable(const pl_stage *st, const export_settings *cfg, pl_env *env)
+{
+    if (!cfg->dynamic_shapes) return true;
+    const fx_program *p = st->fx;
+    const fx_graph *g = fx_program_graph(p);
+    char *text = xstrdup(cfg->dynamic_shapes);
+    strbuf fixed;
+    sb_init(&fixed);
+    for (char *save = NULL, *it = strtok_r(text, ", ", &save); it; it = strtok_r(NULL, ", ", &save)) {
+        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+        if (!colon || !eq) continue;   /* malformed: reported where the I/O settings are applied */
+        *colon = '\0';
+        long axis = strtol(colon + 1, NULL, 10);
+        const fx_node *n = g ? fx_graph_lookup(g, it) : NULL;
+        const fx_value *v = n && n->op == FX_OP_PLACEHOLDER ? n->meta.val : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR || axis < 0 || (size_t)axis >= v->rank) continue;
+        const char *dim = v->sizes[axis];
+        if (dim[strspn(dim, "0123456789")] == '\0')
+            sb_printf(&fixed, "%s%s:%ld (%s)", fixed.len ? ", " : "", it, axis, dim);
+    }
+    free(text);
+    bool ok = fixed.len == 0;
+    if (!ok) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){p->file, 0, 0},
+                                    "export dynamic_shapes: the program was captured with static shapes (%s): marking "
+                                    "them dynamic would only relabel the model's inputs while the graph keeps the "
+                                    "example's sizes", fixed.s);
+        diag_set_hint(dg, "re-export it with torch.export(..., dynamic_shapes=...) and load that; or load the model's "
+                          "TorchScript or torch-level graph, which fxsh captures itself with the dynamic_shapes given");
+    }
+    sb_free(&fixed);
+    return ok;
+}
+
+/* `set inputs` on a program loaded with its example inputs fixed (a .pt2, annotated graph text):
+ * torch.export traced it on them, and nothing traces it again, so other ones are refused rather
+ * than ignored. */
+static bool inputs_settable(const pl_stage *st, const export_settings *cfg, pl_env *env)
+{
+    if (!cfg->inputs) return true;
+    decls d;
+    diag_sink quiet;   /* a malformed setting is reported where the inputs are read */
+    diag_init(&quiet);
+    bool parsed = parse_inputs(cfg->inputs, &d, &quiet);
+    diag_free(&quiet);
+    if (!parsed) return true;
+    const fx_graph *g = fx_program_graph(st->fx);
+    bool ok = true;
+    for (size_t i = 0; i < d.len && ok; i++) {
+        const fx_node *n = g ? fx_graph_lookup(g, d.items[i].name) : NULL;
+        const fx_value *v = n ? n->meta.val : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR || v->dtype == FX_DT_UNKNOWN || same_decl(v, &d.items[i])) continue;
+        strbuf had;
+        sb_init(&had);
+        sb_printf(&had, "%s[", fx_dtype_get(v->dtype)->abbr);
+        for (size_t k = 0; k < v->rank; k++) sb_printf(&had, "%s%s", k ? "," : "", v->sizes[k]);
+        sb_putc(&had, ']');
+        sb_printf(&had, " but inputs gives %s[", fx_dtype_get(d.items[i].dtype)->abbr);
+        for (size_t k = 0; k < d.items[i].rank; k++) sb_printf(&had, "%s%s", k ? "," : "", d.items[i].dims[k]);
+        sb_putc(&had, ']');
+        diagnostic *dg = diag_error(env->diag, (diag_loc){st->fx->file, 0, 0},
+                                    "export inputs: the program was traced on %s=%s: a program loaded already traced "
+                                    "is not traced again, so its example inputs cannot change", d.items[i].name, had.s);
+        diag_set_hint(dg, "re-export it with torch.export on other example inputs and load that, or load the model's "
+                          "TorchScript or torch-level graph, which export traces on `inputs`");
+        sb_free(&had);
+        ok = false;
+    }
+    free_decls(&d);
+    return ok;
+}
+
 bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *cfg, pl_run_options *ro, pl_env *env)
 {
     static pl_run_options plain;
@@ -515,7 +866,12 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
     pl_stage *from = &stages[to - 1];
     int loaded = 0;
     while (loaded < PL_N_STAGES && stages[loaded].kind == PL_EMPTY) loaded++;
-    if (to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) {
+    /* the weights are checked once torch.export has run (its failures come first, as torch's
+     * would: an nn.Module always has its weights), before anything else is shown done */
+    if ((to - 1 == loaded && from->kind == PL_FX && to <= PL_STAGE_DECOMPOSED && !pl_inputs_declared(from, cfg, env)) ||
+        (to - 1 == loaded && loaded == PL_STAGE_EXPORTED && from->kind == PL_FX &&
+         (!dynamic_shapes_capturable(from, cfg, env) || !inputs_settable(from, cfg, env))) ||
+        (to == PL_STAGE_DECOMPOSED && from->kind == PL_FX && !weights_bound(from, cfg, env))) {
         if (ro->traced) fx_program_free(ro->traced);
         ro->traced = NULL;
         return false;
@@ -534,7 +890,12 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
         rc = run_capture(stages, cfg, ro, env);
         break;
     case PL_STAGE_DECOMPOSED: {
-        fx_program *p = decompose_program(from->fx, DECOMP_ONNX, env->diag);
+        /* graph text of an exported program without annotations takes its example inputs from
+         * the `inputs` setting as it would from --input (a copy: the stage stays as loaded) */
+        bool bad = false;
+        fx_program *re = loaded == PL_STAGE_EXPORTED && to - 1 == loaded ? redeclare_inputs(env, from->fx, cfg, &bad) : NULL;
+        fx_program *p = bad ? NULL : decompose_program(re ? re : from->fx, DECOMP_ONNX, env->diag);
+        if (re) fx_program_free(re);
         if (!p) rc = 1;
         else pl_stage_set_fx(&stages[to], p, "decompose (ONNX table)");
         break;
@@ -620,34 +981,6 @@ ox_model *pl_program_model(const fx_program *p, const export_settings *cfg, pl_e
     return m;
 }
 
-/* After an export whose program has parameters or buffers without values (TorchScript or FX
- * text loaded without --weights): they became inputs of the ONNX model, which is rarely what
- * was meant, so say where the values come from. */
-static void note_missing_weights(const fx_program *p, pl_env *env)
-{
-    if (!p || !p->sig.present) return;
-    strbuf names;
-    sb_init(&names);
-    size_t n = 0;
-    for (size_t i = 0; i < p->sig.n_inputs; i++) {
-        const fx_input_spec *in = &p->sig.inputs[i];
-        if ((in->kind != FX_IN_PARAMETER && in->kind != FX_IN_BUFFER) || !in->target) continue;
-        const fx_weight *w = fx_program_weight(p, in->target);
-        if (w && w->data) continue;
-        if (n < 4) sb_printf(&names, "%s%s", n ? ", " : "", in->target);
-        n++;
-    }
-    if (n) {
-        diagnostic *dg = diag_warning(env->diag, (diag_loc){0},
-                                   "%zu weight%s (%s%s) ha%s no values: the ONNX model takes them as inputs", n,
-                                   n == 1 ? "" : "s", names.s, n > 4 ? ", ..." : "", n == 1 ? "s" : "ve");
-        if (env->load_command && !strstr(env->load_command, " --weights "))
-            diag_set_hint(dg, "give them when loading: %s --weights W (a .pt2, an .onnx or a .safetensors file)",
-                          env->load_command);
-    }
-    sb_free(&names);
-}
-
 /* torch.onnx's messages about the settings it adjusts or advises against (stderr, as torch). */
 static void warn_export_settings(pl_env *env, export_settings *cfg)
 {
@@ -707,6 +1040,5 @@ bool pl_export(pl_stage stages[PL_N_STAGES], const export_settings *cfg, pl_run_
         fx_program_free(ro->traced);
         ro->traced = NULL;
     }
-    if (ok && cfg->export_params && !interrupt_pending()) note_missing_weights(stages[PL_STAGE_EXPORTED].fx, env);
     return ok;
 }

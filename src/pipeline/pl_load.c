@@ -9,6 +9,8 @@
 #include "base/hashmap.h"
 #include "base/interrupt.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
+#include "base/vec.h"
 #include "fx/fx.h"
 #include "fx/fx_build.h"
 #include "fx/fx_ir.h"
@@ -255,13 +257,16 @@ typedef struct weight_names {
     arena keys;
     strbuf list;
     size_t n;
+    VEC(const char *) all;   /* the state-dict names, in order (for did-you-mean) */
 } weight_names;
 
 static void add_name(const char *fqn, void *ctx)
 {
     weight_names *w = ctx;
     if (hm_has(&w->fqns, fqn)) return;
-    hm_put(&w->fqns, arena_strdup(&w->keys, fqn), NULL);
+    const char *key = arena_strdup(&w->keys, fqn);
+    hm_put(&w->fqns, key, NULL);
+    vec_push(&w->all, key);
     if (w->n < 12) sb_printf(&w->list, "%s%s", w->n ? ", " : "", fqn);
     w->n++;
 }
@@ -273,6 +278,7 @@ static bool collect_weight_names(diag_sink *d, const fx_program *p, weight_names
     arena_init(&w->keys);
     sb_init(&w->list);
     w->n = 0;
+    memset(&w->all, 0, sizeof w->all);
     for (size_t i = 0; p->sig.present && i < p->sig.n_inputs; i++) {
         const fx_input_spec *in = &p->sig.inputs[i];
         if (in->kind != FX_IN_USER_INPUT && in->target) add_name(in->target, w);
@@ -297,16 +303,15 @@ static void free_weight_names(weight_names *w)
     hm_free(&w->mangled);
     arena_free(&w->keys);
     sb_free(&w->list);
+    vec_free(&w->all);
 }
 
 static bool names_weight(const weight_names *w, const char *fqn)
 {
     if (hm_has(&w->fqns, fqn)) return true;
-    char mangled[512];
-    snprintf(mangled, sizeof mangled, "%s", fqn);
-    for (char *c = mangled; *c; c++)
-        if (*c == '.') *c = '_';
-    return hm_has(&w->mangled, mangled);
+    char lifted[520];
+    fx_lifted_name(FX_TENSOR_PARAMETER, fqn, lifted, sizeof lifted);
+    return hm_has(&w->mangled, lifted + 2);
 }
 
 /* --weights W must give values to the program: a tensor of a .pt2 or .safetensors file that
@@ -330,7 +335,11 @@ static bool check_weight_names(diag_sink *d, const fx_program *p, const char *pa
         if (x->role == FX_TENSOR_CONSTANT) continue;
         n_file++;
         if (names_weight(&w, x->fqn)) continue;
-        if (n_unmatched < 8) sb_printf(&unmatched, "%s%s", n_unmatched ? ", " : "", x->fqn);
+        if (n_unmatched < 8) {
+            const char *near = suggest_closest(x->fqn, w.all.items, w.all.len);
+            sb_printf(&unmatched, "%s%s", n_unmatched ? ", " : "", x->fqn);
+            if (near) sb_printf(&unmatched, " (did you mean %s?)", near);
+        }
         n_unmatched++;
     }
     bool onnx = load_weight_file_format(path) == FX_WEIGHTS_ONNX;
@@ -346,11 +355,25 @@ static bool check_weight_names(diag_sink *d, const fx_program *p, const char *pa
                             "load --weights: %zu tensor%s name%s no parameter or buffer of the program: %s%s",
                             n_unmatched, n_unmatched == 1 ? "" : "s", n_unmatched == 1 ? "s" : "", unmatched.s,
                             n_unmatched > 8 ? ", ..." : "");
-        if (w.n)
+        /* the other side: the program's weights the file gives nothing to */
+        strbuf missing;
+        sb_init(&missing);
+        size_t n_missing = 0;
+        for (size_t i = 0; i < w.all.len; i++) {
+            const fx_weight *x = fx_program_weight(p, w.all.items[i]);
+            if (x && x->data && !(before && hm_has(before, x->fqn))) continue;
+            if (n_missing < 8) sb_printf(&missing, "%s%s", n_missing ? ", " : "", w.all.items[i]);
+            n_missing++;
+        }
+        if (n_missing)
+            diag_set_hint(dg, "%zu of the program's weights get%s no tensor: %s%s; give the weights of this model",
+                          n_missing, n_missing == 1 ? "s" : "", missing.s, n_missing > 8 ? ", ..." : "");
+        else if (w.n)
             diag_set_hint(dg, "the program's weights are %s%s; give the weights of this model", w.list.s,
                           w.n > 12 ? ", ..." : "");
         else
             diag_set_hint(dg, "the program reads no parameters or buffers: leave out --weights");
+        sb_free(&missing);
     }
     sb_free(&unmatched);
     free_weight_names(&w);
@@ -400,7 +423,11 @@ static bool bind_options(const pl_load_options *o, bool by_loader, pl_loaded *ou
         ok = load_attach_weights(out->fx, o->weights, &out->n_weights, d);
         out->weights_attached = ok;
     }
-    if (ok) ok = check_weight_names(d, out->fx, o->weights, &before);
+    /* graph text of an exported program: its placeholders p_fc1_weight take the weights, by the
+     * names torch.export gives them */
+    bool lifted = !by_loader && !out->fx->sig.present && fx_program_is_aten(out->fx);
+    if (ok && lifted) ok = load_bind_lifted(out->fx, o->weights, load_weight_file_format(o->weights) == FX_WEIGHTS_ONNX, d);
+    else if (ok) ok = check_weight_names(d, out->fx, o->weights, &before);
     hm_free(&before);
     return ok;
 }

@@ -1,6 +1,7 @@
 /* settings.c — export defaults shown and changed by `set`, overridden per run by `export K=V`. */
 #include "pipeline/settings.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,8 @@ static bool valid_dims(const char *name, const char *value, diag_sink *d)
     return ok;
 }
 
+static void unknown_setting(const char *name, diag_sink *d);
+
 bool settings_set(export_settings *s, const char *name, const char *value, diag_sink *d)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -107,8 +110,14 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
         switch (st->type) {
         case S_INT: {
             char *end;
+            errno = 0;
             long v = strtol(value, &end, 10);
-            if (!*value || *end || v < 1 || v > SETTINGS_MAX_OPSET) {
+            if (!*value || *end) {
+                diagnostic *dg = diag_error(d, (diag_loc){0}, "set: %s takes a number, not '%s'", name, value);
+                diag_set_hint(dg, "fxsh exports opsets 18..%d", SETTINGS_MAX_OPSET);
+                return false;
+            }
+            if (errno == ERANGE || v < 1 || v > SETTINGS_MAX_OPSET) {
                 diagnostic *dg = diag_error(d, (diag_loc){0}, "set: %s %s is out of range: fxsh exports opsets 18..%d", name,
                                             value, SETTINGS_MAX_OPSET);
                 diag_set_hint(dg, "a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does");
@@ -134,6 +143,13 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
         }
         }
     }
+    unknown_setting(name, d);
+    return false;
+}
+
+/* "no setting named NAME", with the nearest name and the list of them. */
+static void unknown_setting(const char *name, diag_sink *d)
+{
     strbuf names;
     sb_init(&names);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) sb_printf(&names, "%s%s", i ? ", " : "", table[i].name);
@@ -144,26 +160,38 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
                           : diag_error(d, (diag_loc){0}, "set: no setting named '%s'", name);
     diag_set_hint(dg, "settings: %s (`set` shows their values)", names.s);
     sb_free(&names);
-    return false;
+}
+
+static void print_row(const export_settings *s, const setting *st, strbuf *out)
+{
+    const char *field = (const char *)s + st->offset;
+    sb_printf(out, "%-28s ", st->name);
+    switch (st->type) {
+    case S_INT: sb_printf(out, "%-10d", *(const int *)field); break;
+    case S_BOOL: sb_printf(out, "%-10s", *(const bool *)field ? "True" : "False"); break;
+    case S_TEXT: {
+        const char *v = *(char *const *)field;
+        sb_printf(out, "%-10s", v ? v : "None");
+        break;
+    }
+    }
+    sb_printf(out, "  # %s\n", st->help);
 }
 
 void settings_print(const export_settings *s, strbuf *out)
 {
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        const setting *st = &table[i];
-        const char *field = (const char *)s + st->offset;
-        sb_printf(out, "%-28s ", st->name);
-        switch (st->type) {
-        case S_INT: sb_printf(out, "%-10d", *(const int *)field); break;
-        case S_BOOL: sb_printf(out, "%-10s", *(const bool *)field ? "True" : "False"); break;
-        case S_TEXT: {
-            const char *v = *(char *const *)field;
-            sb_printf(out, "%-10s", v ? v : "None");
-            break;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) print_row(s, &table[i], out);
+}
+
+bool settings_print_one(const export_settings *s, const char *name, strbuf *out, diag_sink *d)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(table[i].name, name)) {
+            print_row(s, &table[i], out);
+            return true;
         }
-        }
-        sb_printf(out, "  # %s\n", st->help);
-    }
+    unknown_setting(name, d);
+    return false;
 }
 
 const char *settings_name(size_t i)

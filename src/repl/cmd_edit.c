@@ -150,8 +150,12 @@ int cmd_rewrite(session *s, int argc, char **argv)
         return 1;
     }
     if (edit_stage(s, argv[0]) < 0) return 1;
+    size_t mark = s->diag.len;
     fx_program *out = rewrites[which].fn(s->stages[s->current].fx, argv[1], clone, &s->diag);
-    if (!out) return 1;
+    if (!out) {
+        rewrite_check_hints(s->stages[s->current].fx, argv[1], &s->diag, mark);
+        return 1;
+    }
     edit_commit(s, argc, argv, out);
     if (!s->quiet)
         fprintf(s->out, "rewrote %s into %s (`show code` shows %s; `export` re-runs the pipeline)\n", argv[1],

@@ -6,6 +6,7 @@
 #include "base/interrupt.h"
 #include "base/shape.h"
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "fx/fx.h"
 #include "fx/fx_build.h"
 #include "fx/fx_ir.h"
@@ -132,8 +133,18 @@ int cmd_load(session *s, int argc, char **argv)
             i++;
         } else if (!file && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
             file = argv[i];
+        } else if (!strcmp(argv[i], "--weights") || !strcmp(argv[i], "--input") || !strcmp(argv[i], "--attr")) {
+            session_error(s, "load: %s needs %s", argv[i],
+                          argv[i][2] == 'w' ? "a file (a .pt2, .onnx or .safetensors file of the model's weights)" :
+                          argv[i][2] == 'i' ? "an example input, NAME=DTYPE[DIMS] (e.g. x=f32[3,4])" :
+                                              "NAME=VALUE (a Python literal, e.g. heads=4)");
+            return 1;
         } else {
-            session_error(s, "load: unexpected '%s' (usage: load FILE|- [--weights W] [--input SPEC]... [--attr NAME=VALUE]...)", argv[i]);
+            static const char *const opts[] = {"--weights", "--input", "--attr"};
+            const char *near = argv[i][0] == '-' ? suggest_closest(argv[i], opts, 3) : NULL;
+            diagnostic *dg = near ? diag_error(&s->diag, (diag_loc){0}, "load: unknown option '%s'; did you mean '%s'?", argv[i], near)
+                                  : diag_error(&s->diag, (diag_loc){0}, "load: unexpected '%s'", argv[i]);
+            diag_set_hint(dg, "usage: load FILE|- [--weights W] [--input SPEC]... [--attr NAME=VALUE]...");
             return 1;
         }
     }
@@ -155,6 +166,11 @@ int cmd_load(session *s, int argc, char **argv)
     }
     if (out.weights_attached && !s->quiet)
         fprintf(s->out, "attached %zu weight tensor%s from %s\n", out.n_weights, out.n_weights == 1 ? "" : "s", req.weights);
+    if (s->n_undo) {   /* the edits of the program replaced go with it: say so, and how to keep them */
+        diagnostic *dg = diag_note(&s->diag, (diag_loc){0}, "load: %zu edit%s of the previous program dropped with it",
+                                   s->n_undo, s->n_undo == 1 ? "" : "s");
+        diag_set_hint(dg, "`save-patch FILE` before `load` keeps edits as a script that replays them");
+    }
     session_reset(s);
     char *cmd0 = argv[0];
     argv[0] = "load";   /* however it was abbreviated */

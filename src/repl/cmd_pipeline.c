@@ -2,6 +2,7 @@
  *
  * The commands are the shell's view of pipeline/pipeline.h: they parse their arguments, run the
  * stages there, and keep the session's current stage and Ctrl-C's stash. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,16 +22,28 @@
 #include "repl/cmd_handlers.h"
 #include "repl/tokenize.h"
 
+/* `run`, `verify` and `step` translate with the settings as `export` does: an opset below 18 is
+ * raised to 18 with torch's warning (pl_adjust_settings), not refused by one and not the other. */
 ox_model *pipeline_stage_model(session *s, int index, const char *cmd, bool *owned)
 {
     pl_env env = session_env(s);
-    return pl_stage_model(s->stages, index, &s->settings, cmd, &env, owned);
+    export_settings cfg;
+    settings_copy(&cfg, &s->settings);
+    if (s->stages[index].kind == PL_FX) pl_adjust_settings(&cfg, &env);
+    ox_model *m = pl_stage_model(s->stages, index, &cfg, cmd, &env, owned);
+    settings_free(&cfg);
+    return m;
 }
 
 ox_model *pipeline_program_model(session *s, const fx_program *p, const export_settings *cfg)
 {
     pl_env env = session_env(s);
-    return pl_program_model(p, cfg, &env);
+    export_settings adjusted;
+    settings_copy(&adjusted, cfg);
+    pl_adjust_settings(&adjusted, &env);
+    ox_model *m = pl_program_model(p, &adjusted, &env);
+    settings_free(&adjusted);
+    return m;
 }
 
 /* The last stage holding something: where `step` continues from. */
@@ -77,9 +90,10 @@ static bool parse_export_args(session *s, int argc, char **argv, export_request 
         if (!strcmp(argv[i], "--inputs") || !strcmp(argv[i], "--seed")) {
             char *end = NULL;
             const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            errno = 0;
             if (v && argv[i][2] == 's') r->trace_seed = strtoull(v, &end, 10);
-            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-'))) {
-                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "a non-negative integer" : "a file");
+            if (!v || (argv[i][2] == 's' && (!*v || *end || *v == '-' || errno == ERANGE))) {
+                session_error(s, "export: %s needs %s", argv[i], argv[i][2] == 's' ? "an integer from 0 to 2^64-1" : "a file");
                 return false;
             }
             if (argv[i][2] == 'i') r->trace_inputs = v;
@@ -92,10 +106,23 @@ static bool parse_export_args(session *s, int argc, char **argv, export_request 
             return false;
         }
         *eq = '\0';
+        size_t mark = s->diag.len;
         bool ok = settings_set(cfg, argv[i], eq + 1, &s->diag);
         *eq = '=';
-        if (!ok)
+        if (!ok) {
+            /* the setting's message names the command it came with */
+            for (size_t k = mark; k < s->diag.len; k++) {
+                char *m = s->diag.items[k].message;
+                if (m && !strncmp(m, "set: ", 5)) {
+                    strbuf sb;
+                    sb_init(&sb);
+                    sb_printf(&sb, "export: %s", m + 5);
+                    s->diag.items[k].message = sb_detach(&sb);
+                    free(m);
+                }
+            }
             return false;
+        }
     }
     if (r->legacy_script && r->legacy_trace) {
         session_error(s, "export: --legacy script or --legacy trace, not both");
@@ -181,7 +208,12 @@ int cmd_step(session *s, int argc, char **argv)
         /* a loaded ONNX model: the only step left is optimize */
     }
     pl_env env = session_env(s);
-    if (!pl_run_stage(s->stages, k + 1, &s->settings, NULL, &env)) return 1;
+    export_settings cfg;
+    settings_copy(&cfg, &s->settings);
+    if (k + 1 == PL_STAGE_ONNX) pl_adjust_settings(&cfg, &env);   /* as export does */
+    bool ok = pl_run_stage(s->stages, k + 1, &cfg, NULL, &env);
+    settings_free(&cfg);
+    if (!ok) return 1;
     s->current = k + 1;
     return 0;
 }
@@ -206,9 +238,13 @@ int cmd_set(session *s, int argc, char **argv)
         *eq = '\0';
         value = eq + 1;
     }
-    if (!value) {
-        session_error(s, "set: %s needs a value (set NAME VALUE, or set NAME=VALUE)", name);
-        return 1;
+    if (!value) {   /* `set NAME`: that setting's line of `set` */
+        strbuf sb;
+        sb_init(&sb);
+        bool ok = settings_print_one(&s->settings, name, &sb, &s->diag);
+        if (ok) session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return ok ? 0 : 1;
     }
     return settings_set(&s->settings, name, value, &s->diag) ? 0 : 1;
 }

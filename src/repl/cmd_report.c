@@ -155,8 +155,8 @@ static void report_text(session *s, const export_report *r, int rc, strbuf *out)
         vec_free(&rows);
         hm_free(&index);
     }
-    /* what the run decided or warned about: specialized branches, folded checks, weights without
-     * values (notes and warnings); then the failure */
+    /* what the run decided or warned about: specialized branches, folded checks, unrolled loops
+     * (notes and warnings); then the failure (weights without values among them) */
     size_t decisions = 0;
     for (size_t i = r->diag_mark; i < s->diag.len; i++) decisions += s->diag.items[i].severity != DIAG_ERROR;
     sb_puts(out, "\n## Decisions and warnings\n\n");

@@ -1,6 +1,7 @@
 /* cmd_run.c — evaluating stages with the reference evaluator: `run` prints a stage's outputs
  * (numpy's repr) on given or random inputs, `verify` compares them with expected values or with
  * another stage's. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -25,8 +26,9 @@ static bool parse_number(session *s, const char *cmd, const char *opt, const cha
 {
     char *end;
     double v = text ? strtod(text, &end) : 0;
-    if (!text || !*text || *end || !(v >= 0)) {
-        session_error(s, "%s: %s needs a non-negative number%s%s", cmd, opt, text ? ", not " : "", text ? text : "");
+    /* inf (1e999 overflows to it) and nan are no tolerance: every difference would pass */
+    if (!text || !*text || *end || !(v >= 0) || isinf(v)) {
+        session_error(s, "%s: %s needs a finite non-negative number%s%s", cmd, opt, text ? ", not " : "", text ? text : "");
         return false;
     }
     *out = v;
@@ -51,8 +53,17 @@ bool run_parse_opts(session *s, const char *cmd, int argc, char **argv, const ch
             else if (!strcmp(a, "--expected")) o->expected = v;
             else if (!strcmp(a, "--save")) o->save = v;
             else if (!strcmp(a, "--seed")) {
-                if (!parse_number(s, cmd, a, v, &num) || num != floor(num)) return false;
-                o->seed = (uint64_t)num;
+                /* an integer that fits the generator's 64-bit state, read exactly (a double
+                 * would round, and beyond 2^64 the conversion is undefined) */
+                char *end;
+                errno = 0;
+                unsigned long long seed = strtoull(v, &end, 10);
+                if (!*v || *end || *v == '-' || errno == ERANGE) {
+                    session_error(s, "%s: --seed needs an integer from 0 to %llu, not %s", cmd, (unsigned long long)UINT64_MAX, v);
+                    return false;
+                }
+                (void)num;
+                o->seed = (uint64_t)seed;
             } else if (!strcmp(a, "--atol")) {
                 if (!parse_number(s, cmd, a, v, &o->atol)) return false;
             } else if (!parse_number(s, cmd, a, v, &o->rtol)) {

@@ -79,14 +79,23 @@ const command command_table[] = {
      "\n"
      "Like torch.export, export needs example inputs: a program whose inputs have no dtype and\n"
      "shape (TorchScript, torch-level text loaded without --input) is refused with the --input\n"
-     "each one needs, and an example shape a node rejects (a Linear given the wrong number of\n"
-     "features) fails the export at that node. Ctrl-C cancels the run and keeps the stages of the\n"
+     "each one needs (the size its first layer takes when the weights say it; when nothing says\n"
+     "it, the hint says so and points at --weights and the model's io.json), and an example shape\n"
+     "a node rejects (a Linear given the wrong number of features) fails the export at that node,\n"
+     "before any Python control flow after it, as torch reports it. `set inputs` (or inputs=...\n"
+     "here) declares them too, replacing those given at load (a program torch.export already\n"
+     "traced, a .pt2, keeps its own: another is refused). Like torch.onnx.export, which\n"
+     "exports a module with its weights, export refuses weights without values (load them with\n"
+     "--weights, or export_params=False makes them model inputs) or without dtype and shape.\n"
+     "dynamic_shapes applies to programs fxsh captures (TorchScript, torch-level text); on a\n"
+     "program torch.export captured static (a .pt2) it is refused: re-export it with\n"
+     "torch.export(..., dynamic_shapes=...). Ctrl-C cancels the run and keeps the stages of the\n"
      "run before.\n"
      "\n"
      "--report FILE.md writes what torch.onnx.export(..., report=True) writes, as Markdown: the\n"
      "program and the settings, each stage with the pass that made it, its node count and time,\n"
      "the op histogram of the model, every decision the run made (branches specialized, checks\n"
-     "folded, weights without values) and its warnings, and, when it fails, the error with its\n"
+     "folded, loops unrolled) and its warnings, and, when it fails, the error with its\n"
      "hint and torch's failure text. The report is written when the export fails too."},
     {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
      "list nodes whose name or target contains TEXT",
@@ -128,7 +137,9 @@ const command command_table[] = {
      "fails to load leaves the current stages untouched. --weights W takes the parameter values\n"
      "of a program that has none (FX text, TorchScript) from W: a .pt2, an .onnx (initializers\n"
      "by state-dict name) or a .safetensors file; a program JSON (or a .pt2 saved without\n"
-     "weights) gives their dtypes and shapes only. --input x=f32[3,4] (or x=f32[3, 4], as Python\n"
+     "weights) gives their dtypes and shapes only. Graph text of an exported program binds each\n"
+     "weight to the placeholder torch.export names after it (fc1.weight: p_fc1_weight; b_ for a\n"
+     "buffer, c_ for a constant), which takes its dtype and shape. --input x=f32[3,4] (or x=f32[3, 4], as Python\n"
      "prints a shape) declares an example input\n"
      "of a program that records no shapes (TorchScript IR, torch-level FX text; a symbol for a\n"
      "dimension export keeps dynamic: x=f32[s77,3]): export then infers every value's dtype and\n"
@@ -139,8 +150,10 @@ const command command_table[] = {
      "\n"
      "The load fails, and the stages stay as they were, when --input names an input the program\n"
      "does not have, or when a tensor of the --weights file names no parameter or buffer of the\n"
-     "program (another model's weights); an .onnx file's other initializers (the exporter's\n"
-     "constants) are ignored as long as some name parameters. Each error lists the valid names."},
+     "program (another model's weights), or a p_/b_/c_ placeholder has no weight or a weight\n"
+     "of another shape; an .onnx file's other initializers (the exporter's\n"
+     "constants) are ignored as long as some name parameters. Each error lists the valid names,\n"
+     "both sides with the nearest as a did-you-mean."},
     {"node", 1, 2, cmd_node, COMPLETE_NODE, "node NAME [--json]",
      "show one node: args, kwargs, users, meta, source",
      "Shows everything known about node NAME (with or without the leading %; subgraph nodes as\n"
@@ -167,7 +180,10 @@ const command command_table[] = {
     {"replace", 2, 2, cmd_replace, COMPLETE_NODE, "replace NODE TARGET",
      "swap the target of a call node",
      "Makes NODE call TARGET instead, keeping its arguments, e.g.\n"
-     "  replace relu torch.ops.aten.gelu.default"},
+     "  replace relu torch.ops.aten.gelu.default\n"
+     "An ATen target is checked against torch's schemas (share/fxsh/aten/schemas.txt) and written\n"
+     "as torch.fx prints it: aten.tanh or aten::tanh is torch.ops.aten.tanh.default; a name or\n"
+     "overload torch does not have is an error with the nearest. `insert` checks its TARGET so."},
     {"rewire", 3, 3, cmd_rewire, COMPLETE_NODE, "rewire NODE ARG %OTHER",
      "make an argument of NODE refer to another node",
      "Sets argument ARG of NODE (a position like 0, or a keyword name) to node %OTHER, which must\n"
@@ -179,7 +195,9 @@ const command command_table[] = {
      "`export` again, and `undo` takes the rewrite back. A rewrite that cannot apply says why (with\n"
      "torch's reason where torch has one). A subgraph that returns one of its inputs unchanged, or\n"
      "one value twice, is refused as torch refuses it; --clone applies torch's fix instead\n"
-     "(`return x.clone()`).\n"
+     "(`return x.clone()`). A refused rewrite's hint names another rewrite only when that one\n"
+     "works; a `for` over a constant count (range(3)) needs none: export unrolls it, as\n"
+     "torch.export does, and the unrolled model is right for every input.\n"
      "\n"
      "cond: a Python `if` on a tensor (fxsh.python_if) becomes torch.cond. The predicate comes from\n"
      "Python truthiness (ne(x, 0) for a non-bool tensor), the branches become true_graph_N and\n"
@@ -242,7 +260,8 @@ const command command_table[] = {
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
      "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
      "keep_initializers_as_inputs, do_constant_folding, optimize, external_data, verbose — with\n"
-     "the meaning torch.onnx.export gives them. `set NAME VALUE` (or NAME=VALUE) changes one; a\n"
+     "the meaning torch.onnx.export gives them. `set NAME` shows one; `set NAME VALUE` (or\n"
+     "NAME=VALUE) changes one, and export, run, verify and step all use it; a\n"
      "value out of range is an error naming the valid ones (opset_version 18..23, a lower one\n"
      "being raised to 18 with torch's warning; True/False; dynamic_shapes as x:0=batch).\n"
      "`set NODE ARG=VALUE` instead edits the loaded FX program: argument ARG (a position or a\n"

@@ -71,4 +71,10 @@ fx_program *rewrite_loop_to_while(const fx_program *p, const char *node, bool cl
  * refused for another reason, which that rewrite itself reports. */
 bool rewrite_plan(const fx_program *p, const char *node, const char *kind, strbuf *plan);
 
+/* After `rewrite node ...` on p was refused (its errors in d from index mark on): a hint naming
+ * another rewrite is checked, and replaced by the reason when that one is refused too (the hints
+ * of scan and while_loop must not send the user back and forth); a `for` over a constant count
+ * gets the hint that no rewrite is needed, since export unrolls it as torch.export does. */
+void rewrite_check_hints(const fx_program *p, const char *node, diag_sink *d, size_t mark);
+
 #endif

@@ -1,6 +1,7 @@
 /* rewrite_plan.c — the `rewrite` commands that work for a node export names: nests innermost first, --clone where needed. */
 #include "rewrite/rewrite.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +127,72 @@ bool rewrite_plan(const fx_program *p, const char *node, const char *kind, strbu
     for (size_t i = 0; i < order.len; i++) free(order.items[i]);
     vec_free(&order);
     return ok;
+}
+
+/* The first error of `rewrite node kind` on p, as its command would report it; NULL when the
+ * rewrite works. Owned by the caller. */
+static char *refusal(const fx_program *p, const char *node, const char *kind)
+{
+    strbuf plan;
+    sb_init(&plan);
+    bool ok = rewrite_plan(p, node, kind, &plan);
+    sb_free(&plan);
+    if (ok) return NULL;
+    fx_program *(*fn)(const fx_program *, const char *, bool, diag_sink *) =
+        !strcmp(kind, "cond") ? rewrite_if_to_cond_ex : !strcmp(kind, "scan") ? rewrite_for_to_scan : rewrite_loop_to_while;
+    diag_sink quiet;
+    diag_init(&quiet);
+    fx_program *q = fn(p, node, true, &quiet);
+    if (q) fx_program_free(q);
+    char *why = NULL;
+    for (size_t i = 0; i < quiet.len && !why; i++)
+        if (quiet.items[i].severity == DIAG_ERROR) why = xstrdup(quiet.items[i].message);
+    diag_free(&quiet);
+    return why ? why : xstrdup("refused");
+}
+
+void rewrite_check_hints(const fx_program *p, const char *node, diag_sink *d, size_t mark)
+{
+    if (node[0] == '%') node++;
+    fx_node *n = fx_program_find_node(p, node);
+    fx_control_view v;
+    bool constant_for = n && fx_control_inspect(n, &v) && v.kind == FX_CTRL_FOR && v.trip && v.trip->kind == FX_ARG_INT;
+    for (size_t i = mark; i < d->len; i++) {
+        diagnostic *dg = &d->items[i];
+        if (dg->severity != DIAG_ERROR) continue;
+        if (constant_for) {
+            /* torch.export unrolls `for i in range(3)`: the export is right as it is, for every input */
+            diag_set_hint(dg, "no rewrite is needed: `for` over a constant count (%lld) is unrolled by `export`, as "
+                              "torch.export unrolls it, and the unrolled model is right for every input",
+                          (long long)v.trip->u.i);
+            continue;
+        }
+        /* a hint naming other rewrites must name ones that work: each is tried; the hint stays
+         * when all work, names only those that do when some do, and gives the reason when none */
+        if (!dg->hint || !strstr(dg->hint, "rewrite %")) continue;
+        strbuf works, refused;
+        sb_init(&works);
+        sb_init(&refused);
+        size_t n_named = 0, n_work = 0;
+        for (const char *r = strstr(dg->hint, "rewrite %"); r; r = strstr(r + 9, "rewrite %")) {
+            char other[256], kind[32];
+            if (sscanf(r, "rewrite %%%255[^ ] %31[a-z_]", other, kind) != 2) continue;
+            if (strcmp(kind, "cond") && strcmp(kind, "scan") && strcmp(kind, "while_loop")) continue;
+            n_named++;
+            char *why = refusal(p, other, kind);
+            if (!why) {
+                sb_printf(&works, "%srewrite %%%s %s", n_work++ ? ", or " : "", other, kind);
+            } else if (!refused.len) {
+                sb_printf(&refused, "`rewrite %%%s %s` is refused too (%s)", other, kind, why);
+            }
+            free(why);
+        }
+        if (n_named && n_work < n_named) {
+            if (n_work) diag_set_hint(dg, "%s", works.s);
+            else diag_set_hint(dg, "%s: no rewrite takes it as it is; change the code (`help rewrite` says what each "
+                                   "rewrite needs)", refused.s);
+        }
+        sb_free(&works);
+        sb_free(&refused);
+    }
 }

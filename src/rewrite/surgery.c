@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/suggest.h"
 #include "fx/fx_build.h"
 #include "fx/fx.h"
+#include "tables/aten_schemas.h"
 #include "capture/export.h"
 
 static fx_node *need_node(const fx_program *p, const char *name, diag_sink *d)
@@ -82,6 +84,72 @@ static fx_arg *parse_value(fx_program *p, fx_graph *g, const char *s, const char
     return a;
 }
 
+/* An ATen target as torch.fx prints it (torch.ops.aten.tanh.default), from any of the ways a
+ * user writes one (aten.tanh, aten::tanh, torch.ops.aten.add.Tensor), checked against torch's
+ * schemas (share/fxsh/aten/schemas.txt): a name torch has no overload of is an error at once, with
+ * the nearest, instead of a graph that fails only at translate. Other targets (torch functions,
+ * operator.*, other namespaces) are kept as written. NULL after reporting. */
+static const char *resolve_target(fx_program *p, const char *target, diag_sink *d)
+{
+    const char *name = !strncmp(target, "torch.ops.aten.", 15) ? target + 15 :
+                       !strncmp(target, "aten.", 5) ? target + 5 : !strncmp(target, "aten::", 6) ? target + 6 : NULL;
+    if (!name) return target;
+    const char *schema = aten_schemas_lookup(target, NULL);
+    if (schema) {   /* "aten::add.Tensor(...)": the overload; none written is .default */
+        const char *op = schema + 6, *paren = strchr(op, '(');
+        size_t len = paren ? (size_t)(paren - op) : strlen(op);
+        bool overload = memchr(op, '.', len) != NULL;
+        return arena_printf(&p->arena, "torch.ops.aten.%.*s%s", (int)len, op, overload ? "" : ".default");
+    }
+    if (!aten_schemas_count(d)) return target;   /* the table is missing: reported, nothing to check */
+    /* the nearest overload, compared as torch.ops.aten.<op>.<overload> */
+    char base[256];
+    snprintf(base, sizeof base, "%s", name);
+    char *dot = strchr(base, '.');
+    if (dot) *dot = '\0';
+    const char *overloads[16];
+    size_t n_over = aten_schemas_overloads(base, overloads, 16, NULL);
+    strbuf cands;
+    sb_init(&cands);
+    for (size_t i = 0; i < n_over && i < 16; i++) {
+        const char *op = overloads[i] + 6, *paren = strchr(op, '(');
+        size_t len = paren ? (size_t)(paren - op) : strlen(op);
+        bool overload = memchr(op, '.', len) != NULL;
+        sb_printf(&cands, "%storch.ops.aten.%.*s%s", i ? ", " : "", (int)len, op, overload ? "" : ".default");
+    }
+    diagnostic *dg;
+    if (n_over) {
+        dg = diag_error(d, (diag_loc){0}, "'%s': aten.%s has no overload %s", target, base, dot ? dot + 1 : "default");
+        diag_set_hint(dg, "its overloads: %s%s", cands.s, n_over > 16 ? ", ..." : "");
+    } else {
+        suggester sg;
+        suggester_init(&sg, base);
+        char prev[256] = "";
+        for (size_t i = 0, n = aten_schemas_count(NULL); i < n; i++) {
+            const char *op = aten_schemas_at(i);
+            if (strncmp(op, "aten::", 6)) continue;
+            op += 6;
+            size_t len = strcspn(op, ".(");
+            if (len >= sizeof prev || (!strncmp(prev, op, len) && !prev[len])) continue;
+            snprintf(prev, sizeof prev, "%.*s", (int)len, op);
+            suggester_add(&sg, prev);
+        }
+        const char *near = suggester_result(&sg);
+        dg = diag_error(d, (diag_loc){0}, "'%s': torch has no ATen operator %s", target, base);
+        if (near) {
+            char full[270];
+            snprintf(full, sizeof full, "aten::%s", near);
+            const char *o = aten_schemas_lookup(full, NULL) ? ".default" : "";
+            diag_set_hint(dg, "did you mean torch.ops.aten.%s%s? (share/fxsh/aten/schemas.txt lists torch's)", near, o);
+        } else {
+            diag_set_hint(dg, "share/fxsh/aten/schemas.txt lists torch's ATen operators");
+        }
+        suggester_free(&sg);
+    }
+    sb_free(&cands);
+    return NULL;
+}
+
 bool surgery_replace_target(fx_program *p, const char *node, const char *target, diag_sink *d)
 {
     fx_node *n = need_node(p, node, d);
@@ -91,6 +159,7 @@ bool surgery_replace_target(fx_program *p, const char *node, const char *target,
                    fx_opcode_name(n->op));
         return false;
     }
+    if (n->op == FX_OP_CALL_FUNCTION && !(target = resolve_target(p, target, d))) return false;
     n->target = fx_strdup(p, target);
     return true;
 }
@@ -156,6 +225,7 @@ bool surgery_insert(fx_program *p, const char *after, const char *name, const ch
         diag_error(d, (diag_loc){0}, "a node named '%s' already exists", name);
         return false;
     }
+    if (!(target = resolve_target(p, target, d))) return false;
     fx_arg *tuple = parse_value(p, a->graph, args, args + strlen(args), d);
     if (!tuple) return false;
     if (tuple->kind != FX_ARG_TUPLE) tuple = fx_arg_seq(p, FX_ARG_TUPLE, &tuple, NULL, 1);

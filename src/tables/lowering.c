@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "base/vec.h"
+#include "onnx/onnx_op.h"
 #include "tables/ops.h"
 
 typedef struct lp {
@@ -285,6 +287,26 @@ static bool parse_node(lp *s, low_node *n)
     const char *dot = strrchr(op, '.');
     n->domain = dot ? arena_strndup(s->a, op, (size_t)(dot - op)) : "";
     n->op_type = dot ? dot + 1 : op;
+    /* `Python <value: ...>` and `Tensor <value: ...>` are the lowerings' own constants (a value
+     * torchlib passes, a tensor it makes), not ONNX operators */
+    bool pseudo = !*n->domain && (!strcmp(n->op_type, "Python") || !strcmp(n->op_type, "Tensor"));
+    if (!pseudo && (!*n->domain || !strcmp(n->domain, "ai.onnx")) && !ox_op_find(n->domain, n->op_type)) {
+        /* a typo, or a template's placeholder not yet replaced: fails here, at its line, not as a
+         * model that no runtime runs */
+        suggester sg;
+        suggester_init(&sg, n->op_type);
+        for (size_t i = 0; i < ox_op_count(); i++) {
+            const ox_op *o = ox_op_at(i);
+            if (o && !*o->domain) suggester_add(&sg, o->name);
+        }
+        const char *near = suggester_result(&sg);
+        char msg[400];
+        snprintf(msg, sizeof msg, "ONNX has no operator '%s'%s%s%s", n->op_type, near ? " (did you mean " : "",
+                 near ? near : "", near ? "?)" : "");
+        lp_error(s, "%s", msg);
+        suggester_free(&sg);
+        goto done;
+    }
     if (accept(s, '<') && !attr_list(s, &attrs)) goto done;
     if (!name_list(s, &ins, true)) goto done;
     n->outs = strs_to_arena(s->a, &outs);

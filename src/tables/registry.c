@@ -331,6 +331,9 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
     if (!target) { node_error(L, n, "%srule has no 'target'", NULL); return NULL; }
     if (!(rule->target = scalar(L, target, "target"))) return NULL;
     if (!strncmp(rule->target, "torch.ops.", 10)) rule->target += 10;
+    /* aten.tanh is how torch's registry names the default overload; graphs call aten.tanh.default */
+    if (!strncmp(rule->target, "aten.", 5) && !strchr(rule->target + 5, '.'))
+        rule->target = arena_printf(&L->r->arena, "%s.default", rule->target);
     if (schema) {
         const char *text = scalar(L, schema, "schema");
         if (!text) return NULL;
@@ -351,8 +354,8 @@ static op_rule *load_rule(loader *L, yaml_node_t *n)
                       *rule->schema.overload ? rule->schema.overload : "default");
         if (!dot || strcmp(dot + 1, want)) {
             diagnostic *dg = node_error(L, schema, "schema does not match target '%s'", rule->target);
-            diag_set_hint(dg, "the schema of %s starts with %s(...)", rule->target,
-                          dot ? dot + 1 : rule->target);
+            diag_set_hint(dg, "the schema names %s(...): its target is NAMESPACE.%s (a schema without an overload "
+                          "is the .default one); or leave the schema out: torch's is used", want, want);
             return NULL;
         }
     }
@@ -700,6 +703,11 @@ bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out)
 {
     if (!strncmp(target, "torch.ops.", 10)) target += 10;
     const op_rule *head = hm_get(&r->by_target, target);
+    char dflt[256];   /* aten.relu: the default overload, as a rule's target says it */
+    if (!head && !strncmp(target, "aten.", 5) && !strchr(target + 5, '.')) {
+        snprintf(dflt, sizeof dflt, "%s.default", target);
+        head = hm_get(&r->by_target, dflt);
+    }
     if (!head) return false;
     for (const op_rule *x = head; x; x = x->older) {
         sb_printf(out, "# %s:%d\n", x->file, x->line);

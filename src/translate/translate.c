@@ -63,16 +63,22 @@ static void no_lowering(tx *t, const fx_node *n, const char *target)
             if (n_ov > 8) sb_printf(&h, "    ... %zu more\n", n_ov - 8);
         }
     }
-    const char *sch = schema ? schema + 6 : arena_printf(&t->a, "%.*s(Tensor self) -> Tensor", oplen, op);
+    /* a target torch does not have needs a schema of its own, named as the target is */
+    const char *ov = op[oplen] == '.' && strcmp(op + oplen + 1, "default") ? op + oplen : "";
+    const char *sch = schema ? schema + 6 : arena_printf(&t->a, "%.*s%s(Tensor self) -> Tensor", oplen, op, ov);
     const char *param = schema ? first_tensor_arg(t, sch) : "self";
+    /* a template, not a lowering: its body names no ONNX operator, so `ops load` refuses it at its
+     * line until the ops that compute the result replace it (a plausible body, Identity say,
+     * would load and make the model silently wrong); a target torch has takes torch's schema */
     sb_printf(&h,
-              "add a lowering with `ops load FILE`, a YAML file like:\n"
+              "add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the "
+              "ONNX ops that compute the result (until then `ops load` refuses it):\n"
               "    opset: 18\n"
               "    rules:\n"
-              "      - target: %s\n"
-              "        schema: %s\n"
-              "        lowering: '%.*s (%s) => (result) { result = Identity (%s) }'",
-              short_t, sch, oplen, op, param, param);
+              "      - target: %s%s\n",
+              short_t, aten && !strchr(short_t + 5, '.') ? ".default" : "");
+    if (!schema) sb_printf(&h, "        schema: %s\n", sch);
+    sb_printf(&h, "        lowering: '%.*s (%s) => (result) { result = FILL_IN (%s) }'", oplen, op, param, param);
     diag_set_hint(dg, "%s", h.s);
     sb_free(&h);
 }

@@ -10,7 +10,7 @@ $ fxsh -c 'ops load tests/fixtures/translate/unknown_builtin.yaml'
 ? 1
 
 ## decompose: a rule's `builtin:` (the shipped table with meshgrid misspelt)
-$ cp -r share/fxsh "$FXSH_SCRATCH/s" && sed -i 's/builtin: meshgrid}/builtin: meshgrd}/' "$FXSH_SCRATCH/s/decompose/core.yaml" && FXSH_SHAREDIR="$FXSH_SCRATCH/s" fxsh -c 'load tests/fixtures/repl/mha.module.txt --input x=f32[2,5,8]' -c 'export verbose=False' 2>&1 | sed "s#$FXSH_SCRATCH/s/decompose/core.yaml:[0-9]*#<share>/decompose/core.yaml:N#"
+$ cp -r share/fxsh "$FXSH_SCRATCH/s" && sed -i 's/builtin: meshgrid}/builtin: meshgrd}/' "$FXSH_SCRATCH/s/decompose/core.yaml" && FXSH_SHAREDIR="$FXSH_SCRATCH/s" fxsh -c 'load tests/fixtures/repl/mha.module.txt --input x=f32[2,5,8]' -c 'export verbose=False export_params=False' 2>&1 | sed "s#$FXSH_SCRATCH/s/decompose/core.yaml:[0-9]*#<share>/decompose/core.yaml:N#"
 -c:2: <share>/decompose/core.yaml:N: error: decomposition rule for aten.meshgrid.indexing: no C decomposition is named 'meshgrd'
   hint: did you mean 'meshgrid'?
 -c:2: <share>/decompose/core.yaml:N: error: decomposition rule for aten.meshgrid.default: no C decomposition is named 'meshgrd'

@@ -79,3 +79,31 @@ load examples/data/mlp_cond.pt2
 replace sum_1 torch.ops.aten.mean.default
 set gt 1=0.5
 replayed
+
+## replace and insert check an ATen target against torch's schemas at once (newcomer-2 finding 6):
+## one written without its overload is torch's default one; a name torch has not is an error
+## with the nearest, not a graph that fails at translate.
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'replace linear_1 aten.tanh' -c 'replace linear torch.ops.aten.nosuch.default' -c 'replace linear aten.tnah' -c 'replace linear aten.gelu.foo' -c 'insert linear t2 aten::relu (%linear,)' -c 'show graph' 2>&1 | grep -v placeholder
+-c:3: error: 'torch.ops.aten.nosuch.default': torch has no ATen operator nosuch
+  hint: share/fxsh/aten/schemas.txt lists torch's ATen operators
+-c:4: error: 'aten.tnah': torch has no ATen operator tnah
+  hint: did you mean torch.ops.aten.tanh.default? (share/fxsh/aten/schemas.txt lists torch's)
+-c:5: error: 'aten.gelu.foo': aten.gelu has no overload foo
+  hint: its overloads: torch.ops.aten.gelu.default, torch.ops.aten.gelu.out
+graph():
+    %linear : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%x, %p_seq_0_weight, %p_seq_0_bias), kwargs = {})
+    %t2 : [num_users=0] = call_function[target=torch.ops.aten.relu.default](args = (%linear,), kwargs = {})
+    %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.tanh.default](args = (%linear, %p_seq_1_weight, %p_seq_1_bias), kwargs = {})
+    %sum_1 : [num_users=1] = call_function[target=torch.ops.aten.sum.default](args = (%linear_1,), kwargs = {})
+    %gt : [num_users=1] = call_function[target=torch.ops.aten.gt.Scalar](args = (%sum_1, 0), kwargs = {})
+    %true_graph_0 : [num_users=1] = get_attr[target=true_graph_0]
+    %false_graph_0 : [num_users=1] = get_attr[target=false_graph_0]
+    %cond : [num_users=1] = call_function[target=torch.ops.higher_order.cond](args = (%gt, %true_graph_0, %false_graph_0, (%linear_1,)), kwargs = {})
+    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%cond, 0), kwargs = {})
+    return (getitem,)
+
+## A `load` replaces the program and its edits: it says how many went with it (newcomer-2
+## finding 3: the rewrites were dropped without a word).
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'replace linear_1 aten.tanh' -c 'load examples/data/mlp_cond.pt2' 2>&1
+-c:3: note: load: 1 edit of the previous program dropped with it
+  hint: `save-patch FILE` before `load` keeps edits as a script that replays them

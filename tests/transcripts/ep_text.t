@@ -19,9 +19,7 @@ outputs:
   USER_OUTPUT  linear_2
 
 ## parameters become graph inputs named by their FQN, as torch.onnx names initializers
-$ fxsh -q -c 'load tests/fixtures/ep/mlp.program.txt' -c 'export verbose=False' -c summary
--c:2: warning: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: the ONNX model takes them as inputs
-  hint: give them when loading: load tests/fixtures/ep/mlp.program.txt --weights W (a .pt2, an .onnx or a .safetensors file)
+$ fxsh -q -c 'load tests/fixtures/ep/mlp.program.txt' -c 'export verbose=False export_params=False' -c summary
 ir_version: 10
 producer: fxsh 0.1.0
 opsets: ai.onnx:20

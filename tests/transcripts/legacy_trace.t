@@ -36,6 +36,6 @@ $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/
 -c:2: error: export: --inputs and --seed give tracing its example inputs: use them with --legacy trace
 -c:3: error: export: --legacy script or --legacy trace, not both
 -c:4: error: export --legacy trace: no/such.json: cannot open: No such file or directory
--c:5: error: export: --seed needs a non-negative integer
+-c:5: error: export: --seed needs an integer from 0 to 2^64-1
 -c:6: error: export --legacy trace: input x: tests/fixtures/eval/python_if_nested.io.json holds shape [2, 3], the model takes [3, 4]
 ? 1

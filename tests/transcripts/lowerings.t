@@ -23,3 +23,30 @@ $ fxsh -c 'load tests/fixtures/translate/strided/dropout_train.fx.txt --input x=
 ## stops at the node.
 $ fxsh -c 'load tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt --input w=f32[10,3] --input i=i64[8] --input o=i64[4]' -c export 2>&1 | grep -m1 error
 -c:2: tests/fixtures/translate/strided/embedding_bag_offset2bag.fx.txt: error: cannot translate torch.ops.aten.embedding_bag.padding_idx (node %embedding_bag): embedding_bag: only its first output (the bags) can be exported; offset2bag, bag_size and max_indices have no lowering
+
+## The missing-lowering hint's YAML is a template, not a lowering: `ops load` refuses it at the
+## FILL_IN line until the ONNX ops replace it, then takes it (newcomer-2 finding 6: an Identity
+## body loaded and made the model silently wrong).
+$ cd $FXSH_SCRATCH && ln -s "$OLDPWD/tests" tests && fxsh -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export verbose=False' 2>&1 | sed -n '/^    opset/,/lowering:/p' | sed 's/^    //' > t.yaml; fxsh -c "ops load t.yaml"; sed 's/FILL_IN/Neg/' t.yaml > t2.yaml && fxsh -q -c "ops load t2.yaml" -c 'ops show aten.polygamma.default'
+-c:1: t.yaml:4:63: error: ONNX has no operator 'FILL_IN'
+    polygamma (self) => (result) { result = FILL_IN (self) }
+                                                            ^
+  hint: a lowering is an ONNX text function: name (x, y) => (z) { z = Add (x, y) }
+loaded rules from t2.yaml
+# t2.yaml:3
+- target: aten.polygamma.default
+  opset: 18
+  schema: polygamma(int n, Tensor self) -> Tensor
+  lowering: |
+    polygamma (self) => (result) { result = Neg (self) }
+
+## A target written as torch's registry names the default overload (aten.tanh) is aten.tanh.default,
+## with torch's schema or with its own.
+$ cd $FXSH_SCRATCH && printf 'opset: 18\nrules:\n  - target: aten.tanh\n    schema: tanh(Tensor self) -> Tensor\n    lowering: "tanh (self) => (result) { result = Tanh (self) }"\n' > tanh.yaml && fxsh -q -c "ops load tanh.yaml" -c 'ops show aten.tanh.default' | head -3
+loaded rules from tanh.yaml
+# tanh.yaml:3
+- target: aten.tanh.default
+
+## `ops show` takes the target without its overload too, as `ops load` and `replace` do.
+$ fxsh -q -c 'ops show aten.relu' | sed -n 2p
+- target: aten.relu.default

@@ -56,12 +56,12 @@ $ fxsh -c 'load tests/fixtures/repl/nolowering.fx.txt --input x=f32[2,3]' -c exp
 [torch.onnx] Translate the graph into ONNX... ❌
 -c:2: tests/fixtures/repl/nolowering.fx.txt: error: No ONNX lowering for torch.ops.aten.frobnicate.default (node %frobnicate)
   hint: torch has no ATen operator named 'frobnicate' (a custom op needs its own namespace)
-add a lowering with `ops load FILE`, a YAML file like:
+add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the ONNX ops that compute the result (until then `ops load` refuses it):
     opset: 18
     rules:
       - target: aten.frobnicate.default
         schema: frobnicate(Tensor self) -> Tensor
-        lowering: 'frobnicate (self) => (result) { result = Identity (self) }'
+        lowering: 'frobnicate (self) => (result) { result = FILL_IN (self) }'
 -c:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
   hint: the onnx stage failed; earlier stages are kept: `stages`, `show decomposed`
   fx          -
@@ -77,12 +77,12 @@ add a lowering with `ops load FILE`, a YAML file like:
 $ fxsh -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export' 2>&1 | grep -A7 'No ONNX'
 -c:2: tests/fixtures/repl/nolowering_aten.fx.txt: error: No ONNX lowering for torch.ops.aten.polygamma.default (node %polygamma)
   hint: torch's schema: aten::polygamma(int n, Tensor self) -> Tensor
-add a lowering with `ops load FILE`, a YAML file like:
+add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the ONNX ops that compute the result (until then `ops load` refuses it):
     opset: 18
     rules:
       - target: aten.polygamma.default
-        schema: polygamma(int n, Tensor self) -> Tensor
-        lowering: 'polygamma (self) => (result) { result = Identity (self) }'
+        lowering: 'polygamma (self) => (result) { result = FILL_IN (self) }'
+-c:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
 $ fxsh -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'ops load tests/fixtures/ops/polygamma_identity.yaml' -c 'export' 2>&1 | grep -A5 'No ONNX'
 -c:3: tests/fixtures/repl/nolowering_aten.fx.txt: error: No ONNX lowering for torch.ops.aten.add.Frob (node %add)
   hint: torch has no overload aten.add.Frob; its overloads of add:
@@ -180,9 +180,7 @@ text:
 
 ## A torch-level graph (print(gm)) with --input and no weights: export infers every value's
 ## meta and the weights' shapes from the module settings, so the ONNX model is fully typed.
-$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]' -c 'export verbose=False' -c 'show exported code' -c 'show onnx' -c check
--c:2: warning: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: the ONNX model takes them as inputs
-  hint: give them when loading: load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8] --weights W (a .pt2, an .onnx or a .safetensors file)
+$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --input x=f32[2,8]' -c 'export verbose=False export_params=False' -c 'show exported code' -c 'show onnx' -c check
 class GraphModule(torch.nn.Module):
     def forward(self, p_fc1_weight: "f32[16, 8]", p_fc1_bias: "f32[16]", p_fc2_weight: "f32[16, 16]", p_fc2_bias: "f32[16]", p_fc3_weight: "f32[4, 16]", p_fc3_bias: "f32[4]", x: "f32[2, 8]"):
         # No stacktrace found for following nodes
@@ -234,15 +232,15 @@ Loop (val_0, val_1, x)
 check: ok
 
 ## --weights with a program JSON (no values stored): the weights' dtypes and shapes, as graph inputs.
-$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.json --input x=f32[2,8]' -c 'export verbose=False' -c 'show onnx' 2>&1 | sed -n '1,3p;/^main_graph/p'
+$ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.json --input x=f32[2,8]' -c 'export verbose=False export_params=False' -c 'show onnx' 2>&1 | sed -n '1,3p;/^main_graph/p'
 attached 6 weight tensors from tests/fixtures/pt2/mlp.json
 -c:1: tests/fixtures/pt2/mlp.json: note: 6 weights with dtype and shape only: the program stores no values
-  hint: export makes them graph inputs of the ONNX model (as export_params=False does)
+  hint: export refuses a model without its weights' values; `export export_params=False` makes them graph inputs
 main_graph (float[2,8] x, float[16,8] "fc1.weight", float[16] "fc1.bias", float[16,16] "fc2.weight", float[16] "fc2.bias", float[4,16] "fc3.weight", float[4] "fc3.bias") => (float[2,4] linear_2) 
 
 ## nn.MultiheadAttention (settings written on its line; torch prints none) exports as
 ## multi_head_attention_forward records it, with every value typed, to a model that checks.
-$ fxsh -c 'load tests/fixtures/repl/mha.module.txt --input x=f32[2,5,8]' -c 'export verbose=False' -c 'show exported code' -c check 2>&1 | grep -E 'def forward|bmm|softmax|mean|return|check'
+$ fxsh -c 'load tests/fixtures/repl/mha.module.txt --input x=f32[2,5,8]' -c 'export verbose=False export_params=False' -c 'show exported code' -c check 2>&1 | grep -E 'def forward|bmm|softmax|mean|return|check'
     def forward(self, p_attn_in_proj_weight: "f32[24, 8]", p_attn_in_proj_bias: "f32[24]", p_attn_out_proj_weight: "f32[8, 8]", p_attn_out_proj_bias: "f32[8]", p_fc_weight: "f32[4, 8]", p_fc_bias: "f32[4]", x: "f32[2, 5, 8]"):
         bmm: "f32[4, 5, 5]" = torch.ops.aten.bmm.default(mul, transpose_5);  mul = transpose_5 = None
         softmax: "f32[4, 5, 5]" = torch.ops.aten.softmax.int(bmm, -1);  bmm = None

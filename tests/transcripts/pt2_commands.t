@@ -55,3 +55,17 @@ outputs:
 ## A .pt2 whose archive is cut short is a clear error.
 $ head -c 4000 tests/fixtures/pt2/mlp.pt2 > $FXSH_SCRATCH/cut.pt2; fxsh -c "load $FXSH_SCRATCH/cut.pt2" 2>&1 | sed "s|$FXSH_SCRATCH|SCRATCH|g"
 -c:1: SCRATCH/cut.pt2: error: not a .pt2 archive: Not a zip archive
+
+## dynamic_shapes on a program torch.export captured with static shapes is refused: the graph keeps
+## the example's sizes, so the model would only claim a dynamic batch (newcomer-2 finding 4;
+## torch.onnx.export(ep, dynamic_shapes=...) keeps such a program static, ignoring the setting).
+## A program fxsh captures itself (TorchScript) takes it, as examples/shape_guard shows.
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False dynamic_shapes=x:0=batch' -c stages
+-c:2: examples/data/mlp_cond.pt2: error: export dynamic_shapes: the program was captured with static shapes (x:0 (4)): marking them dynamic would only relabel the model's inputs while the graph keeps the example's sizes
+  hint: re-export it with torch.export(..., dynamic_shapes=...) and load that; or load the model's TorchScript or torch-level graph, which fxsh captures itself with the dynamic_shapes given
+  fx          -
+* exported    FX program  (examples/data/mlp_cond.pt2)
+  decomposed  -
+  onnx        -
+  optimized   -
+? 1

@@ -91,7 +91,7 @@ $ fxsh -c 'load examples/data/symbolic_op.pt2' -c 'export verbose=False' -c 'run
 -c:3: error: run: node node__symbolic (custom_domain.CustomOp) is not supported by the evaluator
 ? 1
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'run --seed x' -c 'verify' -c 'run fx' -c 'run --save'
--c:2: error: run: --seed needs a non-negative number, not x
+-c:2: error: run: --seed needs an integer from 0 to 18446744073709551615, not x
 -c:3: error: verify: nothing to compare with
   hint: verify [STAGE] --expected FILE, or verify STAGE_A STAGE_B
 -c:4: error: run: the fx stage is empty

@@ -32,3 +32,21 @@ $ printf 'load -\nquit\nstages\n' | fxsh
 $ printf 'graph():\n    %%x : [num_users=1] = placeholder[target=x]\n    %%fc1 : [num_users=1] = call_module[target=fc1](args = (%%x,), kwargs = {})\n    return fc1\n' > $FXSH_SCRATCH/g.txt && fxsh -c "load $FXSH_SCRATCH/g.txt" 2>&1 | sed "s|$FXSH_SCRATCH/||"
 -c:1: g.txt: warning: the graph calls 1 module it does not define (fc1): graph text names modules but not what they are, so export cannot inline them
   hint: load print(gm) instead of print(gm.graph): it prints the modules (Linear(...)) with the code
+
+## Argument mistakes are named (newcomer-2 finding 22): a misspelt option gets the nearest, an
+## option without its value says what it takes, and numbers out of range are refused rather than
+## wrapped (a seed beyond 2^64) or made meaningless (a tolerance of inf passes everything).
+$ fxsh -c 'load examples/data/mlp_cond.pt2 --weight x.pt2' -c 'load examples/data/mlp_cond.pt2 --weights' -c 'load examples/data/mlp_cond.pt2 --inptu x=f32[2,3]'
+-c:1: error: load: unknown option '--weight'; did you mean '--weights'?
+  hint: usage: load FILE|- [--weights W] [--input SPEC]... [--attr NAME=VALUE]...
+-c:2: error: load: --weights needs a file (a .pt2, .onnx or .safetensors file of the model's weights)
+-c:3: error: load: unknown option '--inptu'; did you mean '--input'?
+  hint: usage: load FILE|- [--weights W] [--input SPEC]... [--attr NAME=VALUE]...
+? 1
+
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'run --seed 99999999999999999999999' -c 'verify exported optimized --atol 1e999' -c 'verify exported optimized --rtol nan' -c 'export --legacy trace --seed 99999999999999999999999'
+-c:3: error: run: --seed needs an integer from 0 to 18446744073709551615, not 99999999999999999999999
+-c:4: error: verify: --atol needs a finite non-negative number, not 1e999
+-c:5: error: verify: --rtol needs a finite non-negative number, not nan
+-c:6: error: export: --seed needs an integer from 0 to 2^64-1
+? 1

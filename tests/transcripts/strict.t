@@ -4,6 +4,8 @@
 ## An example input the model cannot take (Linear needs 4 features): export fails at the node,
 ## as torch.export does, instead of noting it and producing an invalid model.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,5]' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c stages 2>&1 | grep -v 'note:'
+-c:1: examples/data/python_if_data.torchscript.txt:11: warning: meta: aten.linear.default: shapes cannot be multiplied (inner sizes 5 and 4): %linear left without value meta
+  hint: the example inputs do not fit the model there: export fails at that node, as torch.export does; declare shapes it accepts
 rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 -c:3: examples/data/python_if_data.torchscript.txt:11: error: export failed at %linear: aten.linear.default: shapes cannot be multiplied (inner sizes 5 and 4)
   hint: torch.export fails here too: the example inputs (--input x=f32[3,5]) do not fit the model; declare shapes it accepts
@@ -36,7 +38,7 @@ $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt' -c 'export verbose=False'
 ## .safetensors. Nothing is loaded.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/while_loop_closure.weights.onnx --input x=f32[3,4]' -c stages
 -c:1: examples/data/while_loop_closure.weights.onnx: error: load --weights: no initializer names a parameter of the program (fc.weight, fc.bias, zeros, lt, val_1_2, val_0_3, val_0_4)
-  hint: the program's weights are mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias; give the weights of this model
+  hint: 4 of the program's weights get no tensor: mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias; give the weights of this model
   fx          -
   exported    -
   decomposed  -
@@ -45,7 +47,7 @@ $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/
 ? 1
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights examples/data/mlp_cond.pt2 --input x=f32[2,8]'
 -c:1: examples/data/mlp_cond.pt2: error: load --weights: 4 tensors name no parameter or buffer of the program: seq.0.weight, seq.0.bias, seq.1.weight, seq.1.bias
-  hint: the program's weights are fc1.weight, fc1.bias, fc2.weight, fc2.bias, fc3.weight, fc3.bias; give the weights of this model
+  hint: 6 of the program's weights get no tensor: fc1.weight, fc1.bias, fc2.weight, fc2.bias, fc3.weight, fc3.bias; give the weights of this model
 ? 1
 
 ## --input for an input the program does not have.
@@ -64,7 +66,7 @@ $ fxsh -c 'set opset_version 99' -c 'set opset_version 0' -c 'load examples/data
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
 -c:2: error: set: opset_version 0 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
--c:4: error: set: opset_version 24 is out of range: fxsh exports opsets 18..23
+-c:4: error: export: opset_version 24 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
 -c:5: error: set: dynamic_shapes: cannot read 'x0=batch'
   hint: write INPUT:AXIS=NAME items, e.g. x:0=batch,y:1=seq
