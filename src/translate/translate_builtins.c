@@ -112,6 +112,7 @@ static bool b_slice(tx *t, const fx_node *n, const op_rule *rule, const fx_arg *
 }
 
 static bool static_sizes(const fx_node *n, int64_t **out, size_t *rank, arena *a);
+static bool static_trailing_sizes(const fx_node *n, size_t k, int64_t **out, size_t *rank, arena *a);
 
 static bool b_flip(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
@@ -163,6 +164,25 @@ static bool static_sizes(const fx_node *n, int64_t **out, size_t *rank, arena *a
     return true;
 }
 
+/* static_sizes where only the last k dims must be static (what pooling over them needs): a
+ * leading dim that is symbolic (a dynamic batch) is -1. */
+static bool static_trailing_sizes(const fx_node *n, size_t k, int64_t **out, size_t *rank, arena *a)
+{
+    const fx_value *v = tx_node_val(n);
+    if (!v || v->kind != FX_VAL_TENSOR || v->rank < k) return false;
+    *rank = v->rank;
+    *out = arena_alloc(a, (v->rank + 1) * sizeof **out);
+    for (size_t i = 0; i < v->rank; i++) {
+        char *end;
+        (*out)[i] = strtoll(v->sizes[i], &end, 10);
+        if (*end || end == v->sizes[i]) {
+            if (i + k >= v->rank) return false;
+            (*out)[i] = -1;
+        }
+    }
+    return true;
+}
+
 /* Reshape to the node's own (static) output shape: flatten and friends. */
 static bool b_reshape_to_meta(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
@@ -189,8 +209,9 @@ static int64_t *adaptive_kernel(tx *t, const fx_node *n, const fx_arg *in, const
 {
     int64_t *sz;
     size_t r;
-    if (in->kind != FX_ARG_NODE || !static_sizes(in->u.node, &sz, &r, &t->a) || r < k + 1) {
-        tx_fail_node(t, n, arena_printf(&t->a, "an adaptive %s pool needs the input's static sizes (tensor meta)", what));
+    if (in->kind != FX_ARG_NODE || !static_trailing_sizes(in->u.node, k, &sz, &r, &t->a) || r < k + 1) {
+        tx_fail_node(t, n, arena_printf(&t->a, "an adaptive %s pool needs the static sizes of the dims it pools (tensor meta)",
+                                        what));
         return NULL;
     }
     int64_t *kernel = arena_alloc(&t->a, (k + 1) * sizeof *kernel);
@@ -225,8 +246,8 @@ static bool b_adaptive_avg_pool(tx *t, const fx_node *n, const op_rule *rule, co
     }
     int64_t *sz;
     size_t r;
-    if (b[0]->kind != FX_ARG_NODE || !static_sizes(b[0]->u.node, &sz, &r, &t->a) || r < k + 1) {
-        tx_fail_node(t, n, "an adaptive average pool needs the input's static sizes (tensor meta)");
+    if (b[0]->kind != FX_ARG_NODE || !static_trailing_sizes(b[0]->u.node, k, &sz, &r, &t->a) || r < k + 1) {
+        tx_fail_node(t, n, "an adaptive average pool needs the static sizes of the dims it pools (tensor meta)");
         return false;
     }
     bool even = true;

@@ -299,7 +299,8 @@ static const char *swap_last(tx *t, const char *x, size_t r, const char *out, co
  * its window matrix on the right: W directly, H between two transposes of the last two dims, D
  * the same after folding H and W into one dim. Only right-hand matrices, so that an empty batch
  * broadcasts (ONNX Runtime rejects a 2-D left operand against one). Exact up to float rounding;
- * sizes must be static. */
+ * the pooled sizes must be static; a leading size of -1 is a dynamic one (a batch), kept as it
+ * is by Reshape's 0. */
 bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int64_t *sz, size_t r,
                                const int64_t *os, size_t k)
 {
@@ -311,7 +312,7 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
     const int64_t *in = sz + r - k;
     int64_t numel = 1, *oshape = arena_alloc(&t->a, r * sizeof *oshape);
     for (size_t i = 0; i < r; i++) {
-        numel *= sz[i];
+        numel = sz[i] < 0 || numel < 0 ? -1 : numel * sz[i];
         oshape[i] = i + k < r ? sz[i] : os[i + k - r];
     }
     if (!numel) {
@@ -331,7 +332,7 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
     /* (.., D, oh, ow) -> (.., D, oh * ow) -> pooled over D -> (.., od, oh, ow) */
     int64_t *s1 = arena_alloc(&t->a, (r + 1) * sizeof *s1), *s2 = arena_alloc(&t->a, (r + 1) * sizeof *s2);
     for (size_t i = 0; i + 3 < r; i++)
-        s1[i] = s2[i] = sz[i];
+        s1[i] = s2[i] = sz[i] < 0 ? 0 : sz[i];   /* Reshape's 0: the input's own (dynamic) size */
     s1[r - 3] = in[0], s1[r - 2] = os[1] * os[2];
     s2[r - 3] = os[0], s2[r - 2] = os[1], s2[r - 1] = os[2];
     y = tx_emit2(t, "Reshape", y, tx_const_ints(t, s1, r - 1), NULL, NULL);
