@@ -89,12 +89,33 @@ static bool write_model(const ox_model *m, atomic_file *af, diag_sink *d)
     return !s.failed;
 }
 
+/* Packing into one buffer: each piece copied with fmap_copy_out, so a derived weight is
+ * computed into the buffer rather than materialised where it is. */
+typedef struct packer {
+    ProtobufCBuffer base;
+    uint8_t *buf;
+    size_t n;
+} packer;
+
+static void packer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+    packer *p = (packer *)b;
+    if (len) fmap_copy_out(data, p->buf + p->n, len);
+    p->n += len;
+}
+
+uint8_t *ox_pack_message(const ProtobufCMessage *msg, size_t *len)
+{
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    packer p = {{packer_append}, xmalloc(n ? n : 1), 0};
+    protobuf_c_message_pack_to_buffer(msg, &p.base);
+    *len = p.n;
+    return p.buf;
+}
+
 uint8_t *ox_pack(const ox_model *m, size_t *len)
 {
-    size_t n = protobuf_c_message_get_packed_size(&m->proto->base);
-    uint8_t *buf = xmalloc(n ? n : 1);
-    *len = protobuf_c_message_pack(&m->proto->base, buf);
-    return buf;
+    return ox_pack_message(&m->proto->base, len);
 }
 
 /* ---- external data ------------------------------------------------------------------------- */

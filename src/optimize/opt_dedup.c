@@ -194,8 +194,7 @@ static const char *cse_key(cse_ctx *c, const Onnx__NodeProto *n)
             sb_free(&sb);
             return NULL;
         }
-        uint8_t *buf = xmalloc(len ? len : 1);
-        onnx__attribute_proto__pack(a, buf);
+        uint8_t *buf = ox_pack_message(&a->base, &len);
         static const char hex[] = "0123456789abcdef";
         sb_putc(&sb, '\x1d');
         for (size_t q = 0; q < len; q++) {
