@@ -65,6 +65,8 @@ fmap *fmap_adopt(void *data, size_t len)
 
 /* The live lazy regions, for the readers that hold a pointer and no fmap (few: one per pass that
  * derives weights, per model alive). */
+enum { FAULT_AROUND = 64 << 10 };
+
 static fmap **lazy_maps;
 static size_t n_lazy, cap_lazy;
 
@@ -159,8 +161,11 @@ void fmap_need(const void *p, size_t len)
 void fmap_drop_pages(const fmap *f, const void *p, size_t len)
 {
     if (!f || !f->mapped || f->fd < 0 || f->fill || !len || !fmap_holds(f, p, len)) return;
-    size_t ps = page_size();
-    uintptr_t a = (uintptr_t)p / ps * ps, b = ((uintptr_t)p + len + ps - 1) / ps * ps;
+    /* widened to the window the kernel maps around a faulting page (fault_around_bytes, 64 KB),
+     * so a small read leaves nothing behind */
+    size_t ps = page_size(), w = ps > FAULT_AROUND ? ps : FAULT_AROUND;
+    uintptr_t a = (uintptr_t)p / w * w, b = ((uintptr_t)p + len + w - 1) / w * w;
+    /* never past the mapping itself: what lies beyond is another mapping's memory */
     uintptr_t lo = (uintptr_t)f->data, hi = ((uintptr_t)f->data + f->len + ps - 1) / ps * ps;
     if (a < lo) a = lo;
     if (b > hi) b = hi;
