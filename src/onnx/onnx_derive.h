@@ -5,8 +5,9 @@
  * an initializer folded) does not compute it: it records the source bytes and a typed kernel,
  * and the new tensor's raw_data is a view into a lazy region (base/fmap.h) that the model holds
  * like a file mapping. `save` streams the region chunk by chunk (fmap_copy_out: the kernel runs
- * on one chunk at a time, in typed loops over the element type, and the source pages it has read
- * leave the process); a reader of the values (the evaluator, `show`, compare) gets them through
+ * on one chunk at a time, in typed loops over the element type, on source bytes read from their
+ * file with pread — a transpose, which reads its whole source, reads it through the mapping and
+ * drops its pages when done); a reader of the values (the evaluator, `show`, compare) gets them through
  * fmap_copy_out or fmap_need. So a rewritten weight is computed once, when it is written, and the
  * process holds neither a full copy of it nor the whole mapped source.
  *
