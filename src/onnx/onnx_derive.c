@@ -173,7 +173,7 @@ static void compute(const recipe *r, unsigned char *dst, int64_t e0, int64_t e1)
     /* A mapped file is read with pread, a chunk at a time into a buffer that stays in the cache
      * for the kernel: cheaper than faulting the mapping in and dropping it, and the process never
      * holds the source's pages. A lazy source computes its chunk. */
-    unsigned char *scratch = xmalloc((size_t)CHUNK * r->es);
+    unsigned char *scratch = xmalloc((size_t)(e1 - e0 < CHUNK ? e1 - e0 : CHUNK) * r->es);
     for (int64_t e = e0; e < e1; e += CHUNK) {
         int64_t end = e1 - e < CHUNK ? e1 : e + CHUNK;
         const unsigned char *from = r->src + (size_t)e * r->es;
