@@ -101,9 +101,51 @@ VECTORIZE static void scale_run(int dtype, const unsigned char *src, unsigned ch
     }
 }
 
+/* dst[i] = src[i] * f[i] for n elements: a weight scaled along its last axis (Gemm without
+ * transB), one factor per column. */
+VECTORIZE static void scale_each(int dtype, const unsigned char *src, unsigned char *dst, int64_t n, const double *f)
+{
+    switch (dtype) {
+    case T_FLOAT: {
+        const f32u *s = (const f32u *)src;
+        f32u *d = (f32u *)dst;
+        for (int64_t i = 0; i < n; i++) d[i] = (float)(s[i] * f[i]);
+        break;
+    }
+    case T_DOUBLE: {
+        const f64u *s = (const f64u *)src;
+        f64u *d = (f64u *)dst;
+        for (int64_t i = 0; i < n; i++) d[i] = s[i] * f[i];
+        break;
+    }
+    case T_FLOAT16: {
+        const u16u *s = (const u16u *)src;
+        u16u *d = (u16u *)dst;
+        for (int64_t i = 0; i < n; i++) d[i] = ot_float_to_half(ot_half_to_float(s[i]) * f[i]);
+        break;
+    }
+    case T_BFLOAT16: {
+        const u16u *s = (const u16u *)src;
+        u16u *d = (u16u *)dst;
+        for (int64_t i = 0; i < n; i++) d[i] = ot_float_to_bf16(ot_bf16_to_float(s[i]) * f[i]);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* Elements [e0, e1) of a K_SCALE result from the source elements at src (element e0 first). */
 static void scale_range(const recipe *r, const unsigned char *src, unsigned char *dst, int64_t e0, int64_t e1)
 {
+    if (r->inner == 1) {   /* the last axis: a run of factors per row */
+        for (int64_t e = e0; e < e1;) {
+            int64_t col = e % r->n_factor, n = r->n_factor - col < e1 - e ? r->n_factor - col : e1 - e;
+            scale_each(r->dtype, src + (size_t)(e - e0) * r->es, dst + (size_t)(e - e0) * r->es, n, r->factor + col);
+            e += n;
+        }
+        return;
+    }
     for (int64_t e = e0; e < e1;) {
         int64_t block = e / r->inner, end = (block + 1) * r->inner;
         if (end > e1) end = e1;

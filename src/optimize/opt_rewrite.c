@@ -1,4 +1,4 @@
-/* opt_rewrite.c — pattern rewrites: SplitToSequence + SequenceAt → Split, Conv + BatchNormalization → Conv. */
+/* opt_rewrite.c — pattern rewrites: SplitToSequence + SequenceAt → Split, Conv / ConvTranspose / Gemm + BatchNormalization → one node. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -260,7 +260,7 @@ bool opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optim
     return true;
 }
 
-/* ---- rewrite: Conv followed by inference BatchNormalization → one Conv --------------------- */
+/* ---- rewrite: Conv, ConvTranspose or Gemm followed by inference BatchNormalization → one node */
 
 /* The constant tensor behind name in the main graph (initializer or Constant node), or NULL. */
 static Onnx__TensorProto *main_const(hashmap *consts, const char *name)
@@ -268,10 +268,26 @@ static Onnx__TensorProto *main_const(hashmap *consts, const char *name)
     return *opt_str(name) ? hm_get(consts, name) : NULL;
 }
 
-/* Folds bn into conv: W' = W * f and B' = (B - mean) * f + beta per output channel, with
- * f = scale / sqrt(var + epsilon), in double and rounded once to the weight's type. The weight
- * is not computed here: it becomes a derived tensor (onnx/onnx_derive.h), computed as save
- * writes it. */
+/* The axis of the producer's weight that holds its output channels (onnxscript's
+ * fuse_batchnorm rules): Conv [out, in/g, k...] 0; ConvTranspose [in, out/g, k...] 1, group 1
+ * only (with groups a channel is not one index of an axis); Gemm 0 with transB, else 1, and only
+ * with beta 1 (the bias is scaled by beta). -1 when the node cannot take the fusion. */
+static int out_channel_axis(const Onnx__NodeProto *n, const Onnx__TensorProto *w)
+{
+    if (opt_is_op(n, "Conv")) return w->n_dims >= 3 ? 0 : -1;
+    if (opt_is_op(n, "ConvTranspose")) {
+        Onnx__AttributeProto *g = ox_node_attr(n, "group");
+        return w->n_dims >= 3 && (!g || g->i == 1) ? 1 : -1;
+    }
+    Onnx__AttributeProto *beta = ox_node_attr(n, "beta"), *tb = ox_node_attr(n, "transB");
+    if (w->n_dims != 2 || (beta && beta->f != 1.0f)) return -1;
+    return tb && tb->i ? 0 : 1;
+}
+
+/* Folds bn into conv (a Conv, ConvTranspose or Gemm): W' = W * f along the output channels and
+ * B' = (B - mean) * f + beta, with f = scale / sqrt(var + epsilon), in double and rounded once
+ * to the weight's type. The weight is not computed here: it becomes a derived tensor
+ * (onnx/onnx_derive.h), computed as save writes it. */
 static int fuse_one(ox_model *m, ox_derive *dv, hashmap *consts, hashmap *uses, hashmap *taken, hashmap *init_idx,
                     Onnx__GraphProto *g, Onnx__NodeProto *conv, Onnx__NodeProto *bn, arena *tmp)
 {
@@ -283,9 +299,9 @@ static int fuse_one(ox_model *m, ox_derive *dv, hashmap *consts, hashmap *uses, 
     Onnx__TensorProto *wp = main_const(consts, conv->input[1]);
     Onnx__TensorProto *bp = conv->n_input > 2 ? main_const(consts, conv->input[2]) : NULL;
     if (!wp || (conv->n_input > 2 && *opt_str(conv->input[2]) && !bp)) return 0;
-    int wt = wp->data_type;
-    if (!ox_derive_scale_supported(wt) || wp->n_dims < 3 || wp->n_dims > OE_MAX_RANK || wp->dims[0] <= 0) return 0;
-    int64_t ch = wp->dims[0];
+    int wt = wp->data_type, axis = out_channel_axis(conv, wp);
+    if (!ox_derive_scale_supported(wt) || axis < 0 || wp->n_dims > OE_MAX_RANK || wp->dims[axis] <= 0) return 0;
+    int64_t ch = wp->dims[axis];
     oe_tensor b = {0}, p[4];
     int np = 0;
     for (; np < 4; np++) {
@@ -297,7 +313,9 @@ static int fuse_one(ox_model *m, ox_derive *dv, hashmap *consts, hashmap *uses, 
         }
     }
     int ok = np == 4;
-    if (ok && bp) ok = ot_from_proto(bp, 0, &b) == OE_OK && b.dtype == wt && b.numel == ch;
+    /* a bias of ch values along the channels (Gemm's C may also be [1, ch]) */
+    if (ok && bp) ok = ot_from_proto(bp, 0, &b) == OE_OK && b.dtype == wt && b.numel == ch &&
+                       (b.rank == 1 || (b.rank == 2 && b.dims[0] == 1 && opt_is_op(conv, "Gemm")));
     double *f = ok ? xmalloc((size_t)ch * sizeof *f) : NULL;
     if (ok) {
         oe_tensor nb;
@@ -315,7 +333,7 @@ static int fuse_one(ox_model *m, ox_derive *dv, hashmap *consts, hashmap *uses, 
         if ((uintptr_t)hm_get(uses, wname) != 1) wi = 0;
         if (bp && (uintptr_t)hm_get(uses, conv->input[2]) != 1) bi = 0;
         Onnx__TensorProto *nw = ox_tensor_new(m, wname, wt, wp->dims, wp->n_dims);
-        ok = ox_derive_scale(dv, nw, wp, 0, f, ch);
+        ok = ox_derive_scale(dv, nw, wp, axis, f, ch);
         if (ok) {
             if (!wi) nw->name = opt_fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname));
             const char *bname = bi ? conv->input[2] : opt_fresh_name(m, taken, arena_printf(tmp, "%s_bias", wname));
@@ -379,7 +397,9 @@ bool opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_st
         uintptr_t pi = (uintptr_t)hm_get(&producer, opt_str(n->input[0]));
         if (!pi || dead[pi - 1]) continue;
         Onnx__NodeProto *conv = g->node[pi - 1];
-        if (!opt_is_op(conv, "Conv") || (uintptr_t)hm_get(&uses, opt_str(conv->output[0])) != 1) continue;
+        if (!(opt_is_op(conv, "Conv") || opt_is_op(conv, "ConvTranspose") || opt_is_op(conv, "Gemm")) ||
+            (uintptr_t)hm_get(&uses, opt_str(conv->output[0])) != 1)
+            continue;
         if (fuse_one(m, dv, &consts, &uses, &taken, &init_idx, g, conv, n, &tmp)) {
             dead[i] = true;
             st->rewritten++;

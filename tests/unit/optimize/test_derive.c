@@ -7,6 +7,8 @@
  * opt_rewrite.c's fusion as of commit 80e1aed, renamed; the Transpose reference is the
  * evaluator's oe_transpose), run on a copy of each model: both results must pack to the same
  * bytes, save to the same file, and read back (ot_from_proto, fmap_need, any byte range) the same.
+ * ConvTranspose + and Gemm + BatchNormalization, which the old code did not fuse, and the float
+ * types other than float32 are held to the old arithmetic (ot_get_f / ot_set_f) instead.
  * Over the fixtures, the corpus (every torch.onnx export with a Conv + BatchNormalization:
  * conv_bn_relu, resnet18, ...) and the unoptimized .onnx files listed in FXSH_REAL_ONNX
  * (colon-separated; e.g. torchvision's ResNet-50, Wide-ResNet-50, R3D-18 saved with `export
@@ -390,6 +392,69 @@ static void test_every_float_type(void **state)
         }
 }
 
+/* ConvTranspose (channels on axis 1) and Gemm (axis 0 with transB, else 1) fuse too, which the old
+ * code did not: their weights against the old arithmetic, through the accessors, on the axis. */
+static void test_conv_transpose_and_gemm(void **state)
+{
+    (void)state;
+    struct { const char *op; int64_t dims[4]; int rank; int64_t transb; int axis; } cases[] = {
+        {"ConvTranspose", {5, 7, 3, 3}, 4, -1, 1},
+        {"Gemm", {9, 6}, 2, 1, 0},
+        {"Gemm", {6, 9}, 2, 0, 1},
+        {"Gemm", {6, 9}, 2, -1, 1},
+    };
+    const int types[] = {T_FLOAT, T_FLOAT16, T_BFLOAT16, T_DOUBLE};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (size_t t = 0; t < 4; t++) {
+            fmap *keep;
+            int64_t ch = cases[c].dims[cases[c].axis];
+            ox_model *m = conv_bn_model(types[t], cases[c].dims, cases[c].rank, t % 2, &keep);
+            Onnx__GraphProto *g = m->proto->graph;
+            Onnx__NodeProto *conv = g->node[0];
+            conv->op_type = ox_strdup(m, cases[c].op);
+            if (cases[c].transb >= 0) ox_attr_int(m, conv, "transB", cases[c].transb);
+            /* the bias and BatchNormalization parameters: ch values (conv_bn_model made dims[0]) */
+            for (size_t i = 1; i < g->n_initializer; i++) {
+                oe_tensor p;
+                ot_tensor_init(&p, types[t], &ch, 1);
+                for (int64_t o = 0; o < ch; o++)
+                    ot_set_f(&p, o, !strcmp(g->initializer[i]->name, "var") ? 0.5 + fabs(next_value()) : next_value());
+                g->initializer[i] = ot_to_proto(m, &p, g->initializer[i]->name);
+                ot_tensor_free(&p);
+            }
+            oe_tensor w, sc, var, want, got;
+            assert_int_equal(ot_from_proto(g->initializer[0], 0, &w), OE_OK);
+            for (size_t i = 1; i < g->n_initializer; i++) {
+                if (!strcmp(g->initializer[i]->name, "scale")) ot_from_proto(g->initializer[i], 0, &sc);
+                if (!strcmp(g->initializer[i]->name, "var")) ot_from_proto(g->initializer[i], 0, &var);
+            }
+            optimize_stats st = {0};
+            assert_true(opt_fuse_conv_batchnorm(m, NULL, &st, NULL));
+            assert_int_equal(st.rewritten, 1);
+            ot_tensor_copy(&want, &w);
+            int64_t inner = 1;
+            for (int i = cases[c].axis + 1; i < cases[c].rank; i++) inner *= cases[c].dims[i];
+            for (int64_t i = 0; i < want.numel; i++) {
+                int64_t o = (i / inner) % ch;
+                double f = ot_get_f(&sc, o) / sqrt(ot_get_f(&var, o) + 1e-5);
+                ot_set_f(&want, i, ot_get_f(&w, i) * f);
+            }
+            Onnx__TensorProto *fused = NULL;
+            for (size_t i = 0; i < g->n_initializer; i++)
+                if (!strcmp(g->initializer[i]->name, conv->input[1])) fused = g->initializer[i];
+            assert_non_null(fused);
+            assert_int_equal(ot_from_proto(fused, 0, &got), OE_OK);
+            assert_true(ot_tensor_equal(&want, &got));
+            ot_tensor_free(&w);
+            ot_tensor_free(&sc);
+            ot_tensor_free(&var);
+            ot_tensor_free(&want);
+            ot_tensor_free(&got);
+            ox_model_free(m);
+            fmap_unref(keep);
+        }
+}
+
 /* Transpose(W) of a W over the fold input limit, read by nothing else: folded as a derived
  * weight, the bytes of the evaluator's Transpose (the old fold). */
 static void test_large_transpose(void **state)
@@ -453,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_fixtures_and_corpus),
         cmocka_unit_test(test_real_models),
         cmocka_unit_test(test_every_float_type),
+        cmocka_unit_test(test_conv_transpose_and_gemm),
         cmocka_unit_test(test_large_transpose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
