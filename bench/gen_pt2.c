@@ -1,13 +1,16 @@
 /* gen_pt2.c — writes a synthetic torch.export archive (.pt2) with MB megabytes of float weights,
  * for `make bench`: the input of load + export + save, as torch.export would write it.
  *
- *   bench/gen_pt2 OUT.pt2 MB
+ *   bench/gen_pt2 OUT.pt2 MB [linear|conv]
  *
- * The program is a chain of nn.Linear(1024, 1024) on x[1,1024] (4 MiB of weight + 4 KiB of bias
- * each, stored uncompressed as torch stores them), with the models/model.json, the weights config
- * and the small members of torch 2.14's format. The weights are pseudo-random like gen_model's;
- * they go to a temporary file first, which libzip copies into the archive, so memory stays small
- * whatever MB is. */
+ * linear (the default): a chain of nn.Linear(1024, 1024) on x[1,1024] (4 MiB of weight + 4 KiB of
+ * bias each). conv: a chain of nn.Conv2d(1024, 1024, 3, padding=1, bias=False) + BatchNorm2d(1024)
+ * in eval mode on x[1,1024,4,4] (36 MiB of weight each), which the optimizer fuses, so that every
+ * weight of the saved model is a derived one. Stored uncompressed as torch stores weights, with
+ * the models/model.json, the weights config and the small members of torch 2.14's format. The
+ * weights are pseudo-random like gen_model's (running variances positive); they go to a temporary
+ * file first, which libzip copies into the archive, so memory stays small whatever MB is. */
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +21,47 @@
 
 #include "base/strbuf.h"
 
-enum { N = 1024 };
+enum { N = 1024, MAXT = 5 };
+
+/* One weight of a layer: its module path (fc0.weight), the placeholder (p_fc0_weight), shape. */
+typedef struct wdesc {
+    char fqn[48], arg[48];
+    int rank;
+    int64_t sizes[4];
+    bool param;
+    bool positive;   /* a running variance */
+} wdesc;
+
+static bool conv_mode;
+
+/* The weights of layer k, in torch's order (parameters; buffers come after all parameters). */
+static int layer_weights(long k, wdesc *w)
+{
+    memset(w, 0, MAXT * sizeof *w);
+    if (!conv_mode) {
+        snprintf(w[0].fqn, 48, "fc%ld.weight", k), snprintf(w[0].arg, 48, "p_fc%ld_weight", k);
+        w[0].rank = 2, w[0].sizes[0] = w[0].sizes[1] = N, w[0].param = true;
+        snprintf(w[1].fqn, 48, "fc%ld.bias", k), snprintf(w[1].arg, 48, "p_fc%ld_bias", k);
+        w[1].rank = 1, w[1].sizes[0] = N, w[1].param = true;
+        return 2;
+    }
+    snprintf(w[0].fqn, 48, "conv%ld.weight", k), snprintf(w[0].arg, 48, "p_conv%ld_weight", k);
+    w[0].rank = 4, w[0].sizes[0] = w[0].sizes[1] = N, w[0].sizes[2] = w[0].sizes[3] = 3, w[0].param = true;
+    const char *bn[4] = {"weight", "bias", "running_mean", "running_var"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(w[1 + i].fqn, 48, "bn%ld.%s", k, bn[i]);
+        snprintf(w[1 + i].arg, 48, "%s_bn%ld_%s", i < 2 ? "p" : "b", k, bn[i]);
+        w[1 + i].rank = 1, w[1 + i].sizes[0] = N, w[1 + i].param = i < 2, w[1 + i].positive = i == 3;
+    }
+    return 5;
+}
+
+static int64_t numel(const wdesc *w)
+{
+    int64_t n = 1;
+    for (int i = 0; i < w->rank; i++) n *= w->sizes[i];
+    return n;
+}
 
 static void tensor_meta(strbuf *s, const char *name, int rank, const int64_t *sizes, bool grad)
 {
@@ -27,53 +70,106 @@ static void tensor_meta(strbuf *s, const char *name, int rank, const int64_t *si
     for (int i = 0; i < rank; i++) sb_printf(s, "%s{\"as_int\": %lld}", i ? ", " : "", (long long)sizes[i]);
     sb_printf(s, "], \"requires_grad\": %s, \"device\": {\"type\": \"cpu\", \"index\": null}, \"strides\": [",
               grad ? "true" : "false");
-    for (int i = 0; i < rank; i++) sb_printf(s, "%s{\"as_int\": %d}", i ? ", " : "", i + 1 < rank ? N : 1);
+    int64_t st = 1, strides[4];
+    for (int i = rank - 1; i >= 0; i--) strides[i] = st, st *= sizes[i];
+    for (int i = 0; i < rank; i++) sb_printf(s, "%s{\"as_int\": %lld}", i ? ", " : "", (long long)strides[i]);
     sb_puts(s, "], \"storage_offset\": {\"as_int\": 0}, \"layout\": 7}");
+}
+
+/* Every weight of the model in placeholder order: parameters of every layer, then buffers. */
+#define FOR_WEIGHTS(layers, w, nw, ...)                                                              \
+    for (int pass = 0; pass < 2; pass++)                                                          \
+        for (long k = 0; k < (layers); k++) {                                                     \
+            wdesc w[MAXT];                                                                         \
+            int nw = layer_weights(k, w);                                                          \
+            for (int i = 0; i < nw; i++)                                                           \
+                if (w[i].param == (pass == 0)) { __VA_ARGS__; }                                   \
+        }
+
+static const char *out_name(long k, char *buf)
+{
+    snprintf(buf, 32, conv_mode ? "batch_norm_%ld" : "linear_%ld", k);
+    if (conv_mode && k == 0) snprintf(buf, 32, "batch_norm");
+    return buf;
+}
+
+static void arg(strbuf *s, const char *name, const char *tensor)
+{
+    sb_printf(s, "{\"name\": \"%s\", \"arg\": {\"as_tensor\": {\"name\": \"%s\"}}, \"kind\": 1}, ", name, tensor);
 }
 
 static void model_json(strbuf *s, long layers)
 {
-    int64_t w[2] = {N, N}, b[1] = {N}, x[2] = {1, N};
+    int64_t x[4] = {1, N, 4, 4};
+    int xr = conv_mode ? 4 : 2;
+    if (!conv_mode) x[1] = N, x[0] = 1;
+    char prev[32], out[32];
     sb_puts(s, "{\"graph_module\": {\"graph\": {\"inputs\": [");
-    for (long k = 0; k < layers; k++)
-        sb_printf(s, "{\"as_tensor\": {\"name\": \"p_fc%ld_weight\"}}, {\"as_tensor\": {\"name\": \"p_fc%ld_bias\"}}, ", k, k);
-    sb_printf(s, "{\"as_tensor\": {\"name\": \"x\"}}], \"outputs\": [{\"as_tensor\": {\"name\": \"linear_%ld\"}}], \"nodes\": [",
-              layers - 1);
+    FOR_WEIGHTS(layers, w, nw, sb_printf(s, "{\"as_tensor\": {\"name\": \"%s\"}}, ", w[i].arg));
+    sb_printf(s, "{\"as_tensor\": {\"name\": \"x\"}}], \"outputs\": [{\"as_tensor\": {\"name\": \"%s\"}}], \"nodes\": [",
+              out_name(layers - 1, out));
     for (long k = 0; k < layers; k++) {
-        char prev[32];
-        if (k) snprintf(prev, sizeof prev, "linear_%ld", k - 1);
+        if (k) out_name(k - 1, prev);
         else snprintf(prev, sizeof prev, "x");
-        sb_printf(s, "%s{\"target\": \"torch.ops.aten.linear.default\", \"inputs\": ["
-                  "{\"name\": \"input\", \"arg\": {\"as_tensor\": {\"name\": \"%s\"}}, \"kind\": 1}, "
-                  "{\"name\": \"weight\", \"arg\": {\"as_tensor\": {\"name\": \"p_fc%ld_weight\"}}, \"kind\": 1}, "
-                  "{\"name\": \"bias\", \"arg\": {\"as_tensor\": {\"name\": \"p_fc%ld_bias\"}}, \"kind\": 1}], "
-                  "\"outputs\": [{\"as_tensor\": {\"name\": \"linear_%ld\"}}], \"metadata\": {\"nn_module_stack\": "
-                  "\"L__self__,,model.Chain;L__self__fc%ld,fc%ld,torch.nn.modules.linear.Linear\"}, "
-                  "\"is_hop_single_tensor_return\": null, \"name\": \"linear_%ld\"}",
-                  k ? ", " : "", prev, k, k, k, k, k, k);
+        wdesc w[MAXT];
+        layer_weights(k, w);
+        if (!conv_mode) {
+            sb_printf(s, "%s{\"target\": \"torch.ops.aten.linear.default\", \"inputs\": [", k ? ", " : "");
+            arg(s, "input", prev), arg(s, "weight", w[0].arg);
+            sb_printf(s, "{\"name\": \"bias\", \"arg\": {\"as_tensor\": {\"name\": \"%s\"}}, \"kind\": 1}], "
+                      "\"outputs\": [{\"as_tensor\": {\"name\": \"%s\"}}], \"metadata\": {\"nn_module_stack\": "
+                      "\"L__self__,,model.Chain;L__self__fc%ld,fc%ld,torch.nn.modules.linear.Linear\"}, "
+                      "\"is_hop_single_tensor_return\": null, \"name\": \"%s\"}", w[1].arg, out_name(k, out), k, k, out);
+            continue;
+        }
+        char conv[32];
+        snprintf(conv, sizeof conv, k ? "conv2d_%ld" : "conv2d", k);
+        sb_printf(s, "%s{\"target\": \"torch.ops.aten.conv2d.default\", \"inputs\": [", k ? ", " : "");
+        arg(s, "input", prev), arg(s, "weight", w[0].arg);
+        sb_printf(s, "{\"name\": \"bias\", \"arg\": {\"as_none\": true}, \"kind\": 1}, "
+                  "{\"name\": \"stride\", \"arg\": {\"as_ints\": [1, 1]}, \"kind\": 1}, "
+                  "{\"name\": \"padding\", \"arg\": {\"as_ints\": [1, 1]}, \"kind\": 1}], "
+                  "\"outputs\": [{\"as_tensor\": {\"name\": \"%s\"}}], \"metadata\": {\"nn_module_stack\": "
+                  "\"L__self__,,model.Chain;L__self__conv%ld,conv%ld,torch.nn.modules.conv.Conv2d\"}, "
+                  "\"is_hop_single_tensor_return\": null, \"name\": \"%s\"}, ", conv, k, k, conv);
+        sb_puts(s, "{\"target\": \"torch.ops.aten.batch_norm.default\", \"inputs\": [");
+        arg(s, "input", conv), arg(s, "weight", w[1].arg), arg(s, "bias", w[2].arg);
+        arg(s, "running_mean", w[3].arg), arg(s, "running_var", w[4].arg);
+        sb_printf(s, "{\"name\": \"training\", \"arg\": {\"as_bool\": false}, \"kind\": 1}, "
+                  "{\"name\": \"momentum\", \"arg\": {\"as_float\": 0.1}, \"kind\": 1}, "
+                  "{\"name\": \"eps\", \"arg\": {\"as_float\": 1e-05}, \"kind\": 1}, "
+                  "{\"name\": \"cudnn_enabled\", \"arg\": {\"as_bool\": false}, \"kind\": 1}], "
+                  "\"outputs\": [{\"as_tensor\": {\"name\": \"%s\"}}], \"metadata\": {\"nn_module_stack\": "
+                  "\"L__self__,,model.Chain;L__self__bn%ld,bn%ld,torch.nn.modules.batchnorm.BatchNorm2d\"}, "
+                  "\"is_hop_single_tensor_return\": null, \"name\": \"%s\"}", out_name(k, out), k, k, out);
     }
     sb_puts(s, "], \"tensor_values\": {");
-    char name[64];
+    FOR_WEIGHTS(layers, w, nw, {
+        tensor_meta(s, w[i].arg, w[i].rank, w[i].sizes, w[i].param);
+        sb_puts(s, ", ");
+    });
     for (long k = 0; k < layers; k++) {
-        snprintf(name, sizeof name, "p_fc%ld_weight", k);
-        tensor_meta(s, name, 2, w, true);
-        sb_puts(s, ", ");
-        snprintf(name, sizeof name, "p_fc%ld_bias", k);
-        tensor_meta(s, name, 1, b, true);
-        sb_puts(s, ", ");
-        snprintf(name, sizeof name, "linear_%ld", k);
-        tensor_meta(s, name, 2, x, false);
+        if (conv_mode) {
+            char conv[32];
+            snprintf(conv, sizeof conv, k ? "conv2d_%ld" : "conv2d", k);
+            tensor_meta(s, conv, xr, x, false);
+            sb_puts(s, ", ");
+        }
+        tensor_meta(s, out_name(k, out), xr, x, false);
         sb_puts(s, ", ");
     }
-    tensor_meta(s, "x", 2, x, false);
+    tensor_meta(s, "x", xr, x, false);
     sb_puts(s, "}, \"sym_int_values\": {}, \"sym_bool_values\": {}, \"is_single_tensor_return\": false, "
                "\"custom_obj_values\": {}, \"sym_float_values\": {}}, \"signature\": {\"input_specs\": [");
-    for (long k = 0; k < layers; k++)
-        sb_printf(s, "{\"parameter\": {\"arg\": {\"name\": \"p_fc%ld_weight\"}, \"parameter_name\": \"fc%ld.weight\"}}, "
-                  "{\"parameter\": {\"arg\": {\"name\": \"p_fc%ld_bias\"}, \"parameter_name\": \"fc%ld.bias\"}}, ",
-                  k, k, k, k);
+    FOR_WEIGHTS(layers, w, nw, {
+        if (w[i].param)
+            sb_printf(s, "{\"parameter\": {\"arg\": {\"name\": \"%s\"}, \"parameter_name\": \"%s\"}}, ", w[i].arg, w[i].fqn);
+        else
+            sb_printf(s, "{\"buffer\": {\"arg\": {\"name\": \"%s\"}, \"buffer_name\": \"%s\", \"persistent\": true}}, ",
+                      w[i].arg, w[i].fqn);
+    });
     sb_printf(s, "{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
-              "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": \"linear_%ld\"}}}}]}, ", layers - 1);
+              "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": \"%s\"}}}}]}, ", out_name(layers - 1, out));
     sb_puts(s, "\"module_call_graph\": [{\"fqn\": \"\", \"signature\": {\"inputs\": [], \"outputs\": [], \"in_spec\": "
                "\"[1, {\\\"type\\\": \\\"builtins.tuple\\\", \\\"context\\\": \\\"null\\\", \\\"children_spec\\\": "
                "[{\\\"type\\\": \\\"builtins.tuple\\\", \\\"context\\\": \\\"null\\\", \\\"children_spec\\\": "
@@ -88,17 +184,15 @@ static void model_json(strbuf *s, long layers)
 
 static void weights_config(strbuf *s, long layers)
 {
-    int64_t w[2] = {N, N}, b[1] = {N};
+    long idx = 0;
     sb_puts(s, "{\"config\": {");
-    for (long k = 0; k < layers; k++) {
-        sb_printf(s, "%s\"fc%ld.weight\": {\"path_name\": \"weight_%ld\", \"is_param\": true, \"use_pickle\": false, "
-                  "\"tensor_meta\": ", k ? ", " : "", k, 2 * k);
-        tensor_meta(s, NULL, 2, w, true);
-        sb_printf(s, "}, \"fc%ld.bias\": {\"path_name\": \"weight_%ld\", \"is_param\": true, \"use_pickle\": false, "
-                  "\"tensor_meta\": ", k, 2 * k + 1);
-        tensor_meta(s, NULL, 1, b, true);
+    FOR_WEIGHTS(layers, w, nw, {
+        sb_printf(s, "%s\"%s\": {\"path_name\": \"weight_%ld\", \"is_param\": %s, \"use_pickle\": false, "
+                  "\"tensor_meta\": ", idx ? ", " : "", w[i].fqn, idx, w[i].param ? "true" : "false");
+        idx++;
+        tensor_meta(s, NULL, w[i].rank, w[i].sizes, w[i].param);
         sb_puts(s, "}");
-    }
+    });
     sb_puts(s, "}}");
 }
 
@@ -123,12 +217,13 @@ static int add_text(zip_t *z, const char *name, strbuf *s)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: gen_pt2 OUT.pt2 MB\n");
+    if (argc != 3 && !(argc == 4 && (!strcmp(argv[3], "linear") || !strcmp(argv[3], "conv")))) {
+        fprintf(stderr, "usage: gen_pt2 OUT.pt2 MB [linear|conv]\n");
         return 2;
     }
-    long mb = atol(argv[2]);
-    long layers = mb < 4 ? 1 : mb / 4;
+    conv_mode = argc == 4 && !strcmp(argv[3], "conv");
+    long mb = atol(argv[2]), per = conv_mode ? 36 : 4;
+    long layers = mb < per ? 1 : mb / per;
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.weights.XXXXXX", argv[1]);
     int fd = mkstemp(tmp);
@@ -137,22 +232,23 @@ int main(int argc, char **argv)
         perror("gen_pt2: temporary file");
         return 1;
     }
-    float *w = malloc((size_t)N * N * sizeof *w);
+    float *buf = malloc((size_t)N * N * 9 * sizeof *buf);
     uint64_t st = 0x2545f4914f6cdd1dull;
-    for (long k = 0; k < layers; k++)
-        for (int part = 0; part < 2; part++) {
-            size_t n = part ? N : (size_t)N * N;
-            for (size_t i = 0; i < n; i++) {
-                st ^= st << 13, st ^= st >> 7, st ^= st << 17;
-                w[i] = (float)((int64_t)(st % 2000001) - 1000000) * 3e-8f;
-            }
-            if (fwrite(w, sizeof *w, n, wf) != n) {
-                perror("gen_pt2: temporary file");
-                return 1;
-            }
+    int failed = 0;
+    FOR_WEIGHTS(layers, w, nw, {
+        size_t n = (size_t)numel(&w[i]);
+        for (size_t j = 0; j < n; j++) {
+            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+            float v = (float)((int64_t)(st % 2000001) - 1000000) * 3e-8f;
+            buf[j] = w[i].positive ? 0.5f + (v < 0 ? -v : v) * 30 : v;
         }
-    free(w);
-    fflush(wf);
+        if (!failed && fwrite(buf, sizeof *buf, n, wf) != n) failed = 1;
+    });
+    free(buf);
+    if (failed || fflush(wf) != 0) {
+        perror("gen_pt2: temporary file");
+        return 1;
+    }
     int err = 0;
     zip_t *z = zip_open(argv[1], ZIP_CREATE | ZIP_TRUNCATE, &err);
     if (!z) {
@@ -178,13 +274,14 @@ int main(int argc, char **argv)
     if (!rc) rc = add_text(z, "program/data/weights/model_weights_config.json", &s);
     else sb_free(&s);
     uint64_t off = 0;
-    for (long k = 0; k < 2 * layers && !rc; k++) {
+    long idx = 0;
+    FOR_WEIGHTS(layers, w, nw, {
         char name[64];
-        snprintf(name, sizeof name, "program/data/weights/weight_%ld", k);
-        uint64_t len = (k % 2 ? N : (uint64_t)N * N) * sizeof(float);
-        rc = add(z, name, zip_source_file(z, tmp, off, (zip_int64_t)len));
+        snprintf(name, sizeof name, "program/data/weights/weight_%ld", idx++);
+        uint64_t len = (uint64_t)numel(&w[i]) * sizeof(float);
+        if (!rc) rc = add(z, name, zip_source_file(z, tmp, off, (zip_int64_t)len));
         off += len;
-    }
+    });
     if (rc || zip_close(z) != 0) {
         fprintf(stderr, "gen_pt2: cannot write %s: %s\n", argv[1], zip_strerror(z));
         zip_discard(z);

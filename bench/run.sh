@@ -114,6 +114,71 @@ if [ -x "$genpt2" ]; then
     done
 fi
 
+# Rewritten weights: load + export + save of models whose weights the optimizer rewrites (Conv +
+# BatchNormalization fused: derived weights, computed as save writes them) against cp and cp + sync
+# of the archive, best of three each, all in this process tree; peak RSS against the weights' bytes
+# and the largest single weight (target: at most 2x cp, RSS <= 1.1 x largest + 64 MB). The real
+# models are the .pt2 files in $FXSH_BENCH_MODELS (torchvision's resnet50, wide_resnet50_2, r3d_18
+# saved with torch.export.save: skipped with a note when unset); the synthetic one is bench/gen_pt2's
+# Conv2d + BatchNorm2d chain of FXSH_BENCH_CONV_MB megabytes (default 2100: over protobuf's 2 GB, so
+# it is saved with external data).
+ms_of() { # CMD... -> wall ms of the command on stdout
+    t0=$(now_ms); "$@" >/dev/null 2>&1; t1=$(now_ms); echo $((t1 - t0))
+}
+min3() { printf '%s\n%s\n%s\n' "$1" "$2" "$3" | sort -n | head -1; }
+weights_row() { # NAME FILE.pt2
+    f=$2
+    sizes=$(unzip -Z -l "$f" 2>/dev/null | awk '$NF ~ /data\/weights\/weight_[0-9]+$/ { s += $4; if ($4 > m) m = $4 } END { print s + 0, m + 0 }')
+    wbytes=${sizes% *}; wmax=${sizes#* }
+    sync
+    c1=$(ms_of cp "$f" "$tmp/copy.pt2"); rm -f "$tmp/copy.pt2"
+    c2=$(ms_of cp "$f" "$tmp/copy.pt2"); rm -f "$tmp/copy.pt2"
+    c3=$(ms_of cp "$f" "$tmp/copy.pt2"); rm -f "$tmp/copy.pt2"; sync
+    cps() { cp "$f" "$tmp/copy.pt2" && sync "$tmp/copy.pt2"; }
+    s1=$(ms_of cps); rm -f "$tmp/copy.pt2"; sync
+    s2=$(ms_of cps); rm -f "$tmp/copy.pt2"; sync
+    s3=$(ms_of cps); rm -f "$tmp/copy.pt2"; sync
+    best=; kbbest=
+    for i in 1 2 3; do
+        t0=$(now_ms)
+        kb=$(peak_kb "$FXSH" -c "load $f" -c "export verbose=False" -c "save $tmp/w.onnx" 3>&1 >/dev/null 2>&1) || { echo "$1: fxsh failed"; return 1; }
+        t1=$(now_ms)
+        ms=$((t1 - t0))
+        if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+        if [ -z "$kbbest" ] || { [ "$kb" != - ] && [ "$kb" -lt "$kbbest" ]; }; then kbbest=$kb; fi
+        file=inline; [ -f "$tmp/w.onnx.data" ] && file=external
+        rm -f "$tmp/w.onnx" "$tmp/w.onnx.data"; sync
+    done
+    cp_ms=$(min3 "$c1" "$c2" "$c3"); cps_ms=$(min3 "$s1" "$s2" "$s3")
+    [ "$cp_ms" -gt 0 ] || cp_ms=1
+    [ "$cps_ms" -gt 0 ] || cps_ms=1
+    awk -v n="$1" -v wb="$wbytes" -v wm="$wmax" -v a="$cp_ms" -v b="$cps_ms" -v f="$best" -v kb="$kbbest" -v file="$file" 'BEGIN {
+        rss = kb == "-" ? "-" : sprintf("%d", kb / 1024)
+        tgt = 1.1 * wm / 1048576 + 64
+        printf "%-16s %8d %7d %8d %8d %8d %6.2f %8.2f %7s %7.1f %8.2f %9s\n", n, wb / 1048576, wm / 1048576, a, b, f,
+            f / a, f / b, rss, tgt, kb == "-" ? 0 : kb * 1024 / wb, file }'
+}
+printf '\n%-16s %8s %7s %8s %8s %8s %6s %8s %7s %7s %8s %9s\n' "rewritten wts" "wts MB" "max MB" "cp ms" "cp+sync" \
+    "fxsh ms" "/cp" "/cp+sync" "RSS MB" "RSS tgt" "RSS/wts" "file"
+if [ -n "${FXSH_BENCH_MODELS:-}" ] && [ -d "$FXSH_BENCH_MODELS" ]; then
+    for f in "$FXSH_BENCH_MODELS"/*.pt2; do
+        [ -f "$f" ] && weights_row "$(basename "$f" .pt2)" "$f"
+    done
+else
+    echo "(real models skipped: set FXSH_BENCH_MODELS to a folder of torch.export .pt2 files, e.g. torchvision's resnet50, wide_resnet50_2, r3d_18)"
+fi
+if [ -x "$genpt2" ]; then
+    cmb=${FXSH_BENCH_CONV_MB:-2100}
+    free_mb=$(df -Pk "$tmp" | awk 'NR == 2 { print int($4 / 1024) }')
+    if [ "$free_mb" -lt $((cmb * 4)) ]; then
+        printf '%-16s skipped: needs %d MB free in %s, %d MB are\n' "conv+bn $cmb MB" $((cmb * 4)) "$tmp" "$free_mb"
+    else
+        "$genpt2" "$tmp/conv.pt2" "$cmb" conv || exit 1
+        weights_row "conv+bn (gen)" "$tmp/conv.pt2"
+        rm -f "$tmp/conv.pt2"
+    fi
+fi
+
 # Evaluation: `run` of the corpus's ResNet-18 (its torch-level module, weights given random values
 # as graph inputs: export_params=False, since the module text has no values) at the corpus's 64×64 and at 224×224, in CPU seconds (user + sys) of one process,
 # less the same load + export without `run`. Issue 13's target: under 2 s on one core.

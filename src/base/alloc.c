@@ -7,10 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void out_of_memory(void)
+void xalloc_failed(void)
 {
     fputs("fxsh: error: out of memory\n", stderr);
     exit(1);
+}
+
+static void out_of_memory(void)
+{
+    xalloc_failed();
 }
 
 void *xmalloc(size_t n)

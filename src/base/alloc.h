@@ -13,6 +13,8 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* What the x* functions do on exhaustion, for memory had another way (fmap's mmap'd pages). */
+void xalloc_failed(void) __attribute__((noreturn));
 /* Grows *items (of *cap elements of elem_size) so that it can hold at least need elements. */
 void xgrow(void **items, size_t *cap, size_t need, size_t elem_size);
 

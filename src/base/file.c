@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -209,6 +210,7 @@ bool file_copy_range(atomic_file *af, int src_fd, uint64_t offset, const void *m
 {
     if (fflush(af->f) != 0) return file_write(af, mem, len, d);   /* reports the error */
     size_t done = 0;
+    bool use_sendfile = false;
     while (done < len) {
         if (interrupt_pending()) {
             diag_error(d, (diag_loc){af->shown, 0, 0}, "not written: interrupted");
@@ -216,9 +218,18 @@ bool file_copy_range(atomic_file *af, int src_fd, uint64_t offset, const void *m
         }
         loff_t off = (loff_t)(offset + done);
         size_t n = len - done < DIRECT_CHUNK ? len - done : DIRECT_CHUNK;
-        ssize_t got = copy_file_range(src_fd, &off, fileno(af->f), NULL, n, 0);
+        ssize_t got = use_sendfile ? -1 : copy_file_range(src_fd, &off, fileno(af->f), NULL, n, 0);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;   /* not supported here, or the source is shorter: write the rest */
+        if (got < 0 && !use_sendfile) {   /* another file system, a device: sendfile still copies in the kernel */
+            use_sendfile = true;
+            continue;
+        }
+        if (use_sendfile) {
+            off = (loff_t)(offset + done);
+            got = sendfile(fileno(af->f), src_fd, &off, n);
+            if (got < 0 && errno == EINTR) continue;
+        }
+        if (got <= 0) break;   /* neither works here, or the source is shorter: write the rest */
         done += (size_t)got;
     }
     return done == len || write_direct(af, (const char *)mem + done, len - done, d);

@@ -39,8 +39,9 @@ typedef struct atomic_file {
 bool file_create(atomic_file *af, const char *path, diag_sink *d);
 bool file_write(atomic_file *af, const void *buf, size_t len, diag_sink *d);
 /* Appends len bytes of the file open as src_fd, from offset on, with copy_file_range (the kernel
- * copies, nothing is read into this process); where the kernel cannot (another file system, a
- * device), writes the same bytes from mem, which must hold them. */
+ * copies, nothing is read into this process), or sendfile where copy_file_range cannot (another
+ * file system, a device such as /dev/stdout); where neither can, writes the same bytes from mem,
+ * which must hold them. */
 bool file_copy_range(atomic_file *af, int src_fd, uint64_t offset, const void *mem, size_t len,
                      diag_sink *d);
 /* Flushes and fsyncs without closing (a caller committing two files syncs both first). */

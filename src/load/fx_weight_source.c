@@ -94,6 +94,7 @@ static const void *onnx_bytes(const Onnx__TensorProto *t, size_t *nbytes)
 {
     if (t->has_raw_data) {
         *nbytes = t->raw_data.len;
+        fmap_need(t->raw_data.data, t->raw_data.len);   /* a derived weight, computed where it is */
         return t->raw_data.data;
     }
     switch (t->data_type) {

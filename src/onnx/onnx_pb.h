@@ -60,6 +60,9 @@ int ox_check_tensors(ox_model *m, const char *name, bool elided_ok, diag_sink *d
 
 /* Serializes the model; NULL only if the model is too large to address. */
 uint8_t *ox_pack(const ox_model *m, size_t *len);
+/* Packs any message (a node, an attribute) into a malloc'd buffer: like protobuf-c's pack, but a
+ * derived weight it holds (onnx_derive.h) is computed into the buffer, never read in place. */
+uint8_t *ox_pack_message(const ProtobufCMessage *msg, size_t *len);
 /* Writes the model to path as base/file.h writes files (temporary, fsync, rename; a link's
  * target; a device directly), streamed: each tensor's bytes go to the file in one piece, copied
  * by the kernel from the file they are mapped from when they are a view. A model larger than

@@ -3,7 +3,8 @@
  * Nothing is serialized into one buffer: protobuf-c's pack_to_buffer produces the framing (tags,
  * lengths) into a small staging buffer and hands each bytes field over as one piece, which goes
  * to the file in one write straight from where the bytes are (the arena), or, for a view of a
- * mapped file, is copied by the kernel from that file (copy_file_range, as cp does). */
+ * mapped file, is copied by the kernel from that file (copy_file_range, as cp does), or, for a
+ * derived weight (onnx_derive.h), is computed a chunk at a time into a small buffer and written. */
 #include "onnx/onnx_pb.h"
 
 #include <errno.h>
@@ -14,20 +15,37 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/fmap.h"
 #include "base/limits.h"
 #include "base/vec.h"
 
-enum { STAGE = 1 << 20, DIRECT_MIN = 64 << 10 };
+enum { STAGE = 1 << 20, DIRECT_MIN = 64 << 10, DERIVED_CHUNK = 1 << 20 };
 
 /* ---- streaming sink ------------------------------------------------------------------------ */
 
+/* A derived weight not materialised: computed DERIVED_CHUNK bytes at a time (the chunk stays in
+ * the cache between the kernel and the write) — the weight is never whole in memory. */
+static bool put_derived(atomic_file *af, const uint8_t *data, size_t len, diag_sink *d)
+{
+    uint8_t *buf = xmalloc(len < DERIVED_CHUNK ? len : DERIVED_CHUNK);
+    bool ok = true;
+    for (size_t done = 0; ok && done < len; done += DERIVED_CHUNK) {
+        size_t n = len - done < DERIVED_CHUNK ? len - done : DERIVED_CHUNK;
+        fmap_copy_out(data + done, buf, n);
+        ok = file_write(af, buf, n, d);
+    }
+    free(buf);
+    return ok;
+}
+
 /* Writes a tensor's bytes: from the file they are mapped from with copy_file_range when they are
- * a view (nothing passes through this process: no page of the mapping is touched), else from
- * memory in one write. */
+ * a view (nothing passes through this process: no page of the mapping is touched), computed
+ * chunk by chunk when they are a derived weight, else from memory in one write. */
 static bool put_bytes(atomic_file *af, const ox_model *m, const uint8_t *data, size_t len, diag_sink *d)
 {
     fmap *f = ox_model_map_of(m, data, len);
     if (f && f->fd >= 0) return file_copy_range(af, f->fd, (uint64_t)(data - f->data), data, len, d);
+    if (f && f->fill && !fmap_ready(data, len)) return put_derived(af, data, len, d);
     return file_write(af, data, len, d);
 }
 
@@ -57,7 +75,7 @@ static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
         return;
     }
     if (s->n + len > STAGE) stream_flush(s);
-    memcpy(s->stage + s->n, data, len);
+    fmap_copy_out(data, s->stage + s->n, len);   /* a small derived weight is computed here */
     s->n += len;
 }
 
@@ -71,12 +89,33 @@ static bool write_model(const ox_model *m, atomic_file *af, diag_sink *d)
     return !s.failed;
 }
 
+/* Packing into one buffer: each piece copied with fmap_copy_out, so a derived weight is
+ * computed into the buffer rather than materialised where it is. */
+typedef struct packer {
+    ProtobufCBuffer base;
+    uint8_t *buf;
+    size_t n;
+} packer;
+
+static void packer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+    packer *p = (packer *)b;
+    if (len) fmap_copy_out(data, p->buf + p->n, len);
+    p->n += len;
+}
+
+uint8_t *ox_pack_message(const ProtobufCMessage *msg, size_t *len)
+{
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    packer p = {{packer_append}, xmalloc(n ? n : 1), 0};
+    protobuf_c_message_pack_to_buffer(msg, &p.base);
+    *len = p.n;
+    return p.buf;
+}
+
 uint8_t *ox_pack(const ox_model *m, size_t *len)
 {
-    size_t n = protobuf_c_message_get_packed_size(&m->proto->base);
-    uint8_t *buf = xmalloc(n ? n : 1);
-    *len = protobuf_c_message_pack(&m->proto->base, buf);
-    return buf;
+    return ox_pack_message(&m->proto->base, len);
 }
 
 /* ---- external data ------------------------------------------------------------------------- */

@@ -213,6 +213,7 @@ static void print_raw(printer *p, const Onnx__TensorProto *t)
 {
     const uint8_t *d = t->raw_data.data;
     size_t len = t->raw_data.len;
+    fmap_need(d, len);   /* a derived weight's values are computed where they are */
     /* 1.20 counts elements as raw_data.size() / sizeof(T) and ignores dims. */
     switch (t->data_type) {
     case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fmap.h"
 
 /* ---- element types ----------------------------------------------------------------------------- */
 
@@ -372,7 +373,8 @@ int ot_from_proto(const Onnx__TensorProto *p, int64_t max_numel, oe_tensor *out)
     size_t es = ot_esize(p->data_type), n = (size_t)numel;
     if (p->has_raw_data) {
         if (p->raw_data.len != n * es) goto bad;
-        if (n) memcpy(out->data, p->raw_data.data, n * es);
+        /* a derived weight (onnx_derive.h) is computed into out->data, not where it is */
+        if (n) fmap_copy_out(p->raw_data.data, out->data, n * es);
         return OE_OK;
     }
     if (from_typed_fields(p, n, out)) goto bad;

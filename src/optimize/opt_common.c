@@ -133,9 +133,8 @@ char *opt_fresh_name(ox_model *m, hashmap *taken, const char *base)
 void *opt_deep_copy(ox_model *m, const ProtobufCMessage *msg,
                        void *(*unpack)(ProtobufCAllocator *, size_t, const uint8_t *))
 {
-    size_t len = protobuf_c_message_get_packed_size(msg);
-    uint8_t *buf = xmalloc(len ? len : 1);
-    protobuf_c_message_pack(msg, buf);
+    size_t len;
+    uint8_t *buf = ox_pack_message(msg, &len);
     void *r = unpack(&m->alloc, len, buf);
     free(buf);
     return r;

@@ -39,7 +39,10 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 
 static uint64_t raw_hash(dd_entry *e)
 {
-    if (!e->hashed) e->hash = hash_bytes(e->canon->raw_data.data, e->canon->raw_data.len);
+    if (!e->hashed) {
+        fmap_need(e->canon->raw_data.data, e->canon->raw_data.len);   /* a derived weight, computed */
+        e->hash = hash_bytes(e->canon->raw_data.data, e->canon->raw_data.len);
+    }
     e->hashed = true;
     return e->hash;
 }
@@ -50,14 +53,18 @@ enum { SAMPLES = 16, SAMPLE_LEN = 32 };
  * pages around each sample, which would then count in the process's memory. */
 static uint64_t sample_hash(const ox_model *m, const ProtobufCBinaryData *raw)
 {
-    if (raw->len <= SAMPLES * SAMPLE_LEN) return hash_bytes(raw->data, raw->len);
     uint8_t buf[SAMPLES * SAMPLE_LEN];
+    if (raw->len <= SAMPLES * SAMPLE_LEN) {
+        fmap_copy_out(raw->data, buf, raw->len);
+        return hash_bytes(buf, raw->len);
+    }
     size_t step = (raw->len - SAMPLE_LEN) / (SAMPLES - 1);
     fmap *f = ox_model_map_of(m, raw->data, raw->len);
     for (size_t i = 0; i < SAMPLES; i++) {
         const uint8_t *p = raw->data + i * step;
+        /* a derived weight's samples are computed: it is not materialised for its key */
         if (!f || f->fd < 0 || pread(f->fd, buf + i * SAMPLE_LEN, SAMPLE_LEN, (off_t)(p - f->data)) != SAMPLE_LEN)
-            memcpy(buf + i * SAMPLE_LEN, p, SAMPLE_LEN);
+            fmap_copy_out(p, buf + i * SAMPLE_LEN, SAMPLE_LEN);
     }
     return hash_bytes(buf, sizeof buf);
 }
@@ -68,7 +75,7 @@ static bool same_tensor(dd_entry *a, dd_entry *b)
     const ProtobufCBinaryData *x = &a->canon->raw_data, *y = &b->canon->raw_data;
     if (x->len != y->len) return false;
     if (x->data == y->data || x->len == 0) return true;
-    return raw_hash(a) == raw_hash(b) && !memcmp(x->data, y->data, x->len);
+    return raw_hash(a) == raw_hash(b) && !memcmp(x->data, y->data, x->len);   /* both made readable */
 }
 
 /* A small tensor that holds its values in a typed field (float_data, int64_data...) as raw_data,
@@ -187,8 +194,7 @@ static const char *cse_key(cse_ctx *c, const Onnx__NodeProto *n)
             sb_free(&sb);
             return NULL;
         }
-        uint8_t *buf = xmalloc(len ? len : 1);
-        onnx__attribute_proto__pack(a, buf);
+        uint8_t *buf = ox_pack_message(&a->base, &len);
         static const char hex[] = "0123456789abcdef";
         sb_putc(&sb, '\x1d');
         for (size_t q = 0; q < len; q++) {

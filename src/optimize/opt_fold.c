@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "onnx/onnx_derive.h"
 #include "optimize/optimize_internal.h"
 
 /* ---- 2. constant folding ------------------------------------------------------------------- */
@@ -22,6 +23,7 @@ typedef struct fold_ctx {
     arena tmp;
     VEC(oe_tensor *) owned;
     hashmap uses;     /* value name → number of node inputs reading it, model-wide */
+    ox_derive *derive;   /* large folded transposes: derived weights, computed when written */
     int err;
 } fold_ctx;
 
@@ -64,10 +66,9 @@ static oe_tensor *const_of(fold_ctx *c, scope *s, const char *name)
     return v->t;
 }
 
-/* Turns n into `Constant <value = t>` producing its first output. */
-static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
+/* Turns n into `Constant <value = p>` producing its first output. */
+static void make_constant_proto(fold_ctx *c, Onnx__NodeProto *n, Onnx__TensorProto *p)
 {
-    Onnx__TensorProto *p = ot_to_proto(c->m, t, n->output[0]);
     n->op_type = ox_strdup(c->m, "Constant");
     n->domain = ox_strdup(c->m, "");
     n->overload = NULL;
@@ -76,6 +77,44 @@ static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
     n->attribute = NULL;
     n->n_output = 1;
     ox_attr_tensor(c->m, n, "value", p);
+}
+
+/* Turns n into `Constant <value = t>` producing its first output. */
+static void make_constant(fold_ctx *c, Onnx__NodeProto *n, const oe_tensor *t)
+{
+    make_constant_proto(c, n, ot_to_proto(c->m, t, n->output[0]));
+}
+
+/* A Transpose of a constant larger than the fold input limit, read by nothing else (the one
+ * large fold constant_inputs allows), folds without being computed: its value is a derived
+ * weight (onnx/onnx_derive.h), the same bytes the evaluator's Transpose gives, computed when
+ * save writes it. False when it is not such a node (the evaluator's path decides then). */
+static bool fold_large_transpose(fold_ctx *c, Onnx__NodeProto *n, scope *s)
+{
+    if (n->n_input != 1 || !*opt_str(n->input[0])) return false;
+    cval *v = opt_scope_val(s, n->input[0]);
+    const Onnx__TensorProto *src = v && !v->not_const && !v->t ? v->proto : NULL;
+    if (!src || !src->has_raw_data || !ot_dtype_supported(src->data_type) || src->n_dims > OE_MAX_RANK) return false;
+    int64_t numel = ox_tensor_numel(src);
+    if (numel <= c->o->fold_input_limit || numel > OE_HARD_MAX_NUMEL || uses_of(c, n->input[0]) != 1) return false;
+    int rank = (int)src->n_dims;
+    int64_t perm[OE_MAX_RANK], dims[OE_MAX_RANK];
+    for (int i = 0; i < rank; i++) perm[i] = rank - 1 - i;
+    Onnx__AttributeProto *pa = ox_node_attr(n, "perm");
+    if (pa) {
+        if (pa->n_ints != (size_t)rank) return false;
+        for (int i = 0; i < rank; i++) perm[i] = pa->ints[i];
+    }
+    for (int i = 0; i < rank; i++) dims[i] = perm[i] >= 0 && perm[i] < rank ? src->dims[perm[i]] : 0;
+    if (!c->derive) c->derive = ox_derive_begin(c->m);
+    Onnx__TensorProto *p = ox_tensor_new(c->m, n->output[0], src->data_type, dims, (size_t)rank);
+    if (!ox_derive_transpose(c->derive, p, src, perm)) return false;
+    make_constant_proto(c, n, p);
+    cval *nv = arena_alloc(&c->tmp, sizeof *nv);
+    nv->proto = p;
+    hm_put(&s->vals, n->output[0], nv);
+    c->st->folded++;
+    return true;
 }
 
 static void fold_graph(fold_ctx *c, Onnx__GraphProto *g, scope *parent, int depth);
@@ -245,6 +284,7 @@ static void fold_node(fold_ctx *c, Onnx__NodeProto *n, scope *s, int depth)
     if (!strcmp(n->op_type, "ConstantOfShape") && !c->o->fold_constant_of_shape) return;
     oe_tensor shape_src, *inputs[16] = {0};
     if (n->n_input > 16) return;
+    if (!strcmp(n->op_type, "Transpose") && fold_large_transpose(c, n, s)) return;
     if ((!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) && n->n_input == 1) {
         if (!shape_only_input(n, s, &shape_src))
             return;
@@ -303,6 +343,7 @@ bool opt_fold_constants(ox_model *m, const optimize_options *o, optimize_stats *
     hm_init(&c.uses);
     ox_graph_walk(m->proto->graph, o->max_depth, opt_count_uses, &c.uses);
     fold_graph(&c, m->proto->graph, NULL, 0);
+    ox_derive_end(c.derive);
     hm_free(&c.uses);
     for (size_t i = 0; i < c.owned.len; i++) {
         ot_tensor_free(c.owned.items[i]);

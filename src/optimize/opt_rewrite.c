@@ -1,4 +1,4 @@
-/* opt_rewrite.c — pattern rewrites: SplitToSequence + SequenceAt → Split, Conv + BatchNormalization → Conv. */
+/* opt_rewrite.c — pattern rewrites: SplitToSequence + SequenceAt → Split, Conv / ConvTranspose / Gemm + BatchNormalization → one node. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
+#include "onnx/onnx_derive.h"
 #include "optimize/optimize_internal.h"
 
 /* ---- rewrite: SplitToSequence + SequenceAt → Split --------------------------------------- */
@@ -259,7 +260,7 @@ bool opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optim
     return true;
 }
 
-/* ---- rewrite: Conv followed by inference BatchNormalization → one Conv --------------------- */
+/* ---- rewrite: Conv, ConvTranspose or Gemm followed by inference BatchNormalization → one node */
 
 /* The constant tensor behind name in the main graph (initializer or Constant node), or NULL. */
 static Onnx__TensorProto *main_const(hashmap *consts, const char *name)
@@ -267,7 +268,27 @@ static Onnx__TensorProto *main_const(hashmap *consts, const char *name)
     return *opt_str(name) ? hm_get(consts, name) : NULL;
 }
 
-static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken, hashmap *init_idx,
+/* The axis of the producer's weight that holds its output channels (onnxscript's
+ * fuse_batchnorm rules): Conv [out, in/g, k...] 0; ConvTranspose [in, out/g, k...] 1, group 1
+ * only (with groups a channel is not one index of an axis); Gemm 0 with transB, else 1, and only
+ * with beta 1 (the bias is scaled by beta). -1 when the node cannot take the fusion. */
+static int out_channel_axis(const Onnx__NodeProto *n, const Onnx__TensorProto *w)
+{
+    if (opt_is_op(n, "Conv")) return w->n_dims >= 3 ? 0 : -1;
+    if (opt_is_op(n, "ConvTranspose")) {
+        Onnx__AttributeProto *g = ox_node_attr(n, "group");
+        return w->n_dims >= 3 && (!g || g->i == 1) ? 1 : -1;
+    }
+    Onnx__AttributeProto *beta = ox_node_attr(n, "beta"), *tb = ox_node_attr(n, "transB");
+    if (w->n_dims != 2 || (beta && beta->f != 1.0f)) return -1;
+    return tb && tb->i ? 0 : 1;
+}
+
+/* Folds bn into conv (a Conv, ConvTranspose or Gemm): W' = W * f along the output channels and
+ * B' = (B - mean) * f + beta, with f = scale / sqrt(var + epsilon), in double and rounded once
+ * to the weight's type. The weight is not computed here: it becomes a derived tensor
+ * (onnx/onnx_derive.h), computed as save writes it. */
+static int fuse_one(ox_model *m, ox_derive *dv, hashmap *consts, hashmap *uses, hashmap *taken, hashmap *init_idx,
                     Onnx__GraphProto *g, Onnx__NodeProto *conv, Onnx__NodeProto *bn, arena *tmp)
 {
     if (bn->n_input != 5 || bn->n_output != 1 || conv->n_input < 2 || conv->n_output != 1) return 0;
@@ -278,29 +299,31 @@ static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken,
     Onnx__TensorProto *wp = main_const(consts, conv->input[1]);
     Onnx__TensorProto *bp = conv->n_input > 2 ? main_const(consts, conv->input[2]) : NULL;
     if (!wp || (conv->n_input > 2 && *opt_str(conv->input[2]) && !bp)) return 0;
-    oe_tensor w, b = {0}, p[4];
-    if (ot_from_proto(wp, 0, &w) != OE_OK) return 0;
-    int ok = w.dtype == 1 && w.rank >= 3;
+    int wt = wp->data_type, axis = out_channel_axis(conv, wp);
+    if (!ox_derive_scale_supported(wt) || axis < 0 || wp->n_dims > OE_MAX_RANK || wp->dims[axis] <= 0) return 0;
+    int64_t ch = wp->dims[axis];
+    oe_tensor b = {0}, p[4];
     int np = 0;
-    for (; ok && np < 4; np++) {
+    for (; np < 4; np++) {
         Onnx__TensorProto *tp = main_const(consts, bn->input[1 + np]);
         if (!tp || ot_from_proto(tp, 0, &p[np]) != OE_OK) break;
-        if (p[np].dtype != 1 || p[np].numel != w.dims[0]) {
+        if (!oe_is_float(p[np].dtype) || p[np].numel != ch) {
             ot_tensor_free(&p[np]);
             break;
         }
     }
-    ok = ok && np == 4;
-    if (ok && bp) ok = ot_from_proto(bp, 0, &b) == OE_OK && b.dtype == 1 && b.numel == w.dims[0];
+    int ok = np == 4;
+    /* a bias of ch values along the channels (Gemm's C may also be [1, ch]) */
+    if (ok && bp) ok = ot_from_proto(bp, 0, &b) == OE_OK && b.dtype == wt && b.numel == ch &&
+                       (b.rank == 1 || (b.rank == 2 && b.dims[0] == 1 && opt_is_op(conv, "Gemm")));
+    double *f = ok ? xmalloc((size_t)ch * sizeof *f) : NULL;
     if (ok) {
-        int64_t ch = w.dims[0], per = ch ? w.numel / ch : 0;
         oe_tensor nb;
-        ot_tensor_init(&nb, 1, &ch, 1);
+        ot_tensor_init(&nb, wt, &ch, 1);
         for (int64_t o = 0; o < ch; o++) {
-            double f = ot_get_f(&p[0], o) / sqrt(ot_get_f(&p[3], o) + eps);
-            for (int64_t k = 0; k < per; k++) ot_set_f(&w, o * per + k, ot_get_f(&w, o * per + k) * f);
+            f[o] = ot_get_f(&p[0], o) / sqrt(ot_get_f(&p[3], o) + eps);
             double bias = bp ? ot_get_f(&b, o) : 0;
-            ot_set_f(&nb, o, (bias - ot_get_f(&p[2], o)) * f + ot_get_f(&p[1], o));
+            ot_set_f(&nb, o, (bias - ot_get_f(&p[2], o)) * f[o] + ot_get_f(&p[1], o));
         }
         /* The fused weight keeps the weight's name when nothing else reads it (as onnxscript
          * does); the bias is named after the old bias, or "<weight>_bias". */
@@ -309,24 +332,28 @@ static int fuse_one(ox_model *m, hashmap *consts, hashmap *uses, hashmap *taken,
         uintptr_t bi = bp ? (uintptr_t)hm_get(init_idx, conv->input[2]) : 0;
         if ((uintptr_t)hm_get(uses, wname) != 1) wi = 0;
         if (bp && (uintptr_t)hm_get(uses, conv->input[2]) != 1) bi = 0;
-        Onnx__TensorProto *nw = ot_to_proto(m, &w, wi ? wname : opt_fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname)));
-        const char *bname = bi ? conv->input[2] : opt_fresh_name(m, taken, arena_printf(tmp, "%s_bias", wname));
-        Onnx__TensorProto *nbp = ot_to_proto(m, &nb, bname);
-        if (wi) g->initializer[wi - 1] = nw;
-        else ox_graph_add_initializer(m, g, nw);
-        if (bi) g->initializer[bi - 1] = nbp;
-        else ox_graph_add_initializer(m, g, nbp);
-        hm_put(consts, nw->name, nw);
-        hm_put(consts, nbp->name, nbp);
-        conv->input[1] = nw->name;
-        if (conv->n_input < 3) ox_node_add_input(m, conv, nbp->name);
-        else conv->input[2] = nbp->name;
-        conv->output[0] = bn->output[0];
+        Onnx__TensorProto *nw = ox_tensor_new(m, wname, wt, wp->dims, wp->n_dims);
+        ok = ox_derive_scale(dv, nw, wp, axis, f, ch);
+        if (ok) {
+            if (!wi) nw->name = opt_fresh_name(m, taken, arena_printf(tmp, "%s_fused", wname));
+            const char *bname = bi ? conv->input[2] : opt_fresh_name(m, taken, arena_printf(tmp, "%s_bias", wname));
+            Onnx__TensorProto *nbp = ot_to_proto(m, &nb, bname);
+            if (wi) g->initializer[wi - 1] = nw;
+            else ox_graph_add_initializer(m, g, nw);
+            if (bi) g->initializer[bi - 1] = nbp;
+            else ox_graph_add_initializer(m, g, nbp);
+            hm_put(consts, nw->name, nw);
+            hm_put(consts, nbp->name, nbp);
+            conv->input[1] = nw->name;
+            if (conv->n_input < 3) ox_node_add_input(m, conv, nbp->name);
+            else conv->input[2] = nbp->name;
+            conv->output[0] = bn->output[0];
+        }
         ot_tensor_free(&nb);
     }
+    free(f);
     for (int i = 0; i < np; i++) ot_tensor_free(&p[i]);
     ot_tensor_free(&b);
-    ot_tensor_free(&w);
     return ok;
 }
 
@@ -359,6 +386,7 @@ bool opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_st
             hm_put(&init_idx, opt_str(g->initializer[i]->name), (void *)(uintptr_t)(i + 1));
         }
     bool *dead = xcalloc(g->n_node + 1, 1);
+    ox_derive *dv = ox_derive_begin(m);
     for (size_t i = 0; i < g->n_node; i++) {
         Onnx__NodeProto *n = g->node[i];
         if (opt_is_op(n, "Constant") && n->n_attribute == 1 && n->attribute[0]->t && n->n_output == 1 &&
@@ -369,12 +397,15 @@ bool opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_st
         uintptr_t pi = (uintptr_t)hm_get(&producer, opt_str(n->input[0]));
         if (!pi || dead[pi - 1]) continue;
         Onnx__NodeProto *conv = g->node[pi - 1];
-        if (!opt_is_op(conv, "Conv") || (uintptr_t)hm_get(&uses, opt_str(conv->output[0])) != 1) continue;
-        if (fuse_one(m, &consts, &uses, &taken, &init_idx, g, conv, n, &tmp)) {
+        if (!(opt_is_op(conv, "Conv") || opt_is_op(conv, "ConvTranspose") || opt_is_op(conv, "Gemm")) ||
+            (uintptr_t)hm_get(&uses, opt_str(conv->output[0])) != 1)
+            continue;
+        if (fuse_one(m, dv, &consts, &uses, &taken, &init_idx, g, conv, n, &tmp)) {
             dead[i] = true;
             st->rewritten++;
         }
     }
+    ox_derive_end(dv);
     opt_compact_nodes(g, dead);
     free(dead);
     hm_free(&uses);

@@ -61,8 +61,10 @@ bool opt_order_value_info(ox_model *m, const optimize_options *o, optimize_stats
  * SplitToSequence(x, const sizes) read only by SequenceAt(const index) → one Split. */
 bool opt_rewrite_split_to_sequence(ox_model *m, const optimize_options *o, optimize_stats *st,
                                   diag_sink *d);
-/* Conv(x, W, B) read only by an inference BatchNormalization with constant parameters → one
- * Conv with rescaled weight and bias (main graph, float32). */
+/* Conv(x, W, B) — or ConvTranspose (group 1), or Gemm (beta 1) — read only by an inference
+ * BatchNormalization with constant parameters → one node with rescaled weight and bias (main
+ * graph; float32, float16, bfloat16, float64), as onnxscript's fuse_batchnorm rules do. The
+ * weight is a derived weight (onnx/onnx_derive.h), computed when saved or read. */
 bool opt_fuse_conv_batchnorm(ox_model *m, const optimize_options *o, optimize_stats *st, diag_sink *d);
 
 #endif

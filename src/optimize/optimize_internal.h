@@ -12,6 +12,7 @@
 #include "base/hashmap.h"
 #include "eval/onnx_eval.h"
 #include "onnx/onnx_ir.h"
+#include "onnx/onnx_pb.h"
 #include "optimize/optimize.h"
 
 /* Calls fn on every graph attribute of node n. */

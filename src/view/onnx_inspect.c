@@ -379,6 +379,7 @@ static bool element(const Onnx__TensorProto *t, size_t i, double *v)
 {
     if (t->has_raw_data) {
         const uint8_t *p = t->raw_data.data;
+        fmap_need(p, t->raw_data.len);   /* a derived weight is computed where it is */
         switch (t->data_type) {
         case 1: { float f; memcpy(&f, p + 4 * i, 4); *v = f; return true; }
         case 11: { double d; memcpy(&d, p + 8 * i, 8); *v = d; return true; }
