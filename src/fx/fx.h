@@ -42,7 +42,8 @@ void fx_print_code_class(const fx_module *m, const char *class_name, size_t inde
  * their module path: "true_graph_0.mul". */
 void fx_print_nodes(const fx_program *p, strbuf *out);
 int fx_print_node(const fx_program *p, const char *name, strbuf *out);   /* -1 if not found */
-size_t fx_find(const fx_program *p, const char *text, strbuf *out);
+/* Nodes whose name or target contains text (fold_case: ASCII case ignored); how many matched. */
+size_t fx_find(const fx_program *p, const char *text, bool fold_case, strbuf *out);
 void fx_print_stats(const fx_program *p, strbuf *out);
 void fx_each_node_name(const fx_program *p, void (*cb)(const char *name, void *ctx), void *ctx);
 /* Resolves "name", "%name" or "sub.path.name"; NULL if absent. */

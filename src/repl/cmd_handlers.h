@@ -108,11 +108,16 @@ bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json);
 void cmd_json_stages(session *s, struct strbuf *out);
 void cmd_json_nodes(const stage *st, struct strbuf *out);
 int cmd_json_node(const stage *st, const char *name, struct strbuf *out);   /* -1: no such node */
+/* The nodes `find` lists (text in the name or target; ONNX: name, op type or an output); how many. */
+size_t cmd_json_find(const stage *st, const char *text, bool fold_case, struct strbuf *out);
 void cmd_json_stats(const stage *st, struct strbuf *out);
 void cmd_json_summary(const stage *st, struct strbuf *out);
 void cmd_json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
 void cmd_json_signature(const stage *st, struct strbuf *out);
 void cmd_json_params(const stage *st, struct strbuf *out);
+/* The document of a --json command that failed before writing its own: {"ok": false, "errors":
+ * [{"message", "hint"}]}, the errors reported to s->diag since index mark. */
+void cmd_json_error(session *s, const char *command, size_t mark, struct strbuf *out);
 
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);

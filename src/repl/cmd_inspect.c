@@ -220,17 +220,36 @@ int cmd_node(session *s, int argc, char **argv)
     return rc < 0;
 }
 
+static bool is_case_option(const char *word, void *ctx)
+{
+    (void)ctx;
+    return !strcmp(word, "--case-sensitive");
+}
+
+/* find TEXT [--case-sensitive] [--json]: without case by default, as a user typing `softmax`
+ * for the ONNX op Softmax expects (grep -i); the option for names that differ only in case. */
 int cmd_find(session *s, int argc, char **argv)
 {
+    int case_options = args_partition(argc, argv, is_case_option, NULL);
+    bool fold_case = case_options == 0;
+    argc -= case_options;
+    bool json;
+    if (!cmd_json_option(s, &argc, argv, 1, &json)) return 1;
+    if (argc < 2 || (argv[1][0] == '-' && argv[1][1])) {
+        session_error(s, "find: %s%s (usage: find TEXT [--case-sensitive] [--json])", argc < 2 ? "what to find?" : "unknown option ",
+                      argc < 2 ? "" : argv[1]);
+        return 1;
+    }
     stage *st = need_stage(s, "find");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    size_t n = st->kind == PL_FX ? fx_find(st->fx, argv[1], &sb) : view_find(st->onnx, argv[1], &sb);
+    size_t n = json ? cmd_json_find(st, argv[1], fold_case, &sb)
+             : st->kind == PL_FX ? fx_find(st->fx, argv[1], fold_case, &sb) : view_find(st->onnx, argv[1], fold_case, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
-    if (!n) {
-        session_error(s, "find: nothing matches '%s'", argv[1]);
+    if (!n) {   /* the JSON document says so too: "nodes": [] */
+        session_error(s, "find: nothing matches '%s'%s", argv[1], fold_case ? "" : " (case-sensitive)");
         return 1;
     }
     return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/json_write.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
@@ -286,6 +287,45 @@ void cmd_json_nodes(const stage *st, strbuf *out)
     end(&w);
 }
 
+size_t cmd_json_find(const stage *st, const char *text, bool fold_case, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, "find", st);
+    jw_kstring(&w, "text", text);
+    jw_kbool(&w, "case_sensitive", !fold_case);
+    jw_key(&w, "nodes");
+    jw_array(&w);
+    size_t hits = 0;
+    /* what fx_find / view_find match: the name or target; the name, op type or an output */
+    if (st->kind == PL_FX) {
+        fx_nodes c;
+        fx_nodes_collect(st->fx, &c);
+        for (size_t i = 0; i < c.nodes.len; i++) {
+            const fx_node *n = c.nodes.items[i];
+            if (!str_contains(n->name, text, fold_case) && !str_contains(n->target, text, fold_case)) continue;
+            fx_node_json(&w, c.names.items[i], n, false);
+            hits++;
+        }
+        fx_nodes_free(&c);
+    } else {
+        onnx_nodes l = {0};
+        collect_onnx(st->onnx->proto->graph, "", 0, &l);
+        for (size_t i = 0; i < l.len; i++) {
+            const Onnx__NodeProto *n = l.items[i].node;
+            bool hit = str_contains(label(n), text, fold_case) || str_contains(n->op_type, text, fold_case);
+            for (size_t k = 0; !hit && k < n->n_output; k++) hit = str_contains(n->output[k], text, fold_case);
+            if (!hit) continue;
+            onnx_node_json(&w, &l.items[i], false);
+            hits++;
+        }
+        onnx_nodes_free(&l);
+    }
+    jw_array_end(&w);
+    jw_kbool(&w, "ok", hits > 0);
+    end(&w);
+    return hits;
+}
+
 int cmd_json_node(const stage *st, const char *name, strbuf *out)
 {
     if (name[0] == '%') name++;
@@ -528,5 +568,32 @@ void cmd_json_params(const stage *st, strbuf *out)
     jw_uint(&w, total_elems);
     jw_key(&w, "total_bytes");
     jw_uint(&w, total_bytes);
+    end(&w);
+}
+
+void cmd_json_error(session *s, const char *command, size_t mark, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, command, NULL);
+    jw_kbool(&w, "ok", false);
+    jw_key(&w, "errors");
+    jw_array(&w);
+    size_t n = 0;
+    for (size_t i = mark; i < s->diag.len; i++) {
+        const diagnostic *d = &s->diag.items[i];
+        if (d->severity != DIAG_ERROR) continue;
+        jw_object(&w);
+        jw_kstring(&w, "message", d->message);
+        jw_kstring(&w, "hint", d->hint);
+        jw_object_end(&w);
+        n++;
+    }
+    if (!n) {   /* reported and flushed already (or interrupted): the command's name says which */
+        jw_object(&w);
+        jw_kstring(&w, "message", interrupt_pending() ? "interrupted" : "failed");
+        jw_kstring(&w, "hint", NULL);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
     end(&w);
 }

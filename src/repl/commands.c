@@ -88,10 +88,11 @@ const command command_table[] = {
      "the op histogram of the model, every decision the run made (branches specialized, checks\n"
      "folded, weights without values) and its warnings, and, when it fails, the error with its\n"
      "hint and torch's failure text. The report is written when the export fails too."},
-    {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
+    {"find", 1, 3, cmd_find, COMPLETE_NODE, "find TEXT [--case-sensitive] [--json]",
      "list nodes whose name or target contains TEXT",
-     "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"
-     "TEXT, one line each. Fails if nothing matches."},
+     "Searches the current graph (and its subgraphs) for nodes whose name or target (ONNX: name,\n"
+     "op type or an output) contains TEXT, one line each, without regard to case (`find softmax`\n"
+     "lists the Softmax nodes); --case-sensitive matches case exactly. Fails if nothing matches."},
     {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
      "list commands, or describe one",
      "Without an argument lists every command with its usage. `help CMD` describes CMD."},
@@ -359,17 +360,43 @@ const command *command_lookup(session *s, const char *name, const char *what)
     return c;
 }
 
+/* Whether the command's usage offers --json (the table is where a command says so), and this
+ * command line asks for it. */
+static bool wants_json(const command *c, int argc, char **argv)
+{
+    if (!strstr(c->usage, "[--json]")) return false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) return true;
+    return false;
+}
+
 int command_dispatch(session *s, int argc, char **argv)
 {
     const command *c = command_lookup(s, argv[0], "");
     if (!c) return 1;
-    int nargs = argc - 1;
+    /* A --json command that fails before writing its document still writes one: a script reading
+     * JSON Lines gets a line per command, the error in it ({"ok": false, "errors": [...]}), as
+     * well as the diagnostics on stderr and the status. */
+    s->json = wants_json(c, argc, argv);
+    s->json_written = false;
+    size_t mark = s->diag.len;
+    int nargs = argc - 1, rc;
     if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: wrong number of arguments", c->name);
         diag_set_hint(dg, "usage: %s", c->usage);
-        return 1;
+        rc = 1;
+    } else {
+        rc = c->run(s, argc, argv) ? 1 : 0;
     }
-    return c->run(s, argc, argv) ? 1 : 0;
+    if (s->json && rc && !s->json_written) {
+        strbuf sb;
+        sb_init(&sb);
+        cmd_json_error(s, c->name, mark, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+    }
+    s->json = false;
+    return rc;
 }
 
 /* Prints text as paragraphs filled to `width` columns after `indent` spaces: lines of a

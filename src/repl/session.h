@@ -43,6 +43,8 @@ typedef struct session {
     bool quiet;                  /* -q: no progress lines, notes or confirmations */
     bool terminal;               /* standard output is a terminal (s->out may be a pager's buffer) */
     bool quit;
+    bool json;                   /* the running command was given --json (command_dispatch) */
+    bool json_written;           /* ...and wrote its document (session_write) */
     const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
     int input_line;
     session_read_fn read_more;

@@ -286,15 +286,15 @@ int view_show_node(const ox_model *m, const char *name, strbuf *out)
     return rc;
 }
 
-size_t view_find(const ox_model *m, const char *text, strbuf *out)
+size_t view_find(const ox_model *m, const char *text, bool fold_case, strbuf *out)
 {
     node_list l = {0};
     collect(main_graph(m), "", 0, &l);
     size_t hits = 0;
     for (size_t i = 0; i < l.len; i++) {
         const Onnx__NodeProto *n = l.items[i].node;
-        bool hit = strstr(node_label(n), text) || (n->op_type && strstr(n->op_type, text));
-        for (size_t k = 0; !hit && k < n->n_output; k++) hit = strstr(n->output[k], text) != NULL;
+        bool hit = str_contains(node_label(n), text, fold_case) || str_contains(n->op_type, text, fold_case);
+        for (size_t k = 0; !hit && k < n->n_output; k++) hit = str_contains(n->output[k], text, fold_case);
         if (!hit) continue;
         hits++;
         sb_printf(out, "%s%s  ", l.items[i].path, node_label(n));

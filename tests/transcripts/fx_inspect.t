@@ -71,6 +71,12 @@ subgraphs: 2
   true_graph_0: 3 nodes
   false_graph_0: 3 nodes
 
+## find ignores case by default (finding 9: `find softmax` did not list Softmax); --case-sensitive matches exactly.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'find NEG' -c 'find NEG --case-sensitive'
+false_graph_0.neg  call_function  torch.ops.aten.neg.default
+-c:3: error: find: nothing matches 'NEG' (case-sensitive)
+? 1
+
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.fx.txt' -c 'node nosuch' -c 'find zzz'
 -c:2: error: node: no node named 'nosuch' in the exported stage
   hint: `nodes` lists them; `find TEXT` searches names and targets

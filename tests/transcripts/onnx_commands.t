@@ -42,6 +42,11 @@ node_linear  Gemm
 node_linear_1  Gemm
 check: ok
 
+## find ignores case: an op type as the user types it (finding 9).
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'find gemm'
+node_linear  Gemm
+node_linear_1  Gemm
+
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'weights seq.0.weight' -c 'weights nosuch'
 seq.0.weight: float[2, 3]  6 elements
 min -0.475185  max 0.309716  mean -0.110372
