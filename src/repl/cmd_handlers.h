@@ -98,6 +98,12 @@ bool render_svg(session *s, const char *dot_text, size_t len, const char *path);
  * members of each are documented in fxsh(1), JSON OUTPUT). */
 enum { JSON_SCHEMA_VERSION = 1 };
 struct strbuf;
+struct json_writer;
+/* Every document: {"fxsh": JSON_SCHEMA_VERSION, "command": ..., "stage": ... (when stage_name is
+ * not NULL: a stage, or the model file a command ran)}; the caller adds its members and closes it
+ * with cmd_json_end (which adds the newline). */
+void cmd_json_begin(struct json_writer *w, struct strbuf *out, const char *command, const char *stage_name);
+void cmd_json_end(struct json_writer *w);
 /* Moves every "--json" behind the other words and lowers *argc past them (argv keeps all its
  * pointers, still NULL-terminated after the last); true if there was one. */
 bool cmd_json_flag(int *argc, char **argv);
@@ -114,6 +120,7 @@ void cmd_json_stats(const stage *st, struct strbuf *out);
 void cmd_json_summary(const stage *st, struct strbuf *out);
 void cmd_json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
 void cmd_json_signature(const stage *st, struct strbuf *out);
+void cmd_json_lint(const stage *st, const diag_sink *found, struct strbuf *out);
 void cmd_json_params(const stage *st, struct strbuf *out);
 /* The document of a --json command that failed before writing its own: {"ok": false, "errors":
  * [{"message", "hint"}]}, the errors reported to s->diag since index mark. */

@@ -271,15 +271,31 @@ int cmd_stats(session *s, int argc, char **argv)
     return 0;
 }
 
-/* lint: the nodes tracing would get wrong, as warnings with their fix; a summary line after. */
+/* lint: the nodes tracing would get wrong, as warnings with their fix; a summary line after.
+ * With --json the warnings are the document ({"pitfalls": [{"message", "hint", "file", "line"}],
+ * "count"}) and not diagnostics: a pitfall is lint's result, not a failure. */
 int cmd_lint(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_stage(s, "lint");
     if (!st) return 1;
     if (st->kind != PL_FX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "lint: the %s stage is an ONNX model; lint reads FX programs", st->name);
         diag_set_hint(dg, "load the TorchScript IR or FX text of the model");
         return 1;
+    }
+    if (json) {
+        diag_sink found;
+        diag_init(&found);
+        lint_tracing(st->fx, &found);
+        strbuf sb;
+        sb_init(&sb);
+        cmd_json_lint(st, &found, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        diag_free(&found);
+        return 0;
     }
     size_t n = lint_tracing(st->fx, &s->diag);
     session_flush_diag(s);   /* the warnings, then the count */

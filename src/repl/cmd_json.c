@@ -52,21 +52,29 @@ bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json)
     return true;
 }
 
-/* Every document: {"fxsh": 1, "command": ..., "stage": ..., ...}; the caller adds its members
- * and closes it with json_end. */
-static void begin(json_writer *w, strbuf *out, const char *command, const stage *st)
+void cmd_json_begin(json_writer *w, strbuf *out, const char *command, const char *stage_name)
 {
     jw_init(w, out);
     jw_object(w);
     jw_kint(w, "fxsh", JSON_SCHEMA_VERSION);
     jw_kstring(w, "command", command);
-    if (st) jw_kstring(w, "stage", st->name);
+    if (stage_name) jw_kstring(w, "stage", stage_name);
+}
+
+void cmd_json_end(json_writer *w)
+{
+    jw_object_end(w);
+    sb_putc(w->out, '\n');
+}
+
+static void begin(json_writer *w, strbuf *out, const char *command, const stage *st)
+{
+    cmd_json_begin(w, out, command, st ? st->name : NULL);
 }
 
 static void end(json_writer *w)
 {
-    jw_object_end(w);
-    sb_putc(w->out, '\n');
+    cmd_json_end(w);
 }
 
 /*==== FX ====*/
@@ -475,12 +483,7 @@ void cmd_json_summary(const stage *st, strbuf *out)
     value_infos(&w, "outputs", g ? g->output : NULL, g ? g->n_output : 0);
     jw_kint(&w, "nodes", g ? (int64_t)g->n_node : 0);
     uint64_t bytes = 0;
-    for (size_t i = 0; g && i < g->n_initializer; i++) {
-        const Onnx__TensorProto *t = g->initializer[i];
-        uint64_t n = 1;
-        for (size_t k = 0; k < t->n_dims; k++) n *= t->dims[k] > 0 ? (uint64_t)t->dims[k] : 0;
-        bytes += t->has_raw_data ? t->raw_data.len : n * ox_dtype_size(t->data_type);
-    }
+    for (size_t i = 0; g && i < g->n_initializer; i++) bytes += view_tensor_bytes(g->initializer[i]);
     jw_kint(&w, "initializers", g ? (int64_t)g->n_initializer : 0);
     jw_key(&w, "initializer_bytes");
     jw_uint(&w, bytes);
@@ -506,6 +509,31 @@ void cmd_json_check(const stage *st, const diag_sink *problems, strbuf *out)
         jw_object_end(&w);
     }
     jw_array_end(&w);
+    end(&w);
+}
+
+void cmd_json_lint(const stage *st, const diag_sink *found, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, "lint", st);
+    jw_key(&w, "pitfalls");
+    jw_array(&w);
+    size_t n = 0;
+    for (size_t i = 0; i < found->len; i++) {
+        const diagnostic *d = &found->items[i];
+        if (d->severity != DIAG_WARNING) continue;   /* lint's findings are its warnings */
+        n++;
+        jw_object(&w);
+        jw_kstring(&w, "message", d->message);
+        jw_kstring(&w, "hint", d->hint);
+        jw_kstring(&w, "file", d->file);
+        jw_key(&w, "line");
+        if (d->line > 0) jw_int(&w, d->line);
+        else jw_null(&w);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    jw_kint(&w, "count", (int64_t)n);
     end(&w);
 }
 
@@ -544,7 +572,30 @@ void cmd_json_params(const stage *st, strbuf *out)
     jw_key(&w, "tensors");
     jw_array(&w);
     uint64_t total_bytes = 0, total_elems = 0;
-    for (const fx_weight *x = st->fx->weights; x; x = x->next) {
+    if (st->kind == PL_ONNX) {   /* the initializers: kind "initializer" */
+        const Onnx__GraphProto *g = st->onnx->proto->graph;
+        for (size_t i = 0; g && i < g->n_initializer; i++) {
+            const Onnx__TensorProto *t = g->initializer[i];
+            int64_t n = ox_tensor_numel(t);
+            uint64_t b = view_tensor_bytes(t);
+            total_bytes += b;
+            total_elems += n > 0 ? (uint64_t)n : 0;
+            jw_object(&w);
+            jw_kstring(&w, "name", t->name);
+            jw_kstring(&w, "kind", "initializer");
+            jw_kstring(&w, "dtype", ox_dtype_name(t->data_type));
+            jw_key(&w, "shape");
+            jw_array(&w);
+            for (size_t k = 0; k < t->n_dims; k++) jw_int(&w, t->dims[k]);
+            jw_array_end(&w);
+            jw_key(&w, "bytes");
+            jw_uint(&w, b);
+            jw_kbool(&w, "has_data", true);
+            jw_kbool(&w, "external", t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
+            jw_object_end(&w);
+        }
+    }
+    for (const fx_weight *x = st->kind == PL_FX ? st->fx->weights : NULL; x; x = x->next) {
         uint64_t n = 1;
         for (size_t k = 0; k < x->rank; k++) n *= x->shape[k] > 0 ? (uint64_t)x->shape[k] : 0;
         uint64_t b = n * fx_dtype_get(x->dtype)->elem_size;

@@ -4,6 +4,7 @@
  * stages there, and keep the session's current stage and Ctrl-C's stash. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
@@ -334,37 +335,64 @@ static void diff_line(session *s, json_writer *w, char mark, const diff_entry *e
     }
 }
 
+/* A side of `diff`: a stage, or an ONNX model file read outside the session (as compare and
+ * verify take one: fxsh's stage against torch.onnx's onnx_dynamo.onnx). */
+typedef struct diff_side {
+    const char *label;
+    pl_stage_kind kind;
+    diff_list list;
+} diff_side;
+
+static bool diff_resolve(session *s, const char *what, diff_side *d)
+{
+    d->label = what;
+    int idx = session_stage_index(what);
+    if (idx >= 0) {
+        const stage *st = &s->stages[idx];
+        if (st->kind == PL_EMPTY) {
+            session_error(s, "diff: the %s stage is empty", what);
+            return false;
+        }
+        d->label = st->name;
+        d->kind = st->kind;
+        collect_stage(st, &d->list);
+        return true;
+    }
+    if (access(what, R_OK) != 0) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "diff: '%s' is neither a stage nor a readable file", what);
+        diag_set_hint(dg, "stages: fx, exported, decomposed, onnx, optimized; or an .onnx / ONNX text file");
+        return false;
+    }
+    ox_model *m = cmd_load_model_file(s, "diff", what);
+    if (!m) return false;
+    d->kind = PL_ONNX;
+    collect_onnx(m, &d->list);
+    ox_model_free(m);
+    return true;
+}
+
 int cmd_diff(session *s, int argc, char **argv)
 {
     bool json;
     if (!cmd_json_option(s, &argc, argv, 2, &json)) return 1;
     if (argc < 3) {
-        session_error(s, "diff: which stages? (usage: diff STAGE STAGE [--json])");
+        session_error(s, "diff: which stages? (usage: diff A B [--json])");
         return 1;
     }
-    const stage *st[2];
-    for (int i = 0; i < 2; i++) {
-        int idx = session_stage_index(argv[i + 1]);
-        if (idx < 0) {
-            session_error(s, "diff: no stage named '%s' (fx exported decomposed onnx optimized)", argv[i + 1]);
-            return 1;
-        }
-        st[i] = &s->stages[idx];
-        if (st[i]->kind == PL_EMPTY) {
-            session_error(s, "diff: the %s stage is empty", argv[i + 1]);
-            return 1;
-        }
+    diff_side side[2] = {{0}};
+    if (!diff_resolve(s, argv[1], &side[0]) || !diff_resolve(s, argv[2], &side[1])) {
+        free_list(&side[0].list);
+        free_list(&side[1].list);
+        return 1;
     }
-    diff_list a = {0}, b = {0};
-    collect_stage(st[0], &a);
-    collect_stage(st[1], &b);
+    diff_list a = side[0].list, b = side[1].list;
     hashmap in_a, in_b;
     hm_init(&in_a);
     hm_init(&in_b);
     for (size_t i = 0; i < a.len; i++) hm_put(&in_a, a.items[i].key, &a.items[i]);
     for (size_t i = 0; i < b.len; i++) hm_put(&in_b, b.items[i].key, &b.items[i]);
     size_t added = 0, removed = 0, changed = 0;
-    bool comparable = st[0]->kind == st[1]->kind;
+    bool comparable = side[0].kind == side[1].kind;
     strbuf js;
     sb_init(&js);
     json_writer jw, *w = json ? &jw : NULL;
@@ -373,8 +401,8 @@ int cmd_diff(session *s, int argc, char **argv)
         jw_object(w);
         jw_kint(w, "fxsh", JSON_SCHEMA_VERSION);
         jw_kstring(w, "command", "diff");
-        jw_kstring(w, "from", st[0]->name);
-        jw_kstring(w, "to", st[1]->name);
+        jw_kstring(w, "from", side[0].label);
+        jw_kstring(w, "to", side[1].label);
         jw_key(w, "removed");
         jw_array(w);
     }
@@ -413,8 +441,8 @@ int cmd_diff(session *s, int argc, char **argv)
         sb_putc(&js, '\n');
         session_write(s, js.s, js.len);
     } else {
-        fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name,
-                st[1]->name, added, removed, changed, a.len, b.len);
+        fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", side[0].label,
+                side[1].label, added, removed, changed, a.len, b.len);
     }
     sb_free(&js);
     hm_free(&in_a);

@@ -4,6 +4,7 @@
 #include "fx/fx_ir.h"
 #include "load/pt2_load.h"
 #include "view/onnx_inspect.h"
+#include "view/onnx_summary.h"
 #include "onnx/onnx_ir.h"
 #include "repl/cmd_handlers.h"
 
@@ -43,16 +44,22 @@ int cmd_signature(session *s, int argc, char **argv)
     return ok ? 0 : 1;
 }
 
+/* params: a program's parameters, buffers and constants, or an ONNX model's initializers (what
+ * its weights became). */
 int cmd_params(session *s, int argc, char **argv)
 {
     bool json;
     if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
-    stage *st = need_fx(s, "params");
-    if (!st) return 1;
+    stage *st = session_current(s);
+    if (!st) {
+        session_error(s, "params: nothing loaded (use `load FILE` first)");
+        return 1;
+    }
     strbuf sb;
     sb_init(&sb);
     bool ok = true;
     if (json) cmd_json_params(st, &sb);
+    else if (st->kind == PL_ONNX) view_show_params(st->onnx, &sb);
     else ok = fx_program_params(st->fx, &sb, &s->diag);
     if (ok) session_write(s, sb.s, sb.len);
     sb_free(&sb);

@@ -19,7 +19,7 @@ const command command_table[] = {
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
      "Each problem is reported with its node; the command fails if there is any."},
-    {"compare", 2, 8, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R]",
+    {"compare", 2, 9, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]",
      "evaluate two stages or models node by node; the first value that differs",
      "Runs A and B (each a stage: onnx, optimized, or exported / decomposed translated as `run`\n"
      "translates them; or an ONNX model file, binary or text) on the same inputs (--inputs FILE, or\n"
@@ -38,11 +38,13 @@ const command command_table[] = {
      "delete a node (rewiring its users to %OTHER)",
      "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
      "%OTHER is given: its users are then rewired to %OTHER first. Undo with `undo`."},
-    {"diff", 2, 3, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE [--json]",
-     "nodes added, removed and changed between two stages",
-     "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
-     "node_ prefix removed so that an FX node lines up with the ONNX node made from it) and lists\n"
-     "the nodes added (+), removed (-) and changed (~), then a count line."},
+    {"diff", 2, 3, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff A B [--json]",
+     "nodes added, removed and changed between two stages or models",
+     "Compares A and B node by node, each a stage or an ONNX model file (binary or text), as\n"
+     "`compare` and `verify` take them: FX nodes by name; ONNX nodes by name, with the exporter's\n"
+     "node_ prefix removed so that an FX node lines up with the ONNX node made from it. Lists the\n"
+     "nodes added (+), removed (-) and changed (~), then a count line, e.g.\n"
+     "  diff optimized ../corpus/fx/mlp/onnx_dynamo.onnx"},
     {"dot", 0, 2, cmd_dot, COMPLETE_FILE, "dot [FILE | --svg FILE.svg]",
      "write the current graph as Graphviz DOT, or render it to SVG",
      "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
@@ -105,7 +107,7 @@ const command command_table[] = {
      "Inserts NAME = TARGET(ARGS) after node AFTER, e.g.\n"
      "  insert relu clone torch.ops.aten.clone.default (%relu,)\n"
      "ARGS is FX argument text; rewire users to the new node with `rewire`."},
-    {"lint", 0, 0, cmd_lint, COMPLETE_NOTHING, "lint",
+    {"lint", 0, 1, cmd_lint, COMPLETE_NOTHING, "lint [--json]",
      "name the nodes tracing would get wrong, each with its fix",
      "Lists the nodes of the current FX program (TorchScript IR, FX text) that torch.jit.trace, and\n"
      "the exporter's tracer, would get wrong, since they run the model once on the example and\n"
@@ -158,9 +160,10 @@ const command command_table[] = {
      "adds the rules of a YAML file in the format of share/fxsh/translate/*.yaml (later rules replace\n"
      "earlier ones)."},
     {"params", 0, 1, cmd_params, COMPLETE_NOTHING, "params [--json]",
-     "list parameters, buffers and constants",
+     "list parameters, buffers and constants, or an ONNX model's initializers",
      "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
-     "dtype, shape and bytes, with the total."},
+     "dtype, shape and bytes, with the total. On an ONNX stage lists its initializers, one per\n"
+     "line (name, dtype, shape, bytes), as polygraphy inspect does."},
     {"quit", 0, 0, cmd_quit, COMPLETE_NOTHING, "quit", "leave fxsh", NULL},
     {"redo", 0, 0, cmd_redo, COMPLETE_NOTHING, "redo", "re-apply the last undone edit", NULL},
     {"rename", 2, 2, cmd_rename, COMPLETE_NODE, "rename NODE NEW",
@@ -204,7 +207,7 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
-    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz]",
+    {"run", 0, 8, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz] [--json]",
      "evaluate a stage and print its outputs",
      "Evaluates the current stage (or STAGE: onnx, optimized, a loaded model; exported and\n"
      "decomposed are first translated to ONNX with the `set` defaults, as `export` would, and that\n"
@@ -288,8 +291,8 @@ const command command_table[] = {
     {"undo", 0, 0, cmd_undo, COMPLETE_NOTHING, "undo", "take back the last edit",
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
-    {"verify", 0, 12, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
+    {"verify", 0, 13, cmd_verify, COMPLETE_STAGE_OR_FORM,
+     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R] [--json]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"

@@ -49,7 +49,7 @@ first divergence: linear_1 (Gemm node node_linear_1 in both)
 ## Errors: one argument, a file that is not an ONNX model, a missing file, nothing loaded.
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported'
 -c:2: error: compare: wrong number of arguments
-  hint: usage: compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R]
+  hint: usage: compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]
 ? 1
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported examples/data/mlp_cond.pt2'
 -c:2: error: compare: examples/data/mlp_cond.pt2 is not an ONNX model
@@ -62,4 +62,13 @@ $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported no/such/model.o
 $ fxsh -c 'compare onnx optimized'
 -c:1: error: compare: the onnx stage is empty
   hint: `stages` lists what each holds; `export` or `step` fills them
+? 1
+
+## diff takes model files as compare and verify do (finding 16): fxsh's stage against another export.
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'diff optimized tests/fixtures/repl/mlp_cond.onnx' -c 'diff optimized nosuch.onnx'
++ Constant_0  Constant()
++ scalar_tensor_default  Cast(val_0)
+optimized -> tests/fixtures/repl/mlp_cond.onnx: 2 added, 0 removed, 0 changed (5 -> 7 nodes)
+-c:4: error: diff: 'nosuch.onnx' is neither a stage nor a readable file
+  hint: stages: fx, exported, decomposed, onnx, optimized; or an .onnx / ONNX text file
 ? 1

@@ -78,3 +78,12 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.fx.txt' -c summary
 ## A truncated protobuf is a clear error.
 $ head -c 300 tests/fixtures/repl/mlp_cond.onnx > $FXSH_SCRATCH/t.onnx; fxsh -c "load $FXSH_SCRATCH/t.onnx" 2>&1 | sed "s|$FXSH_SCRATCH|SCRATCH|g"
 -c:1: SCRATCH/t.onnx: error: invalid ONNX protobuf at byte 26: declared length of ModelProto is 10433 bytes but only 271 remain
+
+## params on an ONNX model lists its initializers, one per line (finding 16), as polygraphy inspect does.
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c params
+name          dtype  shape   bytes
+seq.0.weight  float  [2, 3]  24
+seq.0.bias    float  [2]     8
+seq.1.weight  float  [1, 2]  8
+seq.1.bias    float  [1]     4
+total: 4 initializers, 11 elements, 44 bytes
