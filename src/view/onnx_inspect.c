@@ -203,7 +203,9 @@ void view_show_provenance(const Onnx__NodeProto *n, strbuf *out)
 {
     const char *ns = node_meta(n, "namespace"), *fx = node_meta(n, "pkg.torch.onnx.fx_node"),
                *st = node_meta(n, "pkg.torch.onnx.stack_trace");
-    if (ns) sb_printf(out, "module:  %s\n", ns);
+    /* torch.onnx's namespace starts with the root module's scope, whose name is empty
+     * (": model.MLPCond/seq: ..."): the root is shown by its class alone */
+    if (ns) sb_printf(out, "module:  %s\n", !strncmp(ns, ": ", 2) ? ns + 2 : ns);
     if (fx) sb_printf(out, "fx node: %s\n", fx);
     if (!st) return;
     sb_puts(out, "stack:\n");
@@ -275,7 +277,17 @@ int view_show_node(const ox_model *m, const char *name, strbuf *out)
                         }
             sb_printf(out, "  (%zu user%s)\n", users, users == 1 ? "" : "s");
         }
-        if (n->n_attribute) sb_printf(out, "attributes: %zu\n", n->n_attribute);
+        if (n->n_attribute) sb_puts(out, "attributes:\n");
+        for (size_t k = 0; k < n->n_attribute; k++) {   /* a subgraph by its size: `text` prints it */
+            const Onnx__AttributeProto *a = n->attribute[k];
+            sb_puts(out, "  ");
+            if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH && a->g)
+                sb_printf(out, "%s: graph of %zu node%s\n", a->name, a->g->n_node, a->g->n_node == 1 ? "" : "s");
+            else {
+                ox_print_attribute(a, out);
+                sb_putc(out, '\n');
+            }
+        }
         view_show_provenance(n, out);
         sb_puts(out, "text:\n");
         ox_print_node(n, out, NULL);

@@ -18,7 +18,7 @@ first divergence: linear_1 (MatMul node node_linear_1 in optimized; Gemm node no
   tests/fixtures/repl/mlp_cond.onnx: float32[4, 1] min -0.192392 max -0.0316709 mean -0.118295
   max abs diff 0.214, max rel diff 6.75: 4 of 4 elements beyond atol 0.0001, rtol 0.001; the largest at [3, 0]: 0.182026 vs -0.0316709
   where (optimized):
-    module:  : model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
+    module:  model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
     fx node: %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%linear, %p_seq_1_weight, None), kwargs = {})
     stack:
       /src/models/mlp_cond/model.py:12 in forward: out = self.seq(x)
@@ -37,7 +37,7 @@ first divergence: linear_1 (Gemm node node_linear_1 in both)
   max abs diff 0.138, max rel diff 0.952: 4 of 4 elements beyond atol 0.0001, rtol 0.001; the largest at [1, 0]: -0.282591 vs -0.144803
   its input neg (Neg node node_neg) has no counterpart in tests/fixtures/repl/mlp_cond.onnx: look there first
   where (optimized):
-    module:  : model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
+    module:  model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
     fx node: %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%neg, %p_seq_1_weight, %p_seq_1_bias), kwargs = {})
     stack:
       /src/models/mlp_cond/model.py:12 in forward: out = self.seq(x)

@@ -32,7 +32,7 @@ inputs:
   1: scalar_tensor_default  : float
 outputs:
   0: gt  : bool  (1 user)
-module:  : model.MLPCond/gt: aten.gt.Tensor
+module:  model.MLPCond/gt: aten.gt.Tensor
 fx node: %gt : [num_users=1] = call_function[target=torch.ops.aten.gt.Tensor](args = (%sum_1, %scalar_tensor_default), kwargs = {})
 stack:
   /src/models/mlp_cond/model.py:13 in forward: return torch.cond(out.sum() > 0, lambda o: o * 2, lambda o: -o, (out,))

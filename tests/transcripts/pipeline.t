@@ -168,8 +168,12 @@ inputs:
   2: seq.1.bias  : float[1]
 outputs:
   0: linear_1  : float[4,1]  (1 user)
-attributes: 4
-module:  : model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
+attributes:
+  beta: float = 1
+  transB: int = 1
+  alpha: float = 1
+  transA: int = 0
+module:  model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
 fx node: %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%linear, %p_seq_1_weight, %p_seq_1_bias), kwargs = {})
 stack:
   /src/models/mlp_cond/model.py:12 in forward: out = self.seq(x)

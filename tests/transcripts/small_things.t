@@ -32,3 +32,23 @@ $ printf 'load -\nquit\nstages\n' | fxsh
 $ printf 'graph():\n    %%x : [num_users=1] = placeholder[target=x]\n    %%fc1 : [num_users=1] = call_module[target=fc1](args = (%%x,), kwargs = {})\n    return fc1\n' > $FXSH_SCRATCH/g.txt && fxsh -c "load $FXSH_SCRATCH/g.txt" 2>&1 | sed "s|$FXSH_SCRATCH/||"
 -c:1: g.txt: warning: the graph calls 1 module it does not define (fc1): graph text names modules but not what they are, so export cannot inline them
   hint: load print(gm) instead of print(gm.graph): it prints the modules (Linear(...)) with the code
+
+## --help: the options in one column, and the formats FILE may be, TorchScript IR among them (finding 23).
+$ fxsh --help | sed -n '3,4p;14p'
+Loads each FILE (FX graph text, readable code, GraphModule text, a printed ExportedProgram,
+.pt2 / torch.export JSON, TorchScript IR, .onnx or ONNX text), then reads commands from the
+  -interactive    force interactive mode
+
+## A file named on the command line that fails to load: its error names the file, with no
+## "<command line>:0:" prefix (finding 23).
+$ fxsh nosuch.pt2 < /dev/null
+nosuch.pt2: error: cannot open: No such file or directory
+? 1
+
+## node on an ONNX node lists its attributes (a subgraph by its size) and shows the root module by
+## its class, without torch.onnx's empty root scope name (finding 23).
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'node node_cond__0' | sed -n '/^attributes/,/^module/p'
+attributes:
+  then_branch: graph of 3 nodes
+  else_branch: graph of 1 node
+module:  model.MLPCond/cond: cond
