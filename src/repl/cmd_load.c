@@ -153,7 +153,7 @@ int cmd_load(session *s, int argc, char **argv)
         pl_loaded_free(&out);
         return 1;
     }
-    if (out.weights_attached && !s->quiet)
+    if (out.weights_attached && session_confirm(s))
         fprintf(s->out, "attached %zu weight tensor%s from %s\n", out.n_weights, out.n_weights == 1 ? "" : "s", req.weights);
     session_reset(s);
     char *cmd0 = argv[0];

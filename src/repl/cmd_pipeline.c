@@ -235,7 +235,7 @@ int cmd_ops(session *s, int argc, char **argv)
         }
     } else if (!strcmp(argv[1], "load") && argc == 3) {
         if (!ops_load_file(s->ops, argv[2], &s->diag)) rc = 1;
-        else sb_printf(&sb, "loaded rules from %s\n", argv[2]);
+        else if (session_confirm(s)) sb_printf(&sb, "loaded rules from %s\n", argv[2]);
     } else {
         session_error(s, "ops: usage: ops | ops show TARGET | ops load FILE");
         rc = 1;

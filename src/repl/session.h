@@ -90,7 +90,10 @@ bool session_write(session *s, const char *buf, size_t len);
 /* Columns to wrap text for: the terminal's width when s->out is one, else $COLUMNS, else 80
  * (kept within 40..200). */
 int session_width(const session *s);
-/* Whether to print a confirmation line ("loaded ...", "saved ..."): on a terminal, without -q. */
+/* Whether to print a confirmation line ("loaded ...", "attached ...", "saved ...", "loaded rules
+ * from ...", "wrote the report ..."): on a terminal, without -q; never when the output is piped or
+ * redirected, interactive or not, so that a script's stdout is its results only (one rule for
+ * every command; fxsh(1), OUTPUT). */
 bool session_confirm(const session *s);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

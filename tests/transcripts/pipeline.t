@@ -108,7 +108,6 @@ $ fxsh -c 'step'
 ## A torch-level program (print(gm)) with weights from a .pt2: export lifts the parameters and
 ## prints exactly what torch.export printed (the expected graph is the corpus's exported.fx.txt).
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported graph' -c signature
-attached 6 weight tensors from tests/fixtures/pt2/mlp.pt2
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`...
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`... ✅
 graph():
@@ -239,9 +238,9 @@ check: ok
 
 ## --weights with a program JSON (no values stored): the weights' dtypes and shapes, as graph inputs.
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.json --input x=f32[2,8]' -c 'export verbose=False' -c 'show onnx' 2>&1 | sed -n '1,3p;/^main_graph/p'
-attached 6 weight tensors from tests/fixtures/pt2/mlp.json
 -c:1: tests/fixtures/pt2/mlp.json: note: 6 weights with dtype and shape only: the program stores no values
   hint: export makes them graph inputs of the ONNX model (as export_params=False does)
+-c:2: warning: 6 weights (fc1.weight, fc1.bias, fc2.weight, fc2.bias, ...) have no values: the ONNX model takes them as inputs
 main_graph (float[2,8] x, float[16,8] "fc1.weight", float[16] "fc1.bias", float[16,16] "fc2.weight", float[16] "fc2.bias", float[4,16] "fc3.weight", float[4] "fc3.bias") => (float[2,4] linear_2) 
 
 ## nn.MultiheadAttention (settings written on its line; torch prints none) exports as
