@@ -45,6 +45,13 @@ static size_t stage_nodes(const stage *st)
     return n;
 }
 
+/* Nodes of the stage's main graph only (what `load` and `summary` count). */
+static size_t stage_main_nodes(const stage *st)
+{
+    if (st->kind == PL_FX) return fx_program_graph(st->fx) ? fx_program_graph(st->fx)->n_nodes : 0;
+    return st->kind == PL_ONNX && st->onnx->proto->graph ? st->onnx->proto->graph->n_node : 0;
+}
+
 /* The op histogram of an ONNX model (main graph and subgraphs), most used first. */
 typedef struct op_row {
     char *op;
@@ -95,17 +102,46 @@ static void cell(strbuf *out, const char *s)
     }
 }
 
+/* Text of several lines as a fenced block inside a list item (indented under it), so that a
+ * YAML rule or a stack in a hint can be copied as it is. */
+static void fenced(strbuf *out, const char *text)
+{
+    sb_puts(out, "\n\n  ```\n");
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        sb_printf(out, "  %.*s\n", (int)len, p);
+        p += len + (eol ? 1 : 0);
+    }
+    sb_puts(out, "  ```\n");
+}
+
 static void diag_item(strbuf *out, const diagnostic *d)
 {
     static const char *const sev[] = {"note", "warning", "error"};
     sb_printf(out, "- **%s**: ", d->severity <= DIAG_ERROR ? sev[d->severity] : "error");
-    if (d->file) sb_printf(out, "`%s%s%d`: ", d->file, d->line ? ":" : "", d->line);
-    cell(out, d->message);
+    if (d->file) {   /* file:line, or the file alone when the error has no line */
+        sb_printf(out, "`%s", d->file);
+        if (d->line > 0) sb_printf(out, ":%d", d->line);
+        sb_puts(out, "`: ");
+    }
+    bool block = strchr(d->message, '\n') != NULL;
+    if (block) {
+        sb_puts(out, "the message:");
+        fenced(out, d->message);
+    } else {
+        cell(out, d->message);
+    }
+    if (d->hint && strchr(d->hint, '\n')) {
+        sb_puts(out, block ? "\n  hint:" : " — hint:");
+        fenced(out, d->hint);
+        return;
+    }
     if (d->hint) {
-        sb_puts(out, " — hint: ");
+        sb_puts(out, block ? "\n  hint: " : " — hint: ");
         cell(out, d->hint);
     }
-    sb_putc(out, '\n');
+    if (!block || d->hint) sb_putc(out, '\n');
 }
 
 static void report_text(session *s, const export_report *r, int rc, strbuf *out)
@@ -132,8 +168,10 @@ static void report_text(session *s, const export_report *r, int rc, strbuf *out)
         if (st->kind == PL_EMPTY && !(rc && i == r->failed_stage)) continue;
         sb_printf(out, "| %s | ", st->name);
         cell(out, st->kind == PL_EMPTY ? "failed" : st->source);
+        size_t all = st->kind == PL_EMPTY ? 0 : stage_nodes(st), main = st->kind == PL_EMPTY ? 0 : stage_main_nodes(st);
         if (st->kind == PL_EMPTY) sb_puts(out, " | - | ");
-        else sb_printf(out, " | %zu | ", stage_nodes(st));
+        else if (all == main) sb_printf(out, " | %zu | ", all);
+        else sb_printf(out, " | %zu (%zu in the main graph) | ", all, main);   /* `load` says the main graph's */
         if (r->ran[i]) sb_printf(out, "%.1f ms |\n", r->ms[i]);
         else sb_puts(out, "loaded |\n");
     }

@@ -71,6 +71,17 @@ digraph "main_graph" {
   hint: install Graphviz (apt-get install graphviz), or write the DOT text: dot FILE.dot
 ? 1
 
+## The failure of a report (finding 11): an error of a file without a line names the file alone
+## (not `nolowering_aten.fx.txt0`), and a hint of several lines (the YAML of a lowering) stays a
+## block that can be copied.
+$ fxsh -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c "export --report $FXSH_SCRATCH/r.md" 2>/dev/null; sed -n '/^## Failure/,$p' $FXSH_SCRATCH/r.md | sed -n '3,8p'
+- **error**: `tests/fixtures/repl/nolowering_aten.fx.txt`: No ONNX lowering for torch.ops.aten.polygamma.default (node %polygamma) — hint:
+
+  ```
+  torch's schema: aten::polygamma(int n, Tensor self) -> Tensor
+  add a lowering with `ops load FILE`, a YAML file like:
+      opset: 18
+
 ## export --report FILE is written when the export fails too, with the error and its hint (the
 ## report's Markdown headings shown indented).
 $ fxsh -q -c 'load tests/fixtures/repl/mlp.module.txt' -c "export --report $FXSH_SCRATCH/r.md" 2>/dev/null; grep -A2 '^## Failure' $FXSH_SCRATCH/r.md | sed "s|$FXSH_SCRATCH/||; s/^##/ ##/"
