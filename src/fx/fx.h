@@ -19,6 +19,11 @@
 void fx_print(const fx_program *p, fx_form form, strbuf *out);
 /* One graph in print(graph) form. */
 void fx_print_graph(const fx_graph *g, strbuf *out);
+/* A Graphviz digraph of the program, as torch.fx's FxGraphDrawer draws it: a box per node (name,
+ * opcode and target, "f32[4, 1]"), an edge per node argument, each subgraph module (cond branches,
+ * loop bodies) a cluster of its own nodes with a dashed edge from its output to the get_attr
+ * that names it; edges are written after the clusters, at the top level. */
+void fx_print_dot(const fx_program *p, strbuf *out);
 /* One node as node.format_node() renders it (a graph line without its indentation):
  * "%relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})". */
 void fx_format_node(const fx_node *n, strbuf *out);

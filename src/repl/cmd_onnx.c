@@ -1,9 +1,10 @@
-/* cmd_onnx.c — commands on ONNX models: summary, check, dot, save. */
+/* cmd_onnx.c — commands on ONNX models: summary, check, dot (FX programs too), save. */
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "fx/fx.h"
 #include "onnx/onnx_check.h"
 #include "view/onnx_dot.h"
 #include "onnx/onnx_ir.h"
@@ -86,11 +87,15 @@ int cmd_dot(session *s, int argc, char **argv)
         session_error(s, "dot: unexpected '%s' (usage: dot [FILE] | dot --svg FILE.svg)", argv[2]);
         return 1;
     }
-    stage *st = need_onnx(s, "dot");
-    if (!st) return 1;
+    stage *st = session_current(s);   /* an FX stage draws too: the graph before export */
+    if (!st) {
+        session_error(s, "dot: nothing loaded (use `load FILE` first)");
+        return 1;
+    }
     strbuf sb;
     sb_init(&sb);
-    view_dot(st->onnx, &sb);
+    if (st->kind == PL_FX) fx_print_dot(st->fx, &sb);
+    else view_dot(st->onnx, &sb);
     int rc = 0;
     if (svg) {
         rc = render_svg(s, sb.s, sb.len, svg) ? 0 : 1;

@@ -47,9 +47,13 @@ const command command_table[] = {
      "  diff optimized ../corpus/fx/mlp/onnx_dynamo.onnx"},
     {"dot", 0, 2, cmd_dot, COMPLETE_FILE, "dot [FILE | --svg FILE.svg]",
      "write the current graph as Graphviz DOT, or render it to SVG",
-     "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
-     "to FILE. --svg FILE.svg renders it with Graphviz's dot (dot -Tsvg) when Graphviz is\n"
-     "installed (FXSH_DOT names another dot binary), e.g. to embed the graph in an export report."},
+     "Prints the current graph as a Graphviz digraph, or writes it to FILE: an ONNX model's nodes\n"
+     "with their inputs, outputs and initializers, or an FX program's nodes (name, opcode, target,\n"
+     "dtype and shape) as torch.fx's FxGraphDrawer draws them. Each If / Loop / Scan body (or cond\n"
+     "branch, loop body of an FX program) is a cluster holding its own nodes only, with a dashed\n"
+     "edge from it into the node that runs it. --svg FILE.svg renders it with Graphviz's dot (dot\n"
+     "-Tsvg) when Graphviz is installed (FXSH_DOT names another dot binary), e.g. to embed the graph\n"
+     "in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
     {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
      "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md] [NAME=VALUE...]",

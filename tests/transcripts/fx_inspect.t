@@ -137,3 +137,16 @@ $ fxsh
                                                   ^
   hint: print(gm.graph) ends with a 'return ...' line; paste the whole output
 ? 1
+
+## dot draws FX programs too (finding 10: it refused them): a box per node, each cond branch a
+## cluster of its own nodes only, a dashed edge from the branch into the get_attr naming it.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c dot | sed -n '/subgraph "cluster_true_graph_0"/,/^  }/p;/ltail/p;/"linear_1" -> "cond"/p'
+  subgraph "cluster_true_graph_0" {
+    label="true_graph_0";
+    "true_graph_0.linear_1" [shape=box, style="rounded,filled", fillcolor="#c8e6c9", label="linear_1\nplaceholder\nf32[4, 1]"];
+    "true_graph_0.mul" [shape=box, style="rounded,filled", fillcolor=white, label="mul\ncall_function torch.ops.aten.mul.Tensor\nf32[4, 1]"];
+    "true_graph_0.output" [shape=box, style="rounded,filled", fillcolor="#bbdefb", label="output\noutput"];
+  }
+  "linear_1" -> "cond";
+  "true_graph_0.output" -> "true_graph_0" [ltail="cluster_true_graph_0", style=dashed];
+  "false_graph_0.output" -> "false_graph_0" [ltail="cluster_false_graph_0", style=dashed];

@@ -65,7 +65,7 @@ $ mkdir $FXSH_SCRATCH/out; fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "
   hint: fxsh writes regular files (a new name, or an existing file) and character devices such as /dev/stdout
 out
 
-$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "dot $FXSH_SCRATCH/g.dot" && head -1 $FXSH_SCRATCH/g.dot && grep -c cluster_ $FXSH_SCRATCH/g.dot
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "dot $FXSH_SCRATCH/g.dot" && head -1 $FXSH_SCRATCH/g.dot && grep -c 'subgraph "cluster_' $FXSH_SCRATCH/g.dot
 digraph "main_graph" {
 2
 
