@@ -227,5 +227,6 @@ int cmd_save_patch(session *s, int argc, char **argv)
               af.f);
     }
     for (size_t i = 0; i < s->n_undo; i++) fprintf(af.f, "%s\n", s->undo[i].command);
-    return file_commit(&af, &s->diag) ? 0 : 1;
+    s->committed = file_commit(&af, &s->diag);
+    return s->committed ? 0 : 1;
 }

@@ -109,6 +109,7 @@ int cmd_dot(session *s, int argc, char **argv)
                 file_abort(&af);
                 rc = 1;
             }
+            s->committed = rc == 0;
         }
     } else {
         session_write(s, sb.s, sb.len);
@@ -185,11 +186,13 @@ int cmd_save(session *s, int argc, char **argv)
             else file_abort(&af);
         }
         sb_free(&sb);
+        s->committed = rc == 0;   /* renamed: saved, whatever Ctrl-C does now */
         if (!rc) confirm_save(s, path, "ONNX text");
         return rc;
     }
     ox_save_opts opts = {.external_data = external};
     if (ox_save_file(st->onnx, path, &opts, &s->diag)) return 1;
+    s->committed = true;   /* renamed: saved, whatever Ctrl-C does now */
     confirm_save(s, path, external ? "ONNX protobuf, tensors of 1 KiB and more in FILE.data" : "ONNX protobuf");
     return 0;
 }

@@ -236,8 +236,9 @@ const command command_table[] = {
      "writes it anyway.\n"
      "\n"
      "FILE is written to a temporary name beside it, synced and renamed, so a failed or\n"
-     "interrupted save leaves the old file as it was and no temporary behind; an existing file\n"
-     "keeps its permissions. A symbolic link is followed (its target is written, the link stays).\n"
+     "interrupted save leaves the old file as it was and no temporary behind; the rename decides\n"
+     "the outcome: a Ctrl-C before it is \"interrupted\" (no file), one after it leaves the save\n"
+     "done (\"saved\", never both). An existing file keeps its permissions. A symbolic link is followed (its target is written, the link stays).\n"
      "A character device is written directly (save /dev/stdout, /dev/null); a directory, FIFO\n"
      "or socket is refused. `dot FILE` and `save-patch FILE` write files the same way."},
     {"save-patch", 1, 1, cmd_save_patch, COMPLETE_FILE, "save-patch FILE",
@@ -386,6 +387,7 @@ int command_dispatch(session *s, int argc, char **argv)
      * well as the diagnostics on stderr and the status. */
     s->json = wants_json(c, argc, argv);
     s->json_written = false;
+    s->committed = false;
     size_t mark = s->diag.len;
     int nargs = argc - 1, rc;
     if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {

@@ -77,11 +77,12 @@ static void usage(FILE *out)
 }
 
 /* After a command: an interrupt replaces what the command reported with "interrupted" (its
- * partial results were discarded); output that could not be written is an error. Returns rc, or
- * 1 when either happened. */
+ * partial results were discarded) — unless the command had already committed its file, which
+ * is then its one outcome ("saved", not "saved" and "interrupted"); output that could not be
+ * written is an error. Returns rc, or 1 when either happened. */
 static int finish_command(session *s, int rc)
 {
-    if (interrupt_pending()) {
+    if (interrupt_pending() && !s->committed) {
         if (!interrupt_reported) {
             diag_clear(&s->diag);
             clearerr(s->out);   /* a write cut short by the signal */

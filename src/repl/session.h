@@ -45,6 +45,10 @@ typedef struct session {
     bool quit;
     bool json;                   /* the running command was given --json (command_dispatch) */
     bool json_written;           /* ...and wrote its document (session_write) */
+    /* The running command's file was renamed into place (save, dot FILE, save-patch): that is its
+     * outcome, decided at the rename, and a Ctrl-C arriving after it does not turn it into
+     * "interrupted" (the REPL reports one outcome; a script still stops there, exit 130). */
+    bool committed;
     const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
     int input_line;
     session_read_fn read_more;
