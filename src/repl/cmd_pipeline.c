@@ -109,6 +109,14 @@ static bool parse_export_args(session *s, int argc, char **argv, export_request 
     return true;
 }
 
+/* torch's DeprecationWarning for dynamo=False (torch/onnx/__init__.py). Python prefixes it with
+ * the file and line of the call; there is no Python caller here, so it starts with the category. */
+static const char legacy_deprecation[] =
+    "DeprecationWarning: You are using the legacy TorchScript-based ONNX export. Starting in PyTorch 2.9, the new "
+    "torch.export-based ONNX exporter has become the default. Learn more about the new export logic: "
+    "https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control flow: "
+    "https://pytorch.org/tutorials/beginner/onnx/export_control_flow_model_to_onnx_tutorial.html\n";
+
 int cmd_export(session *s, int argc, char **argv)
 {
     int first = pl_first_fx_stage(s->stages);
@@ -126,7 +134,10 @@ int cmd_export(session *s, int argc, char **argv)
     pl_env env = session_env(s);
     pl_adjust_settings(&cfg, &env);
     /* tracing decides the Python ifs on tensors first, on the example inputs */
-    pl_run_options ro = {.legacy_script = req.legacy_script, .failure_text = &s->failure_text};
+    pl_run_options ro = {.legacy_script = req.legacy_script, .legacy = req.legacy_script || req.legacy_trace,
+                         .failure_text = &s->failure_text};
+    if (ro.legacy && env.print)   /* what torch.onnx.export(..., dynamo=False) warns first (torch 2.9+) */
+        env.print(env.print_ctx, PL_PRINT_TORCH, legacy_deprecation);
     if (req.legacy_trace && first == PL_STAGE_FX) {
         if (!pl_inputs_declared(&s->stages[first], &cfg, &env) ||
             !(ro.traced = trace_program(s, s->stages[first].fx, &cfg, req.trace_inputs, req.trace_seed))) {

@@ -70,6 +70,8 @@ const command command_table[] = {
      "decided for the example input, as torch.export decides it, with a warning: the model keeps\n"
      "the dimension dynamic but only the branch taken, and is wrong for the other sizes (verify\n"
      "with inputs of such a size shows it; rewrite NODE cond keeps both branches).\n"
+     "--legacy script and --legacy trace print what torch.onnx.export(..., dynamo=False) prints:\n"
+     "its DeprecationWarning, and none of the [torch.onnx] progress lines of the dynamo exporter.\n"
      "--legacy script replays the TorchScript-based exporter given torch.jit.script(model): every\n"
      "Python `if` becomes an ONNX If (through torch.cond, innermost first) and every loop an\n"
      "ONNX Loop(trip count, first test, carried...) as prim::Loop was translated (a for over a\n"

@@ -136,6 +136,7 @@ outputs:
   USER_OUTPUT  linear_2
 ## `export --legacy script`: the scripted exporter's route — Python ifs become ONNX If directly.
 $ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy script verbose=False' -c stats -c check
+DeprecationWarning: You are using the legacy TorchScript-based ONNX export. Starting in PyTorch 2.9, the new torch.export-based ONNX exporter has become the default. Learn more about the new export logic: https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control flow: https://pytorch.org/tutorials/beginner/onnx/export_control_flow_model_to_onnx_tutorial.html
 nodes: 4 in the main graph, 6 in subgraphs
 inputs: 1  outputs: 1  initializers: 5
 functions: 0
