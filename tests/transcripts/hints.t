@@ -34,15 +34,13 @@ $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/
   hint: rewrite %if_1 cond --clone applies torch's fix (return linear_1.clone())
 
 ## ONNX commands on a program not yet exported: the hint is `export`.
-$ fxsh -c 'load examples/data/mlp_cond.pt2' -c save\ $FXSH_SCRATCH/m.onnx -c check -c summary -c dot
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c save\ $FXSH_SCRATCH/m.onnx -c check -c summary
 -c:2: error: save: the exported stage is an FX program, not an ONNX model
   hint: run `export` first (or `step` until the onnx stage): it makes the ONNX model `save` works on
 -c:3: error: check: the exported stage is an FX program, not an ONNX model
   hint: run `export` first (or `step` until the onnx stage): it makes the ONNX model `check` works on
 -c:4: error: summary: the exported stage is an FX program, not an ONNX model
   hint: run `export` first (or `step` until the onnx stage): it makes the ONNX model `summary` works on
--c:5: error: dot: the exported stage is an FX program, not an ONNX model
-  hint: run `export` first (or `step` until the onnx stage): it makes the ONNX model `dot` works on
 ? 1
 
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c save\ $FXSH_SCRATCH/m.onnx -c check
