@@ -101,6 +101,16 @@ expect "non-finite values are named strings" '["NaN","-Infinity"] "Infinity"' \
 "$FXSH" -q -c 'load examples/data/python_if_data.torchscript.txt' -c 'lint --json' >"$scratch/lint.json" 2>"$scratch/err"
 expect "lint: one pitfall, its line and hint, no diagnostics" "1 18 true 0" \
     "$(jq -r '"\(.count) \(.pitfalls[0].line) \(.pitfalls[0].hint | startswith("rewrite %if_1 cond"))"' "$scratch/lint.json") $(grep -c warning "$scratch/err")"
+# export --json: the run as a document instead of the progress lines; a failed export says which
+# stage and why, with the status of the text form.
+"$FXSH" -c "$pt2" -c 'export --json' >"$scratch/export.json" 2>"$scratch/err"
+expect "export: one document, no progress lines" "1 export" "$(wc -l <"$scratch/export.json") $(jq -r .command "$scratch/export.json")"
+expect "export: ok, the stages it made with counts, the ops" "true optimized exported,decomposed,onnx,optimized 20 14 2" \
+    "$(jq -r '"\(.ok) \(.stage) \([.stages[].name] | join(",")) \(.stages[0].nodes) \(.stages[0].main_graph_nodes) \(.ops.Gemm)"' "$scratch/export.json")"
+"$FXSH" -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c 'export --json' >"$scratch/export.json" 2>/dev/null
+expect "export: a failure, its stage and error" "1 false onnx true" \
+    "$? $(jq -r '"\(.ok) \(.failed_stage) \(.errors[0].message | startswith("No ONNX lowering"))"' "$scratch/export.json")"
+
 # Errors are documents too: a --json command that fails before its result says why, status 1.
 "$FXSH" -q -c 'verify --json' -c "$pt2" -c 'run nosuch --json' -c 'nodes --json extra' -c 'find zzz --json' >"$scratch/errs.jsonl" 2>/dev/null
 expect "errors: status 1, one document each" "1 4" "$? $(jq -c . "$scratch/errs.jsonl" | wc -l)"

@@ -87,8 +87,11 @@ typedef struct export_report {
     int failed_stage;                 /* when the run failed */
     size_t diag_mark;                 /* s->diag.len when it started: its notes, warnings, errors */
 } export_report;
-/* Writes the Markdown report of the run (rc its status) to path; false after reporting. */
+/* Writes the report of the run (rc its status) to path, Markdown or (FILE.html) one HTML page;
+ * false after reporting. */
 bool report_write(session *s, const char *path, const export_report *r, int rc);
+/* `export --json`: the run as one JSON document (schema: fxsh(1), JSON OUTPUT). */
+void report_json(session *s, const export_report *r, int rc, struct strbuf *out);
 /* Renders DOT text to an SVG file with Graphviz's dot (FXSH_DOT names another binary); false
  * after reporting (with a hint when Graphviz is not installed). */
 bool render_svg(session *s, const char *dot_text, size_t len, const char *path);

@@ -49,12 +49,18 @@ typedef struct export_request {
     const char *trace_inputs;
     uint64_t trace_seed;
     const char *report_path;
+    bool json;
 } export_request;
 
 /* export's arguments into *r and cfg (NAME=VALUE settings); false after reporting. */
 static bool parse_export_args(session *s, int argc, char **argv, export_request *r, export_settings *cfg)
 {
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {   /* the run as one document; no progress lines on stdout */
+            r->json = true;
+            cfg->verbose = false;
+            continue;
+        }
         if (!strcmp(argv[i], "--report")) {
             if (i + 1 >= argc) {
                 session_error(s, "export --report: which file? (export --report FILE.md)");
@@ -168,6 +174,13 @@ int cmd_export(session *s, int argc, char **argv)
     }
     /* the report is written whether the run failed or not: the failure is what it is for */
     if (req.report_path && !interrupt_pending() && !report_write(s, req.report_path, &rep, rc)) rc = 1;
+    if (req.json && !interrupt_pending()) {
+        strbuf sb;
+        sb_init(&sb);
+        report_json(s, &rep, rc, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+    }
     free(line);
     settings_free(&cfg);
     return rc;

@@ -10,6 +10,7 @@
 
 #include "base/file.h"
 #include "base/hashmap.h"
+#include "base/json_write.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "fx/fx.h"
@@ -455,6 +456,71 @@ static void report_html(session *s, const export_report *r, int rc, strbuf *out)
     }
     sb_free(&t);
     sb_puts(out, "</body>\n</html>\n");
+}
+
+/*==== export --json ====*/
+
+static void json_diags(json_writer *w, const char *key, session *s, size_t from, bool errors)
+{
+    static const char *const sev[] = {"note", "warning", "error"};
+    jw_key(w, key);
+    jw_array(w);
+    for (size_t i = from; i < s->diag.len; i++) {
+        const diagnostic *d = &s->diag.items[i];
+        if ((d->severity == DIAG_ERROR) != errors) continue;
+        jw_object(w);
+        if (!errors) jw_kstring(w, "severity", d->severity <= DIAG_ERROR ? sev[d->severity] : "error");
+        jw_kstring(w, "message", d->message);
+        jw_kstring(w, "hint", d->hint);
+        jw_kstring(w, "file", d->file);
+        jw_key(w, "line");
+        if (d->line > 0) jw_int(w, d->line);
+        else jw_null(w);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
+
+void report_json(session *s, const export_report *r, int rc, strbuf *out)
+{
+    json_writer w;
+    const stage *last = session_current(s);
+    cmd_json_begin(&w, out, "export", last ? last->name : NULL);
+    jw_kbool(&w, "ok", rc == 0);
+    jw_kstring(&w, "failed_stage", rc && r->failed_stage >= 0 ? session_stage_name(r->failed_stage) : NULL);
+    jw_key(&w, "stages");
+    jw_array(&w);
+    for (int i = 0; i < SESSION_MAX_STAGES; i++) {
+        const stage *st = &s->stages[i];
+        if (st->kind == PL_EMPTY && !(rc && i == r->failed_stage)) continue;
+        jw_object(&w);
+        jw_kstring(&w, "name", st->name);
+        jw_kstring(&w, "made_by", st->kind == PL_EMPTY ? NULL : st->source);
+        jw_key(&w, "nodes");
+        if (st->kind == PL_EMPTY) jw_null(&w);
+        else jw_uint(&w, stage_nodes(st));
+        jw_key(&w, "main_graph_nodes");
+        if (st->kind == PL_EMPTY) jw_null(&w);
+        else jw_uint(&w, stage_main_nodes(st));
+        jw_key(&w, "ms");   /* null: loaded, not made by this run */
+        if (r->ran[i]) jw_double(&w, r->ms[i]);
+        else jw_null(&w);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    op_rows rows;
+    const stage *model = run_histogram(s, r, &rows);
+    jw_key(&w, "ops");
+    jw_object(&w);
+    for (size_t i = 0; model && i < rows.len; i++) {
+        jw_key(&w, rows.items[i].op);
+        jw_uint(&w, rows.items[i].count);
+    }
+    jw_object_end(&w);
+    op_rows_free(&rows);
+    json_diags(&w, "warnings", s, r->diag_mark, false);   /* the run's decisions and warnings */
+    json_diags(&w, "errors", s, r->diag_mark, true);
+    cmd_json_end(&w);
 }
 
 static bool is_html(const char *path)

@@ -56,7 +56,7 @@ const command command_table[] = {
      "in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
     {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
-     "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md|.html] [NAME=VALUE...]",
+     "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md|.html] [--json] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -99,7 +99,10 @@ const command command_table[] = {
      "--report FILE.html writes the same as one self-contained HTML page, with the graph of the\n"
      "last stage the run made as inline SVG when Graphviz's dot can be run (FXSH_DOT; otherwise\n"
      "the page says so and what to install), each stage's node count in all and in its main\n"
-     "graph, and on failure the failing node's neighbourhood: the nodes it reads and that read it."},
+     "graph, and on failure the failing node's neighbourhood: the nodes it reads and that read it.\n"
+     "--json prints the run as one JSON document instead of the progress lines: the stages with\n"
+     "their node counts and times, the op histogram, the warnings and the errors (fxsh(1), JSON\n"
+     "OUTPUT)."},
     {"find", 1, 3, cmd_find, COMPLETE_NODE, "find TEXT [--case-sensitive] [--json]",
      "list nodes whose name or target contains TEXT",
      "Searches the current graph (and its subgraphs) for nodes whose name or target (ONNX: name,\n"
