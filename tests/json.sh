@@ -101,6 +101,16 @@ expect "non-finite values are named strings" '["NaN","-Infinity"] "Infinity"' \
 "$FXSH" -q -c 'load examples/data/python_if_data.torchscript.txt' -c 'lint --json' >"$scratch/lint.json" 2>"$scratch/err"
 expect "lint: one pitfall, its line and hint, no diagnostics" "1 18 true 0" \
     "$(jq -r '"\(.count) \(.pitfalls[0].line) \(.pitfalls[0].hint | startswith("rewrite %if_1 cond"))"' "$scratch/lint.json") $(grep -c warning "$scratch/err")"
+# weights --json: a program's tensor by state-dict or placeholder name, an ONNX initializer; the
+# numbers as the text form summarises them.
+"$FXSH" -q -c "$pt2" -c 'weights seq.0.weight --json' -c 'weights p_seq_0_weight --json' -c 'export verbose=False' \
+    -c 'weights seq.0.weight --json' >"$scratch/w.jsonl" 2>"$scratch/err"
+expect "weights: three documents, the same tensor" "parameter parameter initializer 1" \
+    "$(jq -r .kind "$scratch/w.jsonl" | tr '\n' ' ')$(jq -c '[.dtype, .shape, .min, .max, .first]' "$scratch/w.jsonl" | sort -u | wc -l)"
+"$FXSH" -c "$pt2" -c 'weights seq.0.weight' >"$scratch/w.txt"
+expect "weights: min as the text form prints it" "$(sed -n 's/^min \([^ ]*\) .*/\1/p' "$scratch/w.txt")" \
+    "$(sed -n 1p "$scratch/w.jsonl" | jq -r '.min | tostring | .[0:9]')"
+
 # export --json: the run as a document instead of the progress lines; a failed export says which
 # stage and why, with the status of the text form.
 "$FXSH" -c "$pt2" -c 'export --json' >"$scratch/export.json" 2>"$scratch/err"

@@ -62,6 +62,9 @@ bool fx_program_has_weight_data(const fx_program *p);
 bool fx_program_signature(const fx_program *p, strbuf *out, diag_sink *d);
 bool fx_program_params(const fx_program *p, strbuf *out, diag_sink *d);
 bool fx_program_weight_summary(const fx_program *p, const char *name, strbuf *out, diag_sink *d);
+/* The weight `weights NAME` means: by state-dict name (fc1.weight) or by the placeholder that
+ * lifts it (p_fc1_weight); NULL if none. */
+const fx_weight *fx_program_weight_named(const fx_program *p, const char *name);
 
 /* print(ep): "ExportedProgram:\n    <readable code>\nGraph signature: ...\nRange constraints: {...}\n". */
 bool fx_print_program(const fx_program *p, strbuf *out, diag_sink *d);

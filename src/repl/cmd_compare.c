@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "view/onnx_compare.h"
 #include "view/onnx_inspect.h"
+#include "view/onnx_repr.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
 
@@ -115,8 +116,10 @@ static void json_value(json_writer *w, const char *key, const oe_tensor *t)
             if (v > hi) hi = v;
             sum += v;
         }
-        jw_kdouble_named(w, "min", lo);
-        jw_kdouble_named(w, "max", hi);
+        jw_key(w, "min");
+        view_json_number(w, lo, t->dtype);
+        jw_key(w, "max");
+        view_json_number(w, hi, t->dtype);
         jw_kdouble_named(w, "mean", sum / (double)t->numel);
     }
     jw_object_end(w);

@@ -124,6 +124,10 @@ void cmd_json_summary(const stage *st, struct strbuf *out);
 void cmd_json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
 void cmd_json_signature(const stage *st, struct strbuf *out);
 void cmd_json_lint(const stage *st, const diag_sink *found, struct strbuf *out);
+struct oe_tensor;
+/* `weights NAME --json`: kind ("parameter", "buffer", "constant", "initializer"), dtype and shape
+ * and the text form's summary of the values t holds (NULL: values not held, the members null). */
+void cmd_json_weights(const stage *st, const char *name, const char *kind, const struct oe_tensor *t, struct strbuf *out);
 void cmd_json_params(const stage *st, struct strbuf *out);
 /* The document of a --json command that failed before writing its own: {"ok": false, "errors":
  * [{"message", "hint"}]}, the errors reported to s->diag since index mark. */

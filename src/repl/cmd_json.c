@@ -1,5 +1,6 @@
 /* cmd_json.c — the --json form of the inspection commands (schema: fxsh(1), JSON OUTPUT). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,9 @@
 #include "fx/fx_format.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
+#include "view/onnx_repr.h"
 #include "view/onnx_summary.h"
+#include "view/onnx_values.h"
 #include "repl/cmd_handlers.h"
 
 /* Moves the words `drop` accepts behind the others (the order of each kept; argv keeps all its
@@ -619,6 +622,60 @@ void cmd_json_params(const stage *st, strbuf *out)
     jw_uint(&w, total_elems);
     jw_key(&w, "total_bytes");
     jw_uint(&w, total_bytes);
+    end(&w);
+}
+
+void cmd_json_weights(const stage *st, const char *name, const char *kind, const oe_tensor *t, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, "weights", st);
+    jw_kstring(&w, "name", name);
+    jw_kstring(&w, "kind", kind);
+    jw_kstring(&w, "dtype", t ? view_numpy_dtype_name(t->dtype) : NULL);
+    jw_key(&w, "shape");
+    if (!t) jw_null(&w);
+    else {
+        jw_array(&w);
+        for (int d = 0; d < t->rank; d++) jw_int(&w, t->dims[d]);
+        jw_array_end(&w);
+    }
+    /* what the text form summarises: min, max and mean of the values that are numbers, the first 10 */
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    int64_t counted = 0, nan = 0;
+    for (int64_t i = 0; t && i < t->numel; i++) {
+        double v = ot_get_f(t, i);
+        if (isnan(v)) {
+            nan++;
+            continue;
+        }
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        sum += v;
+        counted++;
+    }
+    jw_key(&w, "elements");
+    if (t) jw_int(&w, t->numel);
+    else jw_null(&w);
+    jw_key(&w, "min");
+    if (counted) view_json_number(&w, lo, t->dtype);
+    else jw_null(&w);
+    jw_key(&w, "max");
+    if (counted) view_json_number(&w, hi, t->dtype);
+    else jw_null(&w);
+    jw_key(&w, "mean");
+    if (counted) jw_double_named(&w, sum / (double)counted);
+    else jw_null(&w);
+    jw_key(&w, "nan");
+    if (t) jw_int(&w, nan);
+    else jw_null(&w);
+    jw_key(&w, "first");
+    if (!t) jw_null(&w);
+    else {   /* as run --json writes values: each in its own type's shortest form */
+        oe_tensor head = *t;
+        head.rank = 1;
+        head.dims[0] = head.numel = t->numel < 10 ? t->numel : 10;
+        view_json_value(&w, &head);
+    }
     end(&w);
 }
 

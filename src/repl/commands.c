@@ -320,7 +320,7 @@ const command command_table[] = {
      "  verify exported optimized\n"
      "  verify optimized onnx_legacy_script.onnx --inputs other.json\n"
      "`compare A B` finds the first node where two models part."},
-    {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
+    {"weights", 1, 2, cmd_weights, COMPLETE_NOTHING, "weights NAME [--json]",
      "summarise one parameter's values",
      "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"
      "initializer NAME (its state-dict name, e.g. fc1.weight)."},

@@ -363,6 +363,20 @@ void view_repr(const oe_tensor *t, strbuf *out)
 
 /* ---- JSON ---------------------------------------------------------------------------------------- */
 
+void view_json_number(json_writer *w, double x, int dtype)
+{
+    if (!isfinite(x) || !oe_is_float(dtype) || dtype == T_DOUBLE) {
+        jw_double_named(w, x);
+        return;
+    }
+    char buf[40];
+    for (int p = 1; p <= 17; p++) {   /* shortest in its own type, as numpy's tolist() reads it */
+        snprintf(buf, sizeof buf, "%.*g", p, x);
+        if (same_in_type(strtod(buf, NULL), x, dtype)) break;
+    }
+    jw_number_text(w, buf);
+}
+
 static void json_element(json_writer *w, const oe_tensor *t, int64_t i)
 {
     if (t->dtype == T_BOOL) {
@@ -372,17 +386,7 @@ static void json_element(json_writer *w, const oe_tensor *t, int64_t i)
     } else if (!oe_is_float(t->dtype)) {
         jw_int(w, ot_get_i(t, i));
     } else {
-        double x = ot_get_f(t, i);
-        if (!isfinite(x) || t->dtype == T_DOUBLE) {
-            jw_double_named(w, x);
-            return;
-        }
-        char buf[40];
-        for (int p = 1; p <= 17; p++) {   /* shortest in its own type, as numpy's tolist() reads it */
-            snprintf(buf, sizeof buf, "%.*g", p, x);
-            if (same_in_type(strtod(buf, NULL), x, t->dtype)) break;
-        }
-        jw_number_text(w, buf);
+        view_json_number(w, ot_get_f(t, i), t->dtype);
     }
 }
 

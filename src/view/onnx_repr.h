@@ -23,5 +23,7 @@ void view_repr(const oe_tensor *t, strbuf *out);
  * null. */
 struct json_writer;
 void view_json_value(struct json_writer *w, const oe_tensor *t);
+/* One number of an element type as view_json_value writes it (a float32's min: 0.30971584). */
+void view_json_number(struct json_writer *w, double x, int dtype);
 
 #endif
