@@ -627,6 +627,20 @@ static void split_before(const char *line, int start, comp_ctx *c)
     }
 }
 
+/* The --options a command's usage names (the table is their one source): "--json", "--seed". */
+static void add_usage_options(strvec *v, const char *usage, const char *word)
+{
+    for (const char *p = strstr(usage, "--"); p; p = strstr(p + 2, "--")) {
+        size_t n = 2;
+        while ((p[n] >= 'a' && p[n] <= 'z') || p[n] == '-') n++;
+        char opt[64];
+        snprintf(opt, sizeof opt, "%.*s", (int)n, p);
+        bool dup = false;
+        for (size_t i = 0; i < v->len && !dup; i++) dup = !strcmp(v->items[i], opt);
+        if (!dup) add_if_prefix(v, opt, word);
+    }
+}
+
 static void complete_args(session *s, const command *c, const comp_ctx *x, const char *word, strvec *v)
 {
     int k = x->n - 1;   /* index of the argument being completed */
@@ -654,7 +668,8 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
     } else if (!strcmp(name, "export")) {
         static const char *const legacy[] = {"script", "trace", NULL};
         if (!strcmp(prev, "--legacy")) add_words(v, legacy, word);
-        else if (word[0] == '-') add_if_prefix(v, "--legacy", word);
+        else if (!strcmp(prev, "--report") || !strcmp(prev, "--inputs")) complete_files(v, word);
+        else if (word[0] == '-') add_usage_options(v, c->usage, word);
         else add_settings(v, word, true);
     } else if (!strcmp(name, "rewrite")) {
         static const char *const kinds[] = {"cond", "scan", "while_loop", NULL};
@@ -672,12 +687,15 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
         static const char *const subs[] = {"show", "load", NULL};
         if (k == 0) add_words(v, subs, word);
         else if (!strcmp(x->words[1], "load")) complete_files(v, word);
-    } else if (c->completes == COMPLETE_STAGE_OR_FORM) {   /* diff, run, verify */
+    } else if (c->completes == COMPLETE_STAGE_OR_FORM) {   /* diff, run, verify, compare */
         if (word[0] == '-' || !strcmp(prev, "--inputs") || !strcmp(prev, "--expected") || !strcmp(prev, "--save")) {
             if (word[0] != '-') complete_files(v, word);
+            else add_usage_options(v, c->usage, word);
         } else {
             add_words(v, stage_words, word);
         }
+    } else if (c->completes == COMPLETE_NODE && word[0] == '-' && word[1] == '-') {   /* find --case-sensitive */
+        add_usage_options(v, c->usage, word);
     } else if (c->completes == COMPLETE_NODE) {
         if (k == 0 || (!strcmp(name, "delete") && k == 1) || (!strcmp(name, "rewire") && k == 2) ||
             (!strcmp(name, "insert") && k == 0))
@@ -686,6 +704,8 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
         complete_files(v, word);
     } else if (c->completes == COMPLETE_COMMAND) {
         for (const command *k2 = command_table; k2->name; k2++) add_if_prefix(v, k2->name, word);
+    } else if (word[0] == '-' && word[1] == '-') {   /* nodes --json, stats --json, lint --json ... */
+        add_usage_options(v, c->usage, word);
     }
 }
 
