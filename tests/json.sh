@@ -111,6 +111,14 @@ expect "weights: three documents, the same tensor" "parameter parameter initiali
 expect "weights: min as the text form prints it" "$(sed -n 's/^min \([^ ]*\) .*/\1/p' "$scratch/w.txt")" \
     "$(sed -n 1p "$scratch/w.jsonl" | jq -r '.min | tostring | .[0:9]')"
 
+# set --json and history --json: the settings typed (numbers, bools, null for None); the edits in
+# order, the undone ones marked.
+"$FXSH" -q -c "$pt2" -c 'set opset_version 19' -c 'set --json' -c 'rename sum_1 total' -c 'rename gt above' -c undo \
+    -c 'history --json' >"$scratch/sh.jsonl" 2>"$scratch/err"
+expect "set: typed values" "19 true null" "$(sed -n 1p "$scratch/sh.jsonl" | jq -r '.settings | "\(.opset_version) \(.optimize) \(.dynamic_shapes)"')"
+expect "history: the edits, the undone marked" "rename sum_1 total:false rename gt above:true" \
+    "$(sed -n 2p "$scratch/sh.jsonl" | jq -r '[.edits[] | "\(.command):\(.undone)"] | join(" ")')"
+
 # export --json: the run as a document instead of the progress lines; a failed export says which
 # stage and why, with the status of the text form.
 "$FXSH" -c "$pt2" -c 'export --json' >"$scratch/export.json" 2>"$scratch/err"

@@ -1,6 +1,8 @@
 /* settings.c — export defaults shown and changed by `set`, overridden per run by `export K=V`. */
 #include "pipeline/settings.h"
 
+#include "base/json_write.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +166,22 @@ void settings_print(const export_settings *s, strbuf *out)
         }
         sb_printf(out, "  # %s\n", st->help);
     }
+}
+
+void settings_json(const export_settings *s, json_writer *w)
+{
+    jw_object(w);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const setting *st = &table[i];
+        const char *field = (const char *)s + st->offset;
+        jw_key(w, st->name);
+        switch (st->type) {
+        case S_INT: jw_int(w, *(const int *)field); break;
+        case S_BOOL: jw_bool(w, *(const bool *)field); break;
+        case S_TEXT: jw_string(w, *(char *const *)field); break;   /* None: null */
+        }
+    }
+    jw_object_end(w);
 }
 
 const char *settings_name(size_t i)

@@ -34,6 +34,9 @@ void settings_copy(export_settings *dst, const export_settings *src);
 /* Sets NAME=VALUE (or NAME VALUE); reports a clear error and returns false on a bad name/value. */
 bool settings_set(export_settings *s, const char *name, const char *value, diag_sink *d);
 void settings_print(const export_settings *s, strbuf *out);
+/* The settings as a JSON object: {name: value}, numbers and bools as such, None as null. */
+struct json_writer;
+void settings_json(const export_settings *s, struct json_writer *w);
 /* The setting names in `set`'s order (NULL past the end), for completion and suggestions. */
 const char *settings_name(size_t i);
 /* The words a value of setting `name` may be (NULL-terminated: True/False, the opsets, None

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/json_write.h"
 #include "base/strbuf.h"
 #include "base/suggest.h"
 #include "fx/fx.h"
@@ -197,6 +198,29 @@ int cmd_redo(session *s, int argc, char **argv)
 
 int cmd_history(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
+    if (json) {   /* {"edits": [{"stage", "command", "undone"}]}, oldest first, the undone after */
+        strbuf sb;
+        sb_init(&sb);
+        json_writer w;
+        cmd_json_begin(&w, &sb, "history", NULL);
+        jw_key(&w, "edits");
+        jw_array(&w);
+        for (size_t k = 0; k < s->n_undo + s->n_redo; k++) {
+            const edit_record *e = k < s->n_undo ? &s->undo[k] : &s->redo[s->n_redo - 1 - (k - s->n_undo)];
+            jw_object(&w);
+            jw_kstring(&w, "stage", session_stage_name(e->stage));
+            jw_kstring(&w, "command", e->command);
+            jw_kbool(&w, "undone", k >= s->n_undo);
+            jw_object_end(&w);
+        }
+        jw_array_end(&w);
+        cmd_json_end(&w);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return 0;
+    }
     if (!s->n_undo && !s->n_redo) {
         fputs("no edits\n", s->out);
         return 0;

@@ -213,6 +213,18 @@ int cmd_step(session *s, int argc, char **argv)
 
 int cmd_set(session *s, int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--json")) {   /* {"settings": {name: value}} */
+        strbuf sb;
+        sb_init(&sb);
+        json_writer w;
+        cmd_json_begin(&w, &sb, "set", NULL);
+        jw_key(&w, "settings");
+        settings_json(&s->settings, &w);
+        cmd_json_end(&w);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return 0;
+    }
     if (argc == 1) {
         strbuf sb;
         sb_init(&sb);

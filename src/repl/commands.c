@@ -111,7 +111,7 @@ const command command_table[] = {
     {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
      "list commands, or describe one",
      "Without an argument lists every command with its usage. `help CMD` describes CMD."},
-    {"history", 0, 0, cmd_history, COMPLETE_NOTHING, "history",
+    {"history", 0, 1, cmd_history, COMPLETE_NOTHING, "history [--json]",
      "list the edits applied (and undone) so far",
      "Lists every patch applied to the FX stages, oldest first, with the stage it changed;\n"
      "undone edits that `redo` can bring back are marked."},
@@ -255,7 +255,7 @@ const command command_table[] = {
      "Writes the `load` that made the program (with its --weights, --input and --attr) and every\n"
      "applied edit after it, in order, as fxsh commands: `fxsh -f FILE` (or `source FILE`) replays\n"
      "them exactly."},
-    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE",
+    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE | set [--json]",
      "show or change the export settings, or set a node argument",
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
      "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
