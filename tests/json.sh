@@ -119,6 +119,12 @@ expect "set: typed values" "19 true null" "$(sed -n 1p "$scratch/sh.jsonl" | jq 
 expect "history: the edits, the undone marked" "rename sum_1 total:false rename gt above:true" \
     "$(sed -n 2p "$scratch/sh.jsonl" | jq -r '[.edits[] | "\(.command):\(.undone)"] | join(" ")')"
 
+# ops --json: the covered targets as `ops` lists them.
+"$FXSH" -c ops >"$scratch/ops.txt"
+"$FXSH" -c 'ops --json' >"$scratch/ops.json"
+expect "ops: as many as the text lists, the builtin named" "$(sed -n 's/^\([0-9]*\) ops$/\1/p' "$scratch/ops.txt") $(grep -c ' builtin ' "$scratch/ops.txt")" \
+    "$(jq -r '"\(.count) \([.ops[] | select(.builtin != null)] | length)"' "$scratch/ops.json")"
+
 # export --json: the run as a document instead of the progress lines; a failed export says which
 # stage and why, with the status of the text form.
 "$FXSH" -c "$pt2" -c 'export --json' >"$scratch/export.json" 2>"$scratch/err"

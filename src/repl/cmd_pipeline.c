@@ -259,6 +259,13 @@ int cmd_ops(session *s, int argc, char **argv)
     int rc = 0;
     if (argc == 1) {
         ops_print_list(s->ops, &sb);
+    } else if (argc == 2 && !strcmp(argv[1], "--json")) {   /* {"ops": [...], "count"} */
+        json_writer w;
+        cmd_json_begin(&w, &sb, "ops", NULL);
+        jw_key(&w, "ops");
+        ops_list_json(s->ops, &w);
+        jw_kint(&w, "count", (int64_t)s->ops->ntargets);
+        cmd_json_end(&w);
     } else if (!strcmp(argv[1], "show") && argc == 3) {
         if (!ops_print_rule(s->ops, argv[2], &sb)) {
             diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "ops show: no rule for %s", argv[2]);

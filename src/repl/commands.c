@@ -165,7 +165,7 @@ const command command_table[] = {
     {"nodes", 0, 1, cmd_nodes, COMPLETE_NOTHING, "nodes [--json]",
      "list the nodes of the current graph",
      "One line per node: name, opcode, target and number of users."},
-    {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE]",
+    {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE] | ops [--json]",
      "list, show or add ATen -> ONNX lowering rules",
      "Without arguments lists every ATen overload the translator covers, and the Python functions\n"
      "on symbolic sizes (operator.mul, torch.sym_float), with the opsets their rules start at.\n"
