@@ -68,6 +68,7 @@ wait_for '^fxsh>' 10 || fail "no prompt: $(screen)"
 
 # 1. At the prompt: the half-typed line is dropped, the prompt comes back, nothing runs.
 keys 'help quit'
+wait_for '^fxsh> help quit$' 5 || fail "typed text not echoed: $(screen)"   # on a busy machine, before Ctrl-C
 keys C-c
 wait_for '^fxsh> help quit\^C$' 5 || fail "Ctrl-C at the prompt: $(screen)"
 keys Enter
