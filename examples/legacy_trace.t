@@ -36,7 +36,6 @@ verify optimized examples/data/python_if_data.onnx_legacy.onnx --inputs examples
 PASS mul: max abs diff 0, max rel diff 0
 verify: 1 output within atol 0.0001, rtol 0.001
 rewrite if_1 cond --clone
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 examples/legacy_trace.fxsh:25: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 export verbose=False
 show optimized

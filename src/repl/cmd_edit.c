@@ -154,7 +154,7 @@ int cmd_rewrite(session *s, int argc, char **argv)
     fx_program *out = rewrites[which].fn(s->stages[s->current].fx, argv[1], clone, &s->diag);
     if (!out) return 1;
     edit_commit(s, argc, argv, out);
-    if (!s->quiet)
+    if (session_confirm(s))   /* a confirmation: on a terminal only, as load's and save's */
         fprintf(s->out, "rewrote %s into %s (`show code` shows %s; `export` re-runs the pipeline)\n", argv[1],
             rewrites[which].hop, rewrites[which].shows);
     return 0;
@@ -174,7 +174,7 @@ int cmd_undo(session *s, int argc, char **argv)
     r.before = NULL;
     push(&s->redo, &s->n_redo, &s->cap_redo, r);
     drop_later_stages(s, r.stage);
-    if (!s->quiet) fprintf(s->out, "undone: %s\n", r.command);
+    if (session_confirm(s)) fprintf(s->out, "undone: %s\n", r.command);
     return 0;
 }
 
@@ -192,7 +192,7 @@ int cmd_redo(session *s, int argc, char **argv)
     r.after = NULL;
     push(&s->undo, &s->n_undo, &s->cap_undo, r);
     drop_later_stages(s, r.stage);
-    if (!s->quiet) fprintf(s->out, "redone: %s\n", r.command);
+    if (session_confirm(s)) fprintf(s->out, "redone: %s\n", r.command);
     return 0;
 }
 

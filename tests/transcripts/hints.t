@@ -8,8 +8,6 @@ $ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights example
 
 ## ... and the commands of that hint, in its order, make an export that passes `check`.
 $ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'rewrite %true_graph_0.if_1 cond' -c 'rewrite %if_1 cond' -c 'export verbose=False' -c check
-rewrote %true_graph_0.if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
-rewrote %if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 check: ok
 
 ## Rewriting the outer `if` first is refused with the same plan.
@@ -24,7 +22,6 @@ $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/
   hint: rewrite %if_1 cond --clone (false_graph_0 returns its input linear_1 unchanged, which torch.cond rejects as aliasing: --clone returns a copy instead, torch's fix)
 
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]' -c 'rewrite %if_1 cond --clone' -c 'export verbose=False' -c check
-rewrote %if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 -c:2: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 check: ok
 
@@ -62,7 +59,6 @@ check: ok
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4]' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' 2>&1 | grep -v 'subgraph placeholder\|more nodes left\|returned its input'
 -c:1: examples/data/python_if_data.torchscript.txt: note: meta: parameter or buffer of unknown shape: %p_mlp_0_weight, %p_mlp_0_bias, %p_mlp_2_weight, %p_mlp_2_bias left without value meta
   hint: load its weights: load FILE --weights W (a .pt2, an .onnx or a .safetensors file)
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 -c:3: examples/data/python_if_data.torchscript.txt: note: meta: parameter or buffer of unknown shape: %p_mlp_0_weight, %p_mlp_0_bias, %p_mlp_2_weight, %p_mlp_2_bias left without value meta
   hint: load its weights: load FILE --weights W (a .pt2, an .onnx or a .safetensors file)
 -c:3: warning: 4 weights (mlp.0.weight, mlp.0.bias, mlp.2.weight, mlp.2.bias) have no values: the ONNX model takes them as inputs

@@ -265,7 +265,6 @@ $ fxsh -c 'load examples/data/python_if_shape.torchscript.txt --weights examples
   hint: give the example's size (--input x=f32[4,3]) and mark the dimension dynamic with dynamic_shapes=x:0=batch; or keep both branches: rewrite %if_1 cond
 -c:2: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 PASS getitem: max abs diff 0, max rel diff 0
 verify: 1 output within atol 0.0001, rtol 0.001
 ? 1

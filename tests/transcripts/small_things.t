@@ -3,7 +3,6 @@
 
 ## --input as Python prints a shape (with a space), unquoted or quoted, is one declaration.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3, 4] --weights examples/data/python_if_data.weights.onnx' -c 'load examples/data/python_if_data.torchscript.txt --input "x=f32[3, 4]" --weights examples/data/python_if_data.weights.onnx' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c check 2>&1 | grep -v 'returned its input'
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 check: ok
 
 ## set NODE ARG="string": the quotes the command line took are given back to the string.
