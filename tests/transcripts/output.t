@@ -23,9 +23,10 @@ $ fxsh -q -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,
   optimized   -
 ? 1
 
-## Without -q the same session says what each step did.
+## Without -q, piped, the same session prints no confirmations either (one rule: they are for a
+## terminal, tests/terminal.sh); only the note of the --clone remains.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights examples/data/python_if_data.weights.onnx' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c undo -c redo 2>&1 | grep -c .
-4
+1
 
 ## show --no-values: every tensor as its type and shape only, as polygraphy inspect shows them.
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'show optimized --no-values'
