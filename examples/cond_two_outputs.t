@@ -44,7 +44,6 @@ examples/cond_two_outputs.fxsh:16: /src/models/python_if_two_outputs/model.py:15
 examples/cond_two_outputs.fxsh:16: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
 rewrite if_1 cond
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 show code
 class GraphModule(torch.nn.Module):
     def forward(self, p_mlp_0_weight: "f32[8, 4]", p_mlp_0_bias: "f32[8]", p_mlp_2_weight: "f32[4, 8]", p_mlp_2_bias: "f32[4]", x: "f32[3, 4]"):

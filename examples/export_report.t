@@ -33,7 +33,7 @@ verbose                      False       # print the [torch.onnx] progress lines
 
 | stage | made by | nodes | time |
 |---|---|---|---|
-| fx | examples/data/python_if_data.torchscript.txt | 19 | loaded |
+| fx | examples/data/python_if_data.torchscript.txt | 19 (14 in the main graph) | loaded |
 | exported | failed | - | N ms |
 
  ## Decisions and warnings
@@ -114,11 +114,11 @@ verbose                      False       # print the [torch.onnx] progress lines
 
 | stage | made by | nodes | time |
 |---|---|---|---|
-| fx | examples/data/python_if_data.torchscript.txt | 21 | loaded |
-| exported | export | 21 | N ms |
-| decomposed | decompose (ONNX table) | 23 | N ms |
-| onnx | translate | 13 | N ms |
-| optimized | optimize | 9 | N ms |
+| fx | examples/data/python_if_data.torchscript.txt | 21 (15 in the main graph) | loaded |
+| exported | export | 21 (15 in the main graph) | N ms |
+| decomposed | decompose (ONNX table) | 23 (16 in the main graph) | N ms |
+| onnx | translate | 13 (9 in the main graph) | N ms |
+| optimized | optimize | 9 (7 in the main graph) | N ms |
 
  ## Operators (optimized stage)
 

@@ -3,7 +3,6 @@
 ## and ONNX Runtime gives torch's eager output within 2.98e-08 (checked with onnxruntime 1.23.2).
 $ cd $FXSH_SCRATCH && ln -s "$OLDPWD/examples" examples && fxsh -echo -f examples/fx_weights.fxsh
 load examples/data/mlp.exported.fx.txt --weights examples/data/mlp.pt2 --input x=f32[2,8]
-attached 6 weight tensors from examples/data/mlp.pt2
 signature
 inputs:
   USER_INPUT   x: f32[2, 8]

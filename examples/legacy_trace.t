@@ -4,15 +4,8 @@
 $ fxsh -echo -f examples/legacy_trace.fxsh
 load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]
 export --legacy trace --inputs examples/data/python_if_data.io.json
+DeprecationWarning: You are using the legacy TorchScript-based ONNX export. Starting in PyTorch 2.9, the new torch.export-based ONNX exporter has become the default. Learn more about the new export logic: https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control flow: https://pytorch.org/tutorials/beginner/onnx/export_control_flow_model_to_onnx_tutorial.html
 /src/models/python_if_data/model.py:14: TracerWarning: Converting a tensor to a Python boolean might cause the trace to be incorrect. We can't record the data flow of Python values, so this value will be treated as a constant in the future. This means that the trace might not generalize to other inputs!
-[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=False)`...
-[torch.onnx] Obtain model graph for `PyIfData([...]` with `torch.export.export(..., strict=False)`... ✅
-[torch.onnx] Run decompositions...
-[torch.onnx] Run decompositions... ✅
-[torch.onnx] Translate the graph into ONNX...
-[torch.onnx] Translate the graph into ONNX... ✅
-[torch.onnx] Optimize the ONNX graph...
-[torch.onnx] Optimize the ONNX graph... ✅
 examples/legacy_trace.fxsh:14: examples/data/python_if_data.torchscript.txt:18: note: %if_1: on examples/data/python_if_data.io.json the condition is True: the traced model keeps true_graph_0 only, and is wrong for inputs that take the other branch
 show exported code
 class GraphModule(torch.nn.Module):
@@ -43,7 +36,6 @@ verify optimized examples/data/python_if_data.onnx_legacy.onnx --inputs examples
 PASS mul: max abs diff 0, max rel diff 0
 verify: 1 output within atol 0.0001, rtol 0.001
 rewrite if_1 cond --clone
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 examples/legacy_trace.fxsh:25: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 export verbose=False
 show optimized

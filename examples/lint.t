@@ -9,9 +9,7 @@ examples/lint.fxsh:6: examples/data/python_if_nested.torchscript.txt:20: warning
   hint: rewrite %true_graph_0.if_1 cond
 lint: 2 tracing pitfalls in the fx stage (each with its fix; torch.export with the rewrites avoids them)
 rewrite %true_graph_0.if_1 cond
-rewrote %true_graph_0.if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 rewrite %if_1 cond
-rewrote %if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 lint
 lint: 0 tracing pitfalls in the fx stage
 load examples/data/inplace_ops.torchscript.txt

@@ -5,9 +5,7 @@ rewrite if_1 cond
 examples/nested_cond.fxsh:10: examples/data/python_if_nested.torchscript.txt:15: error: cannot rewrite %if_1: branch true_graph_0 still has a Python if (%if_1)
   hint: rewrite %true_graph_0.if_1 cond, then rewrite %if_1 cond (the inner `if` first: torch.cond branches hold no Python `if`)
 rewrite true_graph_0.if_1 cond
-rewrote true_graph_0.if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 rewrite if_1 cond
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 history
   1  fx          rewrite true_graph_0.if_1 cond
   2  fx          rewrite if_1 cond

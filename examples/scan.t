@@ -103,7 +103,6 @@ examples/scan.fxsh:21: examples/data/pairwise_loop.torchscript.txt:18: error: ex
 examples/scan.fxsh:21: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
 rewrite for_1 scan
-rewrote for_1 into torch.ops.higher_order.scan (`show code` shows the combine function; `export` re-runs the pipeline)
 examples/scan.fxsh:25: examples/data/pairwise_loop.torchscript.txt:18: note: %for_1 carries no value, and scan() needs one: y is carried unchanged (the combine function returns y.clone())
 show code
 class GraphModule(torch.nn.Module):

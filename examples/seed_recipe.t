@@ -44,7 +44,6 @@ examples/seed_recipe.fxsh:11: /src/models/python_if_data/model.py:14: error: exp
 examples/seed_recipe.fxsh:11: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
 rewrite if_1 cond --clone
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 examples/seed_recipe.fxsh:14: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 show code
 class GraphModule(torch.nn.Module):

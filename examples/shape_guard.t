@@ -34,7 +34,6 @@ verify --expected examples/data/python_if_shape.batch2.json
 FAIL mul: max abs diff 1.23, max rel diff 1.61 (6 of 6 elements beyond tolerance)
 examples/shape_guard.fxsh:18: error: verify: 1 of 1 output differs (atol 0.0001, rtol 0.001)
 rewrite if_1 cond
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 export dynamic_shapes=x:0=batch verbose=False
 show optimized
 <

@@ -17,7 +17,6 @@ examples/ts_weights.fxsh:12: examples/data/python_if_data.torchscript.txt: note:
 examples/ts_weights.fxsh:12: examples/data/python_if_data.torchscript.txt: note: meta: subgraph placeholder without value meta: %linear_1 left without value meta
 examples/ts_weights.fxsh:12: examples/data/python_if_data.torchscript.txt: note: meta: 7 more nodes left without value meta because an input has none
 rewrite if_1 cond --clone
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 examples/ts_weights.fxsh:13: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 export verbose=False
 examples/ts_weights.fxsh:14: examples/data/python_if_data.torchscript.txt: note: meta: parameter or buffer of unknown shape: %p_mlp_0_weight, %p_mlp_0_bias, %p_mlp_2_weight, %p_mlp_2_bias left without value meta
@@ -30,7 +29,6 @@ load examples/data/python_if_data.torchscript.txt --weights examples/data/python
 examples/ts_weights.fxsh:16: note: load: 1 edit of the previous program dropped with it
   hint: `save-patch FILE` before `load` keeps edits as a script that replays them
 rewrite if_1 cond --clone
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 examples/ts_weights.fxsh:17: examples/data/python_if_data.torchscript.txt:18: note: false_graph_0 returned its input linear_1 unchanged: it now returns linear_1.clone()
 export verbose=False
 check

@@ -94,7 +94,6 @@ examples/while_loop.fxsh:22: /src/models/while_python/model.py:18: error: export
 examples/while_loop.fxsh:22: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
 rewrite while_1 while_loop
-rewrote while_1 into torch.ops.higher_order.while_loop (`show code` shows cond_fn and body_fn; `export` re-runs the pipeline)
 show code
 class GraphModule(torch.nn.Module):
     def forward(self, p_fc_weight: "f32[4, 4]", p_fc_bias: "f32[4]", x: "f32[2, 4]"):
@@ -172,8 +171,8 @@ main_graph (float[2,4] x) => (int64 getitem, float[2,4] getitem_1)
 check
 check: ok
 undo
-undone: rewrite while_1 while_loop
 export --legacy script verbose=False
+DeprecationWarning: You are using the legacy TorchScript-based ONNX export. Starting in PyTorch 2.9, the new torch.export-based ONNX exporter has become the default. Learn more about the new export logic: https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control flow: https://pytorch.org/tutorials/beginner/onnx/export_control_flow_model_to_onnx_tutorial.html
 show optimized
 <
    ir_version: 10,

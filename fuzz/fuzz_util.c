@@ -23,6 +23,10 @@ void fuzz_use_fx(fx_program *p, diag_sink *d)
     sb_reset(&sb);
     fx_print_stats(p, &sb);
     sb_reset(&sb);
+    fx_print_dot(p, &sb);
+    sb_reset(&sb);
+    fx_find(p, "Linear", true, &sb);
+    sb_reset(&sb);
     fx_program_params(p, &sb, d);
     sb_reset(&sb);
     fx_program_signature(p, &sb, d);
@@ -52,6 +56,10 @@ void fuzz_use_onnx(ox_model *m, diag_sink *d)
     view_show_stats(m, &sb);
     sb_reset(&sb);
     view_dot(m, &sb);
+    sb_reset(&sb);
+    view_show_params(m, &sb);
+    sb_reset(&sb);
+    view_find(m, "gemm", true, &sb);
     const Onnx__GraphProto *g = m->proto->graph;
     for (size_t i = 0; g && i < g->n_initializer && i < 16; i++) {
         sb_reset(&sb);

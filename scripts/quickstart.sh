@@ -50,6 +50,7 @@ check)
         skip=$(sed -n 's/^# SKIP: *//p' test-suite.log)
         [ "$rc" -eq 0 ] || cat test-suite.log
         echo "tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+        sh scripts/skip-reasons.sh test-suite.log "${FXSH_CORPUS:-../shared/corpus}"
     fi
     phase "test suite done"
     [ "$rc" -eq 0 ] || exit "$rc"
@@ -78,6 +79,7 @@ check)
         err=$(sed -n 's/^# ERROR: *//p' test-suite.log)
         skip=$(sed -n 's/^# SKIP: *//p' test-suite.log)
         echo "sanitizer tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+        sh "$top/scripts/skip-reasons.sh" test-suite.log "${FXSH_CORPUS:-../shared/corpus}"
     fi
     phase "sanitizer test suite done"
     [ "$rc" -eq 0 ] || exit "$rc"

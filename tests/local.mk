@@ -79,6 +79,13 @@ EXTRA_DIST += tests/fuzz_findings.sh tests/fixtures/fuzz
 dist-hook:
 	for t in $(REPL_TRANSCRIPTS); do rm -f "$(distdir)/$${t%.t}.log" "$(distdir)/$${t%.t}.trs"; done
 
+# After the suite, why tests were skipped (the corpus tests: what to set), so that a summary of
+# "N skipped" does not read as full coverage; tests/skip_reasons.sh checks what it says.
+check-local: check-TESTS
+	@sh $(srcdir)/scripts/skip-reasons.sh test-suite.log "$${FXSH_CORPUS:-../shared/corpus}"
+TESTS += tests/skip_reasons.sh
+EXTRA_DIST += tests/skip_reasons.sh scripts/skip-reasons.sh
+
 # The whole tool against the reference corpus (skips without it).
 TESTS += tests/corpus_repl.sh
 EXTRA_DIST += tests/corpus_repl.sh

@@ -46,10 +46,14 @@ keys C-u 'shwo' Enter
 check "unknown command 'shwo'; did you mean 'show'\\?" "did you mean"
 keys C-l 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]' Enter
 check '^loaded examples/data/python_if_data.torchscript.txt: ATen program, [0-9]+ nodes \(the fx stage\)$' "load says what it loaded"
-keys 'rewrite if_1 cond --clone' Enter 'export verbose=False' Enter C-l 'show optimized' Enter
+keys 'rewrite if_1 cond --clone' Enter
+check '^rewrote if_1 into torch.ops.higher_order.cond \(`show code` shows the branches' "rewrite says what it made (on a terminal)"
+keys 'export verbose=False' Enter C-l 'show optimized' Enter
 check '"mlp.0.weight" =  \{\.\.\. 32 values\}, float\[8\] "mlp.0.bias" =  \{-0' "show elides tensors over 16 values on a terminal"
 keys C-l "save $scratch/m.onnx" Enter
 check "^saved $scratch/m.onnx \\(ONNX protobuf, [0-9]+ bytes\\)\$" "save says what it wrote"
+keys C-l 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' Enter
+check '^attached 6 weight tensors from tests/fixtures/pt2/mlp.pt2$' "load says which weights it attached (on a terminal only)"
 keys C-l 'help' Enter
 i=0; while [ ! -s "$scratch/paged" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 want=$(COLUMNS=150 "$FXSH" -c help | wc -l)   # the terminal is 150 columns wide

@@ -3,6 +3,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 void jw_init(json_writer *w, strbuf *out)
 {
@@ -109,11 +111,40 @@ void jw_uint(json_writer *w, uint64_t v)
     sb_printf(w->out, "%" PRIu64, v);
 }
 
+/* The fewest significant digits (%g) that read back as v. */
+static void put_double(strbuf *out, double v)
+{
+    char buf[40];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    sb_puts(out, buf);
+}
+
 void jw_double(json_writer *w, double v)
 {
     before_value(w);
-    if (isfinite(v)) sb_printf(w->out, "%.17g", v);
+    if (isfinite(v)) put_double(w->out, v);
     else sb_puts(w->out, "null");
+}
+
+void jw_double_named(json_writer *w, double v)
+{
+    if (isfinite(v)) jw_double(w, v);
+    else jw_string(w, isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+}
+
+void jw_number_text(json_writer *w, const char *text)
+{
+    before_value(w);
+    sb_puts(w->out, text);
+}
+
+void jw_kdouble_named(json_writer *w, const char *key, double v)
+{
+    jw_key(w, key);
+    jw_double_named(w, v);
 }
 
 void jw_bool(json_writer *w, bool v)

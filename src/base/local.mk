@@ -1,4 +1,4 @@
-# src/base/local.mk — allocation, strings, containers, builtin registries, diagnostics, files, JSON, interrupts.
+# src/base/local.mk — allocation, strings, containers, builtin registries, diagnostics, files, JSON, DOT, interrupts.
 libfxsh_a_SOURCES += \
 	src/base/alloc.c src/base/alloc.h \
 	src/base/strbuf.c src/base/strbuf.h \
@@ -8,6 +8,7 @@ libfxsh_a_SOURCES += \
 	src/base/diag.c src/base/diag.h \
 	src/base/file.c src/base/file.h \
 	src/base/json.c src/base/json.h src/base/json_write.c src/base/json_write.h \
+	src/base/dot_write.c src/base/dot_write.h \
 	src/base/numfmt.c src/base/numfmt.h \
 	src/base/interrupt.c src/base/interrupt.h \
 	src/base/shape.c src/base/shape.h \

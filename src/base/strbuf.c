@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 
@@ -110,4 +111,14 @@ int sb_flush_to(strbuf *sb, FILE *f)
     int ok = n == sb->len;
     sb_reset(sb);
     return ok ? 0 : -1;
+}
+
+bool str_contains(const char *hay, const char *needle, bool fold_case)
+{
+    if (!hay) return false;
+    if (!fold_case) return strstr(hay, needle) != NULL;
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n)) return true;
+    return !*needle;
 }

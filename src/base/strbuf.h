@@ -6,6 +6,7 @@
 #define FXSH_STRBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -27,5 +28,9 @@ void sb_spaces(strbuf *sb, size_t n);
 void sb_truncate(strbuf *sb, size_t len);
 /* Writes the buffer to f and resets it; used by printers that stream large output. */
 int sb_flush_to(strbuf *sb, FILE *f);
+
+/* Whether hay contains needle; fold_case compares ASCII letters without case (names and op
+ * types are ASCII: `find softmax` finds Softmax). A NULL hay contains nothing. */
+bool str_contains(const char *hay, const char *needle, bool fold_case);
 
 #endif

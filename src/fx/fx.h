@@ -19,6 +19,11 @@
 void fx_print(const fx_program *p, fx_form form, strbuf *out);
 /* One graph in print(graph) form. */
 void fx_print_graph(const fx_graph *g, strbuf *out);
+/* A Graphviz digraph of the program, as torch.fx's FxGraphDrawer draws it: a box per node (name,
+ * opcode and target, "f32[4, 1]"), an edge per node argument, each subgraph module (cond branches,
+ * loop bodies) a cluster of its own nodes with a dashed edge from its output to the get_attr
+ * that names it; edges are written after the clusters, at the top level. */
+void fx_print_dot(const fx_program *p, strbuf *out);
 /* One node as node.format_node() renders it (a graph line without its indentation):
  * "%relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), kwargs = {})". */
 void fx_format_node(const fx_node *n, strbuf *out);
@@ -42,7 +47,8 @@ void fx_print_code_class(const fx_module *m, const char *class_name, size_t inde
  * their module path: "true_graph_0.mul". */
 void fx_print_nodes(const fx_program *p, strbuf *out);
 int fx_print_node(const fx_program *p, const char *name, strbuf *out);   /* -1 if not found */
-size_t fx_find(const fx_program *p, const char *text, strbuf *out);
+/* Nodes whose name or target contains text (fold_case: ASCII case ignored); how many matched. */
+size_t fx_find(const fx_program *p, const char *text, bool fold_case, strbuf *out);
 void fx_print_stats(const fx_program *p, strbuf *out);
 void fx_each_node_name(const fx_program *p, void (*cb)(const char *name, void *ctx), void *ctx);
 /* Resolves "name", "%name" or "sub.path.name"; NULL if absent. */
@@ -56,6 +62,9 @@ bool fx_program_has_weight_data(const fx_program *p);
 bool fx_program_signature(const fx_program *p, strbuf *out, diag_sink *d);
 bool fx_program_params(const fx_program *p, strbuf *out, diag_sink *d);
 bool fx_program_weight_summary(const fx_program *p, const char *name, strbuf *out, diag_sink *d);
+/* The weight `weights NAME` means: by state-dict name (fc1.weight) or by the placeholder that
+ * lifts it (p_fc1_weight); NULL if none. */
+const fx_weight *fx_program_weight_named(const fx_program *p, const char *name);
 
 /* print(ep): "ExportedProgram:\n    <readable code>\nGraph signature: ...\nRange constraints: {...}\n". */
 bool fx_print_program(const fx_program *p, strbuf *out, diag_sink *d);

@@ -193,22 +193,23 @@ typedef struct find_ctx {
     const char *text;
     strbuf *out;
     size_t count;
+    bool fold_case;
 } find_ctx;
 
 static void find_in(const fx_graph *g, const char *path, void *vctx)
 {
     find_ctx *c = vctx;
     for (const fx_node *n = g->first; n; n = n->next)
-        if (strstr(n->name, c->text) || strstr(n->target, c->text)) {
+        if (str_contains(n->name, c->text, c->fold_case) || str_contains(n->target, c->text, c->fold_case)) {
             qualified(c->out, path, n);
             sb_printf(c->out, "  %s  %s\n", fx_opcode_name(n->op), n->target);
             c->count++;
         }
 }
 
-size_t fx_find(const fx_program *p, const char *text, strbuf *out)
+size_t fx_find(const fx_program *p, const char *text, bool fold_case, strbuf *out)
 {
-    find_ctx c = {text ? text : "", out, 0};
+    find_ctx c = {text ? text : "", out, 0, fold_case};
     each_graph(p->root, "", find_in, &c);
     return c.count;
 }

@@ -148,15 +148,19 @@ static void put_num(strbuf *out, const fx_weight *w, double v)
     else sb_printf(out, "%.0f", v);
 }
 
+const fx_weight *fx_program_weight_named(const fx_program *p, const char *name)
+{
+    const fx_weight *w = fx_program_weight(p, name);
+    /* Also accept the placeholder name (p_fc1_weight) of a lifted tensor. */
+    for (size_t i = 0; !w && i < p->sig.n_inputs; i++)
+        if (p->sig.inputs[i].target && !strcmp(p->sig.inputs[i].name, name)) w = fx_program_weight(p, p->sig.inputs[i].target);
+    return w;
+}
+
 bool fx_program_weight_summary(const fx_program *p, const char *name, strbuf *out, diag_sink *d)
 {
     diag_loc loc = { p->file, 0, 0 };
-    const fx_weight *w = fx_program_weight(p, name);
-    if (!w) {
-        /* Also accept the placeholder name (p_fc1_weight) of a lifted tensor. */
-        for (size_t i = 0; i < p->sig.n_inputs && !w; i++)
-            if (p->sig.inputs[i].target && !strcmp(p->sig.inputs[i].name, name)) w = fx_program_weight(p, p->sig.inputs[i].target);
-    }
+    const fx_weight *w = fx_program_weight_named(p, name);
     if (!w) {
         diagnostic *dg = diag_error(d, loc, "no weight named '%s'", name);
         diag_set_hint(dg, "`params` lists the names");

@@ -662,6 +662,13 @@ int ox_print_node(const Onnx__NodeProto *n, strbuf *sb, FILE *out)
     return finish(&p);
 }
 
+int ox_print_attribute(const Onnx__AttributeProto *a, strbuf *sb)
+{
+    printer p = {sb, NULL, 0, 0, NULL};
+    print_attr(&p, a);
+    return finish(&p);
+}
+
 char *ox_model_to_text(const Onnx__ModelProto *m)
 {
     strbuf sb;

@@ -27,6 +27,8 @@ typedef struct ox_print_opts {
 int ox_print_model_opts(const Onnx__ModelProto *m, strbuf *sb, FILE *out, const ox_print_opts *o);
 int ox_print_function(const Onnx__FunctionProto *f, strbuf *sb, FILE *out);
 int ox_print_node(const Onnx__NodeProto *n, strbuf *sb, FILE *out);
+/* One attribute as to_text writes it inside a node's <...>: "axis: int = 1" (no newline). */
+int ox_print_attribute(const Onnx__AttributeProto *a, strbuf *sb);
 
 char *ox_model_to_text(const Onnx__ModelProto *m);
 char *ox_graph_to_text(const Onnx__GraphProto *g);

@@ -115,6 +115,9 @@ bool pl_text_complete(const char *text, size_t len);
 /* What a run does beyond the settings. */
 typedef struct pl_run_options {
     bool legacy_script;              /* the TorchScript exporter's route: Python ifs become torch.cond first */
+    bool legacy;                     /* the TorchScript-based exporter (--legacy script or trace): none of
+                                        the dynamo exporter's [torch.onnx] lines or verdicts, and the
+                                        rewrites fxsh makes on its route note nothing */
     struct fx_program *traced;       /* `export --legacy trace`'s program: replaces the loaded one at
                                         capture; owned by the run (the exported stage keeps it) */
     char **failure_text;             /* where torch.export's failure text goes (malloc'd), or NULL */

@@ -252,7 +252,18 @@ static fx_program *script_ifs_to_cond(pl_env *env, const fx_program *p)
                 deepest = depth_of(c.names.items[i]);
                 at = i;
             }
-        fx_program *next = rewrite_if_to_cond_ex(cur, c.names.items[at], true, env->diag);
+        /* scripting made each prim::If an ONNX If directly: the torch.cond rewrite (and the
+         * clone it adds to a branch returning its input) is fxsh's route, not news to report */
+        diag_sink own;
+        diag_init(&own);
+        fx_program *next = rewrite_if_to_cond_ex(cur, c.names.items[at], true, &own);
+        for (size_t i = 0; i < own.len; i++) {
+            const diagnostic *x = &own.items[i];
+            if (x->severity == DIAG_NOTE) continue;
+            diagnostic *y = diag_report(env->diag, x->severity, (diag_loc){x->file, x->line, x->col}, "%s", x->message);
+            if (x->hint) diag_set_hint(y, "%s", x->hint);
+        }
+        diag_free(&own);
         fx_program_free(cur);
         cur = next;
         free(c.names.items[at]);
@@ -883,7 +894,15 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
     sb_init(&title);
     if (to == PL_STAGE_EXPORTED) capture_title(from, &title);
     else sb_puts(&title, stage_titles[to - 1]);
-    progress(env, cfg, title.s, NULL);
+    /* the TorchScript-based exporter prints no progress (torch.onnx.export(..., dynamo=False)) */
+    const export_settings *shown = cfg;
+    export_settings silent;
+    if (ro->legacy) {
+        silent = *cfg;
+        silent.verbose = false;
+        shown = &silent;
+    }
+    progress(env, shown, title.s, NULL);
     int rc = 0;
     switch (to) {
     case PL_STAGE_EXPORTED:
@@ -917,9 +936,15 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
         sb_free(&title);
         return false;
     }
-    progress(env, cfg, title.s, rc ? "❌" : "✅");
-    if (rc)
+    progress(env, shown, title.s, rc ? "❌" : "✅");
+    if (rc && ro->legacy) {   /* its errors are the failing node's; no "step N/3" of the dynamo route */
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "ONNX export failed (the TorchScript-based exporter, at the %s stage)",
+                                    pl_stage_name(to));
+        diag_set_hint(dg, "the %s stage failed; earlier stages are kept: `stages`, `show %s`", pl_stage_name(to),
+                      pl_stage_name(to - 1));
+    } else if (rc) {
         report_stage_failure(env, to, cfg, title.s);
+    }
     sb_free(&title);
     return rc == 0;
 }

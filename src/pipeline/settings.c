@@ -2,6 +2,8 @@
 #include "pipeline/settings.h"
 
 #include <errno.h>
+#include "base/json_write.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +194,22 @@ bool settings_print_one(const export_settings *s, const char *name, strbuf *out,
         }
     unknown_setting(name, d);
     return false;
+}
+
+void settings_json(const export_settings *s, json_writer *w)
+{
+    jw_object(w);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const setting *st = &table[i];
+        const char *field = (const char *)s + st->offset;
+        jw_key(w, st->name);
+        switch (st->type) {
+        case S_INT: jw_int(w, *(const int *)field); break;
+        case S_BOOL: jw_bool(w, *(const bool *)field); break;
+        case S_TEXT: jw_string(w, *(char *const *)field); break;   /* None: null */
+        }
+    }
+    jw_object_end(w);
 }
 
 const char *settings_name(size_t i)

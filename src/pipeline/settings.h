@@ -36,6 +36,9 @@ bool settings_set(export_settings *s, const char *name, const char *value, diag_
 void settings_print(const export_settings *s, strbuf *out);
 /* The line of `set` for one setting; an error with a did-you-mean when none has that name. */
 bool settings_print_one(const export_settings *s, const char *name, strbuf *out, diag_sink *d);
+/* The settings as a JSON object: {name: value}, numbers and bools as such, None as null. */
+struct json_writer;
+void settings_json(const export_settings *s, struct json_writer *w);
 /* The setting names in `set`'s order (NULL past the end), for completion and suggestions. */
 const char *settings_name(size_t i);
 /* The words a value of setting `name` may be (NULL-terminated: True/False, the opsets, None

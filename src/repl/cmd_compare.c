@@ -1,12 +1,15 @@
 /* cmd_compare.c — `compare A B`: two stages or models evaluated on the same inputs, node by node;
  * the first value that differs beyond the tolerance, both values summarised and its node's source. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_write.h"
 #include "base/strbuf.h"
 #include "view/onnx_compare.h"
 #include "view/onnx_inspect.h"
+#include "view/onnx_repr.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_run.h"
 
@@ -84,8 +87,124 @@ static void report_divergence(session *s, const oe_compare_result *r, const run_
     sb_free(&sb);
 }
 
+/* {"op_type", "name"} of a node (null when there is none) */
+static void json_node(json_writer *w, const char *key, const Onnx__NodeProto *n)
+{
+    jw_key(w, key);
+    if (!n) {
+        jw_null(w);
+        return;
+    }
+    jw_object(w);
+    jw_kstring(w, "op_type", n->op_type);
+    jw_kstring(w, "domain", n->domain && *n->domain ? n->domain : "ai.onnx");
+    jw_kstring(w, "name", n->name);
+    jw_object_end(w);
+}
+
+/* {"dtype", "shape", "min", "max", "mean"} of a value (what the text summarises) */
+static void json_value(json_writer *w, const char *key, const oe_tensor *t)
+{
+    jw_key(w, key);
+    jw_object(w);
+    run_json_type(w, "dtype", "shape", t);
+    if (t->kind == OE_KIND_TENSOR && t->numel > 0 && t->dtype != T_STRING) {
+        double lo = INFINITY, hi = -INFINITY, sum = 0;
+        for (int64_t i = 0; i < t->numel; i++) {
+            double v = ot_get_f(t, i);
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+            sum += v;
+        }
+        jw_key(w, "min");
+        view_json_number(w, lo, t->dtype);
+        jw_key(w, "max");
+        view_json_number(w, hi, t->dtype);
+        jw_kdouble_named(w, "mean", sum / (double)t->numel);
+    }
+    jw_object_end(w);
+}
+
+/* compare --json: {"stage", "reference", "inputs", "seed", "atol", "rtol", "matched", "checked",
+ * "only_in_stage", "only_in_reference", "diverged", "divergence": null | {...}, "largest_abs_diff",
+ * "largest_abs_diff_at", "ok"} */
+static void compare_json(session *s, const oe_compare_result *r, const run_model_ref *a, const run_model_ref *b,
+                         const run_opts *o)
+{
+    strbuf sb;
+    sb_init(&sb);
+    json_writer w;
+    cmd_json_begin(&w, &sb, "compare", a->label);
+    jw_kstring(&w, "reference", b->label);
+    run_json_inputs(&w, o->inputs, o->seed);
+    jw_key(&w, "atol");
+    jw_double(&w, o->atol);
+    jw_key(&w, "rtol");
+    jw_double(&w, o->rtol);
+    jw_kint(&w, "matched", (int64_t)r->n_matched);
+    jw_kint(&w, "checked", (int64_t)r->n_checked);
+    jw_kint(&w, "only_in_stage", (int64_t)r->n_only_a);
+    jw_kint(&w, "only_in_reference", (int64_t)r->n_only_b);
+    jw_kint(&w, "diverged", (int64_t)r->n_diverged);
+    jw_key(&w, "divergence");
+    if (!r->diverged) {
+        jw_null(&w);
+    } else {
+        const oe_diff *df = &r->diff;
+        jw_object(&w);
+        jw_kstring(&w, "name", r->name);
+        json_node(&w, "node", r->node_a);
+        json_node(&w, "reference_node", r->node_b);
+        json_value(&w, "value", &r->value_a);
+        json_value(&w, "reference_value", &r->value_b);
+        jw_kstring(&w, "problem", df->problem);
+        if (!df->problem) {
+            jw_kdouble_named(&w, "max_abs_diff", df->max_abs);
+            jw_kdouble_named(&w, "max_rel_diff", df->max_rel);
+            jw_kint(&w, "mismatched", df->bad);
+            jw_kint(&w, "elements", df->total);
+            if (r->value_a.kind == OE_KIND_TENSOR && r->value_a.numel > df->worst) {
+                jw_key(&w, "worst_index");   /* the multi-index of the largest difference */
+                jw_array(&w);
+                int64_t rest = df->worst;
+                int64_t idx[OE_MAX_RANK];
+                for (int d = r->value_a.rank - 1; d >= 0; d--) {
+                    idx[d] = r->value_a.dims[d] ? rest % r->value_a.dims[d] : 0;
+                    rest = r->value_a.dims[d] ? rest / r->value_a.dims[d] : 0;
+                }
+                for (int d = 0; d < r->value_a.rank; d++) jw_int(&w, idx[d]);
+                jw_array_end(&w);
+            }
+        }
+        jw_key(&w, "unmatched_inputs");   /* inputs the reference has no value for: look there first */
+        jw_array(&w);
+        for (size_t i = 0; i < r->n_unmatched; i++) {
+            jw_object(&w);
+            jw_kstring(&w, "name", r->unmatched[i]);
+            json_node(&w, "node", r->unmatched_node[i]);
+            jw_object_end(&w);
+        }
+        jw_array_end(&w);
+        jw_key(&w, "metadata");   /* the node's provenance, as node --json gives it */
+        jw_object(&w);
+        for (size_t k = 0; r->node_a && k < r->node_a->n_metadata_props; k++)
+            jw_kstring(&w, r->node_a->metadata_props[k]->key, r->node_a->metadata_props[k]->value);
+        jw_object_end(&w);
+        jw_object_end(&w);
+    }
+    jw_key(&w, "largest_abs_diff");
+    if (r->diverged || !r->n_checked) jw_null(&w);
+    else jw_double_named(&w, r->max_abs);
+    jw_kstring(&w, "largest_abs_diff_at", r->diverged || !r->n_checked ? NULL : r->max_abs_name);
+    jw_kbool(&w, "ok", !r->diverged && r->n_checked > 0);
+    cmd_json_end(&w);
+    session_write(s, sb.s, sb.len);
+    sb_free(&sb);
+}
+
 int cmd_compare(session *s, int argc, char **argv)
 {
+    bool json = cmd_json_flag(&argc, argv);
     run_opts o;
     if (!run_parse_opts(s, "compare", argc, argv, "--inputs --seed --atol --rtol", 2, &o)) return 1;
     if (o.n_stages < 2) {
@@ -115,7 +234,15 @@ int cmd_compare(session *s, int argc, char **argv)
         for (size_t i = 0; i < d.len; i++) session_error(s, "compare: %s", d.items[i].message);
         diag_free(&d);
     }
-    if (!rc) {
+    if (!rc && json) {
+        compare_json(s, &r, &a, &b, &o);
+        if (r.diverged)
+            session_error(s, "compare: %s and %s diverge at %s (%zu of %zu values differ)", a.label, b.label, r.name,
+                          r.n_diverged, r.n_checked);
+        else if (r.n_checked == 0)
+            session_error(s, "compare: %s and %s compute no value of the same name", a.label, b.label);
+        rc = r.diverged || r.n_checked == 0;
+    } else if (!rc) {
         char seed[32];
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)o.seed);
         fprintf(s->out, "compare: %s vs %s on %s%s%s: %zu value%s in both, %zu computed by both", a.label, b.label,

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/json_write.h"
 #include "base/strbuf.h"
 #include "base/suggest.h"
 #include "fx/fx.h"
@@ -157,7 +158,7 @@ int cmd_rewrite(session *s, int argc, char **argv)
         return 1;
     }
     edit_commit(s, argc, argv, out);
-    if (!s->quiet)
+    if (session_confirm(s))   /* a confirmation: on a terminal only, as load's and save's */
         fprintf(s->out, "rewrote %s into %s (`show code` shows %s; `export` re-runs the pipeline)\n", argv[1],
             rewrites[which].hop, rewrites[which].shows);
     return 0;
@@ -177,7 +178,7 @@ int cmd_undo(session *s, int argc, char **argv)
     r.before = NULL;
     push(&s->redo, &s->n_redo, &s->cap_redo, r);
     drop_later_stages(s, r.stage);
-    if (!s->quiet) fprintf(s->out, "undone: %s\n", r.command);
+    if (session_confirm(s)) fprintf(s->out, "undone: %s\n", r.command);
     return 0;
 }
 
@@ -195,12 +196,35 @@ int cmd_redo(session *s, int argc, char **argv)
     r.after = NULL;
     push(&s->undo, &s->n_undo, &s->cap_undo, r);
     drop_later_stages(s, r.stage);
-    if (!s->quiet) fprintf(s->out, "redone: %s\n", r.command);
+    if (session_confirm(s)) fprintf(s->out, "redone: %s\n", r.command);
     return 0;
 }
 
 int cmd_history(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
+    if (json) {   /* {"edits": [{"stage", "command", "undone"}]}, oldest first, the undone after */
+        strbuf sb;
+        sb_init(&sb);
+        json_writer w;
+        cmd_json_begin(&w, &sb, "history", NULL);
+        jw_key(&w, "edits");
+        jw_array(&w);
+        for (size_t k = 0; k < s->n_undo + s->n_redo; k++) {
+            const edit_record *e = k < s->n_undo ? &s->undo[k] : &s->redo[s->n_redo - 1 - (k - s->n_undo)];
+            jw_object(&w);
+            jw_kstring(&w, "stage", session_stage_name(e->stage));
+            jw_kstring(&w, "command", e->command);
+            jw_kbool(&w, "undone", k >= s->n_undo);
+            jw_object_end(&w);
+        }
+        jw_array_end(&w);
+        cmd_json_end(&w);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return 0;
+    }
     if (!s->n_undo && !s->n_redo) {
         fputs("no edits\n", s->out);
         return 0;
@@ -231,5 +255,6 @@ int cmd_save_patch(session *s, int argc, char **argv)
               af.f);
     }
     for (size_t i = 0; i < s->n_undo; i++) fprintf(af.f, "%s\n", s->undo[i].command);
-    return file_commit(&af, &s->diag) ? 0 : 1;
+    s->committed = file_commit(&af, &s->diag);
+    return s->committed ? 0 : 1;
 }

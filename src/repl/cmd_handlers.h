@@ -87,8 +87,11 @@ typedef struct export_report {
     int failed_stage;                 /* when the run failed */
     size_t diag_mark;                 /* s->diag.len when it started: its notes, warnings, errors */
 } export_report;
-/* Writes the Markdown report of the run (rc its status) to path; false after reporting. */
+/* Writes the report of the run (rc its status) to path, Markdown or (FILE.html) one HTML page;
+ * false after reporting. */
 bool report_write(session *s, const char *path, const export_report *r, int rc);
+/* `export --json`: the run as one JSON document (schema: fxsh(1), JSON OUTPUT). */
+void report_json(session *s, const export_report *r, int rc, struct strbuf *out);
 /* Renders DOT text to an SVG file with Graphviz's dot (FXSH_DOT names another binary); false
  * after reporting (with a hint when Graphviz is not installed). */
 bool render_svg(session *s, const char *dot_text, size_t len, const char *path);
@@ -98,6 +101,12 @@ bool render_svg(session *s, const char *dot_text, size_t len, const char *path);
  * members of each are documented in fxsh(1), JSON OUTPUT). */
 enum { JSON_SCHEMA_VERSION = 1 };
 struct strbuf;
+struct json_writer;
+/* Every document: {"fxsh": JSON_SCHEMA_VERSION, "command": ..., "stage": ... (when stage_name is
+ * not NULL: a stage, or the model file a command ran)}; the caller adds its members and closes it
+ * with cmd_json_end (which adds the newline). */
+void cmd_json_begin(struct json_writer *w, struct strbuf *out, const char *command, const char *stage_name);
+void cmd_json_end(struct json_writer *w);
 /* Moves every "--json" behind the other words and lowers *argc past them (argv keeps all its
  * pointers, still NULL-terminated after the last); true if there was one. */
 bool cmd_json_flag(int *argc, char **argv);
@@ -108,11 +117,21 @@ bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json);
 void cmd_json_stages(session *s, struct strbuf *out);
 void cmd_json_nodes(const stage *st, struct strbuf *out);
 int cmd_json_node(const stage *st, const char *name, struct strbuf *out);   /* -1: no such node */
+/* The nodes `find` lists (text in the name or target; ONNX: name, op type or an output); how many. */
+size_t cmd_json_find(const stage *st, const char *text, bool fold_case, struct strbuf *out);
 void cmd_json_stats(const stage *st, struct strbuf *out);
 void cmd_json_summary(const stage *st, struct strbuf *out);
 void cmd_json_check(const stage *st, const diag_sink *problems, struct strbuf *out);
 void cmd_json_signature(const stage *st, struct strbuf *out);
+void cmd_json_lint(const stage *st, const diag_sink *found, struct strbuf *out);
+struct oe_tensor;
+/* `weights NAME --json`: kind ("parameter", "buffer", "constant", "initializer"), dtype and shape
+ * and the text form's summary of the values t holds (NULL: values not held, the members null). */
+void cmd_json_weights(const stage *st, const char *name, const char *kind, const struct oe_tensor *t, struct strbuf *out);
 void cmd_json_params(const stage *st, struct strbuf *out);
+/* The document of a --json command that failed before writing its own: {"ok": false, "errors":
+ * [{"message", "hint"}]}, the errors reported to s->diag since index mark. */
+void cmd_json_error(session *s, const char *command, size_t mark, struct strbuf *out);
 
 /* Calls cb for every node name of the current stage (tab completion). */
 void session_each_node_name(session *s, void (*cb)(const char *name, void *ctx), void *ctx);

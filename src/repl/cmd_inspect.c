@@ -220,17 +220,36 @@ int cmd_node(session *s, int argc, char **argv)
     return rc < 0;
 }
 
+static bool is_case_option(const char *word, void *ctx)
+{
+    (void)ctx;
+    return !strcmp(word, "--case-sensitive");
+}
+
+/* find TEXT [--case-sensitive] [--json]: without case by default, as a user typing `softmax`
+ * for the ONNX op Softmax expects (grep -i); the option for names that differ only in case. */
 int cmd_find(session *s, int argc, char **argv)
 {
+    int case_options = args_partition(argc, argv, is_case_option, NULL);
+    bool fold_case = case_options == 0;
+    argc -= case_options;
+    bool json;
+    if (!cmd_json_option(s, &argc, argv, 1, &json)) return 1;
+    if (argc < 2 || (argv[1][0] == '-' && argv[1][1])) {
+        session_error(s, "find: %s%s (usage: find TEXT [--case-sensitive] [--json])", argc < 2 ? "what to find?" : "unknown option ",
+                      argc < 2 ? "" : argv[1]);
+        return 1;
+    }
     stage *st = need_stage(s, "find");
     if (!st) return 1;
     strbuf sb;
     sb_init(&sb);
-    size_t n = st->kind == PL_FX ? fx_find(st->fx, argv[1], &sb) : view_find(st->onnx, argv[1], &sb);
+    size_t n = json ? cmd_json_find(st, argv[1], fold_case, &sb)
+             : st->kind == PL_FX ? fx_find(st->fx, argv[1], fold_case, &sb) : view_find(st->onnx, argv[1], fold_case, &sb);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
-    if (!n) {
-        session_error(s, "find: nothing matches '%s'", argv[1]);
+    if (!n) {   /* the JSON document says so too: "nodes": [] */
+        session_error(s, "find: nothing matches '%s'%s", argv[1], fold_case ? "" : " (case-sensitive)");
         return 1;
     }
     return 0;
@@ -252,15 +271,31 @@ int cmd_stats(session *s, int argc, char **argv)
     return 0;
 }
 
-/* lint: the nodes tracing would get wrong, as warnings with their fix; a summary line after. */
+/* lint: the nodes tracing would get wrong, as warnings with their fix; a summary line after.
+ * With --json the warnings are the document ({"pitfalls": [{"message", "hint", "file", "line"}],
+ * "count"}) and not diagnostics: a pitfall is lint's result, not a failure. */
 int cmd_lint(session *s, int argc, char **argv)
 {
+    bool json;
+    if (!cmd_json_option(s, &argc, argv, 0, &json)) return 1;
     stage *st = need_stage(s, "lint");
     if (!st) return 1;
     if (st->kind != PL_FX) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "lint: the %s stage is an ONNX model; lint reads FX programs", st->name);
         diag_set_hint(dg, "load the TorchScript IR or FX text of the model");
         return 1;
+    }
+    if (json) {
+        diag_sink found;
+        diag_init(&found);
+        lint_tracing(st->fx, &found);
+        strbuf sb;
+        sb_init(&sb);
+        cmd_json_lint(st, &found, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        diag_free(&found);
+        return 0;
     }
     size_t n = lint_tracing(st->fx, &s->diag);
     session_flush_diag(s);   /* the warnings, then the count */

@@ -1,9 +1,11 @@
 /* cmd_json.c — the --json form of the inspection commands (schema: fxsh(1), JSON OUTPUT). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/interrupt.h"
 #include "base/json_write.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
@@ -11,7 +13,9 @@
 #include "fx/fx_format.h"
 #include "fx/fx_ir.h"
 #include "onnx/onnx_ir.h"
+#include "view/onnx_repr.h"
 #include "view/onnx_summary.h"
+#include "view/onnx_values.h"
 #include "repl/cmd_handlers.h"
 
 /* Moves the words `drop` accepts behind the others (the order of each kept; argv keeps all its
@@ -51,21 +55,29 @@ bool cmd_json_option(session *s, int *argc, char **argv, int nargs, bool *json)
     return true;
 }
 
-/* Every document: {"fxsh": 1, "command": ..., "stage": ..., ...}; the caller adds its members
- * and closes it with json_end. */
-static void begin(json_writer *w, strbuf *out, const char *command, const stage *st)
+void cmd_json_begin(json_writer *w, strbuf *out, const char *command, const char *stage_name)
 {
     jw_init(w, out);
     jw_object(w);
     jw_kint(w, "fxsh", JSON_SCHEMA_VERSION);
     jw_kstring(w, "command", command);
-    if (st) jw_kstring(w, "stage", st->name);
+    if (stage_name) jw_kstring(w, "stage", stage_name);
+}
+
+void cmd_json_end(json_writer *w)
+{
+    jw_object_end(w);
+    sb_putc(w->out, '\n');
+}
+
+static void begin(json_writer *w, strbuf *out, const char *command, const stage *st)
+{
+    cmd_json_begin(w, out, command, st ? st->name : NULL);
 }
 
 static void end(json_writer *w)
 {
-    jw_object_end(w);
-    sb_putc(w->out, '\n');
+    cmd_json_end(w);
 }
 
 /*==== FX ====*/
@@ -286,6 +298,45 @@ void cmd_json_nodes(const stage *st, strbuf *out)
     end(&w);
 }
 
+size_t cmd_json_find(const stage *st, const char *text, bool fold_case, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, "find", st);
+    jw_kstring(&w, "text", text);
+    jw_kbool(&w, "case_sensitive", !fold_case);
+    jw_key(&w, "nodes");
+    jw_array(&w);
+    size_t hits = 0;
+    /* what fx_find / view_find match: the name or target; the name, op type or an output */
+    if (st->kind == PL_FX) {
+        fx_nodes c;
+        fx_nodes_collect(st->fx, &c);
+        for (size_t i = 0; i < c.nodes.len; i++) {
+            const fx_node *n = c.nodes.items[i];
+            if (!str_contains(n->name, text, fold_case) && !str_contains(n->target, text, fold_case)) continue;
+            fx_node_json(&w, c.names.items[i], n, false);
+            hits++;
+        }
+        fx_nodes_free(&c);
+    } else {
+        onnx_nodes l = {0};
+        collect_onnx(st->onnx->proto->graph, "", 0, &l);
+        for (size_t i = 0; i < l.len; i++) {
+            const Onnx__NodeProto *n = l.items[i].node;
+            bool hit = str_contains(label(n), text, fold_case) || str_contains(n->op_type, text, fold_case);
+            for (size_t k = 0; !hit && k < n->n_output; k++) hit = str_contains(n->output[k], text, fold_case);
+            if (!hit) continue;
+            onnx_node_json(&w, &l.items[i], false);
+            hits++;
+        }
+        onnx_nodes_free(&l);
+    }
+    jw_array_end(&w);
+    jw_kbool(&w, "ok", hits > 0);
+    end(&w);
+    return hits;
+}
+
 int cmd_json_node(const stage *st, const char *name, strbuf *out)
 {
     if (name[0] == '%') name++;
@@ -435,12 +486,7 @@ void cmd_json_summary(const stage *st, strbuf *out)
     value_infos(&w, "outputs", g ? g->output : NULL, g ? g->n_output : 0);
     jw_kint(&w, "nodes", g ? (int64_t)g->n_node : 0);
     uint64_t bytes = 0;
-    for (size_t i = 0; g && i < g->n_initializer; i++) {
-        const Onnx__TensorProto *t = g->initializer[i];
-        uint64_t n = 1;
-        for (size_t k = 0; k < t->n_dims; k++) n *= t->dims[k] > 0 ? (uint64_t)t->dims[k] : 0;
-        bytes += t->has_raw_data ? t->raw_data.len : n * ox_dtype_size(t->data_type);
-    }
+    for (size_t i = 0; g && i < g->n_initializer; i++) bytes += view_tensor_bytes(g->initializer[i]);
     jw_kint(&w, "initializers", g ? (int64_t)g->n_initializer : 0);
     jw_key(&w, "initializer_bytes");
     jw_uint(&w, bytes);
@@ -466,6 +512,31 @@ void cmd_json_check(const stage *st, const diag_sink *problems, strbuf *out)
         jw_object_end(&w);
     }
     jw_array_end(&w);
+    end(&w);
+}
+
+void cmd_json_lint(const stage *st, const diag_sink *found, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, "lint", st);
+    jw_key(&w, "pitfalls");
+    jw_array(&w);
+    size_t n = 0;
+    for (size_t i = 0; i < found->len; i++) {
+        const diagnostic *d = &found->items[i];
+        if (d->severity != DIAG_WARNING) continue;   /* lint's findings are its warnings */
+        n++;
+        jw_object(&w);
+        jw_kstring(&w, "message", d->message);
+        jw_kstring(&w, "hint", d->hint);
+        jw_kstring(&w, "file", d->file);
+        jw_key(&w, "line");
+        if (d->line > 0) jw_int(&w, d->line);
+        else jw_null(&w);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    jw_kint(&w, "count", (int64_t)n);
     end(&w);
 }
 
@@ -504,7 +575,30 @@ void cmd_json_params(const stage *st, strbuf *out)
     jw_key(&w, "tensors");
     jw_array(&w);
     uint64_t total_bytes = 0, total_elems = 0;
-    for (const fx_weight *x = st->fx->weights; x; x = x->next) {
+    if (st->kind == PL_ONNX) {   /* the initializers: kind "initializer" */
+        const Onnx__GraphProto *g = st->onnx->proto->graph;
+        for (size_t i = 0; g && i < g->n_initializer; i++) {
+            const Onnx__TensorProto *t = g->initializer[i];
+            int64_t n = ox_tensor_numel(t);
+            uint64_t b = view_tensor_bytes(t);
+            total_bytes += b;
+            total_elems += n > 0 ? (uint64_t)n : 0;
+            jw_object(&w);
+            jw_kstring(&w, "name", t->name);
+            jw_kstring(&w, "kind", "initializer");
+            jw_kstring(&w, "dtype", ox_dtype_name(t->data_type));
+            jw_key(&w, "shape");
+            jw_array(&w);
+            for (size_t k = 0; k < t->n_dims; k++) jw_int(&w, t->dims[k]);
+            jw_array_end(&w);
+            jw_key(&w, "bytes");
+            jw_uint(&w, b);
+            jw_kbool(&w, "has_data", true);
+            jw_kbool(&w, "external", t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
+            jw_object_end(&w);
+        }
+    }
+    for (const fx_weight *x = st->kind == PL_FX ? st->fx->weights : NULL; x; x = x->next) {
         uint64_t n = 1;
         for (size_t k = 0; k < x->rank; k++) n *= x->shape[k] > 0 ? (uint64_t)x->shape[k] : 0;
         uint64_t b = n * fx_dtype_get(x->dtype)->elem_size;
@@ -528,5 +622,86 @@ void cmd_json_params(const stage *st, strbuf *out)
     jw_uint(&w, total_elems);
     jw_key(&w, "total_bytes");
     jw_uint(&w, total_bytes);
+    end(&w);
+}
+
+void cmd_json_weights(const stage *st, const char *name, const char *kind, const oe_tensor *t, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, "weights", st);
+    jw_kstring(&w, "name", name);
+    jw_kstring(&w, "kind", kind);
+    jw_kstring(&w, "dtype", t ? view_numpy_dtype_name(t->dtype) : NULL);
+    jw_key(&w, "shape");
+    if (!t) jw_null(&w);
+    else {
+        jw_array(&w);
+        for (int d = 0; d < t->rank; d++) jw_int(&w, t->dims[d]);
+        jw_array_end(&w);
+    }
+    /* what the text form summarises: min, max and mean of the values that are numbers, the first 10 */
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    int64_t counted = 0, nan = 0;
+    for (int64_t i = 0; t && i < t->numel; i++) {
+        double v = ot_get_f(t, i);
+        if (isnan(v)) {
+            nan++;
+            continue;
+        }
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        sum += v;
+        counted++;
+    }
+    jw_key(&w, "elements");
+    if (t) jw_int(&w, t->numel);
+    else jw_null(&w);
+    jw_key(&w, "min");
+    if (counted) view_json_number(&w, lo, t->dtype);
+    else jw_null(&w);
+    jw_key(&w, "max");
+    if (counted) view_json_number(&w, hi, t->dtype);
+    else jw_null(&w);
+    jw_key(&w, "mean");
+    if (counted) jw_double_named(&w, sum / (double)counted);
+    else jw_null(&w);
+    jw_key(&w, "nan");
+    if (t) jw_int(&w, nan);
+    else jw_null(&w);
+    jw_key(&w, "first");
+    if (!t) jw_null(&w);
+    else {   /* as run --json writes values: each in its own type's shortest form */
+        oe_tensor head = *t;
+        head.rank = 1;
+        head.dims[0] = head.numel = t->numel < 10 ? t->numel : 10;
+        view_json_value(&w, &head);
+    }
+    end(&w);
+}
+
+void cmd_json_error(session *s, const char *command, size_t mark, strbuf *out)
+{
+    json_writer w;
+    begin(&w, out, command, NULL);
+    jw_kbool(&w, "ok", false);
+    jw_key(&w, "errors");
+    jw_array(&w);
+    size_t n = 0;
+    for (size_t i = mark; i < s->diag.len; i++) {
+        const diagnostic *d = &s->diag.items[i];
+        if (d->severity != DIAG_ERROR) continue;
+        jw_object(&w);
+        jw_kstring(&w, "message", d->message);
+        jw_kstring(&w, "hint", d->hint);
+        jw_object_end(&w);
+        n++;
+    }
+    if (!n) {   /* reported and flushed already (or interrupted): the command's name says which */
+        jw_object(&w);
+        jw_kstring(&w, "message", interrupt_pending() ? "interrupted" : "failed");
+        jw_kstring(&w, "hint", NULL);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
     end(&w);
 }

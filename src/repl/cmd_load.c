@@ -164,7 +164,7 @@ int cmd_load(session *s, int argc, char **argv)
         pl_loaded_free(&out);
         return 1;
     }
-    if (out.weights_attached && !s->quiet)
+    if (out.weights_attached && session_confirm(s))
         fprintf(s->out, "attached %zu weight tensor%s from %s\n", out.n_weights, out.n_weights == 1 ? "" : "s", req.weights);
     if (s->n_undo) {   /* the edits of the program replaced go with it: say so, and how to keep them */
         diagnostic *dg = diag_note(&s->diag, (diag_loc){0}, "load: %zu edit%s of the previous program dropped with it",

@@ -1,9 +1,10 @@
-/* cmd_onnx.c — commands on ONNX models: summary, check, dot, save. */
+/* cmd_onnx.c — commands on ONNX models: summary, check, dot (FX programs too), save. */
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "fx/fx.h"
 #include "onnx/onnx_check.h"
 #include "view/onnx_dot.h"
 #include "onnx/onnx_ir.h"
@@ -86,11 +87,15 @@ int cmd_dot(session *s, int argc, char **argv)
         session_error(s, "dot: unexpected '%s' (usage: dot [FILE] | dot --svg FILE.svg)", argv[2]);
         return 1;
     }
-    stage *st = need_onnx(s, "dot");
-    if (!st) return 1;
+    stage *st = session_current(s);   /* an FX stage draws too: the graph before export */
+    if (!st) {
+        session_error(s, "dot: nothing loaded (use `load FILE` first)");
+        return 1;
+    }
     strbuf sb;
     sb_init(&sb);
-    view_dot(st->onnx, &sb);
+    if (st->kind == PL_FX) fx_print_dot(st->fx, &sb);
+    else view_dot(st->onnx, &sb);
     int rc = 0;
     if (svg) {
         rc = render_svg(s, sb.s, sb.len, svg) ? 0 : 1;
@@ -104,6 +109,7 @@ int cmd_dot(session *s, int argc, char **argv)
                 file_abort(&af);
                 rc = 1;
             }
+            s->committed = rc == 0;
         }
     } else {
         session_write(s, sb.s, sb.len);
@@ -180,11 +186,13 @@ int cmd_save(session *s, int argc, char **argv)
             else file_abort(&af);
         }
         sb_free(&sb);
+        s->committed = rc == 0;   /* renamed: saved, whatever Ctrl-C does now */
         if (!rc) confirm_save(s, path, "ONNX text");
         return rc;
     }
     ox_save_opts opts = {.external_data = external};
     if (ox_save_file(st->onnx, path, &opts, &s->diag)) return 1;
+    s->committed = true;   /* renamed: saved, whatever Ctrl-C does now */
     confirm_save(s, path, external ? "ONNX protobuf, tensors of 1 KiB and more in FILE.data" : "ONNX protobuf");
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/hashmap.h"
@@ -61,12 +62,18 @@ typedef struct export_request {
     const char *trace_inputs;
     uint64_t trace_seed;
     const char *report_path;
+    bool json;
 } export_request;
 
 /* export's arguments into *r and cfg (NAME=VALUE settings); false after reporting. */
 static bool parse_export_args(session *s, int argc, char **argv, export_request *r, export_settings *cfg)
 {
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {   /* the run as one document; no progress lines on stdout */
+            r->json = true;
+            cfg->verbose = false;
+            continue;
+        }
         if (!strcmp(argv[i], "--report")) {
             if (i + 1 >= argc) {
                 session_error(s, "export --report: which file? (export --report FILE.md)");
@@ -135,6 +142,14 @@ static bool parse_export_args(session *s, int argc, char **argv, export_request 
     return true;
 }
 
+/* torch's DeprecationWarning for dynamo=False (torch/onnx/__init__.py). Python prefixes it with
+ * the file and line of the call; there is no Python caller here, so it starts with the category. */
+static const char legacy_deprecation[] =
+    "DeprecationWarning: You are using the legacy TorchScript-based ONNX export. Starting in PyTorch 2.9, the new "
+    "torch.export-based ONNX exporter has become the default. Learn more about the new export logic: "
+    "https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control flow: "
+    "https://pytorch.org/tutorials/beginner/onnx/export_control_flow_model_to_onnx_tutorial.html\n";
+
 int cmd_export(session *s, int argc, char **argv)
 {
     int first = pl_first_fx_stage(s->stages);
@@ -152,7 +167,10 @@ int cmd_export(session *s, int argc, char **argv)
     pl_env env = session_env(s);
     pl_adjust_settings(&cfg, &env);
     /* tracing decides the Python ifs on tensors first, on the example inputs */
-    pl_run_options ro = {.legacy_script = req.legacy_script, .failure_text = &s->failure_text};
+    pl_run_options ro = {.legacy_script = req.legacy_script, .legacy = req.legacy_script || req.legacy_trace,
+                         .failure_text = &s->failure_text};
+    if (ro.legacy && env.print)   /* what torch.onnx.export(..., dynamo=False) warns first (torch 2.9+) */
+        env.print(env.print_ctx, PL_PRINT_TORCH, legacy_deprecation);
     if (req.legacy_trace && first == PL_STAGE_FX) {
         if (!pl_inputs_declared(&s->stages[first], &cfg, &env) ||
             !(ro.traced = trace_program(s, s->stages[first].fx, &cfg, req.trace_inputs, req.trace_seed))) {
@@ -183,6 +201,13 @@ int cmd_export(session *s, int argc, char **argv)
     }
     /* the report is written whether the run failed or not: the failure is what it is for */
     if (req.report_path && !interrupt_pending() && !report_write(s, req.report_path, &rep, rc)) rc = 1;
+    if (req.json && !interrupt_pending()) {
+        strbuf sb;
+        sb_init(&sb);
+        report_json(s, &rep, rc, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+    }
     free(line);
     settings_free(&cfg);
     return rc;
@@ -220,6 +245,18 @@ int cmd_step(session *s, int argc, char **argv)
 
 int cmd_set(session *s, int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--json")) {   /* {"settings": {name: value}} */
+        strbuf sb;
+        sb_init(&sb);
+        json_writer w;
+        cmd_json_begin(&w, &sb, "set", NULL);
+        jw_key(&w, "settings");
+        settings_json(&s->settings, &w);
+        cmd_json_end(&w);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+        return 0;
+    }
     if (argc == 1) {
         strbuf sb;
         sb_init(&sb);
@@ -258,6 +295,13 @@ int cmd_ops(session *s, int argc, char **argv)
     int rc = 0;
     if (argc == 1) {
         ops_print_list(s->ops, &sb);
+    } else if (argc == 2 && !strcmp(argv[1], "--json")) {   /* {"ops": [...], "count"} */
+        json_writer w;
+        cmd_json_begin(&w, &sb, "ops", NULL);
+        jw_key(&w, "ops");
+        ops_list_json(s->ops, &w);
+        jw_kint(&w, "count", (int64_t)s->ops->ntargets);
+        cmd_json_end(&w);
     } else if (!strcmp(argv[1], "show") && argc == 3) {
         if (!ops_print_rule(s->ops, argv[2], &sb)) {
             diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "ops show: no rule for %s", argv[2]);
@@ -270,7 +314,7 @@ int cmd_ops(session *s, int argc, char **argv)
         }
     } else if (!strcmp(argv[1], "load") && argc == 3) {
         if (!ops_load_file(s->ops, argv[2], &s->diag)) rc = 1;
-        else sb_printf(&sb, "loaded rules from %s\n", argv[2]);
+        else if (session_confirm(s)) sb_printf(&sb, "loaded rules from %s\n", argv[2]);
     } else {
         session_error(s, "ops: usage: ops | ops show TARGET | ops load FILE");
         rc = 1;
@@ -370,37 +414,64 @@ static void diff_line(session *s, json_writer *w, char mark, const diff_entry *e
     }
 }
 
+/* A side of `diff`: a stage, or an ONNX model file read outside the session (as compare and
+ * verify take one: fxsh's stage against torch.onnx's onnx_dynamo.onnx). */
+typedef struct diff_side {
+    const char *label;
+    pl_stage_kind kind;
+    diff_list list;
+} diff_side;
+
+static bool diff_resolve(session *s, const char *what, diff_side *d)
+{
+    d->label = what;
+    int idx = session_stage_index(what);
+    if (idx >= 0) {
+        const stage *st = &s->stages[idx];
+        if (st->kind == PL_EMPTY) {
+            session_error(s, "diff: the %s stage is empty", what);
+            return false;
+        }
+        d->label = st->name;
+        d->kind = st->kind;
+        collect_stage(st, &d->list);
+        return true;
+    }
+    if (access(what, R_OK) != 0) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "diff: '%s' is neither a stage nor a readable file", what);
+        diag_set_hint(dg, "stages: fx, exported, decomposed, onnx, optimized; or an .onnx / ONNX text file");
+        return false;
+    }
+    ox_model *m = cmd_load_model_file(s, "diff", what);
+    if (!m) return false;
+    d->kind = PL_ONNX;
+    collect_onnx(m, &d->list);
+    ox_model_free(m);
+    return true;
+}
+
 int cmd_diff(session *s, int argc, char **argv)
 {
     bool json;
     if (!cmd_json_option(s, &argc, argv, 2, &json)) return 1;
     if (argc < 3) {
-        session_error(s, "diff: which stages? (usage: diff STAGE STAGE [--json])");
+        session_error(s, "diff: which stages? (usage: diff A B [--json])");
         return 1;
     }
-    const stage *st[2];
-    for (int i = 0; i < 2; i++) {
-        int idx = session_stage_index(argv[i + 1]);
-        if (idx < 0) {
-            session_error(s, "diff: no stage named '%s' (fx exported decomposed onnx optimized)", argv[i + 1]);
-            return 1;
-        }
-        st[i] = &s->stages[idx];
-        if (st[i]->kind == PL_EMPTY) {
-            session_error(s, "diff: the %s stage is empty", argv[i + 1]);
-            return 1;
-        }
+    diff_side side[2] = {{0}};
+    if (!diff_resolve(s, argv[1], &side[0]) || !diff_resolve(s, argv[2], &side[1])) {
+        free_list(&side[0].list);
+        free_list(&side[1].list);
+        return 1;
     }
-    diff_list a = {0}, b = {0};
-    collect_stage(st[0], &a);
-    collect_stage(st[1], &b);
+    diff_list a = side[0].list, b = side[1].list;
     hashmap in_a, in_b;
     hm_init(&in_a);
     hm_init(&in_b);
     for (size_t i = 0; i < a.len; i++) hm_put(&in_a, a.items[i].key, &a.items[i]);
     for (size_t i = 0; i < b.len; i++) hm_put(&in_b, b.items[i].key, &b.items[i]);
     size_t added = 0, removed = 0, changed = 0;
-    bool comparable = st[0]->kind == st[1]->kind;
+    bool comparable = side[0].kind == side[1].kind;
     strbuf js;
     sb_init(&js);
     json_writer jw, *w = json ? &jw : NULL;
@@ -409,8 +480,8 @@ int cmd_diff(session *s, int argc, char **argv)
         jw_object(w);
         jw_kint(w, "fxsh", JSON_SCHEMA_VERSION);
         jw_kstring(w, "command", "diff");
-        jw_kstring(w, "from", st[0]->name);
-        jw_kstring(w, "to", st[1]->name);
+        jw_kstring(w, "from", side[0].label);
+        jw_kstring(w, "to", side[1].label);
         jw_key(w, "removed");
         jw_array(w);
     }
@@ -449,8 +520,8 @@ int cmd_diff(session *s, int argc, char **argv)
         sb_putc(&js, '\n');
         session_write(s, js.s, js.len);
     } else {
-        fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", st[0]->name,
-                st[1]->name, added, removed, changed, a.len, b.len);
+        fprintf(s->out, "%s -> %s: %zu added, %zu removed, %zu changed (%zu -> %zu nodes)\n", side[0].label,
+                side[1].label, added, removed, changed, a.len, b.len);
     }
     sb_free(&js);
     hm_free(&in_a);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/json_write.h"
 #include "base/strbuf.h"
 #include "view/onnx_compare.h"
 #include "eval/onnx_eval.h"
@@ -377,8 +378,57 @@ static int save_outputs(session *s, const stage_run *r, const char *path)
     return rc;
 }
 
+void run_json_inputs(json_writer *w, const char *file, uint64_t seed)
+{
+    jw_kstring(w, "inputs", file);
+    jw_key(w, "seed");
+    if (file) jw_null(w);
+    else jw_uint(w, seed);
+}
+
+void run_json_type(json_writer *w, const char *dtype_key, const char *shape_key, const oe_tensor *t)
+{
+    if (t->kind != OE_KIND_TENSOR) {
+        jw_kstring(w, "kind", t->kind == OE_KIND_SEQUENCE ? "sequence" : "optional");
+        return;
+    }
+    jw_kstring(w, dtype_key, view_numpy_dtype_name(t->dtype));
+    jw_key(w, shape_key);
+    jw_array(w);
+    for (int d = 0; d < t->rank; d++) jw_int(w, t->dims[d]);
+    jw_array_end(w);
+}
+
+/* run --json: {"stage", "inputs", "seed", "outputs": [{"name", "dtype", "shape", "values"}],
+ * "saved", "ok"} */
+static void run_json(session *s, const stage_run *r, const run_opts *o, bool saved)
+{
+    strbuf sb;
+    sb_init(&sb);
+    json_writer w;
+    cmd_json_begin(&w, &sb, "run", r->ref.label);
+    run_json_inputs(&w, o->inputs, o->seed);
+    jw_key(&w, "outputs");
+    jw_array(&w);
+    for (size_t i = 0; i < r->nout; i++) {
+        jw_object(&w);
+        jw_kstring(&w, "name", r->m->proto->graph->output[i]->name);
+        run_json_type(&w, "dtype", "shape", &r->outputs[i]);
+        jw_key(&w, "values");
+        view_json_value(&w, &r->outputs[i]);
+        jw_object_end(&w);
+    }
+    jw_array_end(&w);
+    jw_kstring(&w, "saved", saved ? o->save : NULL);
+    jw_kbool(&w, "ok", !o->save || saved);
+    cmd_json_end(&w);
+    session_write(s, sb.s, sb.len);
+    sb_free(&sb);
+}
+
 int cmd_run(session *s, int argc, char **argv)
 {
+    bool json = cmd_json_flag(&argc, argv);
     run_opts o;
     if (!run_parse_opts(s, "run", argc, argv, "--inputs --seed --save", 1, &o)) return 1;
     oe_values file = {0};
@@ -387,24 +437,55 @@ int cmd_run(session *s, int argc, char **argv)
     int rc = run_stage_named(s, "run", o.stages[0], o.inputs ? &file : NULL, o.inputs, o.seed, &r);
     view_values_free(&file);
     if (rc) return 1;
-    for (size_t i = 0; i < r.nout; i++) print_output(s, r.m->proto->graph->output[i]->name, &r.outputs[i]);
+    if (!json)
+        for (size_t i = 0; i < r.nout; i++) print_output(s, r.m->proto->graph->output[i]->name, &r.outputs[i]);
     if (o.save && save_outputs(s, &r, o.save)) rc = 1;
+    if (json) run_json(s, &r, &o, o.save && !rc);
     stage_run_free(&r);
     return rc;
 }
 
 /* ---- verify ------------------------------------------------------------------------------------ */
 
-/* One PASS/FAIL line; returns true on PASS. */
-static bool report_output(session *s, const char *name, const oe_tensor *got, const oe_tensor *want, const run_opts *o)
+/* One PASS/FAIL line (or, with w, its JSON object); returns true on PASS. want NULL: the
+ * reference has no such output. */
+static bool report_output(session *s, json_writer *w, const char *name, const oe_tensor *got, const oe_tensor *want,
+                          const run_opts *o)
 {
     oe_diff df = {0};
-    view_diff_values(got, want, o->atol, o->rtol, &df);
+    if (want) view_diff_values(got, want, o->atol, o->rtol, &df);
+    else df.problem = "no expected value";
+    bool pass = view_diff_ok(&df) && want;
+    bool shape = df.problem && !strcmp(df.problem, "shape") && got->kind == OE_KIND_TENSOR;
+    if (w) {
+        /* "name", "pass", "max_abs_diff", "max_rel_diff", "mismatched", "elements", "problem",
+         * "dtype", "shape", "expected_dtype", "expected_shape" */
+        jw_object(w);
+        jw_kstring(w, "name", name);
+        jw_kbool(w, "pass", pass);
+        bool measured = !df.problem;
+        jw_key(w, "max_abs_diff");
+        if (measured) jw_double_named(w, df.max_abs);
+        else jw_null(w);
+        jw_key(w, "max_rel_diff");
+        if (measured) jw_double_named(w, df.max_rel);
+        else jw_null(w);
+        jw_key(w, "mismatched");
+        if (measured) jw_int(w, df.bad);
+        else jw_null(w);
+        jw_key(w, "elements");
+        if (measured) jw_int(w, df.total);
+        else jw_null(w);
+        jw_kstring(w, "problem", df.problem);
+        run_json_type(w, "dtype", "shape", got);
+        if (want) run_json_type(w, "expected_dtype", "expected_shape", want);
+        jw_object_end(w);
+        return pass;
+    }
     strbuf sb;
     sb_init(&sb);
-    bool pass = view_diff_ok(&df);
     sb_printf(&sb, "%s %s: ", pass ? "PASS" : "FAIL", name);
-    if (df.problem && !strcmp(df.problem, "shape") && got->kind == OE_KIND_TENSOR) {
+    if (shape) {
         sb_puts(&sb, "shape ");
         dims_text(got, &sb);
         sb_puts(&sb, ", expected ");
@@ -415,7 +496,7 @@ static bool report_output(session *s, const char *name, const oe_tensor *got, co
         sb_printf(&sb, "max abs diff %.3g, max rel diff %.3g", df.max_abs, df.max_rel);
         if (!pass) sb_printf(&sb, " (%lld of %lld elements beyond tolerance)", (long long)df.bad, (long long)df.total);
     }
-    if (got->kind == OE_KIND_TENSOR && want->kind == OE_KIND_TENSOR && got->dtype != want->dtype)
+    if (want && got->kind == OE_KIND_TENSOR && want->kind == OE_KIND_TENSOR && got->dtype != want->dtype)
         sb_printf(&sb, " [dtype %s, expected %s]", view_numpy_dtype_name(got->dtype), view_numpy_dtype_name(want->dtype));
     sb_putc(&sb, '\n');
     fwrite(sb.s, 1, sb.len, s->out);
@@ -437,32 +518,52 @@ static const oe_tensor *reference_output(const stage_run *a, size_t i, const oe_
     return i < b->nout ? &b->outputs[i] : NULL;
 }
 
-static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, const stage_run *b, const run_opts *o)
+/* verify --json: {"stage", "reference", "inputs", "seed", "atol", "rtol", "outputs": [...],
+ * "failed", "ok"} */
+static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, const stage_run *b, const run_opts *o,
+                          const char *in_name, bool json)
 {
     const char **names = xcalloc(a->nout + 1, sizeof *names);
     for (size_t i = 0; i < a->nout; i++) names[i] = a->m->proto->graph->output[i]->name;
-    size_t failed = 0;
-    for (size_t i = 0; i < a->nout; i++) {
-        const oe_tensor *want = reference_output(a, i, exp, b, names);
-        if (!want) {
-            fprintf(s->out, "FAIL %s: no expected value\n", names[i]);
-            failed++;
-        } else if (!report_output(s, names[i], &a->outputs[i], want, o)) {
-            failed++;
-        }
+    strbuf sb;
+    sb_init(&sb);
+    json_writer jw, *w = json ? &jw : NULL;
+    if (w) {
+        cmd_json_begin(w, &sb, "verify", a->ref.label);
+        jw_kstring(w, "reference", exp ? o->expected : b->ref.label);
+        run_json_inputs(w, in_name, o->seed);
+        jw_key(w, "atol");
+        jw_double(w, o->atol);
+        jw_key(w, "rtol");
+        jw_double(w, o->rtol);
+        jw_key(w, "outputs");
+        jw_array(w);
     }
+    size_t failed = 0;
+    for (size_t i = 0; i < a->nout; i++)
+        if (!report_output(s, w, names[i], &a->outputs[i], reference_output(a, i, exp, b, names), o)) failed++;
     free(names);
+    if (w) {
+        jw_array_end(w);
+        jw_kint(w, "failed", (int64_t)failed);
+        jw_kbool(w, "ok", failed == 0);
+        cmd_json_end(w);
+        session_write(s, sb.s, sb.len);
+    }
+    sb_free(&sb);
     if (failed) {
         session_error(s, "verify: %zu of %zu output%s differ%s (atol %g, rtol %g)", failed, a->nout, a->nout == 1 ? "" : "s",
                       failed == 1 ? "s" : "", o->atol, o->rtol);
         return 1;
     }
-    fprintf(s->out, "verify: %zu output%s within atol %g, rtol %g\n", a->nout, a->nout == 1 ? "" : "s", o->atol, o->rtol);
+    if (!json)
+        fprintf(s->out, "verify: %zu output%s within atol %g, rtol %g\n", a->nout, a->nout == 1 ? "" : "s", o->atol, o->rtol);
     return 0;
 }
 
 int cmd_verify(session *s, int argc, char **argv)
 {
+    bool json = cmd_json_flag(&argc, argv);
     run_opts o;
     if (!run_parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol", 2, &o)) return 1;
     if (!o.expected && o.n_stages < 2) {
@@ -494,7 +595,7 @@ int cmd_verify(session *s, int argc, char **argv)
         if (run_stage_named(s, "verify", o.stages[1], &same, label, o.seed, &b)) rc = 1;
         view_values_free(&same);
     }
-    if (!rc) rc = verify_outputs(s, &a, o.expected ? &expected : NULL, &b, &o);
+    if (!rc) rc = verify_outputs(s, &a, o.expected ? &expected : NULL, &b, &o, in_name, json);
     if (a.m) stage_run_free(&a);
     if (b.m) stage_run_free(&b);
     view_values_free(&inputs);

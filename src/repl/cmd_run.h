@@ -55,6 +55,13 @@ int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_val
 void run_inputs_as_values(const run_input_set *from, oe_values *out);
 void run_inputs_free(run_input_set *in);
 
+struct json_writer;
+/* Members of the --json documents of run, verify and compare: how the inputs were made ("inputs":
+ * the file, or null, and "seed": the seed of random ones, or null), and a value's type
+ * (dtype_key: "float32", shape_key: [2, 3]; a sequence or optional: "kind" instead). */
+void run_json_inputs(struct json_writer *w, const char *file, uint64_t seed);
+void run_json_type(struct json_writer *w, const char *dtype_key, const char *shape_key, const oe_tensor *t);
+
 /* Reads a value file (--inputs, --expected); -1 after reporting. */
 int run_read_values(session *s, const char *cmd, const char *path, oe_values *v);
 

@@ -52,7 +52,11 @@ static void print_tracer_warning(session *s, const fx_node *n, hashmap *shown, s
         sb_truncate(keys, mark);
         return;
     }
-    fprintf(s->out, "%s:%d: %s\n", file, line, tracer_warning);
+    /* a Python warning: on stderr, as torch's other messages (stdout stays the results: a
+     * `verify --json` after the export is still one document per line) */
+    strbuf text;
+    sb_init(&text);
+    sb_printf(&text, "%s:%d: %s\n", file, line, tracer_warning);
     FILE *f = fopen(file, "r");
     char buf[4096];
     for (int i = 1; f && fgets(buf, sizeof buf, f); i++) {
@@ -60,10 +64,13 @@ static void print_tracer_warning(session *s, const fx_node *n, hashmap *shown, s
         char *b = buf, *e = buf + strlen(buf);
         while (*b == ' ' || *b == '\t') b++;
         while (e > b && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ')) e--;
-        fprintf(s->out, "  %.*s\n", (int)(e - b), b);
+        sb_printf(&text, "  %.*s\n", (int)(e - b), b);
         break;
     }
     if (f) fclose(f);
+    pl_env env = session_env(s);
+    env.print(env.print_ctx, PL_PRINT_TORCH, text.s);
+    sb_free(&text);
     hm_put(shown, xstrdup(keys->s + mark), (void *)1);
 }
 

@@ -19,7 +19,7 @@ const command command_table[] = {
      "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
      "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
      "Each problem is reported with its node; the command fails if there is any."},
-    {"compare", 2, 8, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R]",
+    {"compare", 2, 9, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]",
      "evaluate two stages or models node by node; the first value that differs",
      "Runs A and B (each a stage: onnx, optimized, or exported / decomposed translated as `run`\n"
      "translates them; or an ONNX model file, binary or text) on the same inputs (--inputs FILE, or\n"
@@ -38,19 +38,25 @@ const command command_table[] = {
      "delete a node (rewiring its users to %OTHER)",
      "Deletes NODE from the loaded FX program. A node that still has users is refused, unless\n"
      "%OTHER is given: its users are then rewired to %OTHER first. Undo with `undo`."},
-    {"diff", 2, 3, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff STAGE STAGE [--json]",
-     "nodes added, removed and changed between two stages",
-     "Compares two stages node by node (FX nodes by name; ONNX nodes by name, with the exporter's\n"
-     "node_ prefix removed so that an FX node lines up with the ONNX node made from it) and lists\n"
-     "the nodes added (+), removed (-) and changed (~), then a count line."},
+    {"diff", 2, 3, cmd_diff, COMPLETE_STAGE_OR_FORM, "diff A B [--json]",
+     "nodes added, removed and changed between two stages or models",
+     "Compares A and B node by node, each a stage or an ONNX model file (binary or text), as\n"
+     "`compare` and `verify` take them: FX nodes by name; ONNX nodes by name, with the exporter's\n"
+     "node_ prefix removed so that an FX node lines up with the ONNX node made from it. Lists the\n"
+     "nodes added (+), removed (-) and changed (~), then a count line, e.g.\n"
+     "  diff optimized ../corpus/fx/mlp/onnx_dynamo.onnx"},
     {"dot", 0, 2, cmd_dot, COMPLETE_FILE, "dot [FILE | --svg FILE.svg]",
      "write the current graph as Graphviz DOT, or render it to SVG",
-     "Prints the current ONNX graph as a Graphviz digraph (subgraphs as clusters), or writes it\n"
-     "to FILE. --svg FILE.svg renders it with Graphviz's dot (dot -Tsvg) when Graphviz is\n"
-     "installed (FXSH_DOT names another dot binary), e.g. to embed the graph in an export report."},
+     "Prints the current graph as a Graphviz digraph, or writes it to FILE: an ONNX model's nodes\n"
+     "with their inputs, outputs and initializers, or an FX program's nodes (name, opcode, target,\n"
+     "dtype and shape) as torch.fx's FxGraphDrawer draws them. Each If / Loop / Scan body (or cond\n"
+     "branch, loop body of an FX program) is a cluster holding its own nodes only, with a dashed\n"
+     "edge from it into the node that runs it. --svg FILE.svg renders it with Graphviz's dot (dot\n"
+     "-Tsvg) when Graphviz is installed (FXSH_DOT names another dot binary), e.g. to embed the graph\n"
+     "in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
     {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
-     "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md] [NAME=VALUE...]",
+     "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md|.html] [--json] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
      "Replays torch.onnx.export(model, args, dynamo=True) on the loaded program, printing the\n"
      "[torch.onnx] progress lines torch prints: export (torch-level graphs only), decompose (the\n"
@@ -64,6 +70,8 @@ const command command_table[] = {
      "decided for the example input, as torch.export decides it, with a warning: the model keeps\n"
      "the dimension dynamic but only the branch taken, and is wrong for the other sizes (verify\n"
      "with inputs of such a size shows it; rewrite NODE cond keeps both branches).\n"
+     "--legacy script and --legacy trace print what torch.onnx.export(..., dynamo=False) prints:\n"
+     "its DeprecationWarning, and none of the [torch.onnx] progress lines of the dynamo exporter.\n"
      "--legacy script replays the TorchScript-based exporter given torch.jit.script(model): every\n"
      "Python `if` becomes an ONNX If (through torch.cond, innermost first) and every loop an\n"
      "ONNX Loop(trip count, first test, carried...) as prim::Loop was translated (a for over a\n"
@@ -95,16 +103,24 @@ const command command_table[] = {
      "--report FILE.md writes what torch.onnx.export(..., report=True) writes, as Markdown: the\n"
      "program and the settings, each stage with the pass that made it, its node count and time,\n"
      "the op histogram of the model, every decision the run made (branches specialized, checks\n"
-     "folded, loops unrolled) and its warnings, and, when it fails, the error with its\n"
-     "hint and torch's failure text. The report is written when the export fails too."},
-    {"find", 1, 1, cmd_find, COMPLETE_NODE, "find TEXT",
+     "folded, loops unrolled, weights without values) and its warnings, and, when it fails, the error with its\n"
+     "hint and torch's failure text. The report is written when the export fails too.\n"
+     "--report FILE.html writes the same as one self-contained HTML page, with the graph of the\n"
+     "last stage the run made as inline SVG when Graphviz's dot can be run (FXSH_DOT; otherwise\n"
+     "the page says so and what to install), each stage's node count in all and in its main\n"
+     "graph, and on failure the failing node's neighbourhood: the nodes it reads and that read it.\n"
+     "--json prints the run as one JSON document instead of the progress lines: the stages with\n"
+     "their node counts and times, the op histogram, the warnings and the errors (fxsh(1), JSON\n"
+     "OUTPUT)."},
+    {"find", 1, 3, cmd_find, COMPLETE_NODE, "find TEXT [--case-sensitive] [--json]",
      "list nodes whose name or target contains TEXT",
-     "Searches the current graph (and its subgraphs) for nodes whose name or target contains\n"
-     "TEXT, one line each. Fails if nothing matches."},
+     "Searches the current graph (and its subgraphs) for nodes whose name or target (ONNX: name,\n"
+     "op type or an output) contains TEXT, one line each, without regard to case (`find softmax`\n"
+     "lists the Softmax nodes); --case-sensitive matches case exactly. Fails if nothing matches."},
     {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
      "list commands, or describe one",
      "Without an argument lists every command with its usage. `help CMD` describes CMD."},
-    {"history", 0, 0, cmd_history, COMPLETE_NOTHING, "history",
+    {"history", 0, 1, cmd_history, COMPLETE_NOTHING, "history [--json]",
      "list the edits applied (and undone) so far",
      "Lists every patch applied to the FX stages, oldest first, with the stage it changed;\n"
      "undone edits that `redo` can bring back are marked."},
@@ -113,7 +129,7 @@ const command command_table[] = {
      "Inserts NAME = TARGET(ARGS) after node AFTER, e.g.\n"
      "  insert relu clone torch.ops.aten.clone.default (%relu,)\n"
      "ARGS is FX argument text; rewire users to the new node with `rewire`."},
-    {"lint", 0, 0, cmd_lint, COMPLETE_NOTHING, "lint",
+    {"lint", 0, 1, cmd_lint, COMPLETE_NOTHING, "lint [--json]",
      "name the nodes tracing would get wrong, each with its fix",
      "Lists the nodes of the current FX program (TorchScript IR, FX text) that torch.jit.trace, and\n"
      "the exporter's tracer, would get wrong, since they run the model once on the example and\n"
@@ -162,7 +178,7 @@ const command command_table[] = {
     {"nodes", 0, 1, cmd_nodes, COMPLETE_NOTHING, "nodes [--json]",
      "list the nodes of the current graph",
      "One line per node: name, opcode, target and number of users."},
-    {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE]",
+    {"ops", 0, 2, cmd_ops, COMPLETE_NOTHING, "ops [show TARGET | load FILE] | ops [--json]",
      "list, show or add ATen -> ONNX lowering rules",
      "Without arguments lists every ATen overload the translator covers, and the Python functions\n"
      "on symbolic sizes (operator.mul, torch.sym_float), with the opsets their rules start at.\n"
@@ -170,9 +186,10 @@ const command command_table[] = {
      "adds the rules of a YAML file in the format of share/fxsh/translate/*.yaml (later rules replace\n"
      "earlier ones)."},
     {"params", 0, 1, cmd_params, COMPLETE_NOTHING, "params [--json]",
-     "list parameters, buffers and constants",
+     "list parameters, buffers and constants, or an ONNX model's initializers",
      "Lists the parameters, buffers and constant tensors of a torch.export program: name, kind,\n"
-     "dtype, shape and bytes, with the total."},
+     "dtype, shape and bytes, with the total. On an ONNX stage lists its initializers, one per\n"
+     "line (name, dtype, shape, bytes), as polygraphy inspect does."},
     {"quit", 0, 0, cmd_quit, COMPLETE_NOTHING, "quit", "leave fxsh", NULL},
     {"redo", 0, 0, cmd_redo, COMPLETE_NOTHING, "redo", "re-apply the last undone edit", NULL},
     {"rename", 2, 2, cmd_rename, COMPLETE_NODE, "rename NODE NEW",
@@ -221,7 +238,7 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
-    {"run", 0, 7, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz]",
+    {"run", 0, 8, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz] [--json]",
      "evaluate a stage and print its outputs",
      "Evaluates the current stage (or STAGE: onnx, optimized, a loaded model; exported and\n"
      "decomposed are first translated to ONNX with the `set` defaults, as `export` would, and that\n"
@@ -246,8 +263,9 @@ const command command_table[] = {
      "writes it anyway.\n"
      "\n"
      "FILE is written to a temporary name beside it, synced and renamed, so a failed or\n"
-     "interrupted save leaves the old file as it was and no temporary behind; an existing file\n"
-     "keeps its permissions. A symbolic link is followed (its target is written, the link stays).\n"
+     "interrupted save leaves the old file as it was and no temporary behind; the rename decides\n"
+     "the outcome: a Ctrl-C before it is \"interrupted\" (no file), one after it leaves the save\n"
+     "done (\"saved\", never both). An existing file keeps its permissions. A symbolic link is followed (its target is written, the link stays).\n"
      "A character device is written directly (save /dev/stdout, /dev/null); a directory, FIFO\n"
      "or socket is refused. `dot FILE` and `save-patch FILE` write files the same way."},
     {"save-patch", 1, 1, cmd_save_patch, COMPLETE_FILE, "save-patch FILE",
@@ -255,7 +273,7 @@ const command command_table[] = {
      "Writes the `load` that made the program (with its --weights, --input and --attr) and every\n"
      "applied edit after it, in order, as fxsh commands: `fxsh -f FILE` (or `source FILE`) replays\n"
      "them exactly."},
-    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE",
+    {"set", 0, 2, cmd_set, COMPLETE_NOTHING, "set [NAME [VALUE]] | set NODE ARG=VALUE | set [--json]",
      "show or change the export settings, or set a node argument",
      "Without arguments lists the settings with their values: opset_version, input_names,\n"
      "output_names, dynamic_shapes, dynamic_axes, inputs, export_params,\n"
@@ -306,8 +324,8 @@ const command command_table[] = {
     {"undo", 0, 0, cmd_undo, COMPLETE_NOTHING, "undo", "take back the last edit",
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
-    {"verify", 0, 12, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R]",
+    {"verify", 0, 13, cmd_verify, COMPLETE_STAGE_OR_FORM,
+     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R] [--json]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
@@ -321,7 +339,7 @@ const command command_table[] = {
      "  verify exported optimized\n"
      "  verify optimized onnx_legacy_script.onnx --inputs other.json\n"
      "`compare A B` finds the first node where two models part."},
-    {"weights", 1, 1, cmd_weights, COMPLETE_NOTHING, "weights NAME",
+    {"weights", 1, 2, cmd_weights, COMPLETE_NOTHING, "weights NAME [--json]",
      "summarise one parameter's values",
      "Shows shape, dtype, min, max, mean and the first elements of the parameter, buffer or\n"
      "initializer NAME (its state-dict name, e.g. fc1.weight)."},
@@ -378,17 +396,44 @@ const command *command_lookup(session *s, const char *name, const char *what)
     return c;
 }
 
+/* Whether the command's usage offers --json (the table is where a command says so), and this
+ * command line asks for it. */
+static bool wants_json(const command *c, int argc, char **argv)
+{
+    if (!strstr(c->usage, "[--json]")) return false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) return true;
+    return false;
+}
+
 int command_dispatch(session *s, int argc, char **argv)
 {
     const command *c = command_lookup(s, argv[0], "");
     if (!c) return 1;
-    int nargs = argc - 1;
+    /* A --json command that fails before writing its document still writes one: a script reading
+     * JSON Lines gets a line per command, the error in it ({"ok": false, "errors": [...]}), as
+     * well as the diagnostics on stderr and the status. */
+    s->json = wants_json(c, argc, argv);
+    s->json_written = false;
+    s->committed = false;
+    size_t mark = s->diag.len;
+    int nargs = argc - 1, rc;
     if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: wrong number of arguments", c->name);
         diag_set_hint(dg, "usage: %s", c->usage);
-        return 1;
+        rc = 1;
+    } else {
+        rc = c->run(s, argc, argv) ? 1 : 0;
     }
-    return c->run(s, argc, argv) ? 1 : 0;
+    if (s->json && rc && !s->json_written) {
+        strbuf sb;
+        sb_init(&sb);
+        cmd_json_error(s, c->name, mark, &sb);
+        session_write(s, sb.s, sb.len);
+        sb_free(&sb);
+    }
+    s->json = false;
+    return rc;
 }
 
 /* Prints text as paragraphs filled to `width` columns after `indent` spaces: lines of a
@@ -601,6 +646,20 @@ static void split_before(const char *line, int start, comp_ctx *c)
     }
 }
 
+/* The --options a command's usage names (the table is their one source): "--json", "--seed". */
+static void add_usage_options(strvec *v, const char *usage, const char *word)
+{
+    for (const char *p = strstr(usage, "--"); p; p = strstr(p + 2, "--")) {
+        size_t n = 2;
+        while ((p[n] >= 'a' && p[n] <= 'z') || p[n] == '-') n++;
+        char opt[64];
+        snprintf(opt, sizeof opt, "%.*s", (int)n, p);
+        bool dup = false;
+        for (size_t i = 0; i < v->len && !dup; i++) dup = !strcmp(v->items[i], opt);
+        if (!dup) add_if_prefix(v, opt, word);
+    }
+}
+
 static void complete_args(session *s, const command *c, const comp_ctx *x, const char *word, strvec *v)
 {
     int k = x->n - 1;   /* index of the argument being completed */
@@ -628,7 +687,8 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
     } else if (!strcmp(name, "export")) {
         static const char *const legacy[] = {"script", "trace", NULL};
         if (!strcmp(prev, "--legacy")) add_words(v, legacy, word);
-        else if (word[0] == '-') add_if_prefix(v, "--legacy", word);
+        else if (!strcmp(prev, "--report") || !strcmp(prev, "--inputs")) complete_files(v, word);
+        else if (word[0] == '-') add_usage_options(v, c->usage, word);
         else add_settings(v, word, true);
     } else if (!strcmp(name, "rewrite")) {
         static const char *const kinds[] = {"cond", "scan", "while_loop", NULL};
@@ -646,12 +706,15 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
         static const char *const subs[] = {"show", "load", NULL};
         if (k == 0) add_words(v, subs, word);
         else if (!strcmp(x->words[1], "load")) complete_files(v, word);
-    } else if (c->completes == COMPLETE_STAGE_OR_FORM) {   /* diff, run, verify */
+    } else if (c->completes == COMPLETE_STAGE_OR_FORM) {   /* diff, run, verify, compare */
         if (word[0] == '-' || !strcmp(prev, "--inputs") || !strcmp(prev, "--expected") || !strcmp(prev, "--save")) {
             if (word[0] != '-') complete_files(v, word);
+            else add_usage_options(v, c->usage, word);
         } else {
             add_words(v, stage_words, word);
         }
+    } else if (c->completes == COMPLETE_NODE && word[0] == '-' && word[1] == '-') {   /* find --case-sensitive */
+        add_usage_options(v, c->usage, word);
     } else if (c->completes == COMPLETE_NODE) {
         if (k == 0 || (!strcmp(name, "delete") && k == 1) || (!strcmp(name, "rewire") && k == 2) ||
             (!strcmp(name, "insert") && k == 0))
@@ -660,6 +723,8 @@ static void complete_args(session *s, const command *c, const comp_ctx *x, const
         complete_files(v, word);
     } else if (c->completes == COMPLETE_COMMAND) {
         for (const command *k2 = command_table; k2->name; k2++) add_if_prefix(v, k2->name, word);
+    } else if (word[0] == '-' && word[1] == '-') {   /* nodes --json, stats --json, lint --json ... */
+        add_usage_options(v, c->usage, word);
     }
 }
 

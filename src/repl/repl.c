@@ -56,8 +56,9 @@ static void usage(FILE *out)
 {
     fputs("usage: fxsh [options] [FILE...]\n"
           "\n"
-          "Loads each FILE (FX graph text, readable code, GraphModule text, .pt2 / torch.export JSON,\n"
-          ".onnx or ONNX text), then reads commands from the terminal, a pipe or a script.\n"
+          "Loads each FILE (FX graph text, readable code, GraphModule text, a printed ExportedProgram,\n"
+          ".pt2 / torch.export JSON, TorchScript IR, .onnx or ONNX text), then reads commands from the\n"
+          "terminal, a pipe or a script.\n"
           "\n"
           "options:\n"
           "  -c CMD          run CMD and exit; no prompt (repeatable; -c and -f run in order)\n"
@@ -66,7 +67,7 @@ static void usage(FILE *out)
           "  -bail           stop at the first failing command\n"
           "  -q, --quiet     only results, warnings and errors: no progress lines, notes or confirmations\n"
           "  -batch          force non-interactive mode (no banner, prompt or history)\n"
-          "  -interactive   force interactive mode\n"
+          "  -interactive    force interactive mode\n"
           "  --color=WHEN    auto (default), always or never; NO_COLOR also turns colour off\n"
           "  --version       print the version and exit\n"
           "  --help          print this help and exit\n"
@@ -76,11 +77,12 @@ static void usage(FILE *out)
 }
 
 /* After a command: an interrupt replaces what the command reported with "interrupted" (its
- * partial results were discarded); output that could not be written is an error. Returns rc, or
- * 1 when either happened. */
+ * partial results were discarded) — unless the command had already committed its file, which
+ * is then its one outcome ("saved", not "saved" and "interrupted"); output that could not be
+ * written is an error. Returns rc, or 1 when either happened. */
 static int finish_command(session *s, int rc)
 {
-    if (interrupt_pending()) {
+    if (interrupt_pending() && !s->committed) {
         if (!interrupt_reported) {
             diag_clear(&s->diag);
             clearerr(s->out);   /* a write cut short by the signal */
@@ -394,7 +396,7 @@ int repl_main(int argc, char **argv)
 
     for (size_t i = 0; i < opts.files.len && !interrupt_pending(); i++) {
         char *args[] = {"load", (char *)opts.files.items[i], NULL};
-        s.input_name = "<command line>";
+        s.input_name = NULL;   /* no "<command line>:0:": the diagnostics name the file */
         s.input_line = 0;
         s.read_more = NULL;
         finish_command(&s, command_dispatch(&s, 2, args));

@@ -148,6 +148,7 @@ void session_error(session *s, const char *fmt, ...)
 
 bool session_write(session *s, const char *buf, size_t len)
 {
+    s->json_written |= s->json && len;
     while (len) {
         if (interrupt_pending()) return false;
         size_t n = len < 65536 ? len : 65536;

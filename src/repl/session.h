@@ -43,6 +43,12 @@ typedef struct session {
     bool quiet;                  /* -q: no progress lines, notes or confirmations */
     bool terminal;               /* standard output is a terminal (s->out may be a pager's buffer) */
     bool quit;
+    bool json;                   /* the running command was given --json (command_dispatch) */
+    bool json_written;           /* ...and wrote its document (session_write) */
+    /* The running command's file was renamed into place (save, dot FILE, save-patch): that is its
+     * outcome, decided at the rename, and a Ctrl-C arriving after it does not turn it into
+     * "interrupted" (the REPL reports one outcome; a script still stops there, exit 130). */
+    bool committed;
     const char *input_name;      /* current input: script file, "<stdin>" or "-c" */
     int input_line;
     session_read_fn read_more;
@@ -88,7 +94,10 @@ bool session_write(session *s, const char *buf, size_t len);
 /* Columns to wrap text for: the terminal's width when s->out is one, else $COLUMNS, else 80
  * (kept within 40..200). */
 int session_width(const session *s);
-/* Whether to print a confirmation line ("loaded ...", "saved ..."): on a terminal, without -q. */
+/* Whether to print a confirmation line ("loaded ...", "attached ...", "saved ...", "loaded rules
+ * from ...", "wrote the report ..."): on a terminal, without -q; never when the output is piped or
+ * redirected, interactive or not, so that a script's stdout is its results only (one rule for
+ * every command; fxsh(1), OUTPUT). */
 bool session_confirm(const session *s);
 /* Reports a command-level error (no source location of its own). */
 void session_error(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

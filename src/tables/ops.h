@@ -236,6 +236,9 @@ const lowering *ops_select(const op_rule *rule, const arg_info *args);
 
 /* Listing for the REPL `ops` command: one line per target with its opsets. */
 void ops_print_list(const ops_registry *r, strbuf *out);
+/* The same list as a JSON array: [{"target", "opsets": [newest first], "builtin" or null}]. */
+struct json_writer;
+void ops_list_json(const ops_registry *r, struct json_writer *w);
 /* `ops show TARGET`: every rule for target (all opsets) as YAML. false if unknown. */
 bool ops_print_rule(const ops_registry *r, const char *target, strbuf *out);
 

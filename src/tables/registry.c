@@ -7,6 +7,7 @@
 #include <yaml.h>
 
 #include "base/file.h"
+#include "base/json_write.h"
 #include "base/vec.h"
 #include "tables/aten_schemas.h"
 #include "tables/ops.h"
@@ -664,6 +665,31 @@ void ops_print_list(const ops_registry *r, strbuf *out)
         sb_putc(out, '\n');
     }
     sb_printf(out, "%zu ops\n", r->ntargets);
+    free(t);
+}
+
+void ops_list_json(const ops_registry *r, json_writer *w)
+{
+    const char **t = xmalloc((r->ntargets + 1) * sizeof *t);
+    if (r->ntargets) memcpy(t, r->targets, r->ntargets * sizeof *t);
+    if (r->ntargets) qsort(t, r->ntargets, sizeof *t, cmp_str);
+    jw_array(w);
+    for (size_t i = 0; i < r->ntargets; i++) {   /* what ops_print_list prints, a member each */
+        const op_rule *head = hm_get(&r->by_target, t[i]);
+        strbuf name;
+        sb_init(&name);
+        sb_printf(&name, "%s%s", python_callable(t[i]) ? "" : "torch.ops.", t[i]);
+        jw_object(w);
+        jw_kstring(w, "target", name.s);
+        jw_key(w, "opsets");   /* the opsets its rules start at, newest first */
+        jw_array(w);
+        for (const op_rule *x = head; x; x = x->older) jw_int(w, x->since_opset);
+        jw_array_end(w);
+        jw_kstring(w, "builtin", head->nalts == 1 ? head->alts[0].builtin : NULL);
+        jw_object_end(w);
+        sb_free(&name);
+    }
+    jw_array_end(w);
     free(t);
 }
 

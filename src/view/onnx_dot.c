@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "base/dot_write.h"
 #include "base/hashmap.h"
 #include "view/onnx_summary.h"
 
@@ -22,37 +23,11 @@ typedef struct dotw {
     strbuf *out;
     arena a;           /* DOT ids */
     unsigned next_graph;
+    /* Edges that cross a cluster's border (an outer value used in a body, a body into its node),
+     * written after everything at the top level: Graphviz puts a node in every subgraph whose
+     * block mentions it, so an edge written inside a cluster would pull the outer node in. */
+    strbuf outer;
 } dotw;
-
-/* A DOT double-quoted string: escape '"' and '\', turn raw newlines into \n. */
-static void q(strbuf *out, const char *s)
-{
-    sb_putc(out, '"');
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            sb_putc(out, '\\');
-        if (*s == '\n') {
-            sb_puts(out, "\\n");
-            continue;
-        }
-        sb_putc(out, *s);
-    }
-    sb_putc(out, '"');
-}
-
-/* Escapes into a label being built (which is then emitted raw between quotes). */
-static void lab(strbuf *l, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            sb_putc(l, '\\');
-        if (*s == '\n') {
-            sb_puts(l, "\\n");
-            continue;
-        }
-        sb_putc(l, *s);
-    }
-}
 
 static const char *lookup(const scope *s, const char *name, bool types)
 {
@@ -64,15 +39,22 @@ static const char *lookup(const scope *s, const char *name, bool types)
     return NULL;
 }
 
+/* The producer's id, and whether it is outside graph sc (an outer-scope value). */
+static const char *lookup_producer(const scope *sc, const char *name, bool *outer)
+{
+    *outer = hm_get(&sc->producer, name) == NULL;
+    return lookup(sc, name, false);
+}
+
 static void indent(strbuf *out, int depth) { sb_spaces(out, 2 + 2 * (size_t)depth); }
 
 static void attr_short(strbuf *l, const Onnx__AttributeProto *a)
 {
-    lab(l, a->name);
+    dot_escape(l, a->name);
     sb_putc(l, '=');
     if (a->ref_attr_name) {
         sb_putc(l, '@');
-        lab(l, a->ref_attr_name);
+        dot_escape(l, a->ref_attr_name);
         return;
     }
     switch (a->type) {
@@ -86,7 +68,7 @@ static void attr_short(strbuf *l, const Onnx__AttributeProto *a)
         for (size_t i = 0; i < n; i++)
             if ((unsigned char)buf[i] < 32)
                 buf[i] = ' ';
-        lab(l, buf);
+        dot_escape(l, buf);
         if (a->s.len > 16)
             sb_puts(l, "...");
         break;
@@ -117,12 +99,14 @@ static void attr_short(strbuf *l, const Onnx__AttributeProto *a)
     }
 }
 
+/* An edge into the graph's own block, or into the top-level list of border-crossing edges. */
 static void edge(dotw *w, int depth, const scope *sc, const char *from, const char *to,
-                 const char *tensor)
+                 const char *tensor, bool crosses)
 {
+    strbuf *out = crosses ? &w->outer : w->out;
     strbuf l;
     sb_init(&l);
-    lab(&l, tensor);
+    dot_escape(&l, tensor);
     const Onnx__TypeProto *t = (const Onnx__TypeProto *)lookup(sc, tensor, true);
     if (t) {
         strbuf ty;
@@ -130,16 +114,34 @@ static void edge(dotw *w, int depth, const scope *sc, const char *from, const ch
         view_summary_type(&ty, t);
         if (ty.len) {
             sb_puts(&l, "\\n");
-            lab(&l, ty.s);
+            dot_escape(&l, ty.s);
         }
         sb_free(&ty);
     }
-    indent(w->out, depth);
-    q(w->out, from);
-    sb_puts(w->out, " -> ");
-    q(w->out, to);
-    sb_printf(w->out, " [label=\"%s\"];\n", l.s);
+    indent(out, crosses ? 0 : depth);
+    dot_quote(out, from);
+    sb_puts(out, " -> ");
+    dot_quote(out, to);
+    sb_printf(out, " [label=\"%s\"];\n", l.s);
     sb_free(&l);
+}
+
+/* A body's edge into the If / Loop / Scan node that runs it: from its first output, leaving
+ * the cluster's border (compound=true), dashed and labelled with the attribute's name. */
+static void body_edge(dotw *w, unsigned body_gid, const Onnx__GraphProto *body, const char *cluster,
+                      const char *node_id, const char *attr)
+{
+    if (!body->n_output) return;
+    strbuf *out = &w->outer;
+    indent(out, 0);
+    dot_quote(out, arena_printf(&w->a, "g%u_out0", body_gid));
+    sb_puts(out, " -> ");
+    dot_quote(out, node_id);
+    sb_puts(out, " [ltail=");
+    dot_quote(out, cluster);
+    sb_puts(out, ", style=dashed, label=");
+    dot_quote(out, attr);
+    sb_puts(out, "];\n");
 }
 
 static void value_node(dotw *w, int depth, const char *id, const char *name,
@@ -147,19 +149,19 @@ static void value_node(dotw *w, int depth, const char *id, const char *name,
 {
     strbuf l;
     sb_init(&l);
-    lab(&l, name);
+    dot_escape(&l, name);
     if (t) {
         strbuf ty;
         sb_init(&ty);
         view_summary_type(&ty, t);
         if (ty.len) {
             sb_puts(&l, "\\n");
-            lab(&l, ty.s);
+            dot_escape(&l, ty.s);
         }
         sb_free(&ty);
     }
     indent(w->out, depth);
-    q(w->out, id);
+    dot_quote(w->out, id);
     sb_printf(w->out, " [%s, label=\"%s\"];\n", style, l.s);
     sb_free(&l);
 }
@@ -174,14 +176,14 @@ static void emit_nodes(dotw *w, const Onnx__GraphProto *g, scope *sc, const char
         strbuf l;
         sb_init(&l);
         if (n->name && n->name[0]) {
-            lab(&l, n->name);
+            dot_escape(&l, n->name);
             sb_puts(&l, "\\n");
         }
         if (n->domain && n->domain[0]) {
-            lab(&l, n->domain);
+            dot_escape(&l, n->domain);
             sb_putc(&l, '.');
         }
-        lab(&l, n->op_type);
+        dot_escape(&l, n->op_type);
         size_t shown = 0;
         for (size_t k = 0; k < n->n_attribute && shown < MAX_LABEL_ATTRS; k++) {
             const Onnx__AttributeProto *a = n->attribute[k];
@@ -193,43 +195,50 @@ static void emit_nodes(dotw *w, const Onnx__GraphProto *g, scope *sc, const char
             shown++;
         }
         indent(w->out, depth);
-        q(w->out, nid);
+        dot_quote(w->out, nid);
         sb_printf(w->out, " [shape=box, style=\"rounded,filled\", fillcolor=white, label=\"%s\"];\n", l.s);
         sb_free(&l);
         for (size_t k = 0; k < n->n_input; k++) {
             const char *in = n->input[k];
             if (!in[0])
                 continue;
-            const char *from = lookup(sc, in, false);
+            bool crosses;
+            const char *from = lookup_producer(sc, in, &crosses);
             if (from)
-                edge(w, depth, sc, from, nid, in);
+                edge(w, depth, sc, from, nid, in, crosses);
         }
         if (depth < MAX_DEPTH) {
             for (size_t k = 0; k < n->n_attribute; k++) {
                 const Onnx__AttributeProto *a = n->attribute[k];
                 if (a->g) {
+                    char *cluster = arena_printf(&w->a, "cluster_%s_%s", nid, a->name ? a->name : "");
+                    unsigned body = w->next_graph;
                     indent(w->out, depth);
                     sb_puts(w->out, "subgraph ");
-                    q(w->out, arena_printf(&w->a, "cluster_%s_%s", nid, a->name ? a->name : ""));
+                    dot_quote(w->out, cluster);
                     sb_puts(w->out, " {\n");
                     indent(w->out, depth + 1);
                     sb_puts(w->out, "label=");
                     char *cl = arena_printf(&w->a, "%s %s: %s", n->op_type ? n->op_type : "",
                                             a->name ? a->name : "", a->g->name ? a->g->name : "");
-                    q(w->out, cl);
+                    dot_quote(w->out, cl);
                     sb_puts(w->out, ";\n");
                     emit_graph(w, a->g, sc, depth + 1);
                     indent(w->out, depth);
                     sb_puts(w->out, "}\n");
+                    body_edge(w, body, a->g, cluster, nid, a->name ? a->name : "");
                 }
                 for (size_t j = 0; j < a->n_graphs; j++) {
+                    char *cluster = arena_printf(&w->a, "cluster_%s_%s_%zu", nid, a->name ? a->name : "", j);
+                    unsigned body = w->next_graph;
                     indent(w->out, depth);
                     sb_puts(w->out, "subgraph ");
-                    q(w->out, arena_printf(&w->a, "cluster_%s_%s_%zu", nid, a->name ? a->name : "", j));
+                    dot_quote(w->out, cluster);
                     sb_puts(w->out, " {\n");
                     emit_graph(w, a->graphs[j], sc, depth + 1);
                     indent(w->out, depth);
                     sb_puts(w->out, "}\n");
+                    body_edge(w, body, a->graphs[j], cluster, nid, arena_printf(&w->a, "%s[%zu]", a->name ? a->name : "", j));
                 }
             }
         }
@@ -267,7 +276,7 @@ static void emit_graph(dotw *w, const Onnx__GraphProto *g, const scope *parent, 
         char *id = arena_printf(&w->a, "%s_init%zu", gid, i);
         strbuf l;
         sb_init(&l);
-        lab(&l, t->name);
+        dot_escape(&l, t->name);
         sb_puts(&l, "\\n");
         sb_puts(&l, ox_dtype_name(t->data_type));
         sb_putc(&l, '[');
@@ -275,7 +284,7 @@ static void emit_graph(dotw *w, const Onnx__GraphProto *g, const scope *parent, 
             sb_printf(&l, "%s%" PRId64, k ? "," : "", t->dims[k]);
         sb_putc(&l, ']');
         indent(w->out, depth);
-        q(w->out, id);
+        dot_quote(w->out, id);
         sb_printf(w->out, " [shape=note, style=filled, fillcolor=\"#eeeeee\", label=\"%s\"];\n", l.s);
         sb_free(&l);
         if (t->name)
@@ -287,9 +296,10 @@ static void emit_graph(dotw *w, const Onnx__GraphProto *g, const scope *parent, 
         char *id = arena_printf(&w->a, "%s_out%zu", gid, i);
         value_node(w, depth, id, v->name, v->type,
                    "shape=ellipse, style=filled, fillcolor=\"#bbdefb\"");
-        const char *from = v->name ? lookup(&sc, v->name, false) : NULL;
+        bool crosses = false;   /* a body may return an outer value as it is */
+        const char *from = v->name ? lookup_producer(&sc, v->name, &crosses) : NULL;
         if (from)
-            edge(w, depth, &sc, from, id, v->name);
+            edge(w, depth, &sc, from, id, v->name, crosses);
     }
     hm_free(&sc.producer);
     hm_free(&sc.types);
@@ -299,13 +309,16 @@ void view_dot(const ox_model *m, strbuf *out)
 {
     dotw w = {.out = out};
     arena_init(&w.a);
+    sb_init(&w.outer);
     const Onnx__GraphProto *g = m->proto->graph;
     sb_puts(out, "digraph ");
-    q(out, g && g->name ? g->name : "model");
-    sb_puts(out, " {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
+    dot_quote(out, g && g->name ? g->name : "model");
+    sb_puts(out, " {\n  rankdir=TB;\n  compound=true;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
                  "  edge [fontname=\"Helvetica\", fontsize=8];\n");
     if (g)
         emit_graph(&w, g, NULL, 0);
+    sb_putn(out, w.outer.s, w.outer.len);
     sb_puts(out, "}\n");
+    sb_free(&w.outer);
     arena_free(&w.a);
 }

@@ -203,7 +203,9 @@ void view_show_provenance(const Onnx__NodeProto *n, strbuf *out)
 {
     const char *ns = node_meta(n, "namespace"), *fx = node_meta(n, "pkg.torch.onnx.fx_node"),
                *st = node_meta(n, "pkg.torch.onnx.stack_trace");
-    if (ns) sb_printf(out, "module:  %s\n", ns);
+    /* torch.onnx's namespace starts with the root module's scope, whose name is empty
+     * (": model.MLPCond/seq: ..."): the root is shown by its class alone */
+    if (ns) sb_printf(out, "module:  %s\n", !strncmp(ns, ": ", 2) ? ns + 2 : ns);
     if (fx) sb_printf(out, "fx node: %s\n", fx);
     if (!st) return;
     sb_puts(out, "stack:\n");
@@ -275,7 +277,17 @@ int view_show_node(const ox_model *m, const char *name, strbuf *out)
                         }
             sb_printf(out, "  (%zu user%s)\n", users, users == 1 ? "" : "s");
         }
-        if (n->n_attribute) sb_printf(out, "attributes: %zu\n", n->n_attribute);
+        if (n->n_attribute) sb_puts(out, "attributes:\n");
+        for (size_t k = 0; k < n->n_attribute; k++) {   /* a subgraph by its size: `text` prints it */
+            const Onnx__AttributeProto *a = n->attribute[k];
+            sb_puts(out, "  ");
+            if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH && a->g)
+                sb_printf(out, "%s: graph of %zu node%s\n", a->name, a->g->n_node, a->g->n_node == 1 ? "" : "s");
+            else {
+                ox_print_attribute(a, out);
+                sb_putc(out, '\n');
+            }
+        }
         view_show_provenance(n, out);
         sb_puts(out, "text:\n");
         ox_print_node(n, out, NULL);
@@ -286,15 +298,15 @@ int view_show_node(const ox_model *m, const char *name, strbuf *out)
     return rc;
 }
 
-size_t view_find(const ox_model *m, const char *text, strbuf *out)
+size_t view_find(const ox_model *m, const char *text, bool fold_case, strbuf *out)
 {
     node_list l = {0};
     collect(main_graph(m), "", 0, &l);
     size_t hits = 0;
     for (size_t i = 0; i < l.len; i++) {
         const Onnx__NodeProto *n = l.items[i].node;
-        bool hit = strstr(node_label(n), text) || (n->op_type && strstr(n->op_type, text));
-        for (size_t k = 0; !hit && k < n->n_output; k++) hit = strstr(n->output[k], text) != NULL;
+        bool hit = str_contains(node_label(n), text, fold_case) || str_contains(n->op_type, text, fold_case);
+        for (size_t k = 0; !hit && k < n->n_output; k++) hit = str_contains(n->output[k], text, fold_case);
         if (!hit) continue;
         hits++;
         sb_printf(out, "%s%s  ", l.items[i].path, node_label(n));

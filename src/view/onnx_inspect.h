@@ -15,8 +15,9 @@
 void view_show_nodes(const ox_model *m, strbuf *out);
 /* Returns -1 if no node has that name (or output name). */
 int view_show_node(const ox_model *m, const char *name, strbuf *out);
-/* Nodes whose name, op type or outputs contain text; returns how many matched. */
-size_t view_find(const ox_model *m, const char *text, strbuf *out);
+/* Nodes whose name, op type or outputs contain text (fold_case: ASCII case ignored); returns
+ * how many matched. */
+size_t view_find(const ox_model *m, const char *text, bool fold_case, strbuf *out);
 /* Where node n came from, from the metadata torch.onnx (and fxsh) write: "module:  ...",
  * "fx node: ..." and "stack:" with one "  file:line in fn: code" line a frame; nothing without it. */
 void view_show_provenance(const Onnx__NodeProto *n, strbuf *out);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_write.h"
 #include "base/vec.h"
 #include "onnx/onnx_tensor.h"
 #include "view/onnx_values.h"
@@ -357,5 +358,60 @@ void view_repr(const oe_tensor *t, strbuf *out)
         else sb_puts(out, "None");
     } else {
         array_repr(t, out);
+    }
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------------- */
+
+void view_json_number(json_writer *w, double x, int dtype)
+{
+    if (!isfinite(x) || !oe_is_float(dtype) || dtype == T_DOUBLE) {
+        jw_double_named(w, x);
+        return;
+    }
+    char buf[40];
+    for (int p = 1; p <= 17; p++) {   /* shortest in its own type, as numpy's tolist() reads it */
+        snprintf(buf, sizeof buf, "%.*g", p, x);
+        if (same_in_type(strtod(buf, NULL), x, dtype)) break;
+    }
+    jw_number_text(w, buf);
+}
+
+static void json_element(json_writer *w, const oe_tensor *t, int64_t i)
+{
+    if (t->dtype == T_BOOL) {
+        jw_bool(w, ot_get_i(t, i) != 0);
+    } else if (t->dtype == T_UINT64) {
+        jw_uint(w, ((const uint64_t *)t->data)[i]);
+    } else if (!oe_is_float(t->dtype)) {
+        jw_int(w, ot_get_i(t, i));
+    } else {
+        view_json_number(w, ot_get_f(t, i), t->dtype);
+    }
+}
+
+static void json_dim(json_writer *w, const oe_tensor *t, int d, int64_t *flat)
+{
+    if (d == t->rank) {
+        json_element(w, t, (*flat)++);
+        return;
+    }
+    jw_array(w);
+    for (int64_t k = 0; k < t->dims[d]; k++) json_dim(w, t, d + 1, flat);
+    jw_array_end(w);
+}
+
+void view_json_value(json_writer *w, const oe_tensor *t)
+{
+    if (t->kind == OE_KIND_SEQUENCE) {
+        jw_array(w);
+        for (int64_t k = 0; k < t->n_items; k++) view_json_value(w, &t->items[k]);
+        jw_array_end(w);
+    } else if (t->kind == OE_KIND_OPTIONAL) {
+        if (t->n_items) view_json_value(w, &t->items[0]);
+        else jw_null(w);
+    } else {
+        int64_t flat = 0;
+        json_dim(w, t, 0, &flat);
     }
 }

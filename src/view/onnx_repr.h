@@ -15,4 +15,15 @@
 
 void view_repr(const oe_tensor *t, strbuf *out);
 
+/* The value as JSON, what json.dumps(array.tolist()) writes: nested lists by dimension (a 0-d
+ * tensor a bare number), each float in the fewest digits that read back as the same value of
+ * its own type (float32: 0.1, not 0.10000000149011612), integers exact, bools true / false; a
+ * value that is not finite as the string "NaN", "Infinity" or "-Infinity" (valid JSON, where
+ * Python writes the invalid NaN). A sequence is a list of its items, an optional its value or
+ * null. */
+struct json_writer;
+void view_json_value(struct json_writer *w, const oe_tensor *t);
+/* One number of an element type as view_json_value writes it (a float32's min: 0.30971584). */
+void view_json_number(struct json_writer *w, double x, int dtype);
+
 #endif

@@ -133,8 +133,7 @@ static int cmp_ops(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Bytes a tensor holds: raw bytes when present, else elements times element size. */
-static uint64_t tensor_bytes(const Onnx__TensorProto *t)
+uint64_t view_tensor_bytes(const Onnx__TensorProto *t)
 {
     if (t->has_raw_data)
         return t->raw_data.len;
@@ -228,7 +227,7 @@ void view_summary(const ox_model *m, strbuf *out)
 
     uint64_t bytes = 0;
     for (size_t i = 0; i < g->n_initializer; i++)
-        bytes += tensor_bytes(g->initializer[i]);
+        bytes += view_tensor_bytes(g->initializer[i]);
     sb_printf(out, "initializers: %zu\n", g->n_initializer);
     sb_printf(out, "initializer_bytes: %" PRIu64 " (", bytes);
     human_bytes(out, bytes);
@@ -243,4 +242,49 @@ void view_summary(const ox_model *m, strbuf *out)
     hm_free(&st.ops);
     arena_free(&st.a);
     free(st.list);
+}
+
+/* "[2, 3]": a tensor's dims as params prints a program's shapes */
+static void put_dims(strbuf *out, const Onnx__TensorProto *t)
+{
+    sb_putc(out, '[');
+    for (size_t k = 0; k < t->n_dims; k++) sb_printf(out, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
+    sb_putc(out, ']');
+}
+
+void view_show_params(const ox_model *m, strbuf *out)
+{
+    const Onnx__GraphProto *g = m->proto->graph;
+    size_t n = g ? g->n_initializer : 0;
+    /* columns as `params` prints a program's (fx_program_params), without its kind column:
+     * every initializer is a tensor of the graph */
+    size_t wn = 4, wd = 5, ws = 5;
+    strbuf sh;
+    sb_init(&sh);
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        sb_reset(&sh);
+        put_dims(&sh, t);
+        if (t->name && strlen(t->name) > wn) wn = strlen(t->name);
+        if (strlen(ox_dtype_name(t->data_type)) > wd) wd = strlen(ox_dtype_name(t->data_type));
+        if (sh.len > ws) ws = sh.len;
+    }
+    sb_printf(out, "%-*s  %-*s  %-*s  %s\n", (int)wn, "name", (int)wd, "dtype", (int)ws, "shape", "bytes");
+    uint64_t bytes = 0;
+    int64_t elems = 0;
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        sb_reset(&sh);
+        put_dims(&sh, t);
+        uint64_t b = view_tensor_bytes(t);
+        bool external = t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+        sb_printf(out, "%-*s  %-*s  %-*s  %" PRIu64 "%s\n", (int)wn, t->name ? t->name : "", (int)wd,
+                  ox_dtype_name(t->data_type), (int)ws, sh.s, b, external ? "  (external data)" : "");
+        bytes += b;
+        int64_t k = ox_tensor_numel(t);
+        elems += k > 0 ? k : 0;
+    }
+    sb_free(&sh);
+    sb_printf(out, "total: %zu initializer%s, %lld element%s, %" PRIu64 " bytes\n", n, n == 1 ? "" : "s",
+              (long long)elems, elems == 1 ? "" : "s", bytes);
 }

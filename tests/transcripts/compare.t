@@ -18,7 +18,7 @@ first divergence: linear_1 (MatMul node node_linear_1 in optimized; Gemm node no
   tests/fixtures/repl/mlp_cond.onnx: float32[4, 1] min -0.192392 max -0.0316709 mean -0.118295
   max abs diff 0.214, max rel diff 6.75: 4 of 4 elements beyond atol 0.0001, rtol 0.001; the largest at [3, 0]: 0.182026 vs -0.0316709
   where (optimized):
-    module:  : model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
+    module:  model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
     fx node: %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%linear, %p_seq_1_weight, None), kwargs = {})
     stack:
       /src/models/mlp_cond/model.py:12 in forward: out = self.seq(x)
@@ -37,7 +37,7 @@ first divergence: linear_1 (Gemm node node_linear_1 in both)
   max abs diff 0.138, max rel diff 0.952: 4 of 4 elements beyond atol 0.0001, rtol 0.001; the largest at [1, 0]: -0.282591 vs -0.144803
   its input neg (Neg node node_neg) has no counterpart in tests/fixtures/repl/mlp_cond.onnx: look there first
   where (optimized):
-    module:  : model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
+    module:  model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
     fx node: %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%neg, %p_seq_1_weight, %p_seq_1_bias), kwargs = {})
     stack:
       /src/models/mlp_cond/model.py:12 in forward: out = self.seq(x)
@@ -49,7 +49,7 @@ first divergence: linear_1 (Gemm node node_linear_1 in both)
 ## Errors: one argument, a file that is not an ONNX model, a missing file, nothing loaded.
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported'
 -c:2: error: compare: wrong number of arguments
-  hint: usage: compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R]
+  hint: usage: compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]
 ? 1
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported examples/data/mlp_cond.pt2'
 -c:2: error: compare: examples/data/mlp_cond.pt2 is not an ONNX model
@@ -62,4 +62,13 @@ $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported no/such/model.o
 $ fxsh -c 'compare onnx optimized'
 -c:1: error: compare: the onnx stage is empty
   hint: `stages` lists what each holds; `export` or `step` fills them
+? 1
+
+## diff takes model files as compare and verify do (finding 16): fxsh's stage against another export.
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'diff optimized tests/fixtures/repl/mlp_cond.onnx' -c 'diff optimized nosuch.onnx'
++ Constant_0  Constant()
++ scalar_tensor_default  Cast(val_0)
+optimized -> tests/fixtures/repl/mlp_cond.onnx: 2 added, 0 removed, 0 changed (5 -> 7 nodes)
+-c:4: error: diff: 'nosuch.onnx' is neither a stage nor a readable file
+  hint: stages: fx, exported, decomposed, onnx, optimized; or an .onnx / ONNX text file
 ? 1

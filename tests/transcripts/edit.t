@@ -29,9 +29,6 @@ $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'replac
   decomposed  -
   onnx        -
   optimized   -
-undone: replace sum_1 torch.ops.aten.mean.default
-redone: replace sum_1 torch.ops.aten.mean.default
-undone: replace sum_1 torch.ops.aten.mean.default
 -c:8: error: undo: nothing to undo
   -  exported    replace sum_1 torch.ops.aten.mean.default  (undone)
   fx          -

@@ -71,6 +71,12 @@ subgraphs: 2
   true_graph_0: 3 nodes
   false_graph_0: 3 nodes
 
+## find ignores case by default (finding 9: `find softmax` did not list Softmax); --case-sensitive matches exactly.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'find NEG' -c 'find NEG --case-sensitive'
+false_graph_0.neg  call_function  torch.ops.aten.neg.default
+-c:3: error: find: nothing matches 'NEG' (case-sensitive)
+? 1
+
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.fx.txt' -c 'node nosuch' -c 'find zzz'
 -c:2: error: node: no node named 'nosuch' in the exported stage
   hint: `nodes` lists them; `find TEXT` searches names and targets
@@ -131,3 +137,16 @@ $ fxsh
                                                   ^
   hint: print(gm.graph) ends with a 'return ...' line; paste the whole output
 ? 1
+
+## dot draws FX programs too (finding 10: it refused them): a box per node, each cond branch a
+## cluster of its own nodes only, a dashed edge from the branch into the get_attr naming it.
+$ fxsh -c 'load examples/data/mlp_cond.pt2' -c dot | sed -n '/subgraph "cluster_true_graph_0"/,/^  }/p;/ltail/p;/"linear_1" -> "cond"/p'
+  subgraph "cluster_true_graph_0" {
+    label="true_graph_0";
+    "true_graph_0.linear_1" [shape=box, style="rounded,filled", fillcolor="#c8e6c9", label="linear_1\nplaceholder\nf32[4, 1]"];
+    "true_graph_0.mul" [shape=box, style="rounded,filled", fillcolor=white, label="mul\ncall_function torch.ops.aten.mul.Tensor\nf32[4, 1]"];
+    "true_graph_0.output" [shape=box, style="rounded,filled", fillcolor="#bbdefb", label="output\noutput"];
+  }
+  "linear_1" -> "cond";
+  "true_graph_0.output" -> "true_graph_0" [ltail="cluster_true_graph_0", style=dashed];
+  "false_graph_0.output" -> "false_graph_0" [ltail="cluster_false_graph_0", style=dashed];

@@ -32,7 +32,7 @@ inputs:
   1: scalar_tensor_default  : float
 outputs:
   0: gt  : bool  (1 user)
-module:  : model.MLPCond/gt: aten.gt.Tensor
+module:  model.MLPCond/gt: aten.gt.Tensor
 fx node: %gt : [num_users=1] = call_function[target=torch.ops.aten.gt.Tensor](args = (%sum_1, %scalar_tensor_default), kwargs = {})
 stack:
   /src/models/mlp_cond/model.py:13 in forward: return torch.cond(out.sum() > 0, lambda o: o * 2, lambda o: -o, (out,))
@@ -41,6 +41,11 @@ text:
 node_linear  Gemm
 node_linear_1  Gemm
 check: ok
+
+## find ignores case: an op type as the user types it (finding 9).
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'find gemm'
+node_linear  Gemm
+node_linear_1  Gemm
 
 $ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'weights seq.0.weight' -c 'weights nosuch'
 seq.0.weight: float[2, 3]  6 elements
@@ -60,7 +65,7 @@ $ mkdir $FXSH_SCRATCH/out; fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "
   hint: fxsh writes regular files (a new name, or an existing file) and character devices such as /dev/stdout
 out
 
-$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "dot $FXSH_SCRATCH/g.dot" && head -1 $FXSH_SCRATCH/g.dot && grep -c cluster_ $FXSH_SCRATCH/g.dot
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c "dot $FXSH_SCRATCH/g.dot" && head -1 $FXSH_SCRATCH/g.dot && grep -c 'subgraph "cluster_' $FXSH_SCRATCH/g.dot
 digraph "main_graph" {
 2
 
@@ -73,3 +78,12 @@ $ fxsh -c 'load tests/fixtures/repl/mlp_cond.fx.txt' -c summary
 ## A truncated protobuf is a clear error.
 $ head -c 300 tests/fixtures/repl/mlp_cond.onnx > $FXSH_SCRATCH/t.onnx; fxsh -c "load $FXSH_SCRATCH/t.onnx" 2>&1 | sed "s|$FXSH_SCRATCH|SCRATCH|g"
 -c:1: SCRATCH/t.onnx: error: invalid ONNX protobuf at byte 26: declared length of ModelProto is 10433 bytes but only 271 remain
+
+## params on an ONNX model lists its initializers, one per line (finding 16), as polygraphy inspect does.
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c params
+name          dtype  shape   bytes
+seq.0.weight  float  [2, 3]  24
+seq.0.bias    float  [2]     8
+seq.1.weight  float  [1, 2]  8
+seq.1.bias    float  [1]     4
+total: 4 initializers, 11 elements, 44 bytes

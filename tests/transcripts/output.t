@@ -23,9 +23,10 @@ $ fxsh -q -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,
   optimized   -
 ? 1
 
-## Without -q the same session says what each step did.
+## Without -q, piped, the same session prints no confirmations either (one rule: they are for a
+## terminal, tests/terminal.sh); only the note of the --clone remains.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3,4] --weights examples/data/python_if_data.weights.onnx' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c undo -c redo 2>&1 | grep -c .
-4
+1
 
 ## show --no-values: every tensor as its type and shape only, as polygraphy inspect shows them.
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'show optimized --no-values'
@@ -70,6 +71,40 @@ digraph "main_graph" {
 -c:3: error: dot --svg: cannot run Graphviz's dot: No such file or directory
   hint: install Graphviz (apt-get install graphviz), or write the DOT text: dot FILE.dot
 ? 1
+
+## The failure of a report (finding 11): an error of a file without a line names the file alone
+## (not `nolowering_aten.fx.txt0`), and a hint of several lines (the YAML of a lowering) stays a
+## block that can be copied.
+$ fxsh -q -c 'load tests/fixtures/repl/nolowering_aten.fx.txt --input x=f32[2,3]' -c "export --report $FXSH_SCRATCH/r.md" 2>/dev/null; sed -n '/^## Failure/,$p' $FXSH_SCRATCH/r.md | sed -n '3,8p'
+- **error**: `tests/fixtures/repl/nolowering_aten.fx.txt`: No ONNX lowering for torch.ops.aten.polygamma.default (node %polygamma) — hint:
+
+  ```
+  torch's schema: aten::polygamma(int n, Tensor self) -> Tensor
+  add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the ONNX ops that compute the result (until then `ops load` refuses it):
+      opset: 18
+
+## export --report FILE.html: one self-contained page (issue 27): the stages with their counts
+## and times, the graph as inline SVG when Graphviz's dot runs (a stand-in here, FXSH_DOT), and
+## the failure with its node's neighbourhood: the node, what it reads, what reads it.
+$ printf '#!/bin/sh\ncat >/dev/null\nprintf "<?xml version=\\"1.0\\"?>\\n<svg width=\\"1pt\\"><g/></svg>\\n" >"$3"\n' >$FXSH_SCRATCH/dot && chmod +x $FXSH_SCRATCH/dot && FXSH_DOT=$FXSH_SCRATCH/dot fxsh -q -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,4]' -c "export verbose=False --report $FXSH_SCRATCH/r.html" 2>/dev/null; grep -e '^<!DOCTYPE' -e '<svg' -e '<?xml' -e 'result:' -e '^<tr><td>fx' -e '<h[23]>' -e '<b>failed' -e '^<tr><td>user' $FXSH_SCRATCH/r.html | sed 's/[0-9.]* ms/N ms/'
+<!DOCTYPE html>
+<li>result: <b class="error">failed</b> at the exported stage</li>
+<h2>Settings</h2>
+<h2>Stages</h2>
+<tr><td>fx</td><td>examples/data/python_if_data.torchscript.txt</td><td>19</td><td>14</td><td>loaded</td></tr>
+<h2>Graph (fx stage)</h2>
+<svg width="1pt"><g/></svg>
+<h2>Decisions and warnings</h2>
+<h2>Failure</h2>
+<h3>Its neighbourhood (fx stage)</h3>
+<tr><td><b>failed</b></td><td><code>if_1</code></td><td>call_function</td><td><code>fxsh.python_if</code></td><td></td></tr>
+<tr><td>user</td><td><code>getitem</code></td><td>call_function</td><td><code>operator.getitem</code></td><td>f32[3, 4]</td></tr>
+<h3>What torch prints</h3>
+
+## Without Graphviz the page says so, and what to do.
+$ FXSH_DOT=/nonexistent/dot fxsh -q -c 'load examples/data/mlp_cond.pt2' -c "export verbose=False --report $FXSH_SCRATCH/r.html" && grep -e '^<p>No picture' -e '^<tr><td>optimized' $FXSH_SCRATCH/r.html | sed 's/[0-9.]* ms/N ms/'
+<tr><td>optimized</td><td>optimize</td><td>7</td><td>5</td><td>N ms</td></tr>
+<p>No picture: Graphviz's dot could not be run (No such file or directory). Install Graphviz (<code>apt-get install graphviz</code>) and export again, or write the DOT text with <code>dot FILE.dot</code>.</p>
 
 ## export --report FILE is written when the export fails too, with the error and its hint (the
 ## report's Markdown headings shown indented).

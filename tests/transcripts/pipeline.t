@@ -108,7 +108,6 @@ $ fxsh -c 'step'
 ## A torch-level program (print(gm)) with weights from a .pt2: export lifts the parameters and
 ## prints exactly what torch.export printed (the expected graph is the corpus's exported.fx.txt).
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'set inputs x=f32[2,8]' -c step -c 'show exported graph' -c signature
-attached 6 weight tensors from tests/fixtures/pt2/mlp.pt2
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`...
 [torch.onnx] Obtain model graph for `MLP([...]` with `torch.export.export(..., strict=False)`... ✅
 graph():
@@ -137,6 +136,7 @@ outputs:
   USER_OUTPUT  linear_2
 ## `export --legacy script`: the scripted exporter's route — Python ifs become ONNX If directly.
 $ fxsh -c 'load examples/data/python_if_nested.torchscript.txt --weights examples/data/python_if_nested.weights.onnx --input x=f32[2,3]' -c 'export --legacy script verbose=False' -c stats -c check
+DeprecationWarning: You are using the legacy TorchScript-based ONNX export. Starting in PyTorch 2.9, the new torch.export-based ONNX exporter has become the default. Learn more about the new export logic: https://docs.pytorch.org/docs/stable/onnx_export.html. For exporting control flow: https://pytorch.org/tutorials/beginner/onnx/export_control_flow_model_to_onnx_tutorial.html
 nodes: 4 in the main graph, 6 in subgraphs
 inputs: 1  outputs: 1  initializers: 5
 functions: 0
@@ -168,8 +168,12 @@ inputs:
   2: seq.1.bias  : float[1]
 outputs:
   0: linear_1  : float[4,1]  (1 user)
-attributes: 4
-module:  : model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
+attributes:
+  beta: float = 1
+  transB: int = 1
+  alpha: float = 1
+  transA: int = 0
+module:  model.MLPCond/seq: torch.nn.modules.container.Sequential/seq.1: torch.nn.modules.linear.Linear/linear_1: aten.linear.default
 fx node: %linear_1 : [num_users=2] = call_function[target=torch.ops.aten.linear.default](args = (%linear, %p_seq_1_weight, %p_seq_1_bias), kwargs = {})
 stack:
   /src/models/mlp_cond/model.py:12 in forward: out = self.seq(x)
@@ -233,9 +237,9 @@ check: ok
 
 ## --weights with a program JSON (no values stored): the weights' dtypes and shapes, as graph inputs.
 $ fxsh -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.json --input x=f32[2,8]' -c 'export verbose=False export_params=False' -c 'show onnx' 2>&1 | sed -n '1,3p;/^main_graph/p'
-attached 6 weight tensors from tests/fixtures/pt2/mlp.json
 -c:1: tests/fixtures/pt2/mlp.json: note: 6 weights with dtype and shape only: the program stores no values
   hint: export refuses a model without its weights' values; `export export_params=False` makes them graph inputs
+<
 main_graph (float[2,8] x, float[16,8] "fc1.weight", float[16] "fc1.bias", float[16,16] "fc2.weight", float[16] "fc2.bias", float[4,16] "fc3.weight", float[4] "fc3.bias") => (float[2,4] linear_2) 
 
 ## nn.MultiheadAttention (settings written on its line; torch prints none) exports as
@@ -259,7 +263,6 @@ $ fxsh -c 'load examples/data/python_if_shape.torchscript.txt --weights examples
   hint: give the example's size (--input x=f32[4,3]) and mark the dimension dynamic with dynamic_shapes=x:0=batch; or keep both branches: rewrite %if_1 cond
 -c:2: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
   hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 PASS getitem: max abs diff 0, max rel diff 0
 verify: 1 output within atol 0.0001, rtol 0.001
 ? 1

@@ -73,3 +73,8 @@ usage: quit
 
 leave fxsh
 ? 1
+
+## Confirmations follow one rule (finding 18): only on a terminal, never with -q. Piped, `ops load`,
+## `load --weights` and `save` print nothing, so stdout is the results (tests/terminal.sh checks the
+## terminal side).
+$ fxsh -c 'ops load tests/fixtures/ops/polygamma_identity.yaml' -c 'load tests/fixtures/repl/mlp.module.txt --weights tests/fixtures/pt2/mlp.pt2' -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c "save $FXSH_SCRATCH/m.onnx"

@@ -3,7 +3,6 @@
 
 ## --input as Python prints a shape (with a space), unquoted or quoted, is one declaration.
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --input x=f32[3, 4] --weights examples/data/python_if_data.weights.onnx' -c 'load examples/data/python_if_data.torchscript.txt --input "x=f32[3, 4]" --weights examples/data/python_if_data.weights.onnx' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c check 2>&1 | grep -v 'returned its input'
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 check: ok
 
 ## set NODE ARG="string": the quotes the command line took are given back to the string.
@@ -50,3 +49,23 @@ $ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'export verbose=False' -c 'run
 -c:5: error: verify: --rtol needs a finite non-negative number, not nan
 -c:6: error: export: --seed needs an integer from 0 to 2^64-1
 ? 1
+
+## --help: the options in one column, and the formats FILE may be, TorchScript IR among them (finding 23).
+$ fxsh --help | sed -n '3,4p;14p'
+Loads each FILE (FX graph text, readable code, GraphModule text, a printed ExportedProgram,
+.pt2 / torch.export JSON, TorchScript IR, .onnx or ONNX text), then reads commands from the
+  -interactive    force interactive mode
+
+## A file named on the command line that fails to load: its error names the file, with no
+## "<command line>:0:" prefix (finding 23).
+$ fxsh nosuch.pt2 < /dev/null
+nosuch.pt2: error: cannot open: No such file or directory
+? 1
+
+## node on an ONNX node lists its attributes (a subgraph by its size) and shows the root module by
+## its class, without torch.onnx's empty root scope name (finding 23).
+$ fxsh -c 'load tests/fixtures/repl/mlp_cond.onnx' -c 'node node_cond__0' | sed -n '/^attributes/,/^module/p'
+attributes:
+  then_branch: graph of 3 nodes
+  else_branch: graph of 1 node
+module:  model.MLPCond/cond: cond

@@ -6,7 +6,6 @@
 $ fxsh -c 'load examples/data/python_if_data.torchscript.txt --weights examples/data/python_if_data.weights.onnx --input x=f32[3,5]' -c 'rewrite if_1 cond --clone' -c 'export verbose=False' -c stages 2>&1 | grep -v 'note:'
 -c:1: examples/data/python_if_data.torchscript.txt:11: warning: meta: aten.linear.default: shapes cannot be multiplied (inner sizes 5 and 4): %linear left without value meta
   hint: the example inputs do not fit the model there: export fails at that node, as torch.export does; declare shapes it accepts
-rewrote if_1 into torch.ops.higher_order.cond (`show code` shows the branches; `export` re-runs the pipeline)
 -c:3: examples/data/python_if_data.torchscript.txt:11: error: export failed at %linear: aten.linear.default: shapes cannot be multiplied (inner sizes 5 and 4)
   hint: torch.export fails here too: the example inputs (--input x=f32[3,5]) do not fit the model; declare shapes it accepts
 -c:3: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.

@@ -393,11 +393,24 @@ static void test_suggest(void **state)
     suggester_free(&sg);
 }
 
+/* `find softmax` finds Softmax: ASCII case folded only when asked. */
+static void test_str_contains(void **state)
+{
+    (void)state;
+    assert_true(str_contains("node_Softmax_190", "softmax", true));
+    assert_false(str_contains("node_Softmax_190", "softmax", false));
+    assert_true(str_contains("node_Softmax_190", "Softmax", false));
+    assert_true(str_contains("abc", "", true));
+    assert_false(str_contains(NULL, "a", true));
+    assert_false(str_contains("ab", "abc", true));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arena_alignment_and_strings),
         cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_str_contains),
         cmocka_unit_test(test_hashmap_put_get_remove),
         cmocka_unit_test(test_builtin_index),
         cmocka_unit_test(test_diag_render),

@@ -1,4 +1,4 @@
-/* test_json.c — unit tests for the strict JSON DOM parser (base/json.h). */
+/* test_json.c — unit tests for the strict JSON DOM parser (base/json.h) and the writer (base/json_write.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/json_write.h"
 #include "base/strbuf.h"
 
 static json_value *parse(arena *a, diag_sink *d, const char *s)
@@ -279,6 +280,36 @@ static void test_garbage_never_crashes(void **state)
     free(buf);
 }
 
+/* Numbers read back as written, in their shortest form; non-finite ones stay valid JSON. */
+static void test_writer_numbers(void **state)
+{
+    (void)state;
+    strbuf sb;
+    sb_init(&sb);
+    json_writer w;
+    jw_init(&w, &sb);
+    jw_array(&w);
+    jw_double(&w, 1e-4);
+    jw_double(&w, 0.1);
+    jw_double(&w, -2.5e300);
+    jw_double(&w, NAN);
+    jw_double_named(&w, NAN);
+    jw_double_named(&w, INFINITY);
+    jw_double_named(&w, -INFINITY);
+    jw_double_named(&w, 3);
+    jw_number_text(&w, "0.1");
+    jw_array_end(&w);
+    assert_string_equal(sb.s, "[0.0001,0.1,-2.5e+300,null,\"NaN\",\"Infinity\",\"-Infinity\",3,0.1]");
+    arena a;
+    arena_init(&a);
+    diag_sink d;
+    diag_init(&d);
+    assert_non_null(parse(&a, &d, sb.s));
+    diag_free(&d);
+    arena_free(&a);
+    sb_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_nan_inf_option),
         cmocka_unit_test(test_garbage_never_crashes),
+        cmocka_unit_test(test_writer_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

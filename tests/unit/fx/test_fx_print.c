@@ -236,7 +236,7 @@ static void test_inspect(void **state)
 
     sb_reset(&sb);
     /* linear, linear_1 and the linear_1 placeholder of each branch */
-    assert_int_equal(fx_find(p, "linear", &sb), 4);
+    assert_int_equal(fx_find(p, "linear", false, &sb), 4);
     assert_non_null(strstr(sb.s, "true_graph_0.linear_1  placeholder  linear_1\n"));
     sb_reset(&sb);
     fx_print_stats(p, &sb);

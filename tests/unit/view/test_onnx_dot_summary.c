@@ -114,6 +114,18 @@ static void test_dot(void **state)
     /* an outer-scope use inside a branch draws an edge from the outer producer */
     assert_non_null(strstr(s, "\"g0_n2\" -> \"g1_n0\" [label=\"d\"]"));
     assert_non_null(strstr(s, "\"g0_n3\" -> \"g0_out0\""));
+    /* ... written outside every cluster (finding 10: Graphviz drew the outer node inside the
+     * branch's box): a cluster's block names only its own graph's nodes */
+    for (const char *c = strstr(s, "subgraph \"cluster_"); c; c = strstr(c + 1, "subgraph \"cluster_")) {
+        const char *end = strstr(c, "\n  }\n");
+        assert_non_null(end);
+        const char *outer = strstr(c, "\"g0_");
+        assert_true(!outer || outer > end);
+    }
+    /* each branch has an edge into its If node, from its output across the cluster's border */
+    assert_non_null(strstr(s, "compound=true;"));
+    assert_non_null(strstr(s, "\"g1_out0\" -> \"g0_n3\" [ltail=\"cluster_g0_n3_then_branch\", style=dashed, label=\"then_branch\"]"));
+    assert_non_null(strstr(s, "\"g2_out0\" -> \"g0_n3\" [ltail=\"cluster_g0_n3_else_branch\", style=dashed, label=\"else_branch\"]"));
     sb_free(&sb);
     ox_model_free(m);
 }
