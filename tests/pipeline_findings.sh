@@ -60,6 +60,11 @@ expect_refused "f3 output size 2^40" "${node}layer_norm .*: computes f32\[2, 8, 
 expect_refused "f3 output dtype" "${node}layer_norm .*: computes f32\[2, 8, 32\] but the program declares i64\[2, 8, 32\]" \
     f3_output_dtype.pt2
 
+# 4. A call that does not bind to torch's schema of its op (torch.export.load refuses it too).
+expect_refused "f4 unknown keyword" "${node}layer_norm .*: unexpected keyword argument 'gamma' \(layer_norm\(Tensor input" \
+    f4_unknown_keyword.pt2
+expect_refused "f4 missing argument" "${node}layer_norm .*: argument 'normalized_shape' is missing" f4_missing_argument.pt2
+
 # Found by fuzz/pipeline.py (ASan: a stack buffer overflow in the pooling rule, which wrote a
 # 4-entry kernel_size into room for 3): a list longer than the op's dimensions is refused.
 expect_refused "max_pool3d kernel_size of 4 entries" "${node}max_pool3d \(torch.ops.aten.max_pool3d.default\): expected 3 values, got 4" \

@@ -85,7 +85,7 @@ def output_dtype(doc):
     for n in nodes(doc):
         if n["target"] == "torch.ops.aten.layer_norm.default":
             name = n["outputs"][0]["as_tensor"]["name"]
-            X
+            tv(doc)[name]["dtype"] = 5   # the serde schema's ScalarType LONG (int64)
             return
     raise SystemExit("no layer_norm")
 
@@ -97,6 +97,16 @@ def drop_weight_sizes(doc):
             del cfg[k]["tensor_meta"]["sizes"]
             return
     raise SystemExit("no 1-d weight")
+
+
+def layer_norm_inputs(edit):
+    def fn(doc):
+        for n in nodes(doc):
+            if n["target"] == "torch.ops.aten.layer_norm.default":
+                edit(n)
+                return
+        raise SystemExit("no layer_norm")
+    return fn
 
 
 def double(t):
@@ -113,4 +123,7 @@ rewrite("f2_weight_config_no_sizes.pt2", drop_weight_sizes, "_weights_config.jso
 rewrite("f3_layer_norm_args_swapped.pt2", swap_layer_norm)
 rewrite("f3_output_size_2_40.pt2", output_size(2 ** 40))
 rewrite("f3_output_dtype.pt2", output_dtype)
+rewrite("f4_unknown_keyword.pt2",
+        layer_norm_inputs(lambda n: n["inputs"].append({"name": "gamma", "arg": {"as_float": 1.0}, "kind": 2})))
+rewrite("f4_missing_argument.pt2", layer_norm_inputs(lambda n: n.__setitem__("inputs", n["inputs"][:1])))
 print("ok")

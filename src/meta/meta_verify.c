@@ -14,6 +14,7 @@
 #include "fx/fx_control.h"
 #include "fx/fx_format.h"
 #include "meta/meta_infer.h"
+#include "tables/aten_schemas.h"
 
 /* After this many disagreements the rest are no news: the program is inconsistent. */
 #define MAX_REPORTED 8
@@ -93,9 +94,48 @@ static bool same_value(verifier *V, const fx_value *decl, const fx_value *got, s
     return false;
 }
 
+/* n's arguments bound to torch's schema of its ATen target, as torch.export.load binds them: more
+ * positional arguments than the schema takes, a keyword it
+ * does not name, or a required argument missing (a number where a Tensor goes is how export
+ * records a scalar operand: add.Tensor(x, 1)). false with the
+ * reason in why. Other namespaces (custom ops) are not checked. */
+static bool binds_to_schema(verifier *V, const fx_node *n, char *why, size_t cap)
+{
+    const char *t = n->target;
+    if (strncmp(t, "torch.ops.aten.", 15) != 0)
+        return true;
+    aten_schema s;
+    /* an overload torch's table does not have is left to export, which names it and how to add
+     * a lowering for it (a user's own op, an op newer than the table) */
+    if (!aten_schemas_parse(&V->keys, t, &s, NULL))
+        return true;
+    size_t na = n->args ? n->args->u.seq.len : 0, nk = n->kwargs ? n->kwargs->u.seq.len : 0;
+    if (na > s.nargs) {
+        snprintf(why, cap, "%zu positional arguments for a schema of %zu (%s)", na, s.nargs, s.text);
+        return false;
+    }
+    for (size_t i = 0; i < s.nargs; i++) {
+        const fx_arg *a = i < na ? n->args->u.seq.items[i] : NULL;
+        if (!a)
+            for (size_t k = 0; k < nk; k++)
+                if (!strcmp(n->kwargs->u.seq.keys[k], s.args[i].name))
+                    a = n->kwargs->u.seq.items[k];
+        if (!a && !s.args[i].has_default && !s.args[i].optional) {
+            snprintf(why, cap, "argument '%s' is missing (%s)", s.args[i].name, s.text);
+            return false;
+        }
+    }
+    for (size_t k = 0; k < nk; k++)
+        if (aten_schema_find(&s, n->kwargs->u.seq.keys[k]) < 0) {
+            snprintf(why, cap, "unexpected keyword argument '%s' (%s)", n->kwargs->u.seq.keys[k], s.text);
+            return false;
+        }
+    return true;
+}
+
 static void verify_node(verifier *V, fx_node *n)
 {
-    if (n->op != FX_OP_CALL_FUNCTION || !n->meta.val || !n->target)
+    if (n->op != FX_OP_CALL_FUNCTION || !n->target)
         return;
     /* higher-order ops and Python control flow: their values are their subgraphs' results,
      * which the subgraphs' own nodes are checked for */
@@ -107,12 +147,18 @@ static void verify_node(verifier *V, fx_node *n)
         hm_put(&V->bad, arena_strdup(&V->keys, node_key(n, key, sizeof key)), n);
         return;
     }
-    char why[240];
-    fx_value *got = meta_infer_node_again(V->p, V->rules, n, why, sizeof why);
+    char why[400];
     strbuf msg;
     sb_init(&msg);
     bool bad = false;
-    if (!got && why[0]) {
+    fx_value *got = NULL;
+    bool call = false;   /* the call itself, not its recorded value */
+    if (!binds_to_schema(V, n, why, sizeof why)) {
+        sb_printf(&msg, "%s", why);
+        bad = call = true;
+    } else if (!n->meta.val) {
+        /* nothing recorded to compare */
+    } else if (!(got = meta_infer_node_again(V->p, V->rules, n, why, sizeof why)) && why[0]) {
         sb_printf(&msg, "%s", why);
         bad = true;
     } else if (got) {
@@ -122,8 +168,12 @@ static void verify_node(verifier *V, fx_node *n)
         if (V->errors < MAX_REPORTED) {
             diagnostic *dg = diag_error(V->d, (diag_loc){ V->p->file, n->src_line, 0 },
                                         "inconsistent program at %%%s (%s): %s", n->name, n->target, msg.s);
-            diag_set_hint(dg, "the program's recorded shapes do not follow from its operators and inputs (an edited "
-                              "or corrupted file?); export it again with torch.export");
+            if (call)
+                diag_set_hint(dg, "torch.export.load refuses such a call too (an edited file, or one written by "
+                                  "another version of torch?); export it again with torch.export");
+            else
+                diag_set_hint(dg, "the program's recorded shapes do not follow from its operators and inputs (an "
+                                  "edited or corrupted file?); export it again with torch.export");
         }
         hm_put(&V->bad, arena_strdup(&V->keys, node_key(n, key, sizeof key)), n);
         V->errors++;
