@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/shape.h"
 #include "capture/export.h"
 #include "decompose/decomp_matmul.h"
 #include "decompose/decompose.h"
@@ -195,15 +196,17 @@ static fx_arg *sp_reverse_dims(sp_call *s)
     return int_list(s->c, v, m->rank);
 }
 
-/* @chunk_size(x, chunks, dim): the split size chunk(x, chunks, dim) splits by, ceil(size / chunks) */
+/* @chunk_size(x, chunks, dim): the split size chunk(x, chunks, dim) splits by, ceil(size / chunks).
+ * Only the chunked dim's size must be static (a dynamic batch elsewhere is fine: shufflenet's
+ * channel chunks). */
 static fx_arg *sp_chunk_size(sp_call *s)
 {
-    dl_tensor t;
-    int64_t n, k = 0;
-    if (!static_tensor(s->a0, &t) || !int_arg(s->a1, &n) || n <= 0 || (s->a2 && !int_arg(s->a2, &k)) ||
-        !wrap_dim(&k, t.rank) || !t.rank)
+    const fx_value *m = dc_meta_of(s->a0);
+    int64_t n, k = 0, size;
+    if (!m || m->kind != FX_VAL_TENSOR || !m->rank || !int_arg(s->a1, &n) || n <= 0 ||
+        (s->a2 && !int_arg(s->a2, &k)) || !wrap_dim(&k, m->rank) || shape_parse_dim(m->sizes[k], &size) != 1)
         return NULL;
-    return fx_arg_int(s->c->dst, (t.size[k] + n - 1) / n);
+    return fx_arg_int(s->c->dst, (size + n - 1) / n);
 }
 
 /* @float(x): a number as a Python float (a float schema argument given as an int) */
