@@ -201,6 +201,38 @@ static bool b_reshape_to_meta(tx *t, const fx_node *n, const op_rule *rule, cons
     return true;
 }
 
+/* flatten.using_ints(self, start_dim, end_dim): Reshape to the node's static output shape when it
+ * is known; with symbolic sizes, torchlib's general form — the sizes before start_dim and after
+ * end_dim read from Shape, -1 for the flattened run (ONNX Flatten is always 2-D, so it fits
+ * only start_dim 1 to the end, which the table's Flatten alternative takes). */
+static bool b_flatten(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    int64_t *sz;
+    size_t rs;
+    if (static_sizes(n, &sz, &rs, &t->a))
+        return b_reshape_to_meta(t, n, rule, b);
+    int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
+    int64_t start = 0, end = -1;
+    if (r < 0 || (b[1] && !tx_int_of(b[1], &start)) || (b[2] && !tx_int_of(b[2], &end))) {
+        tx_fail_node(t, n, "flatten needs an input of known rank and constant start_dim / end_dim");
+        return false;
+    }
+    int64_t rr = r ? r : 1;   /* a 0-d tensor flattens like a 1-d one */
+    start = (start % rr + rr) % rr;
+    end = (end % rr + rr) % rr;
+    const char *x = tx_single(t, n, b[0]->u.node);
+    if (!x) return false;
+    int64_t m1 = -1;
+    const char *head = tx_emit1(t, "Shape", x, NULL, NULL);
+    ox_attr_int(t->m, tx_last_node(t), "end", start);
+    ox_attr_int(t->m, tx_last_node(t), "start", 0);
+    const char *tail = tx_emit1(t, "Shape", x, NULL, NULL);
+    ox_attr_int(t->m, tx_last_node(t), "start", r ? end + 1 : 0);
+    const char *shape = tx_emit_concat3(t, head, tx_own_ints(t, &m1, 1), tail);
+    tx_emit2(t, "Reshape", x, shape, tx_one_output(t, n), tx_node_name_of(t, n));
+    return true;
+}
+
 /* The kernel (= stride) of an adaptive pool from the input's static spatial sizes (its last k
  * dims) to output sizes os: input / output where every output divides its input; NULL (reported)
  * otherwise, since windows of varying width have no ONNX pooling form. */
@@ -924,7 +956,7 @@ static bool b_atleast_nd(tx *t, const fx_node *n, const op_rule *rule, const fx_
 
 static const tx_builtin_entry builtins[] = {
     { "transpose", b_transpose, 3 }, { "slice", b_slice, 5 }, { "flip", b_flip, 2 },
-    { "flatten", b_reshape_to_meta, 1 }, { "hstack", b_hstack, 1 },
+    { "flatten", b_flatten, 1 }, { "hstack", b_hstack, 1 },
     { "adaptive_avg_pool2d", b_adaptive_avg_pool, 2 }, { "adaptive_avg_pool", b_adaptive_avg_pool, 2 },
     { "pad", b_pad, 4 }, { "constant_pad_nd", b_constant_pad_nd, 3 },
     { "upsample_nearest2d", b_upsample_nearest, 3 }, { "upsample_bilinear2d", b_upsample_linear, 4 },
