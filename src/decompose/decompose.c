@@ -157,6 +157,24 @@ static const char *promoted_overload(const char *base, const char *ov, fx_arg **
  * their operands promoted (promote_elementwise) and, when one changed, the overload that takes
  * them (promoted_overload); all / any reduce a bool tensor; sum-like reductions of integers run
  * in int64. */
+/* The exporter's INT_TO_FLOAT rules of one operand (type_promotion.py's generated rule set, the
+ * unary math ops): a bool or integer self is converted to float32 (the default dtype) first, as
+ * ONNX's Sqrt, Exp, Sin, ... take floating tensors only. */
+static void promote_int_to_float(dctx *c, const char *base, fx_arg **args, size_t na)
+{
+    static const char *const unary[] = {
+        "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "deg2rad", "digamma", "erf", "erfc",
+        "erfinv", "exp", "exp2", "expm1", "i0", "lgamma", "log", "log10", "log1p", "log2", "logit", "logsumexp", "rad2deg",
+        "reciprocal", "rsqrt", "sigmoid", "sin", "sinc", "sinh", "sqrt", "tan", "tanh", NULL };
+    bool known = false;
+    for (size_t i = 0; unary[i] && !known; i++)
+        known = !strcmp(base, unary[i]);
+    const fx_value *v = known && na ? dc_meta_of(args[0]) : NULL;
+    if (v && v->kind == FX_VAL_TENSOR && (v->dtype == FX_DT_BOOL || (v->dtype >= FX_DT_I8 && v->dtype <= FX_DT_I64) ||
+                                          (v->dtype >= FX_DT_U8 && v->dtype <= FX_DT_U64)))
+        convert_operand(c, &args[0], FX_DT_F32);
+}
+
 static void promote(dctx *c, const char **target, fx_arg **args, size_t na, const fx_arg *kwargs)
 {
     const char *t = *target;
@@ -165,6 +183,7 @@ static void promote(dctx *c, const char **target, fx_arg **args, size_t na, cons
     char base[96];
     fx_node_base_name(t, base, sizeof base);
     promote_sum_like(c, base, args, na, kwargs);
+    promote_int_to_float(c, base, args, na);
     if (!strcmp(base, "all") || !strcmp(base, "any")) {
         convert_operand(c, &args[0], FX_DT_BOOL);   /* AllOrAnyReductionTypePromotionRule */
         return;

@@ -395,6 +395,48 @@ static fx_arg *sp_inverse_perm(sp_call *s)
     return int_list(s->c, v, n);
 }
 
+/* The ints of an int or an int list operand, wrapped against rank r; false if any is not. */
+static bool dims_of(const fx_arg *a, size_t r, int64_t *v, size_t *n)
+{
+    bool one = a && a->kind == FX_ARG_INT;
+    *n = one ? 1 : a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) ? a->u.seq.len : 0;
+    if (*n > DL_MAX_RANK)
+        return false;
+    for (size_t i = 0; i < *n; i++)
+        if (!int_arg(one ? a : a->u.seq.items[i], &v[i]) || !wrap_dim(&v[i], r))
+            return false;
+    return true;
+}
+
+/* @movedim_perm(x, source, destination): ATen's movedim as a permute — each source dim goes to
+ * its destination and the other dims fill the free places in their order; only x's rank is
+ * needed, so symbolic sizes are fine. Repeated dims (torch's error) do not apply. */
+static fx_arg *sp_movedim_perm(sp_call *s)
+{
+    const fx_value *v = dc_meta_of(s->a0);
+    int64_t src[DL_MAX_RANK], dst[DL_MAX_RANK], perm[DL_MAX_RANK] = {0};
+    size_t ns, nd, r = v ? v->rank : 0;
+    if (!v || r > DL_MAX_RANK || !dims_of(s->a1, r ? r : 1, src, &ns) || !dims_of(s->a2, r ? r : 1, dst, &nd) || ns != nd)
+        return NULL;
+    if (r == 0)   /* a 0-d tensor: movedim(x, 0, 0) or [] is x */
+        return int_list(s->c, perm, 0);
+    bool src_used[DL_MAX_RANK] = {false}, dst_used[DL_MAX_RANK] = {false};
+    for (size_t i = 0; i < ns; i++) {
+        if (src_used[src[i]] || dst_used[dst[i]])
+            return NULL;
+        src_used[src[i]] = dst_used[dst[i]] = true;
+        perm[dst[i]] = src[i];
+    }
+    size_t rest = 0;
+    for (size_t i = 0; i < r; i++) {
+        if (dst_used[i])
+            continue;
+        while (src_used[rest]) rest++;
+        perm[i] = (int64_t)rest++;
+    }
+    return int_list(s->c, perm, r);
+}
+
 /* @sdpa_scale(q, scale): sdpa math scales q and k by sqrt(scale), scale defaulting to 1/sqrt(E) */
 static fx_arg *sp_sdpa_scale(sp_call *s)
 {
@@ -677,7 +719,7 @@ static const struct {
     {"numel_lead", 1, sp_numel_lead},       {"dim", 2, sp_dim},
     {"numel_from", 2, sp_dim},              {"wrap_dim", 2, sp_dim},
     {"numel_to", 2, sp_dim},
-    {"inverse_perm", 1, sp_inverse_perm},   {"sdpa_scale", 2, sp_sdpa_scale},
+    {"inverse_perm", 1, sp_inverse_perm},   {"movedim_perm", 3, sp_movedim_perm},   {"sdpa_scale", 2, sp_sdpa_scale},
     {"getitems", 2, sp_getitems},           {"mask_shape", 2, sp_mask_shape},
     {"wrap_index", 3, sp_wrap_index},       {"split_sizes", 3, sp_split_sizes},
     {"reduction_dims", 2, sp_reduction},    {"kept_dims", 2, sp_reduction},

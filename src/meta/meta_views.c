@@ -305,6 +305,42 @@ static bool sh_select(mi_ctx *c, mi_out *o)
     return true;
 }
 
+/* diagonal(self, offset=0, dim1=0, dim2=1): dim1 and dim2 dropped, the diagonal's length last
+ * (min(size1 + min(offset, 0), size2 - max(offset, 0)), not below 0) with stride stride1 +
+ * stride2. Symbolic sizes are known when both are the same expression at offset 0. */
+static bool sh_diagonal(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_strided_param(c, 0);
+    int64_t off = 0, d1 = 0, d2 = 1;
+    size_t a, b;
+    if (!x || (c->np > 1 && !mi_int_param(c, 1, &off)) || (c->np > 2 && !mi_int_param(c, 2, &d1)) ||
+        (c->np > 3 && !mi_int_param(c, 3, &d2)))
+        return false;
+    if (x->rank < 2)
+        return mi_fail(c, "diagonal needs a tensor of at least 2 dims");
+    if (!mi_wrap_dim(c, d1, x->rank, &a) || !mi_wrap_dim(c, d2, x->rank, &b))
+        return false;
+    if (a == b)
+        return mi_fail(c, "diagonal dimensions cannot be identical %lld, %lld", (long long)d1, (long long)d2);
+    int64_t s1, s2;
+    sx *len;
+    if (sx_is_int(x->size[a], &s1) && sx_is_int(x->size[b], &s2)) {
+        int64_t n = off >= 0 ? (s1 < s2 - off ? s1 : s2 - off) : (s1 + off < s2 ? s1 + off : s2);
+        len = sx_int(c->a, n > 0 ? n : 0);
+    } else if (off == 0 && sx_eq(x->size[a], x->size[b])) {
+        len = x->size[a];
+    } else {
+        return mi_fail(c, "diagonal of symbolic sizes: its length is a min() fxsh does not represent");
+    }
+    bool drop[MI_MAX_RANK] = { false };
+    drop[a] = drop[b] = true;
+    mi_tensor *t = mi_out_one(c, o, 0);
+    keep_dims(t, x, drop, 0);
+    t->size[t->rank] = len;
+    t->stride[t->rank++] = sx_add(c->a, x->stride[a], x->stride[b]);
+    return true;
+}
+
 /* Clamps a slice bound the way ATen's slice does. */
 static sx *clamp_bound(mi_ctx *c, sx *v, sx *size, sx *lo)
 {
@@ -501,7 +537,7 @@ static const mi_fn_entry view_fns[] = {
     MI_FN("unflatten", 3, 3, sh_unflatten), MI_FN("expand", 2, 2, sh_expand),
     MI_FN("permute", 2, 2, sh_permute), MI_FN("transpose", 1, 3, sh_transpose),
     MI_FN("unsqueeze", 2, 2, sh_unsqueeze), MI_FN("squeeze", 1, 2, sh_squeeze),
-    MI_FN("select", 3, 3, sh_select), MI_FN("slice", 5, 5, sh_slice), MI_FN("narrow", 4, 4, sh_narrow),
+    MI_FN("select", 3, 3, sh_select), MI_FN("diagonal", 1, 4, sh_diagonal), MI_FN("slice", 5, 5, sh_slice), MI_FN("narrow", 4, 4, sh_narrow),
     MI_FN("split", 3, 3, sh_split), MI_FN("split_with_sizes", 3, 3, sh_split_with_sizes),
     MI_FN("chunk", 3, 3, sh_chunk), MI_FN("unbind", 2, 2, sh_unbind),
     MI_FN("broadcast_in_dim", 3, 3, sh_broadcast_in_dim),

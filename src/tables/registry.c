@@ -573,6 +573,8 @@ bool cond_dtype_matches(const char *have, const char *want)
         return strstr(have, "float") || !strcmp(have, "half") || !strcmp(have, "double");
     if (!strcmp(want, "integer"))
         return strstr(have, "int") && !strstr(have, "float");
+    if (!strcmp(want, "integral"))   /* torch's is_integral(include_bool=True) */
+        return (strstr(have, "int") && !strstr(have, "float")) || !strcmp(have, "bool");
     if (!strcmp(want, "complex"))
         return strstr(have, "complex") != NULL;
     return !strcmp(have, want);
