@@ -72,6 +72,9 @@ EXTRA_DIST += tests/pipeline_findings.sh
 # and evaluated against eager PyTorch's outputs (tests/fixtures/models, part of the fixtures dist).
 TESTS += tests/model_fixtures.sh
 EXTRA_DIST += tests/model_fixtures.sh
+# a sampled slice of the op population (dtypes, static and dynamic), floors that only rise
+TESTS += tests/op_population.sh
+EXTRA_DIST += tests/op_population.sh
 EXTRA_DIST += tests/fuzz_findings.sh tests/fixtures/fuzz
 
 # examples/ and tests/transcripts are distributed whole: leave out what make check wrote there

@@ -43,6 +43,29 @@ static int64_t numel(const dl_tensor *t)
 
 /* broadcast_tensors (torch._refs._maybe_broadcast): each tensor whose shape is not the common
  * one is expanded to it; the others are returned as they are. */
+/* broadcast_tensors of tensors with symbolic sizes: when every tensor already has the common
+ * shape (the same rank and size expressions, as torch's guards make a dynamic mse_loss's or
+ * add's operands), each is returned as it is; an expand to symbolic sizes is left undone. */
+static fx_arg *broadcast_symbolic(dctx *c, const fx_arg *a)
+{
+    size_t n = a && (a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE) ? a->u.seq.len : 0;
+    if (!n || n > MAX_ITEMS)
+        return NULL;
+    const fx_value *v0 = dc_meta_of(a->u.seq.items[0]);
+    fx_arg *out[MAX_ITEMS];
+    for (size_t i = 0; i < n; i++) {
+        const fx_arg *it = a->u.seq.items[i];
+        const fx_value *v = it->kind == FX_ARG_NODE ? dc_meta_of(it) : NULL;
+        if (!v || !v0 || v->rank != v0->rank)
+            return NULL;
+        for (size_t d = 0; d < v->rank; d++)
+            if (!v->sizes[d] || !v0->sizes[d] || strcmp(v->sizes[d], v0->sizes[d]))
+                return NULL;
+        out[i] = dc_dup(c, it);
+    }
+    return list(c, out, n);
+}
+
 static fx_arg *broadcast_tensors(dctx *c, const binding *b)
 {
     const fx_arg *in[MAX_ITEMS];
@@ -50,7 +73,7 @@ static fx_arg *broadcast_tensors(dctx *c, const binding *b)
     size_t n, rank = 0;
     int64_t shape[DL_MAX_RANK];
     if (!tensor_list(b->src[0], in, t, &n))
-        return NULL;
+        return broadcast_symbolic(c, b->src[0]);
     for (size_t i = 0; i < n; i++)
         rank = t[i].rank > rank ? t[i].rank : rank;
     for (size_t d = 0; d < rank; d++) {
