@@ -2,7 +2,8 @@
  * arguments, written in C: cross / linalg_cross (Split into components, the cross-product
  * formula, Concat), repeat_interleave.self_int (Unsqueeze, Expand by a tile, Reshape), tile (dims
  * or the input padded with ones to one rank), stack (an Unsqueeze per tensor, Concat), cat (legacy
- * empty tensors dropped, Concat) and roll (two Slices and a Concat per dim). */
+ * empty tensors dropped, Concat), roll (two Slices and a Concat per dim) and unfold (a Gather of
+ * window indices, a Transpose). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,9 +488,56 @@ static bool b_roll(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **
     return true;
 }
 
+/* unfold(self, dimension, size, step) as torchlib's aten_unfold: the window starts
+ * Range(0, size_d - (size - 1), step) plus [0 .. size) give a [windows, size] index matrix, one
+ * Gather along dimension, and a Transpose that moves the window axis last; a 0-d self is
+ * Unsqueezed. The dim's size is read with a 0-d Gather so that Range gets the scalar limit its
+ * schema asks for (torchlib passes a 1-element tensor). Works for symbolic sizes. */
+static bool b_unfold(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
+{
+    (void)rule;
+    int r = b[0] && b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
+    int64_t dim, size, step;
+    if (r < 0 || !tx_int_of(b[1], &dim) || !tx_int_of(b[2], &size) || !tx_int_of(b[3], &step) || size < 0 || step <= 0 ||
+        r + 1 > 16) {
+        tx_fail_node(t, n, "unfold needs a tensor of known rank and constant dimension, size >= 0 and step > 0");
+        return false;
+    }
+    const char *x = tx_single(t, n, b[0]->u.node);
+    if (!x) return false;
+    const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
+    if (r == 0) {
+        int64_t zero = 0;
+        tx_emit2(t, "Unsqueeze", x, tx_const_ints(t, &zero, 1), out, name);
+        return true;
+    }
+    dim = (dim % r + r) % r;
+    const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
+    const char *dsize = tx_emit2(t, "Gather", shape, tx_own_scalar(t, OT_INT64, 0, dim, false), NULL, NULL);
+    ox_attr_int(t->m, tx_last_node(t), "axis", 0);
+    const char *limit = tx_emit2(t, "Sub", dsize, tx_own_scalar(t, OT_INT64, 0, size - 1, false), NULL, NULL);
+    const char *rin[3] = { tx_own_scalar(t, OT_INT64, 0, 0, false), limit, tx_own_scalar(t, OT_INT64, 0, step, false) };
+    const char *starts = tx_emitn(t, "Range", rin, 3, NULL, NULL);
+    int64_t one = 1, zero = 0;
+    const char *col = tx_emit2(t, "Unsqueeze", starts, tx_own_ints(t, &one, 1), NULL, NULL);
+    int64_t *offs = arena_alloc(&t->a, (size_t)(size ? size : 1) * sizeof *offs);
+    for (int64_t i = 0; i < size; i++) offs[i] = i;
+    const char *row = tx_emit2(t, "Unsqueeze", tx_own_int_tensor(t, offs, (size_t)size), tx_own_ints(t, &zero, 1), NULL, NULL);
+    const char *idx = tx_emit2(t, "Add", col, row, NULL, NULL);
+    const char *g = tx_emit2(t, "Gather", x, idx, NULL, NULL);
+    ox_attr_int(t->m, tx_last_node(t), "axis", dim);
+    int64_t perm[17];
+    for (int64_t i = 0, k = 0; i <= r; i++)
+        if (i != dim + 1) perm[k++] = i;
+    perm[r] = dim + 1;
+    tx_emit1(t, "Transpose", g, out, name);
+    ox_attr_ints(t->m, tx_last_node(t), "perm", perm, (size_t)r + 1);
+    return true;
+}
+
 static const tx_builtin_entry builtins[] = {
     { "roll", b_roll, 3 }, { "cross", b_cross, 3 }, { "repeat_interleave", b_repeat_interleave, 3 },
-    { "stack", b_stack, 2 }, { "tile", b_tile, 2 }, { "cat", b_cat, 2 },
+    { "stack", b_stack, 2 }, { "tile", b_tile, 2 }, { "cat", b_cat, 2 }, { "unfold", b_unfold, 4 },
 };
 
 const builtin_family tx_composite_builtins = BUILTIN_FAMILY("composite", builtins);
