@@ -2,6 +2,7 @@
  * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
  * diag_embed / diag / diagflat, trapz, float_power, gradient, index_copy,
  * _unsafe_masked_index_put_accumulate): torch._refs' loops, which a template cannot write. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,11 +443,13 @@ static fx_arg *diff(dctx *c, const binding *b)
     dl_tensor t, tp;
     int64_t n = 1, dim = -1, given;
     const fx_arg *x = b->src[0], *pre = b->src[3], *app = b->src[4];
-    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || !t.rank ||
-        (b->src[1] && !dc_int_of(b->src[1], &n)) || (b->src[2] && !dc_int_of(b->src[2], &dim)) || n < 0)
+    const fx_value *xv = x && x->kind == FX_ARG_NODE ? dc_meta_of(x) : NULL;
+    if (!xv || !xv->rank || (b->src[1] && !dc_int_of(b->src[1], &n)) || (b->src[2] && !dc_int_of(b->src[2], &dim)) ||
+        n < 0)
         return NULL;
+    bool is_static = dl_static(xv, &t);
     given = dim;   /* torch passes dim on as given (-1 stays -1) */
-    if (!dc_wrap_dim(&dim, t.rank))
+    if (!dc_wrap_dim(&dim, xv->rank))
         return NULL;
     pre = dc_is_none(pre) ? NULL : pre;
     app = dc_is_none(app) ? NULL : app;
@@ -455,7 +458,22 @@ static fx_arg *diff(dctx *c, const binding *b)
         fx_node *cp = z ? call2(c, "torch.ops.aten.copy.default", dc_nd(c, z), dc_dup(c, x)) : NULL;
         return cp ? dc_nd(c, cp) : NULL;
     }
+    /* ATen's diff_helper: bool tensors differ by logical_xor, others by sub */
+    const char *op = xv->dtype == FX_DT_BOOL ? "torch.ops.aten.logical_xor.default" : "torch.ops.aten.sub.Tensor";
     fx_arg *cur = dc_dup(c, x);
+    if (!is_static) {
+        /* symbolic sizes: x[1:] - x[:-1] per step, by slices that need no size (n is clamped to
+         * the dim's size by torch's guard, which a symbolic size cannot answer beyond one) */
+        if (pre || app || n > 1)
+            return NULL;
+        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1),
+                          fx_arg_int(c->dst, INT64_MAX) };
+        fx_node *bb = dc_calla(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0);
+        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, -1) };
+        fx_node *a = bb ? dc_calla(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0) : NULL;
+        fx_node *s = a ? call2(c, op, dc_nd(c, bb), dc_nd(c, a)) : NULL;
+        return s ? dc_nd(c, s) : NULL;
+    }
     int64_t len = t.size[dim];
     if (pre || app) {
         fx_arg *parts[3];
@@ -478,14 +496,14 @@ static fx_arg *diff(dctx *c, const binding *b)
             return NULL;
         cur = dc_nd(c, cat);
     }
-    if (n > len)
-        return NULL;
+    if (n > len)   /* ATen clamps n to the dim's size */
+        n = len;
     for (int64_t k = 0; k < n; k++, len--) {
         fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
         fx_node *a = dc_calla(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
         fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1), fx_arg_int(c->dst, len) };
         fx_node *bb = a ? dc_calla(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0) : NULL;
-        fx_node *s = bb ? call2(c, "torch.ops.aten.sub.Tensor", dc_nd(c, bb), dc_nd(c, a)) : NULL;
+        fx_node *s = bb ? call2(c, op, dc_nd(c, bb), dc_nd(c, a)) : NULL;
         if (!s)
             return NULL;
         cur = dc_nd(c, s);
