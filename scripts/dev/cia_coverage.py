@@ -16,6 +16,15 @@ import re
 import sys
 
 
+def relevant(op, ov):
+    """An overload an inference program can hold: not in-place (functionalized first), not a
+    backward op, not an out= or named-tensor form, not a test / backend helper."""
+    if op.endswith("_") or "backward" in op or op.startswith(("_test", "_cufft", "_validate", "fbgemm", "_sparse",
+                                                               "sparse_", "to_sparse", "quantized_", "_nnpack")):
+        return False
+    return not (ov.endswith("out") or "_out" in ov or ov in ("output", "grad_input", "names") or "dimname" in ov.lower())
+
+
 def list_ops():
     import torch
     out = set()
@@ -23,16 +32,12 @@ def list_ops():
         if not name.startswith("aten::"):
             continue
         op, _, ov = name[6:].partition(".")
-        if op.endswith("_") or op.startswith("_") and op.endswith("_backward") or "backward" in op:
-            continue   # in-place (functionalized first) and backward ops are not in an inference program
-        if ov.endswith("out") or ov in ("out", "Dimname", "names") or "dimname" in ov.lower() or "_out" in ov:
-            continue   # out= and named-tensor forms do not appear in an exported program
-        if torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
+        if relevant(op, ov) and torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
             out.add(("cia", "aten.%s.%s" % (op, ov or "default")))
     for k in torch.export.default_decompositions():
-        s = str(k)
-        if s.startswith("aten."):
-            out.add(("table", s if s.count(".") == 2 else s + ".default"))
+        parts = str(k).split(".")
+        if parts[0] == "aten" and relevant(parts[1], parts[2] if len(parts) > 2 else "default"):
+            out.add(("table", "aten.%s.%s" % (parts[1], parts[2] if len(parts) > 2 else "default")))
     for src, op in sorted(out):
         print(src, op)
 
