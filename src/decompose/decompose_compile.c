@@ -19,6 +19,7 @@ const cond_pred dc_preds[DP_COUNT] = {
     [DP_CONTIGUOUS] = {"contiguous", 1},         [DP_VIEWABLE] = {"viewable", 2},
     [DP_LAST_STRIDE_1] = {"last_stride_1", -1},  [DP_IS_DTYPE] = {"is_dtype", 2},
     [DP_SAME_SYMMETRIC] = {"same_symmetric", 2}, [DP_DIVISIBLE] = {"divisible", 2},
+    [DP_SAME_SHAPE] = {"same_shape", 2},
 };
 
 /* What compiling one rule needs: where it is, its schema, the locals its body has bound so far. */

@@ -116,7 +116,7 @@ const dc_rules *dc_rules_shipped(diag_sink *d);
 
 /* The when-language predicates decompose adds (dc_preds[DP_...]). */
 enum { DP_STATIC_SHAPE, DP_HAS_RANK, DP_CONTIGUOUS, DP_VIEWABLE, DP_LAST_STRIDE_1, DP_IS_DTYPE,
-       DP_SAME_SYMMETRIC, DP_DIVISIBLE, DP_COUNT };
+       DP_SAME_SYMMETRIC, DP_DIVISIBLE, DP_SAME_SHAPE, DP_COUNT };
 extern const cond_pred dc_preds[DP_COUNT];
 
 /* decompose_template.c's @helpers: the index of name taking np arguments, -1 if none; whether

@@ -437,6 +437,19 @@ static fx_arg *sp_movedim_perm(sp_call *s)
     return int_list(s->c, perm, r);
 }
 
+/* @mean2(a, b): (a + b) / 2 of two numbers, a float (rrelu's eval slope) */
+static fx_arg *sp_mean2(sp_call *s)
+{
+    double v[2];
+    const fx_arg *a[2] = { s->a0 ? s->a0 : s->arg[0].lit, s->a1 ? s->a1 : s->arg[1].lit };
+    for (int i = 0; i < 2; i++) {
+        if (a[i] && a[i]->kind == FX_ARG_FLOAT) v[i] = a[i]->u.f;
+        else if (a[i] && a[i]->kind == FX_ARG_INT) v[i] = (double)a[i]->u.i;
+        else return NULL;
+    }
+    return fx_arg_float(s->c->dst, (v[0] + v[1]) / 2);
+}
+
 /* @sdpa_scale(q, scale): sdpa math scales q and k by sqrt(scale), scale defaulting to 1/sqrt(E) */
 static fx_arg *sp_sdpa_scale(sp_call *s)
 {
@@ -719,7 +732,7 @@ static const struct {
     {"numel_lead", 1, sp_numel_lead},       {"dim", 2, sp_dim},
     {"numel_from", 2, sp_dim},              {"wrap_dim", 2, sp_dim},
     {"numel_to", 2, sp_dim},
-    {"inverse_perm", 1, sp_inverse_perm},   {"movedim_perm", 3, sp_movedim_perm},   {"sdpa_scale", 2, sp_sdpa_scale},
+    {"inverse_perm", 1, sp_inverse_perm},   {"movedim_perm", 3, sp_movedim_perm},   {"mean2", 2, sp_mean2},   {"sdpa_scale", 2, sp_sdpa_scale},
     {"getitems", 2, sp_getitems},           {"mask_shape", 2, sp_mask_shape},
     {"wrap_index", 3, sp_wrap_index},       {"split_sizes", 3, sp_split_sizes},
     {"reduction_dims", 2, sp_reduction},    {"kept_dims", 2, sp_reduction},
@@ -835,6 +848,16 @@ static bool predicate(const binding *b, const cond_clause *cl)
         return dl_static(b->out, &t);
     }
     case DP_HAS_RANK: return dc_meta_of(a0) != NULL;
+    case DP_SAME_SHAPE: {
+        /* the same rank and size expressions (symbolic ones too): nothing to broadcast */
+        const fx_value *x = dc_meta_of(a0), *y = dc_meta_of(a1);
+        if (!x || !y || x->rank != y->rank)
+            return false;
+        for (size_t i = 0; i < x->rank; i++)
+            if (!x->sizes[i] || !y->sizes[i] || strcmp(x->sizes[i], y->sizes[i]))
+                return false;
+        return true;
+    }
     case DP_CONTIGUOUS: return dl_contiguous(dc_meta_of(a0));
     case DP_LAST_STRIDE_1:
         for (size_t i = 0; i < cl->npargs; i++)
