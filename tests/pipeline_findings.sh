@@ -77,6 +77,24 @@ expect_refused "adaptive_avg_pool1d of a 2^31-wide input" \
     "decompose: %adaptive_avg_pool1d \(torch.ops.aten.adaptive_avg_pool1d.default\) unrolls into more than 200000 nodes" \
     adaptive_pool_huge_input.pt2
 
+# Found by fuzz/pipeline.py (a sanitizer report: signed overflow in Concat's inference): printed
+# code whose split_with_sizes sizes sum past int64 (1 + 2 + 2^63 - 1) and whose split node carries
+# no annotation of its own: refused at load as torch would refuse the call.
+expect_refused "split_with_sizes whose sizes overflow" \
+    "fx_split_sizes_overflow.txt:4: error: ${node}split_with_sizes \(torch.ops.aten.split_with_sizes.default\): split_with_sizes: the split sizes overflow" \
+    fx_split_sizes_overflow.txt
+
+# The same finding's second half: Concat's shape inference summed the dims unchecked (undefined
+# behaviour); two dims of 2^62 are an error at the node.
+case="Concat of dims summing past int64"
+timeout 20 "$FXSH" -q -c "load $F/concat_dim_overflow.onnx.txt" -c check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
+elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
+elif ! grep -qE 'node 0 \(Concat\): \[ShapeInferenceError\] the concatenated dimension overflows' "$tmp/err"; then fail "no error at the Concat"
+else passed=$((passed + 1))
+fi
+
 # A printed graph's annotations are checked the same way: the first node whose declared value
 # its op does not compute, at its line; its users (which follow from it) are not reported again.
 case="FX readable text with an edited annotation"

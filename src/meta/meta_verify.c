@@ -157,7 +157,13 @@ static void verify_node(verifier *V, fx_node *n)
         sb_printf(&msg, "%s", why);
         bad = call = true;
     } else if (!n->meta.val) {
-        /* nothing recorded to compare */
+        /* nothing recorded to compare (a multi-output call whose items carry the values, a
+         * readable-code line without an annotation), but a call torch would reject is still
+         * an error: split_with_sizes whose sizes do not sum to the dim */
+        if (!meta_infer_node_again(V->p, V->rules, n, why, sizeof why) && why[0]) {
+            sb_printf(&msg, "%s", why);
+            bad = true;
+        }
     } else if (!(got = meta_infer_node_again(V->p, V->rules, n, why, sizeof why)) && why[0]) {
         sb_printf(&msg, "%s", why);
         bad = true;

@@ -459,9 +459,15 @@ static bool sh_split_with_sizes(mi_ctx *c, mi_out *o)
         !mi_wrap_dim(c, d, x->rank, &dd))
         return false;
     sx *sum = sx_int(c->a, 0);
-    for (size_t k = 0; k < n; k++)
-        sum = sx_add(c->a, sum, parts[k]);
     int64_t a, b;
+    for (size_t k = 0; k < n && sum; k++) {
+        if (sx_is_int(parts[k], &a) && a < 0)
+            return mi_fail(c, "split_with_sizes expects split_sizes have only non-negative entries, but got %lld",
+                           (long long)a);
+        sum = sx_add(c->a, sum, parts[k]);
+    }
+    if (!sum)
+        return mi_fail(c, "split_with_sizes: the split sizes overflow");
     if (sx_is_int(sum, &a) && sx_is_int(x->size[dd], &b) && a != b)
         return mi_fail(c, "split_with_sizes expects split_sizes to sum exactly to %lld", (long long)b);
     return split_into(c, o, x, dd, parts, n);

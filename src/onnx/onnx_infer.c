@@ -311,7 +311,11 @@ int oi_infer_concat(ictx *c)
     for (int d = 0; d < rank; d++) {
         if (d == a) {
             int64_t sum = 0;
-            for (size_t i = 0; i < c->nin && sum >= 0; i++) sum = c->in[i].d[d].v < 0 ? -1 : sum + c->in[i].d[d].v;
+            for (size_t i = 0; i < c->nin && sum >= 0; i++) {
+                int64_t v = c->in[i].d[d].v;
+                if (v >= 0 && sum > INT64_MAX - v) return fail(c, "the concatenated dimension overflows");
+                sum = v < 0 ? -1 : sum + v;
+            }
             o->d[d] = (oi_dim){sum, NULL};
             continue;
         }
