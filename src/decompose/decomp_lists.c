@@ -1,5 +1,5 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
- * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff,
+ * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff, rot90,
  * diag_embed / diag / diagflat, trapz, float_power, gradient, index_copy,
  * _unsafe_masked_index_put_accumulate): torch._refs' loops, which a template cannot write. */
 #include <stdint.h>
@@ -511,6 +511,42 @@ static fx_arg *diff(dctx *c, const binding *b)
     return cur;
 }
 
+/* rot90(self, k, dims) as ATen writes it: k mod 4 quarter turns in the plane of dims — 1 flips
+ * dims[1] and transposes, 2 flips both dims, 3 flips dims[0] and transposes, 0 is a contiguous
+ * clone. Only the rank is needed (symbolic sizes are fine). */
+static fx_arg *rot90(dctx *c, const binding *b)
+{
+    const fx_arg *x = b->src[0], *dl = b->src[2];
+    const fx_value *xv = x && x->kind == FX_ARG_NODE ? dc_meta_of(x) : NULL;
+    int64_t k = 1, d[2] = { 0, 1 }, w[2];
+    if (!xv || xv->rank < 2 || (b->src[1] && !dc_int_of(b->src[1], &k)))
+        return NULL;
+    if (dl && !dc_is_none(dl)) {
+        if ((dl->kind != FX_ARG_LIST && dl->kind != FX_ARG_TUPLE) || dl->u.seq.len != 2 ||
+            !dc_int_of(dl->u.seq.items[0], &d[0]) || !dc_int_of(dl->u.seq.items[1], &d[1]))
+            return NULL;
+    }
+    w[0] = d[0];
+    w[1] = d[1];
+    if (!dc_wrap_dim(&w[0], xv->rank) || !dc_wrap_dim(&w[1], xv->rank) || w[0] == w[1])
+        return NULL;
+    k = ((k % 4) + 4) % 4;
+    if (k == 0) {
+        const char *kn[1] = { "memory_format" };
+        fx_arg *kv[1] = { fx_arg_str(c->dst, FX_ARG_MEMFMT, "contiguous_format") };
+        fx_arg *ca[1] = { dc_dup(c, x) };
+        fx_node *cl = dc_calla(c, "torch.ops.aten.clone.default", ca, 1, kn, kv, 1);
+        return cl ? dc_nd(c, cl) : NULL;
+    }
+    fx_node *f = call2(c, "torch.ops.aten.flip.default", dc_dup(c, x),
+                       k == 2 ? dc_int_list(c->dst, d, 2) : dc_int_list(c->dst, &d[k == 1 ? 1 : 0], 1));
+    if (!f || k == 2)
+        return f ? dc_nd(c, f) : NULL;
+    fx_arg *ta[3] = { dc_nd(c, f), fx_arg_int(c->dst, d[0]), fx_arg_int(c->dst, d[1]) };
+    fx_node *t = dc_calla(c, "torch.ops.aten.transpose.int", ta, 3, NULL, NULL, 0);
+    return t ? dc_nd(c, t) : NULL;
+}
+
 /* arange(args | dtype=int64, device, pin_memory=False) on x's device */
 static fx_node *arange_on(dctx *c, const char *target, const fx_arg *x, fx_arg **args, size_t na)
 {
@@ -780,7 +816,7 @@ static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
 static const dc_builtin_entry list_builtins[] = {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
-    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff},
+    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff}, {"rot90", rot90},
     {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
     {"float_power", float_power}, {"gradient", gradient}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
