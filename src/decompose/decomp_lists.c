@@ -1,5 +1,5 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
- * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff, rot90,
+ * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff, rot90, tensordot,
  * diag_embed / diag / diagflat, trapz, float_power, gradient, index_copy,
  * _unsafe_masked_index_put_accumulate): torch._refs' loops, which a template cannot write. */
 #include <stdint.h>
@@ -547,6 +547,67 @@ static fx_arg *rot90(dctx *c, const binding *b)
     return t ? dc_nd(c, t) : NULL;
 }
 
+/* tensordot(self, other, dims_self, dims_other) as ATen writes it (static sizes): self permuted
+ * to its free dims then the contracted ones (as given), other to the contracted ones then its
+ * free dims, both reshaped to matrices, mm, and the free sizes back. */
+static fx_arg *tensordot(dctx *c, const binding *b)
+{
+    dl_tensor t[2];
+    const fx_arg *x[2] = { b->src[0], b->src[1] }, *dl[2] = { b->src[2], b->src[3] };
+    int64_t given[2][DL_MAX_RANK], w[2][DL_MAX_RANK];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        if (!x[i] || x[i]->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x[i]), &t[i]) || !dl[i] ||
+            (dl[i]->kind != FX_ARG_LIST && dl[i]->kind != FX_ARG_TUPLE) || dl[i]->u.seq.len > t[i].rank)
+            return NULL;
+        if (i && dl[i]->u.seq.len != n)
+            return NULL;
+        n = dl[i]->u.seq.len;
+        for (size_t k = 0; k < n; k++) {
+            if (!dc_int_of(dl[i]->u.seq.items[k], &given[i][k]))
+                return NULL;
+            w[i][k] = given[i][k];
+            if (!dc_wrap_dim(&w[i][k], t[i].rank))
+                return NULL;
+        }
+    }
+    int64_t contract = 1;
+    for (size_t k = 0; k < n; k++) {
+        if (t[0].size[w[0][k]] != t[1].size[w[1][k]])
+            return NULL;
+        contract *= t[0].size[w[0][k]];
+    }
+    int64_t perm[2][DL_MAX_RANK], out[2 * DL_MAX_RANK], freen[2] = { 1, 1 };
+    size_t np[2] = { 0, 0 }, no = 0;
+    for (int i = 0; i < 2; i++) {
+        bool used[DL_MAX_RANK] = { false };
+        for (size_t k = 0; k < n; k++) {
+            if (used[w[i][k]])
+                return NULL;
+            used[w[i][k]] = true;
+        }
+        if (i == 1)
+            for (size_t k = 0; k < n; k++) perm[1][np[1]++] = given[1][k];
+        for (size_t d = 0; d < t[i].rank; d++)
+            if (!used[d]) {
+                perm[i][np[i]++] = (int64_t)d;
+                freen[i] *= t[i].size[d];
+                out[no++] = t[i].size[d];
+            }
+        if (i == 0)
+            for (size_t k = 0; k < n; k++) perm[0][np[0]++] = given[0][k];
+    }
+    fx_node *p0 = call2(c, "torch.ops.aten.permute.default", dc_dup(c, x[0]), dc_int_list(c->dst, perm[0], np[0]));
+    int64_t m0[2] = { freen[0], contract }, m1[2] = { contract, freen[1] };
+    fx_node *v0 = p0 ? call2(c, "torch.ops.aten.reshape.default", dc_nd(c, p0), dc_int_list(c->dst, m0, 2)) : NULL;
+    fx_node *p1 = v0 ? call2(c, "torch.ops.aten.permute.default", dc_dup(c, x[1]), dc_int_list(c->dst, perm[1], np[1]))
+                     : NULL;
+    fx_node *v1 = p1 ? call2(c, "torch.ops.aten.reshape.default", dc_nd(c, p1), dc_int_list(c->dst, m1, 2)) : NULL;
+    fx_node *mm = v1 ? call2(c, "torch.ops.aten.mm.default", dc_nd(c, v0), dc_nd(c, v1)) : NULL;
+    fx_node *r = mm ? call2(c, "torch.ops.aten.reshape.default", dc_nd(c, mm), dc_int_list(c->dst, out, no)) : NULL;
+    return r ? dc_nd(c, r) : NULL;
+}
+
 /* arange(args | dtype=int64, device, pin_memory=False) on x's device */
 static fx_node *arange_on(dctx *c, const char *target, const fx_arg *x, fx_arg **args, size_t na)
 {
@@ -816,7 +877,7 @@ static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
 static const dc_builtin_entry list_builtins[] = {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
-    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff}, {"rot90", rot90},
+    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff}, {"rot90", rot90}, {"tensordot", tensordot},
     {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
     {"float_power", float_power}, {"gradient", gradient}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
