@@ -1,6 +1,6 @@
 /* decomp_lists.c — decompositions over lists of tensors or into lists (broadcast_tensors,
  * meshgrid, cartesian_prod, column_stack, block_diag, unbind_copy, hsplit/vsplit/dsplit, diff, rot90, tensordot,
- * diag_embed / diag / diagflat, trapz, float_power, gradient, index_copy,
+ * diag_embed / diag / diagflat, trapz, float_power, gradient, index_copy, index_add,
  * _unsafe_masked_index_put_accumulate): torch._refs' loops, which a template cannot write. */
 #include <stdint.h>
 #include <stdio.h>
@@ -840,6 +840,45 @@ static fx_arg *index_copy(dctx *c, const binding *b)
     return sq ? dc_nd(c, sq) : NULL;
 }
 
+/* index_add (torch._refs' _index_add): source scaled by alpha when it is not 1, an accumulating
+ * index_put with the index at dim (None before it); a 0-d self is unsqueezed and squeezed back */
+static fx_arg *index_add(dctx *c, const binding *b)
+{
+    int64_t dim, one;
+    const fx_arg *x = b->src[0], *ix = b->src[2], *src = b->src[3], *alpha = b->src[4];
+    const fx_value *mx = dc_meta_of(x), *mi = dc_meta_of(ix);
+    if (!mx || !mi || !src || !dc_int_of(b->src[1], &dim) || !dc_wrap_dim(&dim, mx->rank ? mx->rank : 1) ||
+        mi->rank > 1 || dim + 1 > DL_MAX_RANK)
+        return NULL;
+    fx_arg *s1 = dc_dup(c, src);
+    bool unit = !alpha || dc_is_none(alpha) || (dc_int_of(alpha, &one) && one == 1) ||
+                (alpha->kind == FX_ARG_FLOAT && alpha->u.f == 1.0);
+    if (!unit) {
+        fx_node *m = call2(c, "torch.ops.aten.mul.Tensor", s1, dc_dup(c, alpha));
+        if (!m)
+            return NULL;
+        s1 = dc_nd(c, m);
+    }
+    fx_arg *x1 = dc_dup(c, x);
+    if (mx->rank == 0) {
+        fx_node *u = call2(c, "torch.ops.aten.unsqueeze.default", x1, fx_arg_int(c->dst, 0));
+        if (!u)
+            return NULL;
+        x1 = dc_nd(c, u);
+    }
+    fx_arg *items[DL_MAX_RANK + 1];
+    for (int64_t i = 0; i < dim; i++)
+        items[i] = fx_arg_none(c->dst);
+    items[dim] = dc_dup(c, ix);
+    fx_arg *args[4] = { x1, list(c, items, (size_t)dim + 1), s1, fx_arg_bool(c->dst, true) };
+    fx_node *put = dc_calla(c, "torch.ops.aten.index_put.default", args, 4, NULL, NULL, 0);
+    if (!put || mx->rank)
+        return put ? dc_nd(c, put) : NULL;
+    int64_t zero = 0;
+    fx_node *sq = call2(c, "torch.ops.aten.squeeze.dims", dc_nd(c, put), dc_int_list(c->dst, &zero, 1));
+    return sq ? dc_nd(c, sq) : NULL;
+}
+
 /* _unsafe_masked_index_put_accumulate (torch._decomp): each index clamped to [-size, size - 1]
  * of its dim, the values zeroed where the mask is false, then an accumulating _unsafe_index_put */
 static fx_arg *masked_index_put_acc(dctx *c, const binding *b)
@@ -877,7 +916,7 @@ static fx_arg *dsplit(dctx *c, const binding *b) { return xsplit(c, b, 'd'); }
 static const dc_builtin_entry list_builtins[] = {
     {"broadcast_tensors", broadcast_tensors}, {"meshgrid", meshgrid}, {"cartesian_prod", cartesian_prod},
     {"column_stack", column_stack}, {"block_diag", block_diag}, {"unbind_copy", unbind_copy},
-    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff}, {"rot90", rot90}, {"tensordot", tensordot},
+    {"hsplit", hsplit}, {"vsplit", vsplit}, {"dsplit", dsplit}, {"diff", diff}, {"rot90", rot90}, {"tensordot", tensordot}, {"index_add", index_add},
     {"diag_embed", diag_embed}, {"diag", diag}, {"diagflat", diagflat}, {"trapz", trapz},
     {"float_power", float_power}, {"gradient", gradient}, {"index_copy", index_copy}, {"masked_index_put_acc", masked_index_put_acc},
 };
