@@ -1,0 +1,19 @@
+/* pt2_save.h — writing a program as a torch.export archive (.pt2) that torch.export.load and
+ * fxsh's own loader read: the serde JSON of its graph and signature, its weights as raw bytes.
+ *
+ * What it writes is what torch.export.save writes for a program of static shapes, one graph, ATen
+ * calls, getitems of multi-output calls and SymInt-free values (`reduce` saves its reproducers so);
+ * a higher-order op's subgraph or a symbolic size is refused with an error naming the node.
+ * Ownership: reads p, keeps nothing. */
+#ifndef FXSH_LOAD_PT2_SAVE_H
+#define FXSH_LOAD_PT2_SAVE_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "fx/fx_ir.h"
+
+/* Writes p to path as base/file.h writes files (temporary, fsync, rename). false after reporting. */
+bool pt2_save(const fx_program *p, const char *path, diag_sink *d);
+
+#endif
