@@ -104,8 +104,8 @@ static void reproducer_text(const reduce_result *r, bool have_program, strbuf *s
             sb_puts(readme, "`reference.onnx` holds the reference's nodes for the same value:\n\n"
                             "    fxsh -c 'compare model.onnx reference.onnx --inputs inputs.npz'\n\n");
         if (have_program)
-            sb_printf(readme, "`program.pt2` is %s's FX program of the same nodes.\n",
-                      r->has_ref_program ? "the reference" : "the model");
+            sb_printf(readme, "`program.pt2` holds the same nodes of the %s stage's FX program.\n",
+                      pl_stage_name(r->program_stage));
     }
     sb_printf(readme, "\n`inputs.npz` holds the inputs: %s.\n", r->inputs_note ? r->inputs_note : "");
 }
@@ -210,16 +210,17 @@ static void print_result(session *s, const reduce_result *r)
         sb_printf(&sb, "reduce: the export fails at %s: %s\n", r->stage, r->failure);
     else
         sb_printf(&sb, "reduce: %s vs %s: %s\n", r->stage, r->reference, r->failure);
-    sb_printf(&sb, "reduced the %s from %zu nodes to %zu around %%%s (%zu tests)\n", r->what, r->nodes_before,
-              r->nodes_after, r->target, r->stats.tests);
+    sb_printf(&sb, "reduced the %s from %zu nodes to %zu around %%%s (%zu test%s)\n", r->what, r->nodes_before,
+              r->nodes_after, r->target, r->stats.tests, r->stats.tests == 1 ? "" : "s");
     if (r->program) {
-        sb_printf(&sb, "\nprogram (torch%s):\n", strcmp(r->mode, "export") ? (r->has_ref_program ? ", the reference's nodes" : ", the model's nodes") : "");
+        if (!strcmp(r->mode, "export")) sb_puts(&sb, "\nprogram (torch):\n");
+        else sb_printf(&sb, "\nprogram (torch, the %s stage's nodes):\n", pl_stage_name(r->program_stage));
         program_text(r->program, &sb);
     } else if (r->program_note) {
         sb_printf(&sb, "\n# %s\n", r->program_note);
     }
     if (r->model) {
-        sb_puts(&sb, "\nmodel (onnx):\n");
+        sb_printf(&sb, "\nmodel (onnx%s%s):\n", strcmp(r->mode, "export") ? ", " : "", strcmp(r->mode, "export") ? r->stage : "");
         model_text(r->model, &sb);
     } else if (r->model_note) {
         sb_printf(&sb, "\n# %s\n", r->model_note);

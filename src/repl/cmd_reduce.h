@@ -35,6 +35,7 @@ typedef struct reduce_result {
     oe_values expected;          /* values: the reference's value of the target */
     char *inputs_note;           /* how the inputs were made */
     bool has_ref_program;        /* values: program is the reference's FX nodes */
+    int program_stage;           /* values: the stage whose program it is */
     pl_stage held[PL_N_STAGES];  /* programs whose weights the reduced program borrows */
 } reduce_result;
 

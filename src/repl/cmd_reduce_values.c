@@ -346,18 +346,27 @@ int cmd_reduce_values(session *s, const run_opts *o, reduce_result *r)
             if (cone_of(b.m, target, &cut, keep_b)) r->reference_model = ox_extract(b.m, keep_b, &target, 1, type_of, &cb, &dd);
             diag_free(&dd);
             free(keep_b);
-            /* the torch form: the reference's program when it is an FX stage, else the model's */
+            /* the torch form: the reference's program when it is an FX stage, else the model's;
+             * a model of this session's onnx or optimized stage was translated from its decomposed
+             * program (the values are named after its nodes), else from the exported one */
             int ib = session_stage_index(o->stages[1]), ia = o->stages[0] ? session_stage_index(o->stages[0]) : s->current;
-            char *note_b = NULL, *note_a = NULL;
-            r->program = torch_form(s, ib, target, &cut, &note_b);
-            r->has_ref_program = r->program != NULL;
-            if (!r->program) r->program = torch_form(s, ia, target, &cut, &note_a);
-            if (!r->program) {
-                r->program_note = note_a ? note_a : note_b;
-                if (note_a) free(note_b);
-            } else {
-                free(note_a);
-                free(note_b);
+            int tries[4] = {ib, ia, -1, -1};
+            if (ia == PL_STAGE_ONNX || ia == PL_STAGE_OPTIMIZED) {
+                tries[2] = PL_STAGE_DECOMPOSED;
+                tries[3] = PL_STAGE_EXPORTED;
+            }
+            for (int k = 0; k < 4 && !r->program; k++) {
+                if (tries[k] < 0 || (k && tries[k] == tries[k - 1])) continue;
+                char *note = NULL;
+                r->program = torch_form(s, tries[k], target, &cut, &note);
+                r->has_ref_program = r->program && k == 0;
+                if (r->program) r->program_stage = tries[k];
+                if (!r->program_note) r->program_note = note;
+                else free(note);
+            }
+            if (r->program) {
+                free(r->program_note);
+                r->program_note = NULL;
             }
             hm_free(&cut);
             /* the reproducer's values: both reduced models' inputs, and the reference's target */
