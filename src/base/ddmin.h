@@ -30,7 +30,8 @@ typedef enum ddmin_status {
     DDMIN_OK,                    /* keep holds the smallest failing set found */
     DDMIN_NO_FAILURE,            /* not even all of the target's ancestors fail */
     DDMIN_INTERRUPTED,           /* Ctrl-C */
-    DDMIN_LIMIT                  /* max_tests reached: keep holds the smallest failing set so far */
+    DDMIN_LIMIT                  /* max_tests reached: keep holds the smallest failing set found so
+                                    far (none while still growing: stats.grown is 0 then) */
 } ddmin_status;
 
 typedef struct ddmin_stats {

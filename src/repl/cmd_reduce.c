@@ -38,9 +38,12 @@ void reduce_result_free(reduce_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* ONNX text with the tensors of more than 16 values elided, as `show` prints on a terminal: the
+ * reproducer's files hold the values */
 static void model_text(const ox_model *m, strbuf *sb)
 {
-    ox_print_model(m->proto, sb, NULL);
+    ox_print_opts po = {.elide_values = 1, .elide_over = 16};
+    ox_print_model_opts(m->proto, sb, NULL, &po);
     if (sb->len && sb->s[sb->len - 1] != '\n') sb_putc(sb, '\n');
 }
 
