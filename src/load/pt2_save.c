@@ -704,11 +704,7 @@ bool pt2_save(const fx_program *p, const char *path, diag_sink *d)
             zip_source_close(mem);
         }
         if (!ok) diag_error(d, (diag_loc){path, 0, 0}, "cannot make the archive");
-        atomic_file af;
-        if (ok && (ok = file_create(&af, path, d))) {
-            if (!(ok = file_write(&af, buf, zs.size, d))) file_abort(&af);
-            else ok = file_commit(&af, d);
-        }
+        if (ok) ok = file_write_whole(path, buf, zs.size, d);
         free(buf);
     }
     if (mem) zip_source_free(mem);

@@ -55,17 +55,6 @@ static void program_text(const fx_program *p, strbuf *sb)
 
 /* ---- the reproducer ---------------------------------------------------------------------------- */
 
-static bool write_text(const char *path, const char *text, diag_sink *d)
-{
-    atomic_file af;
-    if (!file_create(&af, path, d)) return false;
-    if (!file_write(&af, text, strlen(text), d)) {
-        file_abort(&af);
-        return false;
-    }
-    return file_commit(&af, d);
-}
-
 static bool write_values(const char *path, const oe_values *v, diag_sink *d)
 {
     const char **names = xcalloc(v->len + 1, sizeof *names);
@@ -175,7 +164,8 @@ static bool save_reproducer(session *s, const reduce_result *r, const char *dir,
     }
     if (ok) {
         reproducer_text(r, have_program, &script, &readme);
-        ok = write_text(AT("reproduce.fxsh"), script.s, &s->diag) && write_text(AT("README.md"), readme.s, &s->diag);
+        ok = file_write_whole(AT("reproduce.fxsh"), script.s, script.len, &s->diag) &&
+             file_write_whole(AT("README.md"), readme.s, readme.len, &s->diag);
         if (ok) NOTE("reproduce.fxsh README.md");
     }
 #undef AT

@@ -238,19 +238,13 @@ static fx_program *torch_form(session *s, int idx, const char *target, const has
 int cmd_reduce_values(session *s, const run_opts *o, reduce_result *r)
 {
     r->mode = "values";
-    run_model_ref a = {0}, b = {0};
-    oe_values file = {0}, same = {0};
-    run_input_set in_a = {0}, in_b = {0};
+    run_pair pr;
     vtable ta = {0}, tb = {0};
     oe_compare_result cr = {0};
     int rc = -1;
-    if (o->inputs && run_read_values(s, "reduce", o->inputs, &file)) goto out;
-    if (run_model_resolve(s, "reduce", o->stages[0], &a) || run_model_resolve(s, "reduce", o->stages[1], &b)) goto out;
-    if (run_make_inputs(s, "reduce", a.m, o->inputs ? &file : NULL, o->inputs, o->seed, &in_a)) goto out;
-    char label[512];
-    snprintf(label, sizeof label, "the inputs of %s", a.label);
-    run_inputs_as_values(&in_a, &same);
-    if (run_make_inputs(s, "reduce", b.m, &same, label, o->seed, &in_b)) goto out;
+    if (run_pair_open(s, "reduce", o, &pr)) goto out;
+    run_model_ref a = pr.a, b = pr.b;
+    run_input_set in_a = pr.in_a, in_b = pr.in_b;
     if (vt_fill(s, a.m, a.label, &in_a, &ta) || vt_fill(s, b.m, b.label, &in_b, &tb)) goto out;
     oe_compare_opts co = {.atol = o->atol, .rtol = o->rtol};
     diag_sink d;
@@ -405,11 +399,6 @@ out:
     view_compare_result_free(&cr);
     vt_free(&ta);
     vt_free(&tb);
-    run_inputs_free(&in_a);
-    run_inputs_free(&in_b);
-    view_values_free(&file);
-    view_values_free(&same);
-    run_model_ref_free(&a);
-    run_model_ref_free(&b);
+    run_pair_free(&pr);
     return rc;
 }
