@@ -83,6 +83,14 @@ static void reproducer_text(const reduce_result *r, bool have_program, strbuf *s
                   r->what, r->nodes_before, r->nodes_after, r->target);
         sb_puts(readme, "or with torch: `torch.onnx.export(torch.export.load('program.pt2'), dynamo=True)`.\n");
         if (r->model) sb_puts(readme, "`model.onnx` is what the stages before the failing one make of it.\n");
+    } else if (!strcmp(r->mode, "check")) {
+        sb_puts(script, "load model.onnx\ncheck\n");
+        sb_printf(readme, "`check` rejects `model.onnx` (nodes of %s):\n\n    %s\n\n", r->stage, r->failure);
+        sb_printf(readme, "The model was reduced from %zu nodes to %zu around %s: the values the kept nodes\n"
+                          "read from the others are graph inputs of their declared types. Reproduce it with\n\n"
+                          "    fxsh -f reproduce.fxsh\n",
+                  r->nodes_before, r->nodes_after, r->target);
+        return;
     } else {
         sb_puts(script, "load model.onnx\nverify --inputs inputs.npz --expected expected.npz\n");
         sb_printf(readme, "The value %s of `model.onnx` (nodes of %s) differs from %s's:\n\n    %s\n\n", r->target,
@@ -154,7 +162,7 @@ static bool save_reproducer(session *s, const reduce_result *r, const char *dir,
         ok = ox_save_file(r->reference_model, AT("reference.onnx"), &so, &s->diag) == 0;
         if (ok) NOTE("reference.onnx");
     }
-    if (ok) {
+    if (ok && strcmp(r->mode, "check")) {   /* the checker reads no values */
         ok = write_values(AT("inputs.npz"), &r->inputs, &s->diag);
         if (ok) NOTE("inputs.npz");
     }
@@ -201,10 +209,12 @@ static void print_result(session *s, const reduce_result *r)
     sb_init(&sb);
     if (!strcmp(r->mode, "export"))
         sb_printf(&sb, "reduce: the export fails at %s: %s\n", r->stage, r->failure);
+    else if (!strcmp(r->mode, "check"))
+        sb_printf(&sb, "reduce: `check` rejects %s: %s\n", r->stage, r->failure);
     else
         sb_printf(&sb, "reduce: %s vs %s: %s\n", r->stage, r->reference, r->failure);
-    sb_printf(&sb, "reduced the %s from %zu nodes to %zu around %%%s (%zu test%s)\n", r->what, r->nodes_before,
-              r->nodes_after, r->target, r->stats.tests, r->stats.tests == 1 ? "" : "s");
+    sb_printf(&sb, "reduced the %s from %zu nodes to %zu around %s%s (%zu test%s)\n", r->what, r->nodes_before,
+              r->nodes_after, strcmp(r->mode, "check") ? "%" : "", r->target, r->stats.tests, r->stats.tests == 1 ? "" : "s");
     if (r->program) {
         if (!strcmp(r->mode, "export")) sb_puts(&sb, "\nprogram (torch):\n");
         else sb_printf(&sb, "\nprogram (torch, the %s stage's nodes):\n", pl_stage_name(r->program_stage));
@@ -281,13 +291,13 @@ int cmd_reduce(session *s, int argc, char **argv)
     bool json = cmd_json_flag(&argc, argv);
     run_opts o;
     if (!run_parse_opts(s, "reduce", argc, argv, "--inputs --seed --atol --rtol --save", 2, &o)) return 1;
-    if (o.n_stages == 1) {
-        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "reduce: '%s' needs a reference to differ from", o.stages[0]);
-        diag_set_hint(dg, "reduce MODEL REFERENCE (e.g. reduce optimized exported), or `reduce` alone after a failed export");
-        return 1;
-    }
     reduce_result r = {0};
-    int rc = o.n_stages == 2 ? cmd_reduce_values(s, &o, &r) : cmd_reduce_export(s, &o, &r);
+    /* without arguments: the loaded program's export, or a loaded model's check */
+    bool model_only = !o.n_stages && pl_first_fx_stage(s->stages) < 0 && session_current(s) &&
+                      session_current(s)->kind == PL_ONNX;
+    int rc = o.n_stages == 2 ? cmd_reduce_values(s, &o, &r)
+             : o.n_stages == 1 || model_only ? cmd_reduce_check(s, &o, &r)
+                                             : cmd_reduce_export(s, &o, &r);
     strbuf written;
     sb_init(&written);
     if (!rc && o.save && !save_reproducer(s, &r, o.save, &written)) rc = -1;

@@ -17,7 +17,7 @@
 struct fx_program;
 
 typedef struct reduce_result {
-    const char *mode;            /* "export" or "values" */
+    const char *mode;            /* "export", "values" or "check" */
     char *failure;               /* what fails, one line: the error, or the divergence */
     char *stage;                 /* export: the stage that fails; values: the model reduced */
     char *reference;             /* values: the reference's label */
@@ -47,6 +47,10 @@ int cmd_reduce_export(session *s, const run_opts *o, reduce_result *r);
 /* `reduce MODEL REFERENCE`: the first value of MODEL that differs from REFERENCE's reduced. -1 after
  * reporting. */
 int cmd_reduce_values(session *s, const run_opts *o, reduce_result *r);
+
+/* `reduce MODEL` of a model `check` rejects: its nodes around the one the first problem names. -1
+ * after reporting. */
+int cmd_reduce_check(session *s, const run_opts *o, reduce_result *r);
 
 /* Call nodes of a program's root graph (placeholders, get_attr and the output not counted). */
 size_t reduce_fx_nodes(const struct fx_program *p);

@@ -192,7 +192,7 @@ const command command_table[] = {
      "line (name, dtype, shape, bytes), as polygraphy inspect does."},
     {"quit", 0, 0, cmd_quit, COMPLETE_NOTHING, "quit", "leave fxsh", NULL},
     {"reduce", 0, 12, cmd_reduce, COMPLETE_STAGE_OR_FORM,
-     "reduce [MODEL REFERENCE] [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--save DIR] [--json]",
+     "reduce [MODEL [REFERENCE]] [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--save DIR] [--json]",
      "shrink a failing export, or a model that disagrees, to the fewest nodes that still fail",
      "Finds the smallest part of a program or model that still fails the same way, prints it as torch\n"
      "prints a graph (`show graph`) and as ONNX text, and with --save DIR writes it as a standalone\n"
@@ -210,6 +210,11 @@ const command command_table[] = {
      "value wrong from the REFERENCE's values of what it reads, e.g.\n"
      "  reduce optimized exported\n"
      "\n"
+     "`reduce MODEL` (or `reduce` with only an ONNX model loaded) reduces a model that `check`\n"
+     "rejects around the node its first problem names: a candidate fails when the checker reports\n"
+     "the same problem at that node (the values a kept node reads from the others become graph\n"
+     "inputs of their declared types).\n"
+     "\n"
      "The search: the candidate is the failing node and some of its ancestors; every value a kept\n"
      "node reads from a node left out becomes an input holding its recorded dtype and shape (a\n"
      "tuple or a weight's get_attr is never cut: its maker is kept). It grows first (the node\n"
@@ -219,7 +224,8 @@ const command command_table[] = {
      "program.\n"
      "\n"
      "--save DIR writes the reproducer into DIR (made whole, or not at all, when it does not exist):\n"
-     "program.pt2 (torch.export.load reads it), model.onnx (the reduced model; for an export, what\n"
+     "program.pt2 (torch.export.load reads it; a program of static shapes and ATen calls: one with a\n"
+     "symbolic size or a higher-order op's subgraph is refused, naming the node), model.onnx (the reduced model; for an export, what\n"
      "the stages before the failing one make, when there is one), reference.onnx (the reference's\n"
      "nodes for the same value), inputs.npz (the inputs: the program's own from --inputs or random,\n"
      "each cut value computed by the evaluator from them), expected.npz (the reference's value),\n"

@@ -146,6 +146,34 @@ first divergence: cat_1 (Concat node node_cat_1 in both)
 $ fxsh -q -c 'load examples/data/mlp.pt2' -c 'set linear_1 2=None' -c 'export' -c 'reduce optimized examples/data/mlp.optimized.onnx --inputs examples/data/mlp.io.json --json' | jq -c '[.mode, .stage, .reference, .target, .nodes_before, .nodes_after, .inputs, .ok]'
 ["values","optimized","examples/data/mlp.optimized.onnx","linear_1",5,1,["relu"],true]
 
+## A model `check` rejects (fxsh's export of the mlp, relu_1 given an attribute Relu does not have):
+## the node alone, its input a graph input of its declared type; the reproducer's check fails the
+## same way.
+$ fxsh -q -c 'load examples/data/mlp.optimized.onnx' -c "save $FXSH_SCRATCH/m.txt" && sed 's/relu_1 = Relu (linear_1)/relu_1 = Relu <alpha: float = 0.5> (linear_1)/' $FXSH_SCRATCH/m.txt >$FXSH_SCRATCH/bad.txt && fxsh -q -c "load $FXSH_SCRATCH/bad.txt" -c "reduce --save $FXSH_SCRATCH/r" && cd $FXSH_SCRATCH/r && ls && fxsh -q -f reproduce.fxsh
+reduce: `check` rejects onnx: main_graph: node 3 ("node_relu_1", Relu): unrecognized attribute 'alpha' for Relu-14
+reduced the model from 5 nodes to 1 around node_relu_1 (1 test)
+
+# no torch form: the model was given as ONNX
+
+model (onnx, onnx):
+<
+   ir_version: 10,
+   opset_import: ["" : 20],
+   producer_name: "fxsh",
+   producer_version: "0.1.0"
+>
+main_graph (float[2,16] linear_1) => (float[2,16] relu_1) {
+   [node_relu_1] relu_1 = Relu <alpha: float = 0.5> (linear_1)
+}
+
+inputs: none needed: `check` reads no values
+README.md
+model.onnx
+reproduce.fxsh
+reproduce.fxsh:2: model.onnx: error: main_graph: node 0 ("node_relu_1", Relu): unrecognized attribute 'alpha' for Relu-14
+reproduce.fxsh:2: error: check: 1 problem found
+? 1
+
 ## Nothing to reduce, and bad requests: each a clear error and exit 1, nothing written.
 $ fxsh -q -c reduce
 -c:1: error: reduce: no FX program loaded
@@ -163,8 +191,13 @@ $ fxsh -q -c 'load examples/data/mlp.pt2' -c 'export' -c 'reduce optimized expor
 ? 1
 
 $ fxsh -q -c 'load examples/data/mlp.pt2' -c 'reduce optimized'
--c:2: error: reduce: 'optimized' needs a reference to differ from
-  hint: reduce MODEL REFERENCE (e.g. reduce optimized exported), or `reduce` alone after a failed export
+-c:2: error: reduce: the optimized stage is empty
+  hint: `stages` lists what each holds; `export` or `step` fills them
+? 1
+
+$ fxsh -q -c 'load examples/data/mlp.pt2' -c export -c 'reduce optimized'
+-c:3: error: reduce: optimized passes `check`: no failure to reduce
+  hint: a model whose values are wrong is reduced against a reference: reduce optimized REFERENCE
 ? 1
 
 $ fxsh -q -c 'load examples/data/mlp.pt2' -c 'reduce optimized nosuch.onnx'
