@@ -182,15 +182,9 @@ static void write_arg(wctx *c, json_writer *w, const fx_node *n, const fx_arg *a
             jw_kstring(w, "as_name", a->u.node->name);
             jw_object_end(w);
         } else {
-            jw_key(w, sa && sa->optional && sa->base == ATY_TENSOR && !sa->is_list ? "as_optional_tensor" : "as_tensor");
-            if (sa && sa->optional && sa->base == ATY_TENSOR && !sa->is_list) {
-                jw_object(w);
-                jw_key(w, "as_tensor");
-                tensor_ref(w, a->u.node->name);
-                jw_object_end(w);
-            } else {
-                tensor_ref(w, a->u.node->name);
-            }
+            /* a Tensor? that holds one is written as a Tensor, as torch's serializer does */
+            jw_key(w, "as_tensor");
+            tensor_ref(w, a->u.node->name);
         }
         break;
     case FX_ARG_INT: jw_kint(w, "as_int", a->u.i); break;
@@ -311,14 +305,21 @@ static void write_node(wctx *c, json_writer *w, const fx_node *n)
     jw_key(w, "outputs");
     jw_array(w);
     const fx_value *v = n->meta.val;
-    if (v && v->kind == FX_VAL_TUPLE) {
-        bool list = sch.nrets == 1 && sch.rets[0].is_list;
+    bool list = sch.nrets == 1 && sch.rets[0].is_list;
+    size_t n_items = v && v->kind == FX_VAL_TUPLE ? v->n_items : list ? 0 : sch.nrets;
+    for (size_t u = 0; u < n->n_users; u++) {   /* a list's length: what its getitems read, at least */
+        const fx_node *g = n->users[u];
+        if (is_getitem(g) && g->args->u.seq.len == 2 && g->args->u.seq.items[1]->kind == FX_ARG_INT &&
+            g->args->u.seq.items[1]->u.i >= (int64_t)n_items)
+            n_items = (size_t)g->args->u.seq.items[1]->u.i + 1;
+    }
+    if (list || n_items > 1 || (v && v->kind == FX_VAL_TUPLE)) {
         if (list) {
             jw_object(w);
             jw_key(w, "as_tensors");
             jw_array(w);
         }
-        for (size_t i = 0; i < v->n_items; i++) {
+        for (size_t i = 0; i < n_items; i++) {
             const char *name = NULL;
             for (size_t u = 0; u < n->n_users && !name; u++) {
                 const fx_node *g = n->users[u];

@@ -146,11 +146,21 @@ static bool save_reproducer(session *s, const reduce_result *r, const char *dir,
 #define NOTE(name) sb_printf(written, "%s%s", written->len ? " " : "", name)
     bool have_program = false;
     if (r->program) {
-        ok = pt2_save(r->program, AT("program.pt2"), &s->diag);
-        if (ok) {
+        /* an export's reproducer is its program; beside a model, the program is one more form,
+         * and one pt2_save cannot write (a symbolic size) is left out with a note */
+        diag_sink pd;
+        diag_init(&pd);
+        have_program = pt2_save(r->program, AT("program.pt2"), &pd);
+        if (have_program) {
             NOTE("program.pt2");
-            have_program = true;
+        } else if (!strcmp(r->mode, "export")) {
+            ok = false;
+            for (size_t i = 0; i < pd.len; i++) session_error(s, "reduce: --save %s: %s", dir, pd.items[i].message);
+        } else {
+            for (size_t i = 0; i < pd.len; i++)
+                diag_note(&s->diag, (diag_loc){0}, "reduce: --save %s: program.pt2 left out: %s", dir, pd.items[i].message);
         }
+        diag_free(&pd);
     }
     if (ok && r->model) {
         ox_save_opts so = {0};

@@ -321,8 +321,7 @@ int cmd_reduce_export(session *s, const run_opts *o, reduce_result *r)
     /* a node of several values returns them through its getitems */
     c.outputs = xcalloc(target->n_users + 1, sizeof *c.outputs);
     c.output_index = xcalloc(target->n_users + 1, sizeof *c.output_index);
-    if (target->meta.val && target->meta.val->kind == FX_VAL_TUPLE)
-        for (size_t u = 0; u < target->n_users; u++)
+    for (size_t u = 0; u < target->n_users; u++)
             if (target->users[u]->op == FX_OP_CALL_FUNCTION && strstr(target->users[u]->target, "getitem")) {
                 c.outputs[c.n_outputs] = target->users[u]->name;
                 c.output_index[c.n_outputs++] = target->users[u]->index;
