@@ -264,13 +264,102 @@ static bool is_getitem(const fx_node *n)
     return n->op == FX_OP_CALL_FUNCTION && !strcmp(n->target, "operator.getitem");
 }
 
+static void write_graph(wctx *c, json_writer *w, fx_graph *g);
+
+/* The name of output slot i of n: the getitem that reads it, or "<node>_unused_<i>" (buf). */
+static const char *slot_name(const fx_node *n, size_t i, char *buf, size_t cap)
+{
+    for (size_t u = 0; u < n->n_users; u++) {
+        const fx_node *g = n->users[u];
+        if (is_getitem(g) && g->args->u.seq.len == 2 && g->args->u.seq.items[1]->kind == FX_ARG_INT &&
+            g->args->u.seq.items[1]->u.i == (int64_t)i)
+            return g->name;
+    }
+    snprintf(buf, cap, "%s_unused_%zu", n->name, i);
+    return buf;
+}
+
+/* How many values n returns: its tuple meta's, else one past the highest getitem. */
+static size_t n_slots(const fx_node *n, size_t at_least)
+{
+    size_t k = n->meta.val && n->meta.val->kind == FX_VAL_TUPLE ? n->meta.val->n_items : at_least;
+    for (size_t u = 0; u < n->n_users; u++) {
+        const fx_node *g = n->users[u];
+        if (is_getitem(g) && g->args->u.seq.len == 2 && g->args->u.seq.items[1]->kind == FX_ARG_INT &&
+            g->args->u.seq.items[1]->u.i >= (int64_t)k)
+            k = (size_t)g->args->u.seq.items[1]->u.i + 1;
+    }
+    return k;
+}
+
+/* A higher-order op (cond, while_loop, scan, ...): its arguments positional and unnamed, each
+ * subgraph written in place of the get_attr that names it, one output per value it returns. */
+static void write_hop(wctx *c, json_writer *w, const fx_node *n)
+{
+    jw_object(w);
+    jw_kstring(w, "target", n->target);
+    jw_key(w, "inputs");
+    jw_array(w);
+    for (size_t i = 0; i < n->args->u.seq.len; i++) {
+        const fx_arg *a = n->args->u.seq.items[i];
+        jw_object(w);
+        jw_kstring(w, "name", "");
+        jw_key(w, "arg");
+        if (a->kind == FX_ARG_NODE && a->u.node->op == FX_OP_GET_ATTR) {
+            const fx_module *m = fx_module_find(n->graph->owner, a->u.node->target);
+            if (!m || !m->graph) fail(c, n, "no subgraph module ", a->u.node->target);
+            jw_object(w);
+            jw_key(w, "as_graph");
+            jw_object(w);
+            jw_kstring(w, "name", a->u.node->target);
+            jw_key(w, "graph");
+            if (m && m->graph) write_graph(c, w, m->graph);
+            else jw_null(w);
+            jw_object_end(w);
+            jw_object_end(w);
+        } else {
+            /* operand lists are lists of tensors, an empty one too (torch writes as_tensors) */
+            static const aten_arg tensors = {.name = "", .type_text = "Tensor[]", .base = ATY_TENSOR, .is_list = true};
+            write_arg(c, w, n, a, a->kind == FX_ARG_LIST || a->kind == FX_ARG_TUPLE ? &tensors : NULL);
+        }
+        jw_kint(w, "kind", 1);
+        jw_object_end(w);
+    }
+    if (n->kwargs->u.seq.len) fail(c, n, "a higher-order op's keyword arguments are not written", NULL);
+    jw_array_end(w);
+    jw_key(w, "outputs");
+    jw_array(w);
+    size_t k = n_slots(n, 1);
+    char buf[256];
+    for (size_t i = 0; i < k; i++) {
+        jw_object(w);
+        jw_key(w, "as_tensor");
+        tensor_ref(w, slot_name(n, i, buf, sizeof buf));
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    jw_key(w, "metadata");
+    jw_object(w);
+    if (n->meta.stack_trace) jw_kstring(w, "stack_trace", n->meta.stack_trace);
+    if (n->meta.nn_module_stack) jw_kstring(w, "nn_module_stack", n->meta.nn_module_stack);
+    if (n->meta.torch_fn) jw_kstring(w, "torch_fn", n->meta.torch_fn);
+    jw_object_end(w);
+    jw_kbool(w, "is_hop_single_tensor_return", false);
+    jw_kstring(w, "name", n->name);
+    jw_object_end(w);
+}
+
 static void write_node(wctx *c, json_writer *w, const fx_node *n)
 {
+    if (n->op == FX_OP_CALL_FUNCTION && !strncmp(n->target, "torch.ops.higher_order.", 23)) {
+        write_hop(c, w, n);
+        return;
+    }
     aten_schema sch;
     memset(&sch, 0, sizeof sch);
     if (n->op != FX_OP_CALL_FUNCTION || strncmp(n->target, "torch.ops.aten.", 15) != 0 ||
         !aten_schemas_parse(&c->a, n->target, &sch, NULL)) {
-        fail(c, n, "only ATen calls are written, not ", n->target);
+        fail(c, n, "only ATen calls and higher-order ops are written, not ", n->target);
         return;
     }
     jw_object(w);
@@ -306,32 +395,16 @@ static void write_node(wctx *c, json_writer *w, const fx_node *n)
     jw_array(w);
     const fx_value *v = n->meta.val;
     bool list = sch.nrets == 1 && sch.rets[0].is_list;
-    size_t n_items = v && v->kind == FX_VAL_TUPLE ? v->n_items : list ? 0 : sch.nrets;
-    for (size_t u = 0; u < n->n_users; u++) {   /* a list's length: what its getitems read, at least */
-        const fx_node *g = n->users[u];
-        if (is_getitem(g) && g->args->u.seq.len == 2 && g->args->u.seq.items[1]->kind == FX_ARG_INT &&
-            g->args->u.seq.items[1]->u.i >= (int64_t)n_items)
-            n_items = (size_t)g->args->u.seq.items[1]->u.i + 1;
-    }
+    size_t n_items = n_slots(n, list ? 0 : sch.nrets);
     if (list || n_items > 1 || (v && v->kind == FX_VAL_TUPLE)) {
         if (list) {
             jw_object(w);
             jw_key(w, "as_tensors");
             jw_array(w);
         }
+        char buf[256];
         for (size_t i = 0; i < n_items; i++) {
-            const char *name = NULL;
-            for (size_t u = 0; u < n->n_users && !name; u++) {
-                const fx_node *g = n->users[u];
-                if (is_getitem(g) && g->args->u.seq.len == 2 && g->args->u.seq.items[1]->kind == FX_ARG_INT &&
-                    g->args->u.seq.items[1]->u.i == (int64_t)i)
-                    name = g->name;
-            }
-            char unused[256];
-            if (!name) {
-                snprintf(unused, sizeof unused, "%s_unused_%zu", n->name, i);
-                name = unused;
-            }
+            const char *name = slot_name(n, i, buf, sizeof buf);
             if (list) {
                 tensor_ref(w, name);
             } else {
@@ -376,6 +449,66 @@ static const fx_input_spec *spec_of(const fx_program *p, const char *name)
     return NULL;
 }
 
+/* A Graph: its inputs, outputs, nodes and the meta of its values (a subgraph's too: a cond
+ * branch is written inside the call that runs it). */
+static void write_graph(wctx *c, json_writer *w, fx_graph *g)
+{
+    jw_object(w);
+    jw_key(w, "inputs");
+    jw_array(w);
+    for (const fx_node *n = g->first; n; n = n->next)
+        if (n->op == FX_OP_PLACEHOLDER) {
+            jw_object(w);
+            jw_key(w, "as_tensor");
+            tensor_ref(w, n->name);
+            jw_object_end(w);
+        }
+    jw_array_end(w);
+    jw_key(w, "outputs");
+    jw_array(w);
+    const fx_node *out = g->last && g->last->op == FX_OP_OUTPUT ? g->last : NULL;
+    const fx_arg *res = out && out->args->u.seq.len == 1 ? out->args->u.seq.items[0] : NULL;
+    size_t n_out = res && (res->kind == FX_ARG_TUPLE || res->kind == FX_ARG_LIST) ? res->u.seq.len : res ? 1 : 0;
+    for (size_t i = 0; i < n_out; i++) {
+        const fx_arg *it = res->kind == FX_ARG_TUPLE || res->kind == FX_ARG_LIST ? res->u.seq.items[i] : res;
+        if (it->kind != FX_ARG_NODE) fail(c, out, "an output that is not a node is not written", NULL);
+        else write_arg(c, w, out, it, NULL);
+    }
+    jw_array_end(w);
+    jw_key(w, "nodes");
+    jw_array(w);
+    for (const fx_node *n = g->first; n && !c->failed; n = n->next) {
+        if (n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT || n->op == FX_OP_GET_ATTR || is_getitem(n)) continue;
+        write_node(c, w, n);
+    }
+    jw_array_end(w);
+    jw_key(w, "tensor_values");
+    jw_object(w);
+    for (const fx_node *n = g->first; n && !c->failed; n = n->next) {
+        const fx_value *v = n->meta.val;
+        if (n->op == FX_OP_OUTPUT || !v || v->kind != FX_VAL_TENSOR) continue;
+        const fx_input_spec *sp = n->op == FX_OP_PLACEHOLDER && g == fx_program_graph(c->p) ? spec_of(c->p, n->name) : NULL;
+        jw_key(w, n->name);
+        tensor_meta(c, w, n, v, sp && sp->kind == FX_IN_PARAMETER);
+    }
+    jw_object_end(w);
+    const char *empty[] = {"sym_int_values", "sym_bool_values"};
+    for (size_t i = 0; i < 2; i++) {
+        jw_key(w, empty[i]);
+        jw_object(w);
+        jw_object_end(w);
+    }
+    /* a graph that returns one bare tensor (a while_loop's cond_fn) says so */
+    jw_kbool(w, "is_single_tensor_return", res && res->kind == FX_ARG_NODE);
+    jw_key(w, "custom_obj_values");
+    jw_object(w);
+    jw_object_end(w);
+    jw_key(w, "sym_float_values");
+    jw_object(w);
+    jw_object_end(w);
+    jw_object_end(w);
+}
+
 static void model_json(wctx *c, strbuf *json)
 {
     const fx_program *p = c->p;
@@ -386,59 +519,7 @@ static void model_json(wctx *c, strbuf *json)
     jw_key(&w, "graph_module");
     jw_object(&w);
     jw_key(&w, "graph");
-    jw_object(&w);
-    jw_key(&w, "inputs");
-    jw_array(&w);
-    for (const fx_node *n = g->first; n; n = n->next)
-        if (n->op == FX_OP_PLACEHOLDER) {
-            jw_object(&w);
-            jw_key(&w, "as_tensor");
-            tensor_ref(&w, n->name);
-            jw_object_end(&w);
-        }
-    jw_array_end(&w);
-    jw_key(&w, "outputs");
-    jw_array(&w);
-    const fx_node *out = g->last && g->last->op == FX_OP_OUTPUT ? g->last : NULL;
-    const fx_arg *res = out && out->args->u.seq.len == 1 ? out->args->u.seq.items[0] : NULL;
-    size_t n_out = res && (res->kind == FX_ARG_TUPLE || res->kind == FX_ARG_LIST) ? res->u.seq.len : res ? 1 : 0;
-    for (size_t i = 0; i < n_out; i++) {
-        const fx_arg *it = res->kind == FX_ARG_TUPLE || res->kind == FX_ARG_LIST ? res->u.seq.items[i] : res;
-        if (it->kind != FX_ARG_NODE) fail(c, out, "an output that is not a node is not written", NULL);
-        else write_arg(c, &w, out, it, NULL);
-    }
-    jw_array_end(&w);
-    jw_key(&w, "nodes");
-    jw_array(&w);
-    for (const fx_node *n = g->first; n && !c->failed; n = n->next) {
-        if (n->op == FX_OP_PLACEHOLDER || n->op == FX_OP_OUTPUT || is_getitem(n)) continue;
-        write_node(c, &w, n);
-    }
-    jw_array_end(&w);
-    jw_key(&w, "tensor_values");
-    jw_object(&w);
-    for (const fx_node *n = g->first; n && !c->failed; n = n->next) {
-        const fx_value *v = n->meta.val;
-        if (n->op == FX_OP_OUTPUT || !v || v->kind != FX_VAL_TENSOR) continue;
-        const fx_input_spec *sp = n->op == FX_OP_PLACEHOLDER ? spec_of(p, n->name) : NULL;
-        jw_key(&w, n->name);
-        tensor_meta(c, &w, n, v, sp && sp->kind == FX_IN_PARAMETER);
-    }
-    jw_object_end(&w);
-    const char *empty[] = {"sym_int_values", "sym_bool_values"};
-    for (size_t i = 0; i < 2; i++) {
-        jw_key(&w, empty[i]);
-        jw_object(&w);
-        jw_object_end(&w);
-    }
-    jw_kbool(&w, "is_single_tensor_return", false);
-    jw_key(&w, "custom_obj_values");
-    jw_object(&w);
-    jw_object_end(&w);
-    jw_key(&w, "sym_float_values");
-    jw_object(&w);
-    jw_object_end(&w);
-    jw_object_end(&w);   /* graph */
+    write_graph(c, &w, g);
 
     jw_key(&w, "signature");
     jw_object(&w);

@@ -1,9 +1,10 @@
 /* pt2_save.h — writing a program as a torch.export archive (.pt2) that torch.export.load and
  * fxsh's own loader read: the serde JSON of its graph and signature, its weights as raw bytes.
  *
- * What it writes is what torch.export.save writes for a program of static shapes, one graph, ATen
- * calls, getitems of multi-output calls and SymInt-free values (`reduce` saves its reproducers so);
- * a higher-order op's subgraph or a symbolic size is refused with an error naming the node.
+ * What it writes is what torch.export.save writes for a program of static shapes: ATen calls,
+ * getitems of multi-output calls, higher-order ops (cond, while_loop, scan) with their subgraphs
+ * (`reduce` saves its reproducers so); a symbolic size (a dynamic dimension, a SymInt value) or a
+ * call of anything else is refused with an error naming the node.
  * Ownership: reads p, keeps nothing. */
 #ifndef FXSH_LOAD_PT2_SAVE_H
 #define FXSH_LOAD_PT2_SAVE_H

@@ -96,17 +96,42 @@ static bool fails_same(const bool *keep, void *vctx)
     return same;
 }
 
-/* The node an error names: the first %name in its message that is a node of g. */
-static fx_node *named_node(fx_graph *g, const char *msg)
+/* Whether module m's graph, or a graph of a module under it, has a node named name. */
+static bool module_has(const fx_module *m, const char *name)
 {
-    for (const char *p = strchr(msg, '%'); p; p = strchr(p + 1, '%')) {
-        const char *b = p + 1, *e = b;
+    if (m->graph && fx_graph_lookup(m->graph, name)) return true;
+    for (const fx_module *c = m->first_child; c; c = c->next_sibling)
+        if (module_has(c, name)) return true;
+    return false;
+}
+
+/* The root-graph node a name stands for: the node itself, or, for a node of a subgraph (a cond
+ * branch, a loop body), the call of the higher-order op that runs it (the user of the get_attr
+ * that names the subgraph's module), which reduces with its subgraphs whole. */
+static fx_node *root_node(fx_program *p, const char *name)
+{
+    fx_graph *g = fx_program_graph(p);
+    fx_node *n = fx_graph_lookup(g, name);
+    if (n) return n->op == FX_OP_OUTPUT ? NULL : n;
+    for (const fx_module *c = p->root->first_child; c; c = c->next_sibling) {
+        if (!module_has(c, name)) continue;
+        for (fx_node *x = g->first; x; x = x->next)
+            if (x->op == FX_OP_GET_ATTR && !strcmp(x->target, c->name) && x->n_users) return x->users[0];
+    }
+    return NULL;
+}
+
+/* The node an error names: the first %name in its message that is a node of p (see root_node). */
+static fx_node *named_node(fx_program *p, const char *msg)
+{
+    for (const char *q = strchr(msg, '%'); q; q = strchr(q + 1, '%')) {
+        const char *b = q + 1, *e = b;
         while (*e && (isalnum((unsigned char)*e) || *e == '_')) e++;
         if (e == b) continue;
         char *name = xstrndup(b, (size_t)(e - b));
-        fx_node *n = fx_graph_lookup(g, name);
+        fx_node *n = root_node(p, name);
         free(name);
-        if (n && n->op != FX_OP_OUTPUT) return n;
+        if (n) return n;
     }
     return NULL;
 }
@@ -293,7 +318,7 @@ int cmd_reduce_export(session *s, const run_opts *o, reduce_result *r)
     c.message = err->message;
     fx_graph *g = fx_program_graph(c.prog);
     fx_graph_renumber(g);
-    fx_node *target = named_node(g, err->message);
+    fx_node *target = named_node(c.prog, err->message);
     if (!target) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "reduce: %s fails without naming a node of the %s program: %s",
                                     pass_name(f), pl_stage_name(f - 1), err->message);

@@ -1,6 +1,6 @@
 /* test_pt2_save.c — pt2_save: programs written as .pt2 archives read back the same (graph,
- * signature, weights, printed as print(ep) prints them), and what it cannot write refused with the
- * node named and no file left. */
+ * signature, weights, subgraphs, printed as print(ep) prints them), and what it cannot write (a
+ * symbolic size) refused with the node named and no file left. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +91,15 @@ static void test_opinfo_program(void **state)
     round_trip(TEST_FIXTURES "/reduce/mha_dropout.pt2");
 }
 
+static void test_higher_order_ops(void **state)
+{
+    (void)state;
+    /* cond, while_loop and scan: each subgraph written inside the call that runs it */
+    round_trip(FXSH_TEST_TOP "/examples/data/mlp_cond.pt2");
+    round_trip(FXSH_TEST_TOP "/examples/data/while_loop_counter.pt2");
+    round_trip(FXSH_TEST_TOP "/examples/data/scan_cumsum.pt2");
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -110,7 +119,7 @@ static void test_refused(void **state)
     assert_non_null(p);
     char path[128];
     snprintf(path, sizeof path, "%s/program.pt2", scratch);
-    /* a symbolic size (a dynamic batch) or a cond's subgraph: refused, naming the node */
+    /* a symbolic size (a dynamic batch): refused, naming the node */
     assert_false(pt2_save(p, path, &d));
     assert_true(d.len > 0);
     assert_non_null(strstr(d.items[d.len - 1].message, "program.pt2: node %"));
@@ -125,6 +134,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_mlp_with_weights, setup, teardown),
         cmocka_unit_test_setup_teardown(test_opinfo_program, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_higher_order_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
