@@ -186,24 +186,29 @@ static bool save_reproducer(session *s, const reduce_result *r, const char *dir,
              file_write_whole(AT("README.md"), readme.s, readme.len, &s->diag);
         if (ok) NOTE("reproduce.fxsh README.md");
     }
-#undef AT
-#undef NOTE
+    /* a folder that held an earlier reproducer loses the files this one does not have (only
+     * those names: nothing else of the folder is touched) */
+    static const char *const names[] = {"program.pt2", "model.onnx", "reference.onnx", "inputs.npz", "expected.npz",
+                                        "reproduce.fxsh", "README.md"};
+    for (size_t i = 0; ok && exists && i < sizeof names / sizeof *names; i++) {
+        size_t nl = strlen(names[i]);
+        bool wrote = false;
+        for (const char *p = strstr(written->s ? written->s : "", names[i]); p && !wrote; p = strstr(p + 1, names[i]))
+            wrote = (p == written->s || p[-1] == ' ') && (p[nl] == ' ' || p[nl] == '\0');
+        if (!wrote) unlink(AT(names[i]));
+    }
     if (!exists) {
         if (ok && rename(into, dir) != 0) {
             session_error(s, "reduce: --save %s: %s", dir, strerror(errno));
             ok = false;
         }
         if (!ok) {   /* the temporary folder and what was written into it */
-            const char *names[] = {"program.pt2", "model.onnx", "reference.onnx", "inputs.npz", "expected.npz",
-                                   "reproduce.fxsh", "README.md"};
-            for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-                sb_reset(&path);
-                sb_printf(&path, "%s/%s", into, names[i]);
-                unlink(path.s);
-            }
+            for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(AT(names[i]));
             rmdir(into);
         }
     }
+#undef AT
+#undef NOTE
     sb_free(&path);
     sb_free(&script);
     sb_free(&readme);

@@ -63,6 +63,43 @@ reproduce.fxsh:2: error: Failed to convert the exported program to an ONNX model
   hint: the onnx stage failed; earlier stages are kept: `stages`, `show decomposed`
 ? 1
 
+## A failing node inside a cond branch (mlp_cond's false branch: neg → special_i0e): the program
+## keeps the cond with both branches, its operand and predicate computed as inputs; program.pt2
+## holds the branches, and its export fails the same way.
+$ fxsh -q -c 'load examples/data/mlp_cond.pt2' -c 'replace false_graph_0.neg torch.ops.aten.special_i0e.default' -c "reduce --save $FXSH_SCRATCH/r" && cd $FXSH_SCRATCH/r && fxsh -q -c 'load program.pt2' -c nodes; fxsh -q -f reproduce.fxsh 2>&1 | head -1
+reduce: the export fails at translate: No ONNX lowering for torch.ops.aten.special_i0e.default (node %special_i0e)
+reduced the decomposed program from 7 nodes to 2 around %cond (1 test)
+
+program (torch):
+graph():
+    %linear_1 : [num_users=1] = placeholder[target=linear_1]
+    %gt : [num_users=1] = placeholder[target=gt]
+    %true_graph_0 : [num_users=1] = get_attr[target=true_graph_0]
+    %false_graph_0 : [num_users=1] = get_attr[target=false_graph_0]
+    %cond : [num_users=1] = call_function[target=torch.ops.higher_order.cond](args = (%gt, %true_graph_0, %false_graph_0, (%linear_1,)), kwargs = {})
+    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%cond, 0), kwargs = {})
+    return (getitem,)
+
+# no ONNX form: the export fails at translate
+
+inputs: the program's inputs random (seed 0), the 2 cut values computed from them by the evaluator
+name                                op             target                                users
+linear_1                            placeholder    linear_1                              cond
+gt                                  placeholder    gt                                    cond
+true_graph_0                        get_attr       true_graph_0                          cond
+false_graph_0                       get_attr       false_graph_0                         cond
+cond                                call_function  torch.ops.higher_order.cond           getitem
+getitem                             call_function  operator.getitem                      output
+output                              output         output                                -
+true_graph_0.linear_1               placeholder    linear_1                              mul
+true_graph_0.scalar_tensor_default  call_function  torch.ops.aten.scalar_tensor.default  mul
+true_graph_0.mul                    call_function  torch.ops.aten.mul.Tensor             output
+true_graph_0.output                 output         output                                -
+false_graph_0.linear_1              placeholder    linear_1                              special_i0e
+false_graph_0.special_i0e           call_function  torch.ops.aten.special_i0e.default    output
+false_graph_0.output                output         output                                -
+reproduce.fxsh:2: program.pt2: error: No ONNX lowering for torch.ops.aten.special_i0e.default (node %special_i0e)
+
 ## A real model with one node patched to disagree (llama_cache_tiny: the rotary embedding's neg
 ## replaced by relu), reduced against the unpatched model: the first value that differs is the
 ## cat that reads the relu; two nodes of 76 are left. The reproducer's verify fails, the
@@ -173,6 +210,24 @@ reproduce.fxsh
 reproduce.fxsh:2: model.onnx: error: main_graph: node 0 ("node_relu_1", Relu): unrecognized attribute 'alpha' for Relu-14
 reproduce.fxsh:2: error: check: 1 problem found
 ? 1
+
+## Saving into a folder that holds an earlier reproducer: the files this one does not have go
+## (reference.onnx, expected.npz, model.onnx), nothing else of the folder is touched.
+$ mkdir $FXSH_SCRATCH/r && touch $FXSH_SCRATCH/r/notes.txt && fxsh -q -c 'load examples/data/mlp.pt2' -c 'set linear_1 2=None' -c 'export' -c "reduce optimized examples/data/mlp.optimized.onnx --save $FXSH_SCRATCH/r" >/dev/null && ls $FXSH_SCRATCH/r && fxsh -q -c 'load examples/data/mlp.pt2' -c 'replace relu torch.ops.aten.special_i0e.default' -c "reduce --save $FXSH_SCRATCH/r" >/dev/null && echo then && ls $FXSH_SCRATCH/r
+README.md
+expected.npz
+inputs.npz
+model.onnx
+notes.txt
+program.pt2
+reference.onnx
+reproduce.fxsh
+then
+README.md
+inputs.npz
+notes.txt
+program.pt2
+reproduce.fxsh
 
 ## Nothing to reduce, and bad requests: each a clear error and exit 1, nothing written.
 $ fxsh -q -c reduce
