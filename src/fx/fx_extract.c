@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fmap.h"
 #include "fx/fx.h"
 #include "fx/fx_build.h"
 
@@ -150,8 +151,10 @@ fx_program *fx_extract(const fx_program *src, const bool *keep, const char *cons
             link = &w->next;
             p->weights_last = w;
             p->n_weights++;
-        } else {
+        } else {   /* out of the table: fx_program_free no longer sees its mapping's reference */
             hm_remove(&p->weight_names, w->fqn);
+            fmap_unref(w->map);
+            w->map = NULL;
         }
     }
     *link = NULL;

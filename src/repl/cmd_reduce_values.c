@@ -122,7 +122,7 @@ static bool differs(const bool *keep, void *vc)
         oe_tensor out = {0};
         oe_model_opts mo = {0};
         if (oe_eval_model(m, named, n, &out, &mo, &d) == OE_OK) {
-            oe_diff df;
+            oe_diff df = {0};
             view_diff_values(&out, c->want, c->atol, c->rtol, &df);
             bad = !view_diff_ok(&df);
             ot_tensor_free(&out);
