@@ -1,6 +1,7 @@
 /* pt2_save.c — a program written as a torch.export archive: serde JSON, weights, the zip. */
 #include "load/pt2_save.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,21 +68,88 @@ static bool int_text(const char *s, int64_t *v)
     return true;
 }
 
+/* sympy's srepr of a size as sympy prints it: an integer, a symbol (s77) or a product of them
+ * (2*s77, s0*s1), the forms torch.export gives sizes and strides of dynamic dimensions; false for
+ * anything else. */
+static bool size_srepr(const char *text, strbuf *out)
+{
+    size_t n_factors = 1;
+    for (const char *q = text; *q; q++) {
+        if (*q == '*') n_factors++;
+        else if (!isalnum((unsigned char)*q) && *q != '_') return false;
+    }
+    if (n_factors > 1) sb_puts(out, "Mul(");
+    const char *f = text;
+    for (size_t k = 0; k < n_factors; k++) {
+        const char *e = strchr(f, '*');
+        size_t len = e ? (size_t)(e - f) : strlen(f);
+        if (!len) return false;
+        if (k) sb_puts(out, ", ");
+        if (isdigit((unsigned char)f[0])) {
+            for (size_t i = 0; i < len; i++)
+                if (!isdigit((unsigned char)f[i])) return false;
+            sb_printf(out, "Integer(%.*s)", (int)len, f);
+        } else {
+            sb_printf(out, "Symbol('%.*s', positive=True, integer=True)", (int)len, f);
+        }
+        f = e ? e + 1 : f + len;
+    }
+    if (n_factors > 1) sb_putc(out, ')');
+    return true;
+}
+
+/* A SymInt: {"as_int": 3}, or {"as_expr": {"expr_str": srepr, "hint": null}} for a symbolic one. */
+static void write_size(wctx *c, json_writer *w, const fx_node *n, const char *text)
+{
+    int64_t v;
+    jw_object(w);
+    if (int_text(text, &v)) {
+        jw_kint(w, "as_int", v);
+    } else {
+        strbuf sr;
+        sb_init(&sr);
+        if (!size_srepr(text, &sr)) fail(c, n, "a symbolic size other than a product of symbols is not written: ", text);
+        jw_key(w, "as_expr");
+        jw_object(w);
+        jw_kstring(w, "expr_str", sr.s ? sr.s : "");
+        jw_key(w, "hint");
+        jw_null(w);
+        jw_object_end(w);
+        sb_free(&sr);
+    }
+    jw_object_end(w);
+}
+
+/* The strides of a contiguous tensor of these sizes, as sympy prints them (6, 6*s77). */
+static char **contiguous_strides(const fx_value *v)
+{
+    char **out = xcalloc(v->rank + 1, sizeof *out);
+    int64_t k = 1;
+    strbuf syms;
+    sb_init(&syms);
+    for (size_t i = v->rank; i-- > 0;) {
+        strbuf t;
+        sb_init(&t);
+        if (!syms.len) sb_printf(&t, "%lld", (long long)k);
+        else if (k == 1) sb_puts(&t, syms.s);
+        else sb_printf(&t, "%lld*%s", (long long)k, syms.s);
+        out[i] = sb_detach(&t);
+        int64_t d;
+        if (int_text(v->sizes[i], &d)) k *= d > 0 ? d : 1;
+        else sb_printf(&syms, "%s%s", syms.len ? "*" : "", v->sizes[i]);
+    }
+    sb_free(&syms);
+    return out;
+}
+
 /* {"dtype", "sizes", "requires_grad", "device", "strides", "storage_offset", "layout"} */
 static void tensor_meta(wctx *c, json_writer *w, const fx_node *n, const fx_value *v, bool requires_grad)
 {
-    int64_t *dims = xcalloc(v->rank + 1, sizeof *dims);
-    for (size_t i = 0; i < v->rank; i++)
-        if (!int_text(v->sizes[i], &dims[i])) fail(c, n, "a symbolic size is not written: ", v->sizes[i]);
     jw_object(w);
     jw_kint(w, "dtype", scalar_type(v->dtype));
     jw_key(w, "sizes");
     jw_array(w);
-    for (size_t i = 0; i < v->rank; i++) {
-        jw_object(w);
-        jw_kint(w, "as_int", dims[i]);
-        jw_object_end(w);
-    }
+    for (size_t i = 0; i < v->rank; i++) write_size(c, w, n, v->sizes[i]);
     jw_array_end(w);
     jw_kbool(w, "requires_grad", requires_grad);
     jw_key(w, "device");
@@ -93,19 +161,10 @@ static void tensor_meta(wctx *c, json_writer *w, const fx_node *n, const fx_valu
     /* the strides meta records, else a contiguous layout's */
     jw_key(w, "strides");
     jw_array(w);
-    int64_t st = 1;
-    int64_t *strides = xcalloc(v->rank + 1, sizeof *strides);
-    for (size_t i = v->rank; i-- > 0;) {
-        strides[i] = st;
-        st *= dims[i] > 0 ? dims[i] : 1;
-    }
-    for (size_t i = 0; i < v->rank; i++) {
-        int64_t s = strides[i];
-        if (v->strides) int_text(v->strides[i], &s);
-        jw_object(w);
-        jw_kint(w, "as_int", s);
-        jw_object_end(w);
-    }
+    char **strides = contiguous_strides(v);
+    for (size_t i = 0; i < v->rank; i++) write_size(c, w, n, v->strides ? v->strides[i] : strides[i]);
+    for (size_t i = 0; i < v->rank; i++) free(strides[i]);
+    free(strides);
     jw_array_end(w);
     jw_key(w, "storage_offset");
     jw_object(w);
@@ -113,8 +172,6 @@ static void tensor_meta(wctx *c, json_writer *w, const fx_node *n, const fx_valu
     jw_object_end(w);
     jw_kint(w, "layout", 7);   /* strided */
     jw_object_end(w);
-    free(strides);
-    free(dims);
 }
 
 static const char *const memfmts[] = {NULL, "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"};
@@ -396,7 +453,9 @@ static void write_node(wctx *c, json_writer *w, const fx_node *n)
     const fx_value *v = n->meta.val;
     bool list = sch.nrets == 1 && sch.rets[0].is_list;
     size_t n_items = n_slots(n, list ? 0 : sch.nrets);
-    if (list || n_items > 1 || (v && v->kind == FX_VAL_TUPLE)) {
+    if (sch.nrets == 0) {
+        /* returns nothing (_assert_tensor_metadata): no outputs */
+    } else if (list || n_items > 1 || (v && v->kind == FX_VAL_TUPLE)) {
         if (list) {
             jw_object(w);
             jw_key(w, "as_tensors");
@@ -418,6 +477,13 @@ static void write_node(wctx *c, json_writer *w, const fx_node *n)
             jw_array_end(w);
             jw_object_end(w);
         }
+    } else if (v && v->kind == FX_VAL_SYM) {   /* sym_size.int: a SymInt, its value in sym_int_values */
+        jw_object(w);
+        jw_key(w, "as_sym_int");
+        jw_object(w);
+        jw_kstring(w, "as_name", n->name);
+        jw_object_end(w);
+        jw_object_end(w);
     } else {
         jw_object(w);
         jw_key(w, "as_tensor");
@@ -492,12 +558,17 @@ static void write_graph(wctx *c, json_writer *w, fx_graph *g)
         tensor_meta(c, w, n, v, sp && sp->kind == FX_IN_PARAMETER);
     }
     jw_object_end(w);
-    const char *empty[] = {"sym_int_values", "sym_bool_values"};
-    for (size_t i = 0; i < 2; i++) {
-        jw_key(w, empty[i]);
-        jw_object(w);
-        jw_object_end(w);
-    }
+    jw_key(w, "sym_int_values");
+    jw_object(w);
+    for (const fx_node *n = g->first; n && !c->failed; n = n->next)
+        if (n->op != FX_OP_OUTPUT && n->meta.val && n->meta.val->kind == FX_VAL_SYM) {
+            jw_key(w, n->name);
+            write_size(c, w, n, n->meta.val->text);
+        }
+    jw_object_end(w);
+    jw_key(w, "sym_bool_values");
+    jw_object(w);
+    jw_object_end(w);
     /* a graph that returns one bare tensor (a while_loop's cond_fn) says so */
     jw_kbool(w, "is_single_tensor_return", res && res->kind == FX_ARG_NODE);
     jw_key(w, "custom_obj_values");
@@ -628,8 +699,21 @@ static void model_json(wctx *c, strbuf *json)
     jw_object(&w);
     jw_kint(&w, "aten", 10);
     jw_object_end(&w);
+    /* each symbol's range: int_oo is null, as torch writes an unbounded side */
     jw_key(&w, "range_constraints");
     jw_object(&w);
+    for (size_t i = 0; i < p->n_ranges; i++) {
+        int64_t v;
+        jw_key(&w, p->ranges[i].symbol);
+        jw_object(&w);
+        jw_key(&w, "min_val");
+        if (int_text(p->ranges[i].min, &v)) jw_int(&w, v);
+        else jw_null(&w);
+        jw_key(&w, "max_val");
+        if (int_text(p->ranges[i].max, &v)) jw_int(&w, v);
+        else jw_null(&w);
+        jw_object_end(&w);
+    }
     jw_object_end(&w);
     jw_key(&w, "schema_version");
     jw_object(&w);
@@ -666,7 +750,9 @@ static void weights_config(wctx *c, bool constants, strbuf *out, payload *files,
     size_t k = 0;
     for (size_t i = 0; i < p->sig.n_inputs && !c->failed; i++) {
         const fx_input_spec *s = &p->sig.inputs[i];
-        if (!is_weight(s) || (s->kind == FX_IN_CONSTANT_TENSOR) != constants) continue;
+        /* a non-persistent buffer is not in the state dict: torch keeps it with the constants */
+        bool constant = s->kind == FX_IN_CONSTANT_TENSOR || (s->kind == FX_IN_BUFFER && !s->persistent);
+        if (!is_weight(s) || constant != constants) continue;
         const fx_weight *wt = fx_program_weight(p, s->target);
         const fx_node *n = fx_graph_lookup(g, s->name);
         if (!wt || !wt->data || !n || !n->meta.val || n->meta.val->kind != FX_VAL_TENSOR) {

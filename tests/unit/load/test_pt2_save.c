@@ -1,6 +1,8 @@
 /* test_pt2_save.c — pt2_save: programs written as .pt2 archives read back the same (graph,
- * signature, weights, subgraphs, printed as print(ep) prints them), and what it cannot write (a
- * symbolic size) refused with the node named and no file left. */
+ * signature, weights, subgraphs, printed as print(ep) prints them), and what it cannot write
+ * (Python arithmetic on sizes, weights without values) refused with the node named and no file
+ * left. torch.export.load reads these files back with graphs, signatures, ranges and state dicts
+ * equal to the originals (checked in the reference environment when this was written). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +102,21 @@ static void test_higher_order_ops(void **state)
     round_trip(FXSH_TEST_TOP "/examples/data/scan_cumsum.pt2");
 }
 
+static void test_model_fixtures(void **state)
+{
+    (void)state;
+    /* transformers and torchaudio models: dynamic batches (symbols and their ranges), buffers
+     * outside the state dict, calls that return nothing, subgraphs of set_grad_enabled regions */
+    static const char *const models[] = {"adaptive_pool_dyn_batch", "chunk_dyn_batch", "gpt2_tiny", "llama_tiny",
+                                         "llama_cache_tiny", "w2v_tiny", "melspec_tiny", "index_forms",
+                                         "weight_norm_forms", "grad_regions", "decomp_onnx_table"};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        char path[512];
+        snprintf(path, sizeof path, TEST_FIXTURES "/models/%s/program.pt2", models[i]);
+        round_trip(path);
+    }
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -119,7 +136,7 @@ static void test_refused(void **state)
     assert_non_null(p);
     char path[128];
     snprintf(path, sizeof path, "%s/program.pt2", scratch);
-    /* a symbolic size (a dynamic batch): refused, naming the node */
+    /* weights without values (a program JSON): refused, naming the placeholder */
     assert_false(pt2_save(p, path, &d));
     assert_true(d.len > 0);
     assert_non_null(strstr(d.items[d.len - 1].message, "program.pt2: node %"));
@@ -129,12 +146,32 @@ static void test_refused(void **state)
     diag_free(&d);
 }
 
+static void test_python_arithmetic_refused(void **state)
+{
+    (void)state;
+    /* index_mask compares a size with operator.ge: not an ATen call, refused at that node */
+    diag_sink d;
+    diag_init(&d);
+    fx_program *p = pt2_load_file(TEST_FIXTURES "/models/index_mask/program.pt2", &d);
+    assert_non_null(p);
+    char path[128];
+    snprintf(path, sizeof path, "%s/program.pt2", scratch);
+    assert_false(pt2_save(p, path, &d));
+    assert_string_equal(d.items[d.len - 1].message,
+                        "program.pt2: node %ge: only ATen calls and higher-order ops are written, not operator.ge");
+    assert_int_equal(access(path, F_OK), -1);
+    fx_program_free(p);
+    diag_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_mlp_with_weights, setup, teardown),
         cmocka_unit_test_setup_teardown(test_opinfo_program, setup, teardown),
         cmocka_unit_test_setup_teardown(test_higher_order_ops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_fixtures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_python_arithmetic_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
