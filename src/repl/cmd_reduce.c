@@ -16,6 +16,7 @@
 #include "load/pt2_save.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/onnx_print.h"
+#include "pipeline/settings.h"
 #include "view/onnx_npz.h"
 #include "repl/cmd_handlers.h"
 #include "repl/cmd_reduce.h"
@@ -69,13 +70,43 @@ static bool write_values(const char *path, const oe_values *v, diag_sink *d)
     return rc == 0;
 }
 
+/* `set NAME 'VALUE'` for each export setting that differs from its default: the export the
+ * reproducer replays runs with the settings the failing one ran with. */
+static void settings_script(const export_settings *cur, strbuf *script)
+{
+    export_settings def;
+    settings_init(&def);
+    strbuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    for (size_t i = 0; settings_name(i); i++) {
+        sb_reset(&a);
+        sb_reset(&b);
+        settings_print_one(cur, settings_name(i), &a, NULL);
+        settings_print_one(&def, settings_name(i), &b, NULL);
+        if (!a.s || !b.s || !strcmp(a.s, b.s)) continue;
+        /* the row is "NAME   VALUE   # what it means" */
+        const char *v = a.s + strlen(settings_name(i));
+        while (*v == ' ') v++;
+        const char *e = strstr(v, "  #");
+        size_t len = e ? (size_t)(e - v) : strcspn(v, "\n");
+        while (len && v[len - 1] == ' ') len--;
+        sb_printf(script, "set %s '%.*s'\n", settings_name(i), (int)len, v);
+    }
+    sb_free(&a);
+    sb_free(&b);
+    settings_free(&def);
+}
+
 /* The fxsh commands that fail the same way, run in the reproducer's folder, and the README that
  * says what they show. */
-static void reproducer_text(const reduce_result *r, bool have_program, strbuf *script, strbuf *readme)
+static void reproducer_text(session *s, const reduce_result *r, bool have_program, strbuf *script, strbuf *readme)
 {
     sb_puts(readme, "# fxsh reduce: a reproducer\n\n");
     if (!strcmp(r->mode, "export")) {
-        sb_puts(script, "load program.pt2\nexport\n");
+        sb_puts(script, "load program.pt2\n");
+        settings_script(&s->settings, script);
+        sb_puts(script, "export\n");
         sb_printf(readme, "The export of `program.pt2` fails at %s:\n\n    %s\n\n", r->stage, r->failure);
         sb_printf(readme, "It is the %s reduced from %zu nodes to %zu around the node %%%s: the values the\n"
                           "kept nodes read from the others are the program's inputs. Reproduce it with\n\n"
@@ -181,7 +212,7 @@ static bool save_reproducer(session *s, const reduce_result *r, const char *dir,
         if (ok) NOTE("expected.npz");
     }
     if (ok) {
-        reproducer_text(r, have_program, &script, &readme);
+        reproducer_text(s, r, have_program, &script, &readme);
         ok = file_write_whole(AT("reproduce.fxsh"), script.s, script.len, &s->diag) &&
              file_write_whole(AT("README.md"), readme.s, readme.len, &s->diag);
         if (ok) NOTE("reproduce.fxsh README.md");
