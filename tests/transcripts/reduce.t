@@ -37,7 +37,8 @@ outputs:
 
 ## A node patched to an op without a lowering (relu → special_i0e) in the mlp: the export fails at
 ## translate; the relu's replacement alone is left, its input (linear) computed by the evaluator.
-$ fxsh -q -c 'load examples/data/mlp.pt2' -c 'replace relu torch.ops.aten.special_i0e.default' -c "reduce --save $FXSH_SCRATCH/r" && cd $FXSH_SCRATCH/r && cat reproduce.fxsh && fxsh -q -f reproduce.fxsh
+## The script replays the export with the settings that differ from their defaults.
+$ fxsh -q -c 'load examples/data/mlp.pt2' -c 'replace relu torch.ops.aten.special_i0e.default' -c 'set do_constant_folding False' -c "reduce --save $FXSH_SCRATCH/r" && cd $FXSH_SCRATCH/r && cat reproduce.fxsh && fxsh -q -f reproduce.fxsh
 reduce: the export fails at translate: No ONNX lowering for torch.ops.aten.special_i0e.default (node %special_i0e)
 reduced the decomposed program from 5 nodes to 1 around %special_i0e (1 test)
 
@@ -51,15 +52,16 @@ graph():
 
 inputs: the program's inputs random (seed 0), the 1 cut value computed from them by the evaluator
 load program.pt2
+set do_constant_folding 'False'
 export
-reproduce.fxsh:2: program.pt2: error: No ONNX lowering for torch.ops.aten.special_i0e.default (node %special_i0e)
+reproduce.fxsh:3: program.pt2: error: No ONNX lowering for torch.ops.aten.special_i0e.default (node %special_i0e)
   hint: torch's schema: aten::special_i0e(Tensor self) -> Tensor
 add a lowering with `ops load FILE`, a YAML file like the one below, with FILL_IN replaced by the ONNX ops that compute the result (until then `ops load` refuses it):
     opset: 18
     rules:
       - target: aten.special_i0e.default
         lowering: 'special_i0e (self) => (result) { result = FILL_IN (self) }'
-reproduce.fxsh:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
+reproduce.fxsh:3: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
   hint: the onnx stage failed; earlier stages are kept: `stages`, `show decomposed`
 ? 1
 
