@@ -148,8 +148,9 @@ static void collect_preds(fx_node *n, void *ctx)
 /* Values for the reduced program's user inputs: the program's own inputs from --inputs or random
  * (as `run` makes them), and each cut value computed by the evaluator from them, through the
  * export of the nodes before it; when those do not export or evaluate, random values of its
- * dtype and shape (an export failure does not depend on them). */
-static void make_inputs(ectx *c, const run_opts *o, const bool *keep, reduce_result *r)
+ * dtype and shape (an export failure does not depend on them). -1 after reporting (an --inputs
+ * file without the program's inputs). */
+static int make_inputs(ectx *c, const run_opts *o, reduce_result *r)
 {
     fx_graph *g = fx_program_graph(r->program);
     /* a model whose inputs are the reduced program's user inputs, typed by their meta, to make
@@ -188,7 +189,8 @@ static void make_inputs(ectx *c, const run_opts *o, const bool *keep, reduce_res
     if (!rc) rc = run_make_inputs(c->s, "reduce", orig_shape, o->inputs ? &file : NULL, o->inputs, o->seed, &orig);
     /* the nodes before the cut: every ancestor of a cut value, none of the kept nodes */
     oe_tensor *computed = NULL;
-    size_t n_computed = 0;
+    char **computed_names = NULL;
+    size_t n_computed = 0, n_outputs = 0;
     const char *why = NULL;
     if (!rc && cut.len) {
         bool *pre = xcalloc(c->n + 1, sizeof *pre);
@@ -214,10 +216,18 @@ static void make_inputs(ectx *c, const run_opts *o, const bool *keep, reduce_res
         if (prefix && t.ok) pm = t.st[PL_STAGE_OPTIMIZED].onnx ? t.st[PL_STAGE_OPTIMIZED].onnx : t.st[PL_STAGE_ONNX].onnx;
         else if (prefix) why = "the nodes before them fail to export too";
         if (pm) {
-            computed = xcalloc(pm->proto->graph->n_output + 1, sizeof *computed);
+            n_outputs = pm->proto->graph->n_output;
+            computed = xcalloc(n_outputs + 1, sizeof *computed);
             oe_model_opts mo = {0};
-            if (oe_eval_model(pm, orig.named, orig.n, computed, &mo, &d) == OE_OK) n_computed = pm->proto->graph->n_output;
-            else why = "the evaluator cannot run the nodes before them";
+            if (oe_eval_model(pm, orig.named, orig.n, computed, &mo, &d) == OE_OK) {
+                /* by name: the graph's outputs are the cut values, named after their nodes */
+                computed_names = xcalloc(n_outputs + 1, sizeof *computed_names);
+                for (size_t k = 0; k < n_outputs; k++) computed_names[k] = xstrdup(pm->proto->graph->output[k]->name);
+                n_computed = n_outputs;
+            } else {   /* the evaluator freed what it had made */
+                why = "the evaluator cannot run the nodes before them";
+                n_outputs = 0;
+            }
         }
         if (prefix) trial_free(&t);
         diag_free(&d);
@@ -230,7 +240,7 @@ static void make_inputs(ectx *c, const run_opts *o, const bool *keep, reduce_res
         for (size_t k = 0; k < n_computed; k++) {
             oe_tensor t;
             ot_tensor_copy(&t, &computed[k]);
-            view_values_add(&given, cut.items[k], &t, OE_ROLE_INPUT);
+            view_values_add(&given, computed_names[k], &t, OE_ROLE_INPUT);
         }
         /* what is still missing (cut values nothing computed) is random, of its dtype and shape */
         for (size_t i = 0; i < shape->proto->graph->n_input; i++) {
@@ -251,7 +261,8 @@ static void make_inputs(ectx *c, const run_opts *o, const bool *keep, reduce_res
                 ox_model_free(single);
             }
         }
-        if (!run_make_inputs(c->s, "reduce", shape, &given, "the computed inputs", o->seed, &red)) {
+        rc = run_make_inputs(c->s, "reduce", shape, &given, "the computed inputs", o->seed, &red);
+        if (!rc) {
             run_inputs_as_values(&red, &r->inputs);
             run_inputs_free(&red);
         }
@@ -264,14 +275,16 @@ static void make_inputs(ectx *c, const run_opts *o, const bool *keep, reduce_res
     if (cut.len && n_computed) sb_printf(&note, ", the %zu cut value%s computed from them by the evaluator", cut.len, cut.len == 1 ? "" : "s");
     else if (cut.len) sb_printf(&note, ", the %zu cut value%s random: %s", cut.len, cut.len == 1 ? "" : "s", why ? why : "they could not be computed");
     r->inputs_note = sb_detach(&note);
-    for (size_t k = 0; k < n_computed; k++) ot_tensor_free(&computed[k]);
+    for (size_t k = 0; k < n_outputs && computed; k++) ot_tensor_free(&computed[k]);
+    for (size_t k = 0; k < n_computed; k++) free(computed_names[k]);
+    free(computed_names);
     free(computed);
     run_inputs_free(&orig);
     view_values_free(&file);
     vec_free(&cut);
     ox_model_free(orig_shape);
     ox_model_free(shape);
-    (void)keep;
+    return rc ? -1 : 0;
 }
 
 /* The pass that makes a stage, as torch.onnx's progress lines and `export`'s errors name it. */
@@ -394,8 +407,7 @@ int cmd_reduce_export(session *s, const run_opts *o, reduce_result *r)
                 r->model_note = sb_detach(&sb);
             }
             trial_free(&t);
-            make_inputs(&c, o, keep, r);
-            rc = 0;
+            rc = make_inputs(&c, o, r);
         }
     }
     free(keep);

@@ -262,6 +262,10 @@ $ fxsh -q -c 'load examples/data/mlp.pt2' -c 'reduce optimized nosuch.onnx'
   hint: stages: fx, exported, decomposed, onnx, optimized; or an .onnx / ONNX text file
 ? 1
 
+$ fxsh -q -c 'load examples/data/mlp.pt2' -c 'replace relu torch.ops.aten.special_i0e.default' -c 'reduce --inputs examples/data/python_if_shape.io.json'
+-c:3: error: reduce: input x: examples/data/python_if_shape.io.json holds shape [4, 3], the model takes [2, 8]
+? 1
+
 $ touch $FXSH_SCRATCH/file && fxsh -q -c 'load examples/data/mlp.pt2' -c 'replace relu torch.ops.aten.special_i0e.default' -c "reduce --save $FXSH_SCRATCH/file" 2>&1 | sed "s#$FXSH_SCRATCH#SCRATCH#g"; ls $FXSH_SCRATCH
 -c:3: error: reduce: --save SCRATCH/file: not a folder
 file
