@@ -361,6 +361,8 @@ int cmd_reduce_values(session *s, const run_opts *o, reduce_result *r)
             if (r->program) {
                 free(r->program_note);
                 r->program_note = NULL;
+            } else if (!r->program_note) {
+                r->program_note = xstrdup("no torch form: neither model comes from an FX stage of this session");
             }
             hm_free(&cut);
             /* the reproducer's values: both reduced models' inputs, and the reference's target */

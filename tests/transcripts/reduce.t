@@ -185,6 +185,20 @@ first divergence: cat_1 (Concat node node_cat_1 in both)
 $ fxsh -q -c 'load examples/data/mlp.pt2' -c 'set linear_1 2=None' -c 'export' -c 'reduce optimized examples/data/mlp.optimized.onnx --inputs examples/data/mlp.io.json --json' | jq -c '[.mode, .stage, .reference, .target, .nodes_before, .nodes_after, .inputs, .ok]'
 ["values","optimized","examples/data/mlp.optimized.onnx","linear_1",5,1,["relu"],true]
 
+## Two model files, nothing loaded (fxsh's export of the mlp without linear_1's bias against the
+## unpatched one), random inputs: linear_1 alone, no torch form.
+$ fxsh -q -c 'load examples/data/mlp.pt2' -c 'set linear_1 2=None' -c export -c "save $FXSH_SCRATCH/bad.onnx" && fxsh -q -c "reduce $FXSH_SCRATCH/bad.onnx examples/data/mlp.optimized.onnx --seed 1 --save $FXSH_SCRATCH/r" | sed "s#$FXSH_SCRATCH#SCRATCH#g" | head -4; ls $FXSH_SCRATCH/r
+reduce: SCRATCH/bad.onnx vs examples/data/mlp.optimized.onnx: linear_1 differs from examples/data/mlp.optimized.onnx's: max abs diff 0.239, 32 of 32 elements beyond atol 0.0001, rtol 0.001
+reduced the model from 5 nodes to 1 around %linear_1 (1 test)
+
+# no torch form: neither model comes from an FX stage of this session
+README.md
+expected.npz
+inputs.npz
+model.onnx
+reference.onnx
+reproduce.fxsh
+
 ## A model `check` rejects (fxsh's export of the mlp, relu_1 given an attribute Relu does not have):
 ## the node alone, its input a graph input of its declared type; the reproducer's check fails the
 ## same way.
