@@ -95,6 +95,9 @@ EXTRA_DIST += tests/corpus_verify.sh
 # Ops corpus cases listed in tests/fixtures/corpus_text/*.txt print exactly as torch's (skips without it).
 TESTS += tests/corpus_text.sh
 EXTRA_DIST += tests/corpus_text.sh
+# `reduce` of every ops case whose export fails: its reproducer fails the same way (skips without it).
+TESTS += tests/corpus_reduce.sh
+EXTRA_DIST += tests/corpus_reduce.sh
 # `compare` of fxsh's export with torch.onnx's models, node by node, on every fx case (skips without it).
 TESTS += tests/corpus_compare.sh
 EXTRA_DIST += tests/corpus_compare.sh
