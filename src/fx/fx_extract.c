@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/fmap.h"
+#include "base/hashmap.h"
 #include "fx/fx.h"
 #include "fx/fx_build.h"
 
@@ -17,11 +18,12 @@ bool fx_extract_cuttable(const fx_node *n)
     return n->meta.val && n->meta.val->kind == FX_VAL_TENSOR;
 }
 
-static const fx_input_spec *input_spec(const fx_program *p, const char *name)
+/* The program's input specs by placeholder name (one hash probe each, not a scan per node). */
+static void index_specs(const fx_program *p, hashmap *by_name)
 {
+    hm_init(by_name);
     for (size_t i = 0; i < p->sig.n_inputs; i++)
-        if (p->sig.inputs[i].name && !strcmp(p->sig.inputs[i].name, name)) return &p->sig.inputs[i];
-    return NULL;
+        if (p->sig.inputs[i].name) hm_put(by_name, p->sig.inputs[i].name, &p->sig.inputs[i]);
 }
 
 struct mark_ctx {
@@ -73,6 +75,8 @@ fx_program *fx_extract(const fx_program *src, const bool *keep, const char *cons
             fx_arg_each_node(nodes[i]->args, mark_read, &mc);
             fx_arg_each_node(nodes[i]->kwargs, mark_read, &mc);
         }
+    hashmap specs;
+    index_specs(src, &specs);
     /* the new order: weights' placeholders, user inputs (the program's, then the cut values), the
      * kept nodes, the output; torch.export lists its placeholders in the signature's order */
     fx_node **order = xmalloc((n + 1) * sizeof *order);
@@ -81,7 +85,7 @@ fx_program *fx_extract(const fx_program *src, const bool *keep, const char *cons
         for (i = 0; i < n; i++) {
             fx_node *x = nodes[i];
             if (role[i] != 2) continue;
-            const fx_input_spec *sp = x->op == FX_OP_PLACEHOLDER ? input_spec(src, x->name) : NULL;
+            const fx_input_spec *sp = x->op == FX_OP_PLACEHOLDER ? hm_get(&specs, x->name) : NULL;
             bool weight = sp && sp->kind != FX_IN_USER_INPUT;
             bool user = x->op == FX_OP_PLACEHOLDER && !weight;
             if ((pass == 0 && weight) || (pass == 1 && user) || (pass == 2 && x->op != FX_OP_PLACEHOLDER))
@@ -123,7 +127,7 @@ fx_program *fx_extract(const fx_program *src, const bool *keep, const char *cons
      * outputs are user outputs; the weights table keeps what the placeholders name */
     fx_input_spec *ins = fx_alloc(p, (first_kept ? first_kept : 1) * sizeof *ins);
     for (i = 0; i < first_kept; i++) {
-        const fx_input_spec *sp = input_spec(src, order[i]->name);
+        const fx_input_spec *sp = hm_get(&specs, order[i]->name);
         if (sp) {
             ins[i] = *sp;
             ins[i].name = fx_strdup(p, sp->name);
@@ -139,14 +143,15 @@ fx_program *fx_extract(const fx_program *src, const bool *keep, const char *cons
     p->sig.outputs = os;
     p->sig.n_outputs = n_out;
     p->sig.present = true;
+    hashmap targets;   /* the weights the kept placeholders name */
+    hm_init(&targets);
+    for (i = 0; i < first_kept; i++)
+        if (ins[i].target && ins[i].kind != FX_IN_USER_INPUT) hm_put(&targets, ins[i].target, &ins[i]);
     fx_weight **link = &p->weights;
     p->weights_last = NULL;
     p->n_weights = 0;
     for (fx_weight *w = p->weights; w; w = w->next) {
-        bool used = false;
-        for (i = 0; i < first_kept && !used; i++)
-            used = ins[i].target && ins[i].kind != FX_IN_USER_INPUT && !strcmp(ins[i].target, w->fqn);
-        if (used) {
+        if (hm_has(&targets, w->fqn)) {
             *link = w;
             link = &w->next;
             p->weights_last = w;
@@ -158,6 +163,8 @@ fx_program *fx_extract(const fx_program *src, const bool *keep, const char *cons
         }
     }
     *link = NULL;
+    hm_free(&targets);
+    hm_free(&specs);
     fx_program_refresh(p);
     free(order);
     free(outs);

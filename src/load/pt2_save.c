@@ -49,6 +49,7 @@ typedef struct wctx {
     diag_sink *d;
     bool failed;
     arena a;                     /* parsed schemas */
+    hashmap specs;               /* the program's input specs by placeholder name */
 } wctx;
 
 static void fail(wctx *c, const fx_node *n, const char *fmt, const char *what)
@@ -508,12 +509,6 @@ static bool is_weight(const fx_input_spec *s)
     return s->kind == FX_IN_PARAMETER || s->kind == FX_IN_BUFFER || s->kind == FX_IN_CONSTANT_TENSOR;
 }
 
-static const fx_input_spec *spec_of(const fx_program *p, const char *name)
-{
-    for (size_t i = 0; i < p->sig.n_inputs; i++)
-        if (!strcmp(p->sig.inputs[i].name, name)) return &p->sig.inputs[i];
-    return NULL;
-}
 
 /* A Graph: its inputs, outputs, nodes and the meta of its values (a subgraph's too: a cond
  * branch is written inside the call that runs it). */
@@ -553,7 +548,7 @@ static void write_graph(wctx *c, json_writer *w, fx_graph *g)
     for (const fx_node *n = g->first; n && !c->failed; n = n->next) {
         const fx_value *v = n->meta.val;
         if (n->op == FX_OP_OUTPUT || !v || v->kind != FX_VAL_TENSOR) continue;
-        const fx_input_spec *sp = n->op == FX_OP_PLACEHOLDER && g == fx_program_graph(c->p) ? spec_of(c->p, n->name) : NULL;
+        const fx_input_spec *sp = n->op == FX_OP_PLACEHOLDER && g == fx_program_graph(c->p) ? hm_get(&c->specs, n->name) : NULL;
         jw_key(w, n->name);
         tensor_meta(c, w, n, v, sp && sp->kind == FX_IN_PARAMETER);
     }
@@ -795,6 +790,9 @@ bool pt2_save(const fx_program *p, const char *path, diag_sink *d)
 {
     wctx c = {.p = p, .d = d};
     arena_init(&c.a);
+    hm_init(&c.specs);
+    for (size_t i = 0; i < p->sig.n_inputs; i++)
+        if (p->sig.inputs[i].name) hm_put(&c.specs, p->sig.inputs[i].name, &p->sig.inputs[i]);
     /* the archive's folder is the file's name without .pt2, as torch.export.save names it */
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t bl = strlen(base);
@@ -888,5 +886,6 @@ bool pt2_save(const fx_program *p, const char *path, diag_sink *d)
     sb_free(&ccfg);
     free(root);
     arena_free(&c.a);
+    hm_free(&c.specs);
     return ok;
 }
