@@ -346,7 +346,10 @@ int cmd_reduce(session *s, int argc, char **argv)
                                              : cmd_reduce_export(s, &o, &r);
     strbuf written;
     sb_init(&written);
-    if (!rc && o.save && !save_reproducer(s, &r, o.save, &written)) rc = -1;
+    if (!rc && o.save) {
+        if (save_reproducer(s, &r, o.save, &written)) s->committed = true;   /* renamed: saved, whatever Ctrl-C does now */
+        else rc = -1;
+    }
     if (!rc) {
         if (json) {
             print_json(s, &r, o.save, written.s);
