@@ -322,6 +322,35 @@ static bool is_getitem(const fx_node *n)
     return n->op == FX_OP_CALL_FUNCTION && !strcmp(n->target, "operator.getitem");
 }
 
+/* {"as_tensor": {"name": name}}: one output, or a HOP's slot */
+static void output_tensor(json_writer *w, const char *name)
+{
+    jw_object(w);
+    jw_key(w, "as_tensor");
+    tensor_ref(w, name);
+    jw_object_end(w);
+}
+
+/* What closes a node: its provenance (what torch.export recorded), whether a HOP returns one bare
+ * tensor (never here: its values are read by getitems; null for other calls), its name. */
+static void node_end(json_writer *w, const fx_node *n, bool hop)
+{
+    jw_key(w, "metadata");
+    jw_object(w);
+    if (n->meta.stack_trace) jw_kstring(w, "stack_trace", n->meta.stack_trace);
+    if (n->meta.nn_module_stack) jw_kstring(w, "nn_module_stack", n->meta.nn_module_stack);
+    if (n->meta.torch_fn) jw_kstring(w, "torch_fn", n->meta.torch_fn);
+    jw_object_end(w);
+    if (hop) {
+        jw_kbool(w, "is_hop_single_tensor_return", false);
+    } else {
+        jw_key(w, "is_hop_single_tensor_return");
+        jw_null(w);
+    }
+    jw_kstring(w, "name", n->name);
+    jw_object_end(w);
+}
+
 static void write_graph(wctx *c, json_writer *w, fx_graph *g);
 
 /* The name of output slot i of n: the getitem that reads it, or "<node>_unused_<i>" (buf). */
@@ -390,21 +419,10 @@ static void write_hop(wctx *c, json_writer *w, const fx_node *n)
     size_t k = n_slots(n, 1);
     char buf[256];
     for (size_t i = 0; i < k; i++) {
-        jw_object(w);
-        jw_key(w, "as_tensor");
-        tensor_ref(w, slot_name(n, i, buf, sizeof buf));
-        jw_object_end(w);
+        output_tensor(w, slot_name(n, i, buf, sizeof buf));
     }
     jw_array_end(w);
-    jw_key(w, "metadata");
-    jw_object(w);
-    if (n->meta.stack_trace) jw_kstring(w, "stack_trace", n->meta.stack_trace);
-    if (n->meta.nn_module_stack) jw_kstring(w, "nn_module_stack", n->meta.nn_module_stack);
-    if (n->meta.torch_fn) jw_kstring(w, "torch_fn", n->meta.torch_fn);
-    jw_object_end(w);
-    jw_kbool(w, "is_hop_single_tensor_return", false);
-    jw_kstring(w, "name", n->name);
-    jw_object_end(w);
+    node_end(w, n, true);
 }
 
 static void write_node(wctx *c, json_writer *w, const fx_node *n)
@@ -465,14 +483,8 @@ static void write_node(wctx *c, json_writer *w, const fx_node *n)
         char buf[256];
         for (size_t i = 0; i < n_items; i++) {
             const char *name = slot_name(n, i, buf, sizeof buf);
-            if (list) {
-                tensor_ref(w, name);
-            } else {
-                jw_object(w);
-                jw_key(w, "as_tensor");
-                tensor_ref(w, name);
-                jw_object_end(w);
-            }
+            if (list) tensor_ref(w, name);
+            else output_tensor(w, name);
         }
         if (list) {
             jw_array_end(w);
@@ -486,22 +498,10 @@ static void write_node(wctx *c, json_writer *w, const fx_node *n)
         jw_object_end(w);
         jw_object_end(w);
     } else {
-        jw_object(w);
-        jw_key(w, "as_tensor");
-        tensor_ref(w, n->name);
-        jw_object_end(w);
+        output_tensor(w, n->name);
     }
     jw_array_end(w);
-    jw_key(w, "metadata");
-    jw_object(w);
-    if (n->meta.stack_trace) jw_kstring(w, "stack_trace", n->meta.stack_trace);
-    if (n->meta.nn_module_stack) jw_kstring(w, "nn_module_stack", n->meta.nn_module_stack);
-    if (n->meta.torch_fn) jw_kstring(w, "torch_fn", n->meta.torch_fn);
-    jw_object_end(w);
-    jw_key(w, "is_hop_single_tensor_return");
-    jw_null(w);
-    jw_kstring(w, "name", n->name);
-    jw_object_end(w);
+    node_end(w, n, false);
 }
 
 static bool is_weight(const fx_input_spec *s)
@@ -519,10 +519,7 @@ static void write_graph(wctx *c, json_writer *w, fx_graph *g)
     jw_array(w);
     for (const fx_node *n = g->first; n; n = n->next)
         if (n->op == FX_OP_PLACEHOLDER) {
-            jw_object(w);
-            jw_key(w, "as_tensor");
-            tensor_ref(w, n->name);
-            jw_object_end(w);
+            output_tensor(w, n->name);
         }
     jw_array_end(w);
     jw_key(w, "outputs");
@@ -604,10 +601,7 @@ static void model_json(wctx *c, strbuf *json)
         jw_object(&w);
         jw_key(&w, "arg");
         if (s->kind == FX_IN_USER_INPUT) {
-            jw_object(&w);
-            jw_key(&w, "as_tensor");
-            tensor_ref(&w, s->name);
-            jw_object_end(&w);
+            output_tensor(&w, s->name);
         } else {
             tensor_ref(&w, s->name);
             jw_kstring(&w, targets[s->kind], s->target);
@@ -631,10 +625,7 @@ static void model_json(wctx *c, strbuf *json)
         jw_key(&w, "user_output");
         jw_object(&w);
         jw_key(&w, "arg");
-        jw_object(&w);
-        jw_key(&w, "as_tensor");
-        tensor_ref(&w, s->name);
-        jw_object_end(&w);
+        output_tensor(&w, s->name);
         jw_object_end(&w);
         jw_object_end(&w);
     }
