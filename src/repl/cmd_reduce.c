@@ -1,6 +1,6 @@
 /* cmd_reduce.c — `reduce`: the smallest part of a program or model that still fails, printed in
- * torch's and onnx's forms and saved as a reproducer (cmd_reduce_export.c and
- * cmd_reduce_values.c find it). */
+ * torch's and onnx's forms and saved as a reproducer (cmd_reduce_export.c, cmd_reduce_values.c
+ * and cmd_reduce_check.c find it). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* cmd_reduce.h — what `reduce`'s files share: the reduced failure, made by cmd_reduce_export.c (an
- * export that fails) or cmd_reduce_values.c (a model whose values disagree with a reference's),
- * printed and saved as a reproducer by cmd_reduce.c.
+ * export that fails), cmd_reduce_values.c (a model whose values disagree with a reference's) or
+ * cmd_reduce_check.c (a model `check` rejects), printed and saved as a reproducer by cmd_reduce.c.
  *
  * Ownership: a reduce_result owns everything in it (reduce_result_free). */
 #ifndef FXSH_CMD_REDUCE_H
@@ -22,7 +22,7 @@ typedef struct reduce_result {
     char *stage;                 /* export: the stage that fails; values: the model reduced */
     char *reference;             /* values: the reference's label */
     char *target;                /* the node the failure names, or whose value differs first */
-    const char *what;            /* what was reduced: "decomposed program", "model" */
+    const char *what;            /* what was reduced: "decomposed program", "exported program", "model" */
     size_t nodes_before, nodes_after;
     ddmin_stats stats;
     ddmin_status status;
