@@ -110,6 +110,18 @@ expect "weights: three documents, the same tensor" "parameter parameter initiali
 expect "weights: min as the text form prints it" "$(sed -n 's/^min \([^ ]*\) .*/\1/p' "$scratch/w.txt")" \
     "$(sed -n 1p "$scratch/w.jsonl" | jq -r '.min | tostring | .[0:9]')"
 
+# reduce --json: a failing export and a disagreement, each one document with the reduced program
+# and model as text; --save lists the files it wrote.
+"$FXSH" -q -c 'load examples/data/mlp.pt2' -c 'replace relu torch.ops.aten.special_i0e.default' \
+    -c "reduce --save $scratch/repro --json" >"$scratch/reduce.json" 2>"$scratch/err"
+expect "reduce: an export failure at translate, 5 nodes to 1, the files" \
+    "0 export translate special_i0e 5 1 true true program.pt2,inputs.npz,reproduce.fxsh,README.md" \
+    "$? $(jq -r '"\(.mode) \(.stage) \(.target) \(.nodes_before) \(.nodes_after) \(.program | startswith("graph():")) \(.ok) \(.files | join(","))"' "$scratch/reduce.json")"
+"$FXSH" -q -c 'load examples/data/mlp.pt2' -c 'set linear_1 2=None' -c 'export verbose=False' \
+    -c 'reduce optimized examples/data/mlp.optimized.onnx --inputs examples/data/mlp.io.json --json' >"$scratch/reduce2.json" 2>/dev/null
+expect "reduce: a disagreement, the model and the reference's nodes" "0 values linear_1 true true null" \
+    "$? $(jq -r '"\(.mode) \(.target) \(.model | contains("MatMul")) \(.reference_model | contains("Gemm")) \(.saved)"' "$scratch/reduce2.json")"
+
 # set --json and history --json: the settings typed (numbers, bools, null for None); the edits in
 # order, the undone ones marked.
 "$FXSH" -q -c "$pt2" -c 'set opset_version 19' -c 'set --json' -c 'rename sum_1 total' -c 'rename gt above' -c undo \

@@ -46,7 +46,7 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 	tests/transcripts/legacy_trace.t tests/transcripts/weights.t tests/transcripts/hints.t tests/transcripts/output.t \
 	tests/transcripts/names.t tests/transcripts/small_things.t tests/transcripts/lowerings.t \
 	tests/transcripts/ep_text.t tests/transcripts/decompose_onnx.t tests/transcripts/torchlib_functions.t \
-	tests/transcripts/torchlib_nn_shape.t tests/transcripts/builtins.t tests/transcripts/settings.t
+	tests/transcripts/torchlib_nn_shape.t tests/transcripts/builtins.t tests/transcripts/settings.t tests/transcripts/reduce.t examples/reduce.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh
@@ -98,6 +98,9 @@ EXTRA_DIST += tests/corpus_verify.sh
 # Ops corpus cases listed in tests/fixtures/corpus_text/*.txt print exactly as torch's (skips without it).
 TESTS += tests/corpus_text.sh
 EXTRA_DIST += tests/corpus_text.sh
+# `reduce` of every ops case whose export fails: its reproducer fails the same way (skips without it).
+TESTS += tests/corpus_reduce.sh
+EXTRA_DIST += tests/corpus_reduce.sh
 # `compare` of fxsh's export with torch.onnx's models, node by node, on every fx case (skips without it).
 TESTS += tests/corpus_compare.sh
 EXTRA_DIST += tests/corpus_compare.sh

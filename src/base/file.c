@@ -294,3 +294,14 @@ void file_abort(atomic_file *af)
     }
     af_free(af);
 }
+
+bool file_write_whole(const char *path, const void *buf, size_t len, diag_sink *d)
+{
+    atomic_file af;
+    if (!file_create(&af, path, d)) return false;
+    if (!file_write(&af, buf, len, d)) {
+        file_abort(&af);
+        return false;
+    }
+    return file_commit(&af, d);
+}

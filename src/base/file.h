@@ -48,5 +48,7 @@ bool file_copy_range(atomic_file *af, int src_fd, uint64_t offset, const void *m
 bool file_sync(atomic_file *af, diag_sink *d);
 bool file_commit(atomic_file *af, diag_sink *d);
 void file_abort(atomic_file *af);
+/* The whole of buf written to path as above (create, write, commit; aborted on failure). */
+bool file_write_whole(const char *path, const void *buf, size_t len, diag_sink *d);
 
 #endif

@@ -14,4 +14,5 @@ libfxsh_a_SOURCES += \
 	src/base/shape.c src/base/shape.h \
 	src/base/limits.c src/base/limits.h \
 	src/base/fmap.c src/base/fmap.h \
-	src/base/suggest.c src/base/suggest.h
+	src/base/suggest.c src/base/suggest.h \
+	src/base/ddmin.c src/base/ddmin.h

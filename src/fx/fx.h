@@ -54,6 +54,15 @@ void fx_each_node_name(const fx_program *p, void (*cb)(const char *name, void *c
 /* Resolves "name", "%name" or "sub.path.name"; NULL if absent. */
 fx_node *fx_program_find_node(const fx_program *p, const char *qualified);
 
+/* Whether node n's value can become an input of a program made of some of its graph's nodes
+ * (fx_extract): a placeholder, or a call whose value meta is one tensor. */
+bool fx_extract_cuttable(const fx_node *n);
+/* A new program made of the root-graph nodes keep[i] (by index in graph order) of p and returning
+ * the nodes named outputs[0..n_out): every node a kept node reads that is not kept becomes a user
+ * input placeholder holding its value meta; the weights' placeholders stay weights (their table
+ * entries kept). Node names, targets and meta are kept. The caller frees it; NULL after reporting. */
+fx_program *fx_extract(const fx_program *p, const bool *keep, const char *const *outputs, size_t n_out, diag_sink *d);
+
 /* True when some weight of p carries its data (a .pt2 archive, --weights), not only its meta. */
 bool fx_program_has_weight_data(const fx_program *p);
 

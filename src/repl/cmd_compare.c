@@ -212,18 +212,10 @@ int cmd_compare(session *s, int argc, char **argv)
         diag_set_hint(dg, "compare STAGE_A STAGE_B (e.g. compare exported optimized), or compare STAGE model.onnx");
         return 1;
     }
-    oe_values file = {0}, same = {0};
-    run_model_ref a = {0}, b = {0};
-    run_input_set in_a = {0}, in_b = {0};
-    int rc = 0;
-    if (o.inputs && run_read_values(s, "compare", o.inputs, &file)) rc = 1;
-    if (!rc && (run_model_resolve(s, "compare", o.stages[0], &a) || run_model_resolve(s, "compare", o.stages[1], &b)))
-        rc = 1;
-    if (!rc && run_make_inputs(s, "compare", a.m, o.inputs ? &file : NULL, o.inputs, o.seed, &in_a)) rc = 1;
-    char label[512];
-    snprintf(label, sizeof label, "the inputs of %s", a.label ? a.label : "");
-    if (!rc) run_inputs_as_values(&in_a, &same);
-    if (!rc && run_make_inputs(s, "compare", b.m, &same, label, o.seed, &in_b)) rc = 1;
+    run_pair pr;
+    int rc = run_pair_open(s, "compare", &o, &pr) ? 1 : 0;
+    run_model_ref a = pr.a, b = pr.b;
+    run_input_set in_a = pr.in_a, in_b = pr.in_b;
     oe_compare_result r = {0};
     oe_compare_opts co = {.atol = o.atol, .rtol = o.rtol};
     if (!rc) {
@@ -267,11 +259,6 @@ int cmd_compare(session *s, int argc, char **argv)
         }
     }
     view_compare_result_free(&r);
-    run_inputs_free(&in_a);
-    run_inputs_free(&in_b);
-    view_values_free(&file);
-    view_values_free(&same);
-    run_model_ref_free(&a);
-    run_model_ref_free(&b);
+    run_pair_free(&pr);
     return rc;
 }

@@ -37,6 +37,9 @@ int cmd_signature(session *s, int argc, char **argv);
 int cmd_params(session *s, int argc, char **argv);
 int cmd_weights(session *s, int argc, char **argv);
 
+/* cmd_reduce.c: the smallest failing part of a program or model */
+int cmd_reduce(session *s, int argc, char **argv);
+
 /* cmd_pipeline.c: the export pipeline */
 int cmd_export(session *s, int argc, char **argv);
 int cmd_step(session *s, int argc, char **argv);

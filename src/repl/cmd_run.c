@@ -261,6 +261,33 @@ int run_model_resolve(session *s, const char *cmd, const char *what, run_model_r
     return 0;
 }
 
+int run_pair_open(session *s, const char *cmd, const run_opts *o, run_pair *p)
+{
+    memset(p, 0, sizeof *p);
+    oe_values same = {0};
+    int rc = 0;
+    if (o->inputs && run_read_values(s, cmd, o->inputs, &p->file)) rc = -1;
+    if (!rc && (run_model_resolve(s, cmd, o->stages[0], &p->a) || run_model_resolve(s, cmd, o->stages[1], &p->b))) rc = -1;
+    if (!rc && run_make_inputs(s, cmd, p->a.m, o->inputs ? &p->file : NULL, o->inputs, o->seed, &p->in_a)) rc = -1;
+    char label[512];
+    snprintf(label, sizeof label, "the inputs of %s", p->a.label ? p->a.label : "");
+    if (!rc) run_inputs_as_values(&p->in_a, &same);
+    if (!rc && run_make_inputs(s, cmd, p->b.m, &same, label, o->seed, &p->in_b)) rc = -1;
+    view_values_free(&same);
+    if (rc) run_pair_free(p);
+    return rc;
+}
+
+void run_pair_free(run_pair *p)
+{
+    run_inputs_free(&p->in_a);
+    run_inputs_free(&p->in_b);
+    view_values_free(&p->file);
+    run_model_ref_free(&p->a);
+    run_model_ref_free(&p->b);
+    memset(p, 0, sizeof *p);
+}
+
 void run_model_ref_free(run_model_ref *r)
 {
     if (r->owned) ox_model_free(r->m);

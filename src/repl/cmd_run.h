@@ -55,6 +55,18 @@ int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_val
 void run_inputs_as_values(const run_input_set *from, oe_values *out);
 void run_inputs_free(run_input_set *in);
 
+/* Two models on the same inputs (`compare A B`, `reduce MODEL REFERENCE`): a's inputs from the
+ * --inputs file or random, b's the same values under its own input names. */
+typedef struct run_pair {
+    run_model_ref a, b;
+    oe_values file;              /* the --inputs file's values (empty without one) */
+    run_input_set in_a, in_b;
+} run_pair;
+
+/* Resolves o->stages[0] and [1] and makes their inputs; -1 after reporting (p is then freed). */
+int run_pair_open(session *s, const char *cmd, const run_opts *o, run_pair *p);
+void run_pair_free(run_pair *p);
+
 struct json_writer;
 /* Members of the --json documents of run, verify and compare: how the inputs were made ("inputs":
  * the file, or null, and "seed": the seed of random ones, or null), and a value's type

@@ -191,6 +191,47 @@ const command command_table[] = {
      "dtype, shape and bytes, with the total. On an ONNX stage lists its initializers, one per\n"
      "line (name, dtype, shape, bytes), as polygraphy inspect does."},
     {"quit", 0, 0, cmd_quit, COMPLETE_NOTHING, "quit", "leave fxsh", NULL},
+    {"reduce", 0, 12, cmd_reduce, COMPLETE_STAGE_OR_FORM,
+     "reduce [MODEL [REFERENCE]] [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--save DIR] [--json]",
+     "shrink a failing export, or a model that disagrees, to the fewest nodes that still fail",
+     "Finds the smallest part of a program or model that still fails the same way, prints it as torch\n"
+     "prints a graph (`show graph`) and as ONNX text, and with --save DIR writes it as a standalone\n"
+     "reproducer, as Polygraphy's `debug reduce` does for ONNX models but on every stage.\n"
+     "\n"
+     "`reduce` alone replays the export of the loaded program. When a stage fails (decompose,\n"
+     "translate, optimize), the program that stage reads (the exported or the decomposed one) is\n"
+     "reduced around the node the error names (a node of a cond branch or loop body: around the\n"
+     "call that runs it): a candidate fails the same way when its export fails at the same stage\n"
+     "with the same first error.\n"
+     "\n"
+     "`reduce MODEL REFERENCE` (each a stage or an ONNX model file, as `compare` takes them) runs\n"
+     "both on the same inputs (--inputs FILE, or random with --seed N), finds the first value of\n"
+     "MODEL that differs from the REFERENCE's beyond the tolerance (as `compare` does; atol 1e-4,\n"
+     "rtol 1e-3), and reduces MODEL's nodes around it: a candidate fails when it still computes that\n"
+     "value wrong from the REFERENCE's values of what it reads, e.g.\n"
+     "  reduce optimized exported\n"
+     "\n"
+     "`reduce MODEL` (or `reduce` with only an ONNX model loaded) reduces a model that `check`\n"
+     "rejects around the node its first problem names: a candidate fails when the checker reports\n"
+     "the same problem at that node (the values a kept node reads from the others become graph\n"
+     "inputs of their declared types).\n"
+     "\n"
+     "The search: the candidate is the failing node and some of its ancestors; every value a kept\n"
+     "node reads from a node left out becomes an input holding its recorded dtype and shape (a\n"
+     "tuple or a weight's get_attr is never cut: its maker is kept). It grows first (the node\n"
+     "alone, then its ancestors up to depth 1, 2, 4, ... until a candidate fails), then shrinks by\n"
+     "delta debugging: it drops chunks of the kept nodes, splitting them finer until no single node\n"
+     "can go (what no longer leads to the failing node goes with them). The steps are deterministic; each test is one export (or one evaluation) of a small\n"
+     "program.\n"
+     "\n"
+     "--save DIR writes the reproducer into DIR (made whole, or not at all, when it does not exist):\n"
+     "program.pt2 (torch.export.load reads it: ATen calls, higher-order ops with their subgraphs,\n"
+     "dynamic dimensions; Python arithmetic on sizes is refused, naming the node, and a reproducer\n"
+     "of a model is then saved without it, with a note), model.onnx (the reduced model; for an export, what\n"
+     "the stages before the failing one make, when there is one), reference.onnx (the reference's\n"
+     "nodes for the same value), inputs.npz (the inputs: the program's own from --inputs or random,\n"
+     "each cut value computed by the evaluator from them), expected.npz (the reference's value),\n"
+     "reproduce.fxsh (`fxsh -f reproduce.fxsh` in DIR fails the same way) and README.md."},
     {"redo", 0, 0, cmd_redo, COMPLETE_NOTHING, "redo", "re-apply the last undone edit", NULL},
     {"rename", 2, 2, cmd_rename, COMPLETE_NODE, "rename NODE NEW",
      "rename a node", "Renames NODE to NEW (a valid Python identifier not used in its graph)."},
