@@ -438,16 +438,24 @@ static fx_arg *xsplit(dctx *c, const binding *b, char which)
 /* diff(self, n, dim, prepend, append): prepend / append concatenated along dim (of self's rank),
  * then n times the difference of neighbours, slice [1:] - slice [:-1]; n = 0 copies self into
  * zeros_like (torch's composite). */
+/* The static size of dim d of a tensor's meta, or -1 when it is symbolic or unknown. */
+static int64_t static_dim(const fx_value *v, int64_t d)
+{
+    char *end;
+    if (!v || d < 0 || (size_t)d >= v->rank || !v->sizes[d])
+        return -1;
+    long long n = strtoll(v->sizes[d], &end, 10);
+    return *end || end == v->sizes[d] ? -1 : (int64_t)n;
+}
+
 static fx_arg *diff(dctx *c, const binding *b)
 {
-    dl_tensor t, tp;
     int64_t n = 1, dim = -1, given;
     const fx_arg *x = b->src[0], *pre = b->src[3], *app = b->src[4];
     const fx_value *xv = x && x->kind == FX_ARG_NODE ? dc_meta_of(x) : NULL;
     if (!xv || !xv->rank || (b->src[1] && !dc_int_of(b->src[1], &n)) || (b->src[2] && !dc_int_of(b->src[2], &dim)) ||
         n < 0)
         return NULL;
-    bool is_static = dl_static(xv, &t);
     given = dim;   /* torch passes dim on as given (-1 stays -1) */
     if (!dc_wrap_dim(&dim, xv->rank))
         return NULL;
@@ -461,20 +469,8 @@ static fx_arg *diff(dctx *c, const binding *b)
     /* ATen's diff_helper: bool tensors differ by logical_xor, others by sub */
     const char *op = xv->dtype == FX_DT_BOOL ? "torch.ops.aten.logical_xor.default" : "torch.ops.aten.sub.Tensor";
     fx_arg *cur = dc_dup(c, x);
-    if (!is_static) {
-        /* symbolic sizes: x[1:] - x[:-1] per step, by slices that need no size (n is clamped to
-         * the dim's size by torch's guard, which a symbolic size cannot answer beyond one) */
-        if (pre || app || n > 1)
-            return NULL;
-        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1),
-                          fx_arg_int(c->dst, INT64_MAX) };
-        fx_node *bb = dc_calla(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0);
-        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, -1) };
-        fx_node *a = bb ? dc_calla(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0) : NULL;
-        fx_node *s = a ? call2(c, op, dc_nd(c, bb), dc_nd(c, a)) : NULL;
-        return s ? dc_nd(c, s) : NULL;
-    }
-    int64_t len = t.size[dim];
+    /* only the size of the differenced dim matters; -1 when symbolic */
+    int64_t len = static_dim(xv, dim);
     if (pre || app) {
         fx_arg *parts[3];
         size_t np = 0;
@@ -482,9 +478,11 @@ static fx_arg *diff(dctx *c, const binding *b)
             const fx_arg *e = k ? app : pre;
             if (!e)
                 continue;
-            if (e->kind != FX_ARG_NODE || !dl_static(dc_meta_of(e), &tp) || tp.rank != t.rank)
+            const fx_value *ev = e->kind == FX_ARG_NODE ? dc_meta_of(e) : NULL;
+            if (!ev || ev->rank != xv->rank)
                 return NULL;
-            len += tp.size[dim];
+            int64_t el = static_dim(ev, dim);
+            len = len < 0 || el < 0 ? -1 : len + el;
         }
         if (pre)
             parts[np++] = dc_dup(c, pre);
@@ -495,6 +493,19 @@ static fx_arg *diff(dctx *c, const binding *b)
         if (!cat)
             return NULL;
         cur = dc_nd(c, cat);
+    }
+    if (len < 0) {
+        /* a symbolic size: x[1:] - x[:-1] by slices that need no size; n is clamped to the dim's
+         * size by torch's guard, which a symbolic size cannot answer beyond one step */
+        if (n > 1)
+            return NULL;
+        fx_arg *hi[4] = { dc_dup(c, cur), fx_arg_int(c->dst, given), fx_arg_int(c->dst, 1),
+                          fx_arg_int(c->dst, INT64_MAX) };
+        fx_node *bb = dc_calla(c, "torch.ops.aten.slice.Tensor", hi, 4, NULL, NULL, 0);
+        fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, -1) };
+        fx_node *a = bb ? dc_calla(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0) : NULL;
+        fx_node *s = a ? call2(c, op, dc_nd(c, bb), dc_nd(c, a)) : NULL;
+        return s ? dc_nd(c, s) : NULL;
     }
     if (n > len)   /* ATen clamps n to the dim's size */
         n = len;
