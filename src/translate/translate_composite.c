@@ -269,7 +269,7 @@ static bool b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, co
 
 /* The [in, out] matrix of an adaptive average over one dimension: column j averages the window
  * [floor(j * in / out), ceil((j + 1) * in / out)). */
-static const char *window_matrix(tx *t, int64_t in, int64_t out)
+static const char *window_matrix(tx *t, int64_t in, int64_t out, int dtype)
 {
     float *m = arena_alloc(&t->a, (size_t)(in * out) * sizeof *m);
     memset(m, 0, (size_t)(in * out) * sizeof *m);
@@ -280,7 +280,9 @@ static const char *window_matrix(tx *t, int64_t in, int64_t out)
     }
     const char *flat = tx_const_floats(t, m, (size_t)(in * out));
     int64_t shape[2] = { in, out };
-    return tx_emit2(t, "Reshape", flat, tx_const_ints(t, shape, 2), NULL, NULL);
+    const char *w = tx_emit2(t, "Reshape", flat, tx_const_ints(t, shape, 2), NULL, NULL);
+    /* MatMul's operands share one type: a float16 / bfloat16 / float64 input gets its own */
+    return dtype > 0 && dtype != OT_FLOAT ? tx_emit_cast(t, w, dtype, NULL, NULL) : w;
 }
 
 /* x (rank r) with its last two dims swapped */
@@ -311,6 +313,7 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
     }
     const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
     const int64_t *in = sz + r - k;
+    int dt = tx_onnx_dtype_of_node(n);
     int64_t numel = 1, *oshape = arena_alloc(&t->a, r * sizeof *oshape);
     for (size_t i = 0; i < r; i++) {
         numel = sz[i] < 0 || numel < 0 ? -1 : numel * sz[i];
@@ -321,12 +324,12 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
         tx_emit2(t, "Reshape", x, tx_const_ints(t, oshape, r), out, name);
         return true;
     }
-    const char *y = tx_emit2(t, "MatMul", x, window_matrix(t, in[k - 1], os[k - 1]), k == 1 ? out : NULL,
+    const char *y = tx_emit2(t, "MatMul", x, window_matrix(t, in[k - 1], os[k - 1], dt), k == 1 ? out : NULL,
                              k == 1 ? name : NULL);
     if (k == 1)
         return true;
     y = swap_last(t, y, r, NULL, NULL);
-    y = tx_emit2(t, "MatMul", y, window_matrix(t, in[k - 2], os[k - 2]), NULL, NULL);
+    y = tx_emit2(t, "MatMul", y, window_matrix(t, in[k - 2], os[k - 2], dt), NULL, NULL);
     y = swap_last(t, y, r, k == 2 ? out : NULL, k == 2 ? name : NULL);
     if (k == 2)
         return true;
@@ -338,7 +341,7 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
     s2[r - 3] = os[0], s2[r - 2] = os[1], s2[r - 1] = os[2];
     y = tx_emit2(t, "Reshape", y, tx_const_ints(t, s1, r - 1), NULL, NULL);
     y = swap_last(t, y, r - 1, NULL, NULL);
-    y = tx_emit2(t, "MatMul", y, window_matrix(t, in[0], os[0]), NULL, NULL);
+    y = tx_emit2(t, "MatMul", y, window_matrix(t, in[0], os[0], dt), NULL, NULL);
     y = swap_last(t, y, r - 1, NULL, NULL);
     tx_emit2(t, "Reshape", y, tx_const_ints(t, s2, r), out, name);
     return true;
