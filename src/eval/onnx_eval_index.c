@@ -44,6 +44,7 @@ static int k_gather(ectx *c)
             int64_t v = index_at(ix, j, ax);
             if (v < 0) return oe_fail(c, "index %lld is out of range for a dimension of %lld",
                                       (long long)ot_get_i(ix, j), (long long)ax);
+            if (!inner) continue;   /* an empty output has no data pointer to offset */
             memcpy(o, (const char *)a->data + ((p * ax + v) * inner) * (int64_t)es, (size_t)inner * es);
             o += inner * (int64_t)es;
         }

@@ -165,7 +165,8 @@ int oe_concat_into(ectx *c, const oe_tensor *const *ts, size_t k, int64_t axis_a
     for (int64_t p = 0; p < outer; p++)
         for (size_t j = 0; j < k; j++) {
             size_t chunk = (size_t)(ts[j]->dims[axis] * inner) * es;
-            if (chunk) memcpy(o, (const char *)ts[j]->data + p * chunk, chunk);
+            if (!chunk) continue;   /* an empty input (or output) has no data pointer to offset */
+            memcpy(o, (const char *)ts[j]->data + p * chunk, chunk);
             o += chunk;
         }
     return OE_OK;
