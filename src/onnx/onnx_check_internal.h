@@ -19,6 +19,9 @@ typedef struct ox_check_report {
 void ox_check_problem(ox_check_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "WHERE: node 3 ("conv1", Conv)" */
 void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__NodeProto *n);
+/* The model-level checks: ir_version, opset imports, typed main-graph inputs and outputs, metadata
+ * keys, external data files (onnx_check_model.c). */
+void ox_check_model_level(ox_check_report *r, const ox_model *m);
 /* The operator-level checks of every ai.onnx node (onnx_check_types.c). */
 void ox_check_types(ox_check_report *r, const ox_model *m);
 /* Shape inference of the main graph's nodes against the declared types (onnx_check_shapes.c). */

@@ -1,17 +1,14 @@
-/* onnx_check_shapes.c — the checker's shape inference: each node's outputs inferred as ONNX
- * infers them (onnx_infer.c) and compared with the types the model declares, as
- * onnx.checker.check_model(full_check=True) does; a contradiction names the node. */
+/* onnx_check_shapes.c — the checker's shape inference: each node's outputs, in the main graph and
+ * in the bodies of If / Loop / Scan, inferred as ONNX infers them (onnx_infer*.c) and compared
+ * with the types the model declares, and each initializer with its declaration, as
+ * onnx.checker.check_model(full_check=True) does (strict shape inference); a contradiction names
+ * the node, the value and both types. Symbolic dimensions contradict nothing. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "base/strbuf.h"
 #include "onnx/onnx_check_internal.h"
 #include "onnx/onnx_infer.h"
-
-typedef struct shape_check {
-    ox_check_report *r;
-    const char *graph;
-} shape_check;
 
 static void dims_text(strbuf *sb, const oi_type *t)
 {
@@ -24,36 +21,73 @@ static void dims_text(strbuf *sb, const oi_type *t)
     sb_putc(sb, ']');
 }
 
-static void compare(void *ctx, size_t idx, const Onnx__NodeProto *n, size_t k, const oi_type *inferred,
-                    const oi_type *declared, const char *why)
+/* Reports where (a node or an initializer) if inferred and declared contradict each other. */
+static void contradiction(ox_check_report *r, const char *where, const char *what, const char *name,
+                          const oi_type *inferred, const oi_type *declared, const char *inferred_how)
 {
-    shape_check *c = ctx;
-    strbuf desc = {0};
-    ox_check_node_desc(&desc, c->graph, idx, n);
-    if (why) {
-        ox_check_problem(c->r, "%s: [ShapeInferenceError] %s", desc.s, why);
-    } else if (declared && inferred->elem && declared->elem && inferred->elem != declared->elem) {
-        ox_check_problem(c->r, "%s: [TypeInferenceError] output '%s' is inferred %s, but the model declares it %s", desc.s,
-                         n->output[k], ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));
-    } else if (declared && inferred->rank >= 0 && declared->rank >= 0) {
-        int bad = inferred->rank != declared->rank ? -2 : -1;
-        for (int i = 0; bad == -1 && i < inferred->rank; i++)
-            if (inferred->d[i].v >= 0 && declared->d[i].v >= 0 && inferred->d[i].v != declared->d[i].v) bad = i;
-        if (bad != -1) {
-            strbuf a = {0}, b = {0};
-            dims_text(&a, inferred);
-            dims_text(&b, declared);
-            if (bad == -2)
-                ox_check_problem(c->r, "%s: [ShapeInferenceError] output '%s' is inferred of rank %d %s, but the model declares rank %d %s",
-                                 desc.s, n->output[k], inferred->rank, a.s, declared->rank, b.s);
-            else
-                ox_check_problem(c->r, "%s: [ShapeInferenceError] output '%s': inferred shape and declared shape differ in dimension %d: %s vs %s",
-                                 desc.s, n->output[k], bad, a.s, b.s);
-            sb_free(&a);
-            sb_free(&b);
-        }
+    if (inferred->elem && declared->elem && inferred->elem != declared->elem) {
+        ox_check_problem(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name,
+                         inferred_how, ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));
+        return;
     }
+    if (inferred->rank < 0 || declared->rank < 0) return;
+    int bad = inferred->rank != declared->rank ? -2 : -1;
+    for (int i = 0; bad == -1 && i < inferred->rank; i++)
+        if (inferred->d[i].v >= 0 && declared->d[i].v >= 0 && inferred->d[i].v != declared->d[i].v) bad = i;
+    if (bad == -1) return;
+    strbuf a = {0}, b = {0};
+    dims_text(&a, inferred);
+    dims_text(&b, declared);
+    if (bad == -2)
+        ox_check_problem(r, "%s: [ShapeInferenceError] %s '%s' is %s of rank %d %s, but the model declares rank %d %s", where,
+                         what, name, inferred_how, inferred->rank, a.s, declared->rank, b.s);
+    else
+        ox_check_problem(r, "%s: [ShapeInferenceError] %s '%s': %s shape and declared shape differ in dimension %d: %s vs %s",
+                         where, what, name, inferred_how, bad, a.s, b.s);
+    sb_free(&a);
+    sb_free(&b);
+}
+
+static void compare(void *ctx, const Onnx__GraphProto *g, size_t idx, const Onnx__NodeProto *n, size_t k,
+                    const oi_type *inferred, const oi_type *declared, const char *why)
+{
+    ox_check_report *r = ctx;
+    strbuf desc = {0};
+    ox_check_node_desc(&desc, g->name ? g->name : "", idx, n);
+    if (why) ox_check_problem(r, "%s: [ShapeInferenceError] %s", desc.s, why);
+    else if (declared) contradiction(r, desc.s, "output", n->output[k], inferred, declared, "inferred");
     sb_free(&desc);
+}
+
+/* Each initializer against the input, value_info or output of its name in its graph: onnx checks
+ * that the declaration agrees with the tensor. */
+static void check_initializers(ox_check_report *r, const Onnx__GraphProto *g, int depth)
+{
+    if (depth > 64) return;
+    strbuf where = {0};
+    sb_printf(&where, "graph '%s'", g->name ? g->name : "");
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        if (!t->name || t->n_dims > OE_MAX_RANK) continue;
+        oi_type have = {.elem = t->data_type, .rank = (int)t->n_dims};
+        for (size_t k = 0; k < t->n_dims; k++) have.d[k] = (oi_dim){t->dims[k], NULL};
+        Onnx__ValueInfoProto *const *lists[3] = {g->input, g->value_info, g->output};
+        size_t counts[3] = {g->n_input, g->n_value_info, g->n_output};
+        for (int l = 0; l < 3; l++)
+            for (size_t k = 0; k < counts[l]; k++)
+                if (lists[l][k]->name && !strcmp(lists[l][k]->name, t->name)) {
+                    oi_type decl;
+                    oi_from_proto(lists[l][k]->type, &decl);
+                    contradiction(r, where.s, "initializer", t->name, &have, &decl, "stored as");
+                }
+    }
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_attribute; k++) {
+            const Onnx__AttributeProto *a = g->node[i]->attribute[k];
+            if (a->g) check_initializers(r, a->g, depth + 1);
+            for (size_t j = 0; j < a->n_graphs; j++) check_initializers(r, a->graphs[j], depth + 1);
+        }
+    sb_free(&where);
 }
 
 void ox_check_shapes(ox_check_report *r, const ox_model *m)
@@ -61,6 +95,6 @@ void ox_check_shapes(ox_check_report *r, const ox_model *m)
     const Onnx__ModelProto *mp = m->proto;
     int64_t opset = ox_model_opset(m, "");
     if (opset < 0 || !mp->graph) return;
-    shape_check c = {r, mp->graph->name ? mp->graph->name : ""};
-    oi_walk_graph(mp->graph, opset, compare, &c);
+    check_initializers(r, mp->graph, 0);
+    oi_walk_graph(mp->graph, opset, compare, r);
 }

@@ -43,13 +43,15 @@ void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t);
 /* A TypeProto for t, in m's arena; NULL when t is unknown. */
 Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t);
 
-/* Called for each node output in node order: inferred (never NULL then) and the type the graph
+/* Called for each node output in node order (g: the graph the node is in, g itself or one of
+ * its subgraphs, each walked when its If / Loop / Scan node is): inferred (never NULL then) and the type the graph
  * declares for it (value_info, graph output; NULL if none); or once per node, with why set and
  * the types NULL, when the node's inputs contradict its operator. */
-typedef void (*oi_visit)(void *ctx, size_t node_index, const Onnx__NodeProto *n, size_t output, const oi_type *inferred,
+typedef void (*oi_visit)(void *ctx, const Onnx__GraphProto *g, size_t node_index, const Onnx__NodeProto *n, size_t output, const oi_type *inferred,
                          const oi_type *declared, const char *why);
-/* Infers g's nodes in order (not its subgraphs): from the types g declares (inputs,
- * initializers, value_info, outputs) and its small constants' values. */
+/* Infers g's nodes in order, and those of the bodies of its If / Loop / Scan nodes: from the
+ * types g declares (inputs, initializers, value_info, outputs) and its small constants' values.
+ * A declared value carries downstream what inference adds to it (a dimension it leaves open). */
 void oi_walk_graph(const Onnx__GraphProto *g, int64_t opset, oi_visit visit, void *ctx);
 
 /* Adds a value_info entry, in node order, for every node output of g (not its subgraphs) that

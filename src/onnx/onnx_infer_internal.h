@@ -4,6 +4,9 @@
 #ifndef FXSH_ONNX_INFER_INTERNAL_H
 #define FXSH_ONNX_INFER_INTERNAL_H
 
+#include <stdbool.h>
+
+#include "onnx/onnx_infer.h"
 #include "onnx/onnx_op.h"
 
 int oi_infer_same(oi_ctx *c);              /* arg: output element type, 0 = the input's */
@@ -37,5 +40,13 @@ int oi_infer_stft(oi_ctx *c);
 int oi_infer_constant(oi_ctx *c);
 int oi_infer_nonzero(oi_ctx *c);
 int oi_infer_conv_pool(oi_ctx *c);         /* Conv, ConvTranspose, MaxPool, AveragePool, LpPool */
+
+/* Control flow (onnx_infer_control.c): the graph walker (onnx_infer_graph.c) infers a body with
+ * body_fn, its inputs bound to the types the node gives them; 0, or -1 with the reason. */
+typedef int (*oi_body_fn)(void *walker, const Onnx__GraphProto *body, const oi_type *bound, size_t n_bound,
+                          oi_type *outs, size_t n_outs, char *why, size_t why_cap);
+bool oi_is_control(const Onnx__NodeProto *n);   /* an ai.onnx If, Loop or Scan */
+int oi_infer_control(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, size_t nin, oi_type *out, size_t nout,
+                     oi_body_fn body_fn, void *walker, char *why, size_t why_cap);
 
 #endif
