@@ -17,6 +17,8 @@ typedef struct ox_check_report {
 
 /* Reports one problem (an error at the model's path) and counts it. */
 void ox_check_problem(ox_check_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports what onnx's checker lets pass but a runtime may refuse (a warning, not counted). */
+void ox_check_warning(ox_check_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "WHERE: node 3 ("conv1", Conv)" */
 void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__NodeProto *n);
 /* The model-level checks: ir_version, opset imports, typed main-graph inputs and outputs, metadata

@@ -25,8 +25,12 @@ static void dims_text(strbuf *sb, const oi_type *t)
 static void contradiction(ox_check_report *r, const char *where, const char *what, const char *name,
                           const oi_type *inferred, const oi_type *declared, const char *inferred_how)
 {
+    /* onnx does not hold a graph output's declaration to the initializer of its name (its users
+     * see the tensor's own type): a warning there, since ONNX Runtime refuses such a model */
+    void (*report)(ox_check_report *, const char *, ...) = strcmp(what, "initializer output") ? ox_check_problem
+                                                                                              : ox_check_warning;
     if (inferred->elem && declared->elem && inferred->elem != declared->elem) {
-        ox_check_problem(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name,
+        report(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name,
                          inferred_how, ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));
         return;
     }
@@ -39,10 +43,10 @@ static void contradiction(ox_check_report *r, const char *where, const char *wha
     dims_text(&a, inferred);
     dims_text(&b, declared);
     if (bad == -2)
-        ox_check_problem(r, "%s: [ShapeInferenceError] %s '%s' is %s of rank %d %s, but the model declares rank %d %s", where,
+        report(r, "%s: [ShapeInferenceError] %s '%s' is %s of rank %d %s, but the model declares rank %d %s", where,
                          what, name, inferred_how, inferred->rank, a.s, declared->rank, b.s);
     else
-        ox_check_problem(r, "%s: [ShapeInferenceError] %s '%s': %s shape and declared shape differ in dimension %d: %s vs %s",
+        report(r, "%s: [ShapeInferenceError] %s '%s': %s shape and declared shape differ in dimension %d: %s vs %s",
                          where, what, name, inferred_how, bad, a.s, b.s);
     sb_free(&a);
     sb_free(&b);
@@ -59,8 +63,7 @@ static void compare(void *ctx, const Onnx__GraphProto *g, size_t idx, const Onnx
     sb_free(&desc);
 }
 
-/* Each initializer against the input, value_info or output of its name in its graph: onnx checks
- * that the declaration agrees with the tensor. */
+/* Each initializer against the input, value_info or output of its name in its graph. */
 static void check_initializers(ox_check_report *r, const Onnx__GraphProto *g, int depth)
 {
     if (depth > 64) return;
@@ -71,9 +74,19 @@ static void check_initializers(ox_check_report *r, const Onnx__GraphProto *g, in
         if (!t->name || t->n_dims > OE_MAX_RANK) continue;
         oi_type have = {.elem = t->data_type, .rank = (int)t->n_dims};
         for (size_t k = 0; k < t->n_dims; k++) have.d[k] = (oi_dim){t->dims[k], NULL};
-        Onnx__ValueInfoProto *const *lists[3] = {g->input, g->value_info, g->output};
-        size_t counts[3] = {g->n_input, g->n_value_info, g->n_output};
-        for (int l = 0; l < 3; l++)
+        /* onnx compares an initializer with the input or value_info of its name, except when the
+         * name is also a graph output, whose declaration wins unchecked */
+        bool is_output = false;
+        for (size_t k = 0; k < g->n_output; k++)
+            if (g->output[k]->name && !strcmp(g->output[k]->name, t->name)) {
+                oi_type decl;
+                oi_from_proto(g->output[k]->type, &decl);
+                contradiction(r, where.s, "initializer output", t->name, &have, &decl, "stored as");
+                is_output = true;
+            }
+        Onnx__ValueInfoProto *const *lists[2] = {g->input, g->value_info};
+        size_t counts[2] = {g->n_input, g->n_value_info};
+        for (int l = 0; l < 2 && !is_output; l++)
             for (size_t k = 0; k < counts[l]; k++)
                 if (lists[l][k]->name && !strcmp(lists[l][k]->name, t->name)) {
                     oi_type decl;

@@ -510,9 +510,8 @@ int oi_infer_reduce(ictx *c)
     int k = from_input ? (in_at(c, 1) ? const_ints(c, 1, ax, OE_MAX_RANK) : 0) : attr_ints(c, "axes", ax, OE_MAX_RANK);
     if (!from_input && k < 0) k = 0;
     bool keep = attr_i(c, "keepdims", 1) != 0;
-    if (k < 0) {   /* axes not constant: keepdims keeps the rank, else nothing is known */
-        if (keep) set_unknown_dims(&c->out[0], x->rank);
-        else c->out[0].rank = -1;
+    if (k < 0) {   /* axes not constant: onnx infers the element type only, keepdims or not */
+        c->out[0].rank = -1;
         return 0;
     }
     if (k == 0 && attr_i(c, "noop_with_empty_axes", 0)) return 0;

@@ -17,6 +17,7 @@ enum { CONST_LIMIT = 64 };   /* constants read for inference: shapes, axes, pads
 typedef struct typing {
     hashmap types;            /* name → oi_type (in owned) */
     const struct typing *parent;   /* the enclosing graph's, for a subgraph */
+    hashmap inits;            /* names of the graph's initializers */
     VEC(oi_type *) owned;
     VEC(oe_tensor *) values;  /* constant values read, freed at the end */
 } typing;
@@ -73,7 +74,9 @@ static const oe_tensor *constant_value(typing *g, const Onnx__AttributeProto *a)
 
 static void seed_initializer(typing *g, const Onnx__TensorProto *p)
 {
-    if (!p->name || p->n_dims > OE_MAX_RANK) return;
+    if (!p->name) return;
+    hm_put(&g->inits, p->name, (void *)1);
+    if (p->n_dims > OE_MAX_RANK) return;
     oi_type t = {.elem = p->data_type, .rank = (int)p->n_dims};
     for (size_t i = 0; i < p->n_dims; i++) t.d[i] = (oi_dim){p->dims[i], NULL};
     t.value = small_value(g, p);
@@ -83,7 +86,9 @@ static void seed_initializer(typing *g, const Onnx__TensorProto *p)
 static void seed_declared(typing *g, Onnx__ValueInfoProto *const *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!v[i]->name) continue;
+        /* an initializer's own type is what its users see, whatever a declaration of its name
+         * says (onnx's inference reads it so; the checker warns of the difference) */
+        if (!v[i]->name || hm_has(&g->inits, v[i]->name)) continue;
         oi_type t;
         oi_from_proto(v[i]->type, &t);
         oi_type *old = hm_get(&g->types, v[i]->name);
@@ -130,6 +135,7 @@ static void release(typing *ty)
     for (size_t i = 0; i < ty->owned.len; i++) free(ty->owned.items[i]);
     vec_free(&ty->owned);
     hm_free(&ty->types);
+    hm_free(&ty->inits);
 }
 
 typedef struct walker {
@@ -156,6 +162,7 @@ static int infer_body(void *vcall, const Onnx__GraphProto *body, const oi_type *
     if (call->w->depth > 64) return 0;
     typing ty = {.parent = call->scope};
     hm_init(&ty.types);
+    hm_init(&ty.inits);
     int rc = 0;
     for (size_t i = 0; i < body->n_initializer; i++) seed_initializer(&ty, body->initializer[i]);
     for (size_t i = 0; i < body->n_input; i++) {
@@ -250,6 +257,7 @@ void oi_walk_graph(const Onnx__GraphProto *g, int64_t opset, oi_visit visit, voi
     if (!g) return;
     typing ty = {0};
     hm_init(&ty.types);
+    hm_init(&ty.inits);
     for (size_t i = 0; i < g->n_initializer; i++) seed_initializer(&ty, g->initializer[i]);
     seed_declared(&ty, g->input, g->n_input);
     seed_declared(&ty, g->value_info, g->n_value_info);
