@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/vec.h"
 #include "onnx/onnx_check_internal.h"
 #include "onnx/onnx_infer.h"
 
@@ -21,14 +22,12 @@ static void dims_text(strbuf *sb, const oi_type *t)
     sb_putc(sb, ']');
 }
 
-/* Reports where (a node or an initializer) if inferred and declared contradict each other. */
-static void contradiction(ox_check_report *r, const char *where, const char *what, const char *name,
+/* Reports where (a node or an initializer) if inferred and declared contradict each other: a
+ * problem when counted, else a warning (what onnx lets pass but a runtime may refuse). */
+static void contradiction(ox_check_report *r, bool counted, const char *where, const char *what, const char *name,
                           const oi_type *inferred, const oi_type *declared, const char *inferred_how)
 {
-    /* onnx does not hold a graph output's declaration to the initializer of its name (its users
-     * see the tensor's own type): a warning there, since ONNX Runtime refuses such a model */
-    void (*report)(ox_check_report *, const char *, ...) = strcmp(what, "initializer output") ? ox_check_problem
-                                                                                              : ox_check_warning;
+    void (*report)(ox_check_report *, const char *, ...) = counted ? ox_check_problem : ox_check_warning;
     if (inferred->elem && declared->elem && inferred->elem != declared->elem) {
         report(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name,
                          inferred_how, ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));
@@ -52,19 +51,59 @@ static void contradiction(ox_check_report *r, const char *where, const char *wha
     sb_free(&b);
 }
 
+typedef struct shape_check {
+    ox_check_report *r;
+    const ox_model *m;
+    VEC(struct first_unknown { const Onnx__GraphProto *g; size_t idx; }) graphs;
+} shape_check;
+
+/* An operator onnx has no schema for: a domain other than ai.onnx's, ai.onnx.ml and the training
+ * preview that no model-local function defines. */
+static bool unsupported(const ox_model *m, const Onnx__NodeProto *n)
+{
+    const char *d = n->domain ? n->domain : "";
+    if (!*d || !strcmp(d, "ai.onnx") || !strcmp(d, "ai.onnx.ml") || !strcmp(d, "ai.onnx.preview.training")) return false;
+    for (size_t i = 0; i < m->proto->n_functions; i++) {
+        const Onnx__FunctionProto *f = m->proto->functions[i];
+        if (f->domain && f->name && n->op_type && !strcmp(f->domain, d) && !strcmp(f->name, n->op_type)) return false;
+    }
+    return true;
+}
+
+/* The index of g's first node of an unsupported operator (g's node count if none). */
+static size_t first_unsupported(shape_check *c, const Onnx__GraphProto *g)
+{
+    for (size_t i = 0; i < c->graphs.len; i++)
+        if (c->graphs.items[i].g == g) return c->graphs.items[i].idx;
+    size_t idx = 0;
+    while (idx < g->n_node && !unsupported(c->m, g->node[idx])) idx++;
+    struct first_unknown f = {g, idx};
+    vec_push(&c->graphs, f);
+    return idx;
+}
+
 static void compare(void *ctx, const Onnx__GraphProto *g, size_t idx, const Onnx__NodeProto *n, size_t k,
                     const oi_type *inferred, const oi_type *declared, const char *why)
 {
-    ox_check_report *r = ctx;
+    shape_check *c = ctx;
+    ox_check_report *r = c->r;
     strbuf desc = {0};
     ox_check_node_desc(&desc, g->name ? g->name : "", idx, n);
-    if (why) ox_check_problem(r, "%s: [ShapeInferenceError] %s", desc.s, why);
-    else if (declared) contradiction(r, desc.s, "output", n->output[k], inferred, declared, "inferred");
+    /* onnx's strict inference drops the errors of the nodes after one it has no schema for
+     * (their types may come from it): told as warnings, not counted */
+    bool counted = idx <= first_unsupported(c, g);
+    if (why) {
+        if (counted) ox_check_problem(r, "%s: [ShapeInferenceError] %s", desc.s, why);
+        else ox_check_warning(r, "%s: [ShapeInferenceError] %s (not counted: it follows an operator onnx does not know)",
+                              desc.s, why);
+    } else if (declared) {
+        contradiction(r, counted, desc.s, "output", n->output[k], inferred, declared, "inferred");
+    }
     sb_free(&desc);
 }
 
-/* Each initializer against the input, value_info or output of its name in its graph. */
-static void check_initializers(ox_check_report *r, const Onnx__GraphProto *g, int depth)
+/* Each initializer against the declaration of its name in its graph. */
+static void check_declarations(ox_check_report *r, const Onnx__GraphProto *g, int depth)
 {
     if (depth > 64) return;
     strbuf where = {0};
@@ -74,14 +113,14 @@ static void check_initializers(ox_check_report *r, const Onnx__GraphProto *g, in
         if (!t->name || t->n_dims > OE_MAX_RANK) continue;
         oi_type have = {.elem = t->data_type, .rank = (int)t->n_dims};
         for (size_t k = 0; k < t->n_dims; k++) have.d[k] = (oi_dim){t->dims[k], NULL};
-        /* onnx compares an initializer with the input or value_info of its name, except when the
-         * name is also a graph output, whose declaration wins unchecked */
+        /* onnx compares an initializer with the declaration of its name that wins: a graph
+         * output's over a value_info's or an input's (those are then not looked at) */
         bool is_output = false;
         for (size_t k = 0; k < g->n_output; k++)
             if (g->output[k]->name && !strcmp(g->output[k]->name, t->name)) {
                 oi_type decl;
                 oi_from_proto(g->output[k]->type, &decl);
-                contradiction(r, where.s, "initializer output", t->name, &have, &decl, "stored as");
+                contradiction(r, true, where.s, "initializer", t->name, &have, &decl, "stored as");
                 is_output = true;
             }
         Onnx__ValueInfoProto *const *lists[2] = {g->input, g->value_info};
@@ -91,14 +130,14 @@ static void check_initializers(ox_check_report *r, const Onnx__GraphProto *g, in
                 if (lists[l][k]->name && !strcmp(lists[l][k]->name, t->name)) {
                     oi_type decl;
                     oi_from_proto(lists[l][k]->type, &decl);
-                    contradiction(r, where.s, "initializer", t->name, &have, &decl, "stored as");
+                    contradiction(r, true, where.s, "initializer", t->name, &have, &decl, "stored as");
                 }
     }
     for (size_t i = 0; i < g->n_node; i++)
         for (size_t k = 0; k < g->node[i]->n_attribute; k++) {
             const Onnx__AttributeProto *a = g->node[i]->attribute[k];
-            if (a->g) check_initializers(r, a->g, depth + 1);
-            for (size_t j = 0; j < a->n_graphs; j++) check_initializers(r, a->graphs[j], depth + 1);
+            if (a->g) check_declarations(r, a->g, depth + 1);
+            for (size_t j = 0; j < a->n_graphs; j++) check_declarations(r, a->graphs[j], depth + 1);
         }
     sb_free(&where);
 }
@@ -108,6 +147,8 @@ void ox_check_shapes(ox_check_report *r, const ox_model *m)
     const Onnx__ModelProto *mp = m->proto;
     int64_t opset = ox_model_opset(m, "");
     if (opset < 0 || !mp->graph) return;
-    check_initializers(r, mp->graph, 0);
-    oi_walk_graph(mp->graph, opset, compare, r);
+    check_declarations(r, mp->graph, 0);
+    shape_check c = {r, m, {0}};
+    oi_walk_graph(mp->graph, opset, compare, &c);
+    vec_free(&c.graphs);
 }

@@ -405,21 +405,40 @@ int oi_infer_split(ictx *c)
     int a = norm_axis(attr_i(c, "axis", 0), x->rank);
     if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
     int64_t sizes[64];
-    int k = in_at(c, 1) ? const_ints(c, 1, sizes, 64) : -2;
+    /* the sizes: an input from opset 13, an attribute before */
+    int k = c->opset >= 13 ? (in_at(c, 1) ? const_ints(c, 1, sizes, 64) : -2) : attr_ints(c, "split", sizes, 64);
+    if (c->opset < 13 && k < 0) k = -2;
+    if (k == -1) {   /* sizes not constant: onnx infers the element type only */
+        for (size_t i = 0; i < c->nout; i++) c->out[i].rank = -1;
+        return 0;
+    }
     int64_t dim = x->d[a].v;
     for (size_t i = 0; i < c->nout; i++) c->out[i].d[a] = (oi_dim){-1, NULL};
-    if (k == -1) return 0;
     if (k >= 0) {
-        if ((size_t)k != c->nout) return fail(c, "split has %d sizes for %zu outputs", k, c->nout);
+        if ((size_t)k != c->nout) return fail(c, "Mismatch between number of splits (%d) and outputs (%zu)", k, c->nout);
+        int64_t sum = 0;
+        for (int i = 0; i < k; i++) sum += sizes[i];
+        if (dim >= 0 && sum != dim)
+            return fail(c, "Mismatch between the sum of 'split' (%" PRId64 ") and the split dimension of the input (%" PRId64 ")",
+                        sum, dim);
         for (int i = 0; i < k; i++) c->out[i].d[a] = (oi_dim){sizes[i], NULL};
         return 0;
     }
     if (dim < 0 || !c->nout) return 0;
-    int64_t chunk = (dim + (int64_t)c->nout - 1) / (int64_t)c->nout;
-    if (c->opset < 18 && dim % (int64_t)c->nout) return 0;
+    int64_t n = (int64_t)c->nout;
+    if (c->opset >= 18) {
+        int64_t num = attr_i(c, "num_outputs", -1);
+        if (num >= 0 && num != n)
+            return fail(c, "Attribute `num_outputs` value (%" PRId64 ") is not equal to number of outputs (%zu)", num, c->nout);
+    } else if (dim % n) {
+        return fail(c, "The input is not evenly splittable");
+    }
+    /* onnx's chunks: ceil(dim / n) each, the last what is left (negative when n chunks are too
+     * many: onnx writes that as is, inference reads a negative size as unknown) */
+    int64_t chunk = dim / n + (dim % n > 0);
     for (size_t i = 0; i < c->nout; i++) {
-        int64_t left = dim - chunk * (int64_t)i;
-        c->out[i].d[a] = (oi_dim){left < chunk ? (left < 0 ? 0 : left) : chunk, NULL};
+        int64_t v = (int64_t)i + 1 < n ? chunk : dim - chunk * (n - 1);
+        c->out[i].d[a] = (oi_dim){v >= 0 ? v : -1, NULL};
     }
     return 0;
 }
@@ -555,9 +574,10 @@ int oi_infer_pad(ictx *c)
     like(&c->out[0], x, 0);
     if (!shaped(x)) return 0;
     int64_t pads[2 * OE_MAX_RANK], ax[OE_MAX_RANK];
-    int np = const_ints(c, 1, pads, 2 * OE_MAX_RANK);
+    int np = c->opset >= 11 ? const_ints(c, 1, pads, 2 * OE_MAX_RANK) : attr_ints(c, "pads", pads, 2 * OE_MAX_RANK);
     int na = in_at(c, 3) ? const_ints(c, 3, ax, OE_MAX_RANK) : -2;
-    if (np < 0 || na == -1) { set_unknown_dims(&c->out[0], x->rank); return 0; }
+    if (na == -1) { c->out[0].rank = -1; return 0; }   /* axes not constant: onnx infers nothing more */
+    if (np < 0) { set_unknown_dims(&c->out[0], x->rank); return 0; }   /* pads not constant: the rank */
     int n = na >= 0 ? na : x->rank;
     if (np != 2 * n) return fail(c, "pads has %d entries for %d axes", np, n);
     for (int i = 0; i < n; i++) {
@@ -620,8 +640,12 @@ int oi_infer_topk(ictx *c)
     int a = norm_axis(attr_i(c, "axis", -1), x->rank);
     if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
     int64_t k[1];
-    oi_dim d = const_ints(c, 1, k, 1) == 1 ? (oi_dim){k[0], NULL} : (oi_dim){-1, NULL};
-    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = d;
+    int nk = c->opset >= 10 ? const_ints(c, 1, k, 1) : (k[0] = attr_i(c, "k", -1), k[0] >= 0 ? 1 : -1);
+    if (nk != 1) {   /* K not constant: onnx infers the rank only */
+        for (size_t i = 0; i < c->nout && i < 2; i++) set_unknown_dims(&c->out[i], x->rank);
+        return 0;
+    }
+    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = (oi_dim){k[0], NULL};
     return 0;
 }
 
