@@ -57,17 +57,15 @@ typedef struct shape_check {
     VEC(struct first_unknown { const Onnx__GraphProto *g; size_t idx; }) graphs;
 } shape_check;
 
-/* An operator onnx has no schema for: a domain other than ai.onnx's, ai.onnx.ml and the training
- * preview that no model-local function defines. */
-static bool unsupported(const ox_model *m, const Onnx__NodeProto *n)
+bool ox_check_onnx_knows(const ox_model *m, const Onnx__NodeProto *n)
 {
     const char *d = n->domain ? n->domain : "";
-    if (!*d || !strcmp(d, "ai.onnx") || !strcmp(d, "ai.onnx.ml") || !strcmp(d, "ai.onnx.preview.training")) return false;
+    if (!*d || !strcmp(d, "ai.onnx") || !strcmp(d, "ai.onnx.ml") || !strcmp(d, "ai.onnx.preview.training")) return true;
     for (size_t i = 0; i < m->proto->n_functions; i++) {
         const Onnx__FunctionProto *f = m->proto->functions[i];
-        if (f->domain && f->name && n->op_type && !strcmp(f->domain, d) && !strcmp(f->name, n->op_type)) return false;
+        if (f->domain && f->name && n->op_type && !strcmp(f->domain, d) && !strcmp(f->name, n->op_type)) return true;
     }
-    return true;
+    return false;
 }
 
 /* The index of g's first node of an unsupported operator (g's node count if none). */
@@ -76,7 +74,7 @@ static size_t first_unsupported(shape_check *c, const Onnx__GraphProto *g)
     for (size_t i = 0; i < c->graphs.len; i++)
         if (c->graphs.items[i].g == g) return c->graphs.items[i].idx;
     size_t idx = 0;
-    while (idx < g->n_node && !unsupported(c->m, g->node[idx])) idx++;
+    while (idx < g->n_node && ox_check_onnx_knows(c->m, g->node[idx])) idx++;
     struct first_unknown f = {g, idx};
     vec_push(&c->graphs, f);
     return idx;

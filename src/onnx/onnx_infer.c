@@ -191,11 +191,7 @@ int oi_infer_reshape(ictx *c)
     c->out[0].rank = -1;
     int64_t sh[OE_MAX_RANK];
     int k = const_ints(c, 1, sh, OE_MAX_RANK);
-    if (k < 0) {
-        const oi_type *s = in_at(c, 1);
-        if (shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v <= OE_MAX_RANK) set_unknown_dims(&c->out[0], (int)s->d[0].v);
-        return 0;
-    }
+    if (k < 0) return 0;   /* the shape not constant: onnx infers the element type only (not even the rank) */
     bool allowzero = attr_i(c, "allowzero", 0) != 0;
     int neg = -1;
     int64_t prod = 1;
@@ -207,7 +203,12 @@ int oi_infer_reshape(ictx *c)
             neg = i;
             c->out[0].d[i] = (oi_dim){-1, NULL};
         } else if (sh[i] == 0 && !allowzero) {
-            if (!shaped(x) || i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
+            if (!shaped(x)) {   /* copies a dimension nothing tells */
+                c->out[0].d[i] = (oi_dim){-1, NULL};
+                prod_known = false;
+                continue;
+            }
+            if (i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
             c->out[0].d[i] = x->d[i];
             if (x->d[i].v < 0 || __builtin_mul_overflow(prod, x->d[i].v, &prod)) prod_known = false;
         } else if (sh[i] < 0) {
