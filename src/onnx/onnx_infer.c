@@ -14,20 +14,21 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-struct oi_ctx {
-    const Onnx__NodeProto *n;
-    int64_t opset;
-    const oi_type *in;
-    size_t nin;
-    oi_type *out;
-    size_t nout;
-    char *why;
-    size_t why_cap;
-    int arg;                 /* the record's infer_arg */
-};
 typedef oi_ctx ictx;
+/* the shared helpers (onnx_infer_internal.h) by their short names here */
+#define fail oi_fail
+#define in_at oi_in
+#define known oi_known
+#define shaped oi_shaped
+#define set_unknown_dims oi_unknown_dims
+#define attr_i oi_attr_i
+#define attr_ints oi_attr_ints
+#define const_ints oi_const_ints
+#define norm_axis oi_norm_axis
+#define like oi_like
+#define broadcast oi_broadcast
 
-static int fail(ictx *c, const char *fmt, ...)
+int oi_fail(ictx *c, const char *fmt, ...)
 {
     if (c->why && c->why_cap) {
         va_list ap;
@@ -39,29 +40,29 @@ static int fail(ictx *c, const char *fmt, ...)
 }
 
 /* Input i, or NULL when absent (past the end or an empty name). */
-static const oi_type *in_at(const ictx *c, size_t i)
+const oi_type *oi_in(const ictx *c, size_t i)
 {
     if (i >= c->nin || i >= c->n->n_input || !c->n->input[i] || !*c->n->input[i]) return NULL;
     return &c->in[i];
 }
 
-static bool known(const oi_type *t) { return t && t->elem; }
-static bool shaped(const oi_type *t) { return known(t) && t->rank >= 0; }
+bool oi_known(const oi_type *t) { return t && t->elem; }
+bool oi_shaped(const oi_type *t) { return known(t) && t->rank >= 0; }
 
-static void set_unknown_dims(oi_type *t, int rank)
+void oi_unknown_dims(oi_type *t, int rank)
 {
     t->rank = rank;
     for (int i = 0; i < rank && i < OE_MAX_RANK; i++) t->d[i] = (oi_dim){-1, NULL};
 }
 
-static int64_t attr_i(const ictx *c, const char *name, int64_t def)
+int64_t oi_attr_i(const ictx *c, const char *name, int64_t def)
 {
     const Onnx__AttributeProto *a = ox_node_attr(c->n, name);
     return a && a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT ? a->i : def;
 }
 
 /* The ints of attribute name: count, or -1 when absent. */
-static int attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
+int oi_attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
 {
     const Onnx__AttributeProto *a = ox_node_attr(c->n, name);
     if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) return -1;
@@ -71,7 +72,7 @@ static int attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
 }
 
 /* The constant ints of input i: count, or -1 when it is not a known constant. */
-static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
+int oi_const_ints(const ictx *c, size_t i, int64_t *v, int cap)
 {
     const oi_type *t = in_at(c, i);
     if (!t || !t->value || t->value->numel > cap || t->value->rank > 1) return -1;
@@ -79,10 +80,10 @@ static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
     return (int)t->value->numel;
 }
 
-static int norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
+int oi_norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
 
 /* out = in's type and shape with element type elem (0: in's). */
-static void like(oi_type *out, const oi_type *in, int elem)
+void oi_like(oi_type *out, const oi_type *in, int elem)
 {
     *out = *in;
     out->value = NULL;
@@ -90,7 +91,7 @@ static void like(oi_type *out, const oi_type *in, int elem)
 }
 
 /* ONNX's multidirectional broadcast of the inputs' shapes (onnx/defs/shape_inference.h). */
-static int broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
+int oi_broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
 {
     int rank = 0;
     for (size_t j = 0; j < k; j++) {
@@ -191,7 +192,14 @@ int oi_infer_reshape(ictx *c)
     c->out[0].rank = -1;
     int64_t sh[OE_MAX_RANK];
     int k = const_ints(c, 1, sh, OE_MAX_RANK);
-    if (k < 0) return 0;   /* the shape not constant: onnx infers the element type only (not even the rank) */
+    if (k < 0) {
+        /* the shape not constant: from Reshape-14 on onnx takes the rank from its length; before,
+         * the element type only */
+        const oi_type *s = in_at(c, 1);
+        if (c->opset >= 14 && shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v <= OE_MAX_RANK)
+            set_unknown_dims(&c->out[0], (int)s->d[0].v);
+        return 0;
+    }
     bool allowzero = attr_i(c, "allowzero", 0) != 0;
     int neg = -1;
     int64_t prod = 1;
@@ -718,7 +726,10 @@ int oi_infer_conv_pool(ictx *c)
 {
     const char *op = c->n->op_type;
     const oi_type *x = in_at(c, 0), *w = in_at(c, 1);
-    bool conv = !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose"), transpose = !strcmp(op, "ConvTranspose");
+    /* the convolutions take their kernel from the weight (input 1; QLinearConv's caller puts it there) */
+    bool conv = !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose") || !strcmp(op, "ConvInteger") ||
+                !strcmp(op, "QLinearConv") || !strcmp(op, "DeformConv"),
+         transpose = !strcmp(op, "ConvTranspose");
     if (!known(x)) return 0;
     c->out[0].elem = x->elem;
     if (c->nout > 1) c->out[1].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
