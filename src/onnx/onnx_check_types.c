@@ -311,6 +311,11 @@ static void check_node(tc *c, tscope *sc, const char *gname, size_t idx, const O
             else if (f->opt != 'h') {
                 binding *have = find_binding(b, nb, f->type, f->type_len);
                 t = have ? have->type : from_attr;
+                /* a type an attribute gives (Cast's to, Constant's value) must be one the
+                 * operator's version allows */
+                if (!have && from_attr && !allowed_has(list, len, from_attr))
+                    TYPE_PROBLEM(c, "%s: output '%s' would be %s, which %s-%d does not give for %.*s", desc.s, n->output[k],
+                                 from_attr, s->name, s->since_version, (int)f->type_len, f->type);
             }
         }
         const char *declared = hm_get(&sc->types, n->output[k]);

@@ -517,7 +517,9 @@ int oi_infer_gemm(ictx *c)
     if (!known(a)) return 0;
     c->out[0].elem = a->elem;
     c->out[0].rank = -1;
-    if (!shaped(a) || !shaped(b) || a->rank != 2 || b->rank != 2) return 0;
+    if (shaped(a) && a->rank != 2) return fail(c, "First input does not have rank 2");
+    if (shaped(b) && b->rank != 2) return fail(c, "Second input does not have rank 2");
+    if (!shaped(a) || !shaped(b)) return 0;
     bool ta = attr_i(c, "transA", 0), tb = attr_i(c, "transB", 0);
     c->out[0].rank = 2;
     c->out[0].d[0] = a->d[ta ? 1 : 0];

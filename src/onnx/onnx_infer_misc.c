@@ -222,7 +222,9 @@ int oi_infer_dft(oi_ctx *c)
         o->d[a] = n == 1 ? dim(v[0]) : unknown_dim;
         if (n == 1 && v[0] < 1) return oi_fail(c, "dft_length must be greater than zero");
     }
-    if (oi_attr_i(c, "onesided", 0) && !oi_attr_i(c, "inverse", 0))
+    if (oi_attr_i(c, "onesided", 0) && oi_attr_i(c, "inverse", 0))
+        return oi_fail(c, "is_onesided and inverse attributes cannot be enabled at the same time");
+    if (oi_attr_i(c, "onesided", 0))
         o->d[a] = o->d[a].v >= 0 ? dim(o->d[a].v / 2 + 1) : unknown_dim;
     return 0;
 }
@@ -241,12 +243,18 @@ int oi_infer_scalar(oi_ctx *c)
     return 0;
 }
 
-/* Adagrad, Adam, Momentum (ai.onnx.preview.training): each new value like its old one (the
- * inputs after R and T, in order). */
+/* Adagrad, Adam, Momentum (ai.onnx.preview.training): inputs R, T, then n tensors X, n
+ * gradients G and the n-tensor state groups (Adagrad H; Momentum V; Adam V, H); outputs the new
+ * X and each new state group, each like its old one. */
 int oi_infer_optimizer(oi_ctx *c)
 {
+    size_t groups = !strcmp(c->n->op_type, "Adam") ? 4 : 3;   /* input groups after R and T */
+    if (c->nin < 2 || (c->nin - 2) % groups) return 0;
+    size_t n = (c->nin - 2) / groups;
+    if (!n || c->nout % n) return 0;
     for (size_t k = 0; k < c->nout; k++) {
-        const oi_type *t = oi_in(c, 2 + k);
+        size_t g = k / n, i = k % n;   /* output group 0 is X, the others the states after G */
+        const oi_type *t = oi_in(c, 2 + (g ? g + 1 : 0) * n + i);
         if (oi_known(t)) oi_like(&c->out[k], t, 0);
     }
     return 0;
