@@ -28,6 +28,12 @@ static void contradiction(ox_check_report *r, bool counted, const char *where, c
                           const oi_type *inferred, const oi_type *declared, const char *inferred_how)
 {
     void (*report)(ox_check_report *, const char *, ...) = counted ? ox_check_problem : ox_check_warning;
+    static const char *const kinds[] = {"a tensor", "a sequence", "an optional tensor", "an optional sequence"};
+    if (inferred->elem && declared->elem && inferred->kind != declared->kind) {
+        report(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name, inferred_how,
+               kinds[inferred->kind & 3], kinds[declared->kind & 3]);
+        return;
+    }
     if (inferred->elem && declared->elem && inferred->elem != declared->elem) {
         report(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name,
                          inferred_how, ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));

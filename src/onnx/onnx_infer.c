@@ -886,7 +886,17 @@ int oi_infer_node(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, si
 void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t)
 {
     *t = (oi_type){.elem = 0, .rank = -1};
+    int kind = OI_TENSOR;
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        kind = OI_OPTIONAL;
+        tp = tp->optional_type->elem_type;
+    }
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type) {
+        kind = kind == OI_OPTIONAL ? OI_OPTIONAL_SEQUENCE : OI_SEQUENCE;
+        tp = tp->sequence_type->elem_type;
+    }
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) return;
+    t->kind = kind;
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     t->elem = tt->has_elem_type ? tt->elem_type : 0;
     if (!tt->shape || tt->shape->n_dim > OE_MAX_RANK) return;
@@ -902,7 +912,7 @@ void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t)
 
 Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t)
 {
-    if (!t->elem) return NULL;
+    if (!t->elem || t->kind != OI_TENSOR) return NULL;
     const char *dims[OE_MAX_RANK];
     int r = t->rank < 0 ? 0 : t->rank;
     for (int i = 0; i < r; i++) {

@@ -23,13 +23,18 @@ typedef struct oi_dim {
     const char *sym;
 } oi_dim;
 
-/* A tensor type as inference sees it; elem 0 = unknown (no type at all), rank -1 = no shape.
- * value, when set, is the tensor's constant value (borrowed; small int tensors only). */
+/* What a value holds: a tensor, a sequence of tensors, an optional tensor or sequence. */
+enum { OI_TENSOR = 0, OI_SEQUENCE, OI_OPTIONAL, OI_OPTIONAL_SEQUENCE };
+
+/* A type as inference sees it: its kind, and its (innermost) tensor's element type and shape;
+ * elem 0 = unknown (no type at all), rank -1 = no shape. value, when set, is the tensor's
+ * constant value (borrowed; small int tensors only). */
 typedef struct oi_type {
     int elem;
     int rank;
     oi_dim d[OE_MAX_RANK];
     const oe_tensor *value;
+    int kind;                /* OI_TENSOR (0) unless said */
 } oi_type;
 
 /* Infers the outputs of n (opset: of the default domain) from its inputs' types. out[i].elem
@@ -38,9 +43,10 @@ typedef struct oi_type {
 int oi_infer_node(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, size_t nin, oi_type *out,
                   size_t nout, char *why, size_t why_cap);
 
-/* oi_type of a TypeProto (a tensor type; anything else is unknown). */
+/* oi_type of a TypeProto (a tensor, a sequence of tensors, an optional of either; anything else
+ * is unknown). */
 void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t);
-/* A TypeProto for t, in m's arena; NULL when t is unknown. */
+/* A TypeProto for t, in m's arena; NULL when t is unknown or not a tensor. */
 Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t);
 
 /* Called for each node output in node order (g: the graph the node is in, g itself or one of

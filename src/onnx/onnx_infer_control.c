@@ -35,10 +35,14 @@ static int unite(const oi_type *a, const oi_type *b, oi_type *out, size_t k, cha
         *out = (oi_type){.elem = 0, .rank = -1};
         return 0;
     }
+    if (a->kind != b->kind) {   /* a tensor in one branch, a sequence in the other */
+        snprintf(why, cap, "output %zu: then_branch and else_branch give values of different kinds (tensor, sequence, optional)", k);
+        return -1;
+    }
     if (a->elem != b->elem)
         return failf(why, cap, "output %zu: then_branch gives %s, else_branch %s", ox_dtype_name(a->elem),
                      ox_dtype_name(b->elem), k);
-    *out = (oi_type){.elem = a->elem, .rank = -1};
+    *out = (oi_type){.elem = a->elem, .rank = -1, .kind = a->kind};
     if (a->rank < 0 || b->rank < 0 || a->rank != b->rank) return 0;
     out->rank = a->rank;
     for (int i = 0; i < a->rank; i++) {
@@ -81,7 +85,7 @@ static int infer_loop(const Onnx__NodeProto *n, const oi_type *in, size_t nin, o
     bound[1] = in[1];
     bound[1].value = NULL;
     /* a carried value's shape may change from one iteration to the next: the body sees its type only */
-    for (size_t i = 0; i < carried; i++) bound[2 + i] = (oi_type){.elem = in[2 + i].elem, .rank = -1};
+    for (size_t i = 0; i < carried; i++) bound[2 + i] = (oi_type){.elem = in[2 + i].elem, .rank = -1, .kind = in[2 + i].kind};
     oi_type bo[MAX_IO];
     if (body(w, b, bound, nin, bo, nout + 1, why, cap)) return -1;
     if (b->n_output != nout + 1) {
@@ -97,7 +101,7 @@ static int infer_loop(const Onnx__NodeProto *n, const oi_type *in, size_t nin, o
                          ox_dtype_name(in[2 + k].elem), ox_dtype_name(o->elem));
                 return -1;
             }
-            out[k] = (oi_type){.elem = elem, .rank = -1};
+            out[k] = (oi_type){.elem = elem, .rank = -1, .kind = o->elem ? o->kind : in[2 + k].kind};   /* the body says what leaves it */
         } else {
             /* a scan output: one body output per iteration, stacked along a new first axis */
             out[k] = (oi_type){.elem = o->elem, .rank = -1};

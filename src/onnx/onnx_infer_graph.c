@@ -113,7 +113,10 @@ static const oi_type *lookup(const typing *g, const char *name)
 static oi_type merged(const oi_type *declared, const oi_type *inferred)
 {
     oi_type t = *declared;
-    if (!t.elem) t.elem = inferred->elem;
+    if (!t.elem) {
+        t.elem = inferred->elem;
+        t.kind = inferred->kind;
+    }
     if (t.rank < 0) {
         t.rank = inferred->rank;
         for (int i = 0; i < t.rank; i++) t.d[i] = inferred->d[i];

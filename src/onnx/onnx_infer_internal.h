@@ -94,6 +94,16 @@ int oi_infer_dynamic_quantize(oi_ctx *c);
 int oi_infer_matmul_int(oi_ctx *c);        /* MatMulInteger, QLinearMatMul */
 int oi_infer_conv_int(oi_ctx *c);          /* ConvInteger, QLinearConv */
 
+/* onnx_infer_seq.c */
+int oi_infer_sequence_construct(oi_ctx *c);
+int oi_infer_sequence_empty(oi_ctx *c);
+int oi_infer_sequence_edit(oi_ctx *c);     /* SequenceInsert, SequenceErase */
+int oi_infer_sequence_at(oi_ctx *c);
+int oi_infer_split_to_sequence(oi_ctx *c);
+int oi_infer_concat_from_sequence(oi_ctx *c);
+int oi_infer_optional(oi_ctx *c);
+int oi_infer_optional_get(oi_ctx *c);
+
 /* onnx_infer_misc.c */
 int oi_infer_random(oi_ctx *c);            /* RandomNormal(Like), RandomUniform(Like), Bernoulli */
 int oi_infer_multinomial(oi_ctx *c);
