@@ -10,6 +10,8 @@
 #include "base/vec.h"
 #include "onnx/onnx_check_internal.h"
 #include "onnx/onnx_infer.h"
+#include "onnx/onnx_infer_internal.h"
+#include "onnx/onnx_op.h"
 
 static void dims_text(strbuf *sb, const oi_type *t)
 {
@@ -102,6 +104,15 @@ static void compare(void *ctx, const Onnx__GraphProto *g, size_t idx, const Onnx
                               desc.s, why);
     } else if (declared) {
         contradiction(r, counted, desc.s, "output", n->output[k], inferred, declared, "inferred");
+        /* not silent about a declaration fxsh cannot verify: an operator it has no inference for */
+        if (declared->elem && !inferred->elem && (k == 0 || !n->output[0] || !*n->output[0]) && !oi_is_control(n)) {
+            const ox_op *op = ox_op_find(n->domain, n->op_type);
+            if (!op || !op->infer) {
+                diag_loc loc = {r->m->path, 0, 0};
+                diag_note(r->d, loc, "%s: fxsh does not infer %s, so the declared types of its outputs are taken unchecked",
+                          desc.s, n->op_type ? n->op_type : "?");
+            }
+        }
     }
     sb_free(&desc);
 }

@@ -922,3 +922,14 @@ Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t)
     }
     return ox_type_tensor(m, t->elem, dims, (size_t)r, t->rank >= 0);
 }
+
+/* MeanVarianceNormalization: like its input. onnx infers version 13 through its function body,
+ * and that fails in onnx 1.20 (a Constant of the body has no value): its checker refuses every
+ * MeanVarianceNormalization-13 node, and so does fxsh's, to agree with it. */
+int oi_infer_mvn(ictx *c)
+{
+    if (c->opset >= 13)
+        return fail(c, "onnx's inference of MeanVarianceNormalization-13 fails on its own function body (a Constant "
+                       "without a value); onnx.checker refuses the model (expand the node, or import opset 12)");
+    return oi_infer_same(c);
+}
