@@ -282,7 +282,9 @@ static void add_value_info(void *ctx, const Onnx__GraphProto *g, size_t idx, con
 {
     (void)idx;
     adder *a = ctx;
-    if (g != a->g || why || declared || !inferred->elem || (a->skip && hm_has(a->skip, n->output[k]))) return;
+    /* torch.onnx's builder types a node from its operator's inference alone, which cannot see
+     * into bodies: If / Loop / Scan outputs stay untyped, as in its models */
+    if (g != a->g || why || oi_is_control(n) || declared || !inferred->elem || (a->skip && hm_has(a->skip, n->output[k]))) return;
     Onnx__TypeProto *tp = oi_to_proto(a->m, inferred);
     if (tp) {
         ox_graph_add_value_info(a->m, a->g, n->output[k], tp);
