@@ -1,4 +1,4 @@
-/* onnx_infer_control.c — type and shape inference of If, Loop and Scan as onnx/defs/controlflow
+/* onnx_infer_control.c — type and shape inference of If, Loop, Scan and SequenceMap as onnx/defs
  * computes it: each body inferred in its scope by the graph walker, the node's outputs made from
  * the bodies' outputs. */
 #include <inttypes.h>
@@ -12,7 +12,8 @@ enum { MAX_IO = 256 };   /* bodies with more inputs or outputs are left uninferr
 bool oi_is_control(const Onnx__NodeProto *n)
 {
     if (!n->op_type || (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))) return false;
-    return !strcmp(n->op_type, "If") || !strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan");
+    return !strcmp(n->op_type, "If") || !strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan") ||
+           !strcmp(n->op_type, "SequenceMap");
 }
 
 static const Onnx__GraphProto *graph_attr(const Onnx__NodeProto *n, const char *name)
@@ -184,6 +185,32 @@ static int infer_scan(const Onnx__NodeProto *n, int64_t opset, const oi_type *in
     return 0;
 }
 
+/* SequenceMap: the body sees one tensor of each sequence input (and the tensor inputs as they
+ * are); each output is a sequence of what the body gives. */
+static int infer_sequence_map(const Onnx__NodeProto *n, const oi_type *in, size_t nin, oi_type *out, size_t nout,
+                              oi_body_fn body, void *w, char *why, size_t cap)
+{
+    const Onnx__GraphProto *b = graph_attr(n, "body");
+    if (!b || nin > MAX_IO || nout > MAX_IO) return 0;
+    if (b->n_input != nin || b->n_output != nout) {
+        snprintf(why, cap, "the body has %zu inputs and %zu outputs, the node %zu and %zu", b->n_input, b->n_output, nin, nout);
+        return -1;
+    }
+    oi_type bound[MAX_IO], bo[MAX_IO];
+    for (size_t i = 0; i < nin; i++) {
+        bound[i] = in[i];
+        bound[i].value = NULL;
+        if (in[i].kind == OI_SEQUENCE) bound[i].kind = OI_TENSOR;
+    }
+    if (body(w, b, bound, nin, bo, nout, why, cap)) return -1;
+    for (size_t k = 0; k < nout; k++) {
+        out[k] = bo[k];
+        out[k].value = NULL;
+        if (out[k].elem) out[k].kind = OI_SEQUENCE;
+    }
+    return 0;
+}
+
 int oi_infer_control(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, size_t nin, oi_type *out, size_t nout,
                      oi_body_fn body_fn, void *walker, char *why, size_t why_cap)
 {
@@ -192,6 +219,7 @@ int oi_infer_control(const Onnx__NodeProto *n, int64_t opset, const oi_type *in,
     int rc = 0;
     if (!strcmp(n->op_type, "If")) rc = infer_if(n, out, nout, body_fn, walker, why, why_cap);
     else if (!strcmp(n->op_type, "Loop")) rc = infer_loop(n, in, nin, out, nout, body_fn, walker, why, why_cap);
+    else if (!strcmp(n->op_type, "SequenceMap")) rc = infer_sequence_map(n, in, nin, out, nout, body_fn, walker, why, why_cap);
     else rc = infer_scan(n, opset, in, nin, out, nout, body_fn, walker, why, why_cap);
     for (size_t i = 0; i < nout; i++)
         if (!out[i].elem) out[i].rank = -1;

@@ -125,7 +125,7 @@ int oi_infer_optimizer(oi_ctx *c);         /* Adagrad, Adam, Momentum */
  * body_fn, its inputs bound to the types the node gives them; 0, or -1 with the reason. */
 typedef int (*oi_body_fn)(void *walker, const Onnx__GraphProto *body, const oi_type *bound, size_t n_bound,
                           oi_type *outs, size_t n_outs, char *why, size_t why_cap);
-bool oi_is_control(const Onnx__NodeProto *n);   /* an ai.onnx If, Loop or Scan */
+bool oi_is_control(const Onnx__NodeProto *n);   /* an ai.onnx If, Loop, Scan or SequenceMap */
 int oi_infer_control(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, size_t nin, oi_type *out, size_t nout,
                      oi_body_fn body_fn, void *walker, char *why, size_t why_cap);
 
