@@ -37,8 +37,8 @@ static void contradiction(ox_check_report *r, bool counted, const char *where, c
         return;
     }
     if (inferred->elem && declared->elem && inferred->elem != declared->elem) {
-        report(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name,
-                         inferred_how, ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));
+        report(r, "%s: [TypeInferenceError] %s '%s' is %s %s, but the model declares it %s", where, what, name, inferred_how,
+               ox_dtype_name(inferred->elem), ox_dtype_name(declared->elem));
         return;
     }
     if (inferred->rank < 0 || declared->rank < 0) return;
@@ -50,11 +50,11 @@ static void contradiction(ox_check_report *r, bool counted, const char *where, c
     dims_text(&a, inferred);
     dims_text(&b, declared);
     if (bad == -2)
-        report(r, "%s: [ShapeInferenceError] %s '%s' is %s of rank %d %s, but the model declares rank %d %s", where,
-                         what, name, inferred_how, inferred->rank, a.s, declared->rank, b.s);
+        report(r, "%s: [ShapeInferenceError] %s '%s' is %s of rank %d %s, but the model declares rank %d %s", where, what,
+               name, inferred_how, inferred->rank, a.s, declared->rank, b.s);
     else
-        report(r, "%s: [ShapeInferenceError] %s '%s': %s shape and declared shape differ in dimension %d: %s vs %s",
-                         where, what, name, inferred_how, bad, a.s, b.s);
+        report(r, "%s: [ShapeInferenceError] %s '%s' is %s %s, but the model declares %s: dimension %d differs", where, what,
+               name, inferred_how, a.s, b.s, bad);
     sb_free(&a);
     sb_free(&b);
 }
@@ -135,7 +135,7 @@ static void check_declarations(ox_check_report *r, const Onnx__GraphProto *g, in
             if (g->output[k]->name && !strcmp(g->output[k]->name, t->name)) {
                 oi_type decl;
                 oi_from_proto(g->output[k]->type, &decl);
-                contradiction(r, true, where.s, "initializer", t->name, &have, &decl, "stored as");
+                contradiction(r, true, where.s, "initializer", t->name, &have, &decl, "stored");
                 is_output = true;
             }
         Onnx__ValueInfoProto *const *lists[2] = {g->input, g->value_info};
@@ -145,7 +145,7 @@ static void check_declarations(ox_check_report *r, const Onnx__GraphProto *g, in
                 if (lists[l][k]->name && !strcmp(lists[l][k]->name, t->name)) {
                     oi_type decl;
                     oi_from_proto(lists[l][k]->type, &decl);
-                    contradiction(r, true, where.s, "initializer", t->name, &have, &decl, "stored as");
+                    contradiction(r, true, where.s, "initializer", t->name, &have, &decl, "stored");
                 }
     }
     for (size_t i = 0; i < g->n_node; i++)
