@@ -460,7 +460,17 @@ int oi_infer_expand(ictx *c)
     c->out[0].rank = -1;
     int64_t sh[OE_MAX_RANK];
     int k = const_ints(c, 1, sh, OE_MAX_RANK);
-    if (k < 0 || !shaped(x)) return 0;
+    if (!shaped(x)) return 0;
+    if (k < 0) {
+        /* the shape not constant but of a known length: a target of unknown dims, broadcast
+         * with the input as onnx does (a static dim other than 1 stays) */
+        const oi_type *s = in_at(c, 1);
+        if (!shaped(s) || s->rank != 1 || s->d[0].v < 0 || s->d[0].v > OE_MAX_RANK) return 0;
+        oi_type target = {.elem = x->elem};
+        set_unknown_dims(&target, (int)s->d[0].v);
+        const oi_type *ts[2] = {x, &target};
+        return broadcast(c, ts, 2, &c->out[0]);
+    }
     oi_type target = {.elem = x->elem, .rank = k};
     for (int i = 0; i < k; i++) target.d[i] = (oi_dim){sh[i], NULL};
     const oi_type *ts[2] = {x, &target};

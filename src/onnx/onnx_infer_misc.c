@@ -204,8 +204,9 @@ int oi_infer_dft(oi_ctx *c)
     int64_t axis, v[1];
     if (c->opset >= 20) {
         int n = oi_in(c, 2) ? oi_const_ints(c, 2, v, 1) : 0;
-        if (n < 0) {   /* the axis not constant: the rank only */
+        if (n < 0) {   /* the axis not constant: the rank, and the last dim holds the complex pair */
             oi_unknown_dims(&c->out[0], r);
+            c->out[0].d[r - 1] = dim(2);
             return 0;
         }
         axis = n == 1 ? v[0] : -2;

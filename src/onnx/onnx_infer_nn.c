@@ -158,6 +158,11 @@ int oi_infer_resize(oi_ctx *c)
         if (axes[i] < -r || axes[i] >= r) return oi_fail(c, "axis %" PRId64 " is out of range", axes[i]);
         axes[i] = oi_norm_axis(axes[i], r);
     }
+    /* the dimensions no axis resizes stay */
+    bool resized[OE_MAX_RANK] = {false};
+    for (int i = 0; i < na; i++) resized[axes[i]] = true;
+    for (int i = 0; i < r; i++)
+        if (!resized[i]) c->out[0].d[i] = x->d[i];
     int64_t sizes[OE_MAX_RANK];
     double scales[OE_MAX_RANK];
     int ns = !upsample && c->opset >= 11 ? oi_const_ints(c, sizes_at, sizes, OE_MAX_RANK) : -1;
@@ -224,7 +229,12 @@ int oi_infer_affine_grid(oi_ctx *c)
     int n = oi_const_ints(c, 1, size, 6);
     if (n < 0) {
         const oi_type *s = oi_in(c, 1);
-        if (oi_shaped(s) && s->rank == 1 && (s->d[0].v == 4 || s->d[0].v == 5)) oi_unknown_dims(&c->out[0], (int)s->d[0].v);
+        if (oi_shaped(s) && s->rank == 1 && (s->d[0].v == 4 || s->d[0].v == 5)) {
+            int n = (int)s->d[0].v;   /* N from theta, the last the number of coordinates */
+            oi_unknown_dims(&c->out[0], n);
+            if (oi_shaped(th) && th->rank == 3) c->out[0].d[0] = th->d[0];
+            c->out[0].d[n - 1] = dim(n - 2);
+        }
         return 0;
     }
     if (n != 4 && n != 5) return oi_fail(c, "size has %d values; AffineGrid takes 4 (2D) or 5 (3D)", n);
@@ -246,8 +256,10 @@ int oi_infer_col2im(oi_ctx *c)
     int ni = oi_const_ints(c, 1, img, OE_MAX_RANK - 2), nb = oi_const_ints(c, 2, blk, OE_MAX_RANK - 2);
     if (ni < 0) {
         const oi_type *s = oi_in(c, 1);
-        if (oi_shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v + 2 <= OE_MAX_RANK)
+        if (oi_shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v + 2 <= OE_MAX_RANK) {
             oi_unknown_dims(&c->out[0], (int)s->d[0].v + 2);
+            if (oi_shaped(x) && x->rank == 3) c->out[0].d[0] = x->d[0];   /* N */
+        }
         return 0;
     }
     if (nb >= 0 && nb != ni) return oi_fail(c, "image_shape and block_shape have %d and %d values", ni, nb);
