@@ -266,6 +266,13 @@ static void check_node(tc *c, tscope *sc, const char *gname, size_t idx, const O
             ox_check_problem(c->r, "%s: %s exists from opset %d; the model imports ai.onnx opset %lld", desc.s,
                              n->op_type, first, (long long)c->opset);
     }
+    /* onnx infers MeanVarianceNormalization-13 through its function body, which fails in onnx
+     * 1.20 (a Constant of the body has no value): its checker refuses every such node, and so
+     * does fxsh's, to agree with it */
+    if (s && !strcmp(s->name, "MeanVarianceNormalization") && s->since_version >= 13)
+        TYPE_PROBLEM(c, "%s: onnx's inference of MeanVarianceNormalization-%d fails on its own function body (a Constant "
+                        "without a value), so onnx.checker refuses the model (expand the node, or import opset 12)",
+                     desc.s, s->since_version);
     binding b[MAX_TYPEVARS];
     size_t nb = 0;
     formal fin[MAX_FORMALS], fout[MAX_FORMALS];

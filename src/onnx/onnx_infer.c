@@ -147,6 +147,13 @@ int oi_infer_broadcast(ictx *c)
     }
     if (!k) return 0;
     c->out[0].elem = c->arg ? c->arg : ts[0]->elem;
+    if (c->opset < 7) {
+        /* before opset 7 these ops broadcast the second operand into the first (the broadcast
+         * attribute) or took equal shapes: onnx infers the first input's shape */
+        c->out[0].rank = ts[0]->rank;
+        for (int i = 0; i < ts[0]->rank; i++) c->out[0].d[i] = ts[0]->d[i];
+        return 0;
+    }
     return broadcast(c, ts, k, &c->out[0]);
 }
 
@@ -931,15 +938,4 @@ Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t)
         dims[i] = t->d[i].v >= 0 ? ox_strdup(m, buf) : t->d[i].sym ? t->d[i].sym : "?";
     }
     return ox_type_tensor(m, t->elem, dims, (size_t)r, t->rank >= 0);
-}
-
-/* MeanVarianceNormalization: like its input. onnx infers version 13 through its function body,
- * and that fails in onnx 1.20 (a Constant of the body has no value): its checker refuses every
- * MeanVarianceNormalization-13 node, and so does fxsh's, to agree with it. */
-int oi_infer_mvn(ictx *c)
-{
-    if (c->opset >= 13)
-        return fail(c, "onnx's inference of MeanVarianceNormalization-13 fails on its own function body (a Constant "
-                       "without a value); onnx.checker refuses the model (expand the node, or import opset 12)");
-    return oi_infer_same(c);
 }

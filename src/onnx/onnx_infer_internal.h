@@ -48,7 +48,6 @@ int oi_infer_concat(oi_ctx *c);
 int oi_infer_gather(oi_ctx *c);            /* arg: 1 = GatherElements */
 int oi_infer_gather_nd(oi_ctx *c);
 int oi_infer_det(oi_ctx *c);
-int oi_infer_mvn(oi_ctx *c);
 int oi_infer_slice(oi_ctx *c);
 int oi_infer_split(oi_ctx *c);
 int oi_infer_expand(oi_ctx *c);

@@ -117,7 +117,7 @@ static ox_op ops[] = {
     OP("MaxRoiPool", oi_infer_roi, 0),
     OP("MaxUnpool", oi_infer_max_unpool, 0),
     OP("Mean", oi_infer_broadcast, 0),
-    OP("MeanVarianceNormalization", oi_infer_mvn, 0),
+    OP("MeanVarianceNormalization", oi_infer_same, 0),
     OP("MelWeightMatrix", oi_infer_mel, 0),
     OP("Min", oi_infer_broadcast, 0),
     OP("Mish", oi_infer_same, 0),
