@@ -266,6 +266,9 @@ static void check_node(tc *c, tscope *sc, const char *gname, size_t idx, const O
             ox_check_problem(c->r, "%s: %s exists from opset %d; the model imports ai.onnx opset %lld", desc.s,
                              n->op_type, first, (long long)c->opset);
     }
+    if (s && s->deprecated)
+        ox_check_problem(c->r, "%s: %s-%d is deprecated at opset %lld (onnx's checker refuses it; use a newer opset)",
+                         desc.s, s->name, s->since_version, (long long)c->opset);
     /* onnx infers MeanVarianceNormalization-13 through its function body, which fails in onnx
      * 1.20 (a Constant of the body has no value): its checker refuses every such node, and so
      * does fxsh's, to agree with it */
@@ -313,9 +316,16 @@ static void check_node(tc *c, tscope *sc, const char *gname, size_t idx, const O
             const formal *f = &fout[k < nfout ? k : nfout - 1];
             const char *list;
             size_t len;
-            if (!constraint_of(s->constraints, f->type, f->type_len, &list, &len))
+            if (!constraint_of(s->constraints, f->type, f->type_len, &list, &len)) {
                 t = arena_strndup(&c->a, f->type, f->type_len);
-            else if (f->opt != 'h') {
+            } else if (f->opt == 'h') {
+                /* each member of a heterogeneous variadic (If's, Loop's outputs) has its own type,
+                 * but it must be one the constraint allows */
+                const char *declared = hm_get(&sc->types, n->output[k]);
+                if (declared && !allowed_has(list, len, declared))
+                    TYPE_PROBLEM(c, "%s: output '%s' is declared %s, which %s-%d does not give for %.*s", desc.s,
+                                 n->output[k], declared, s->name, s->since_version, (int)f->type_len, f->type);
+            } else {
                 binding *have = find_binding(b, nb, f->type, f->type_len);
                 t = have ? have->type : from_attr;
                 /* a type an attribute gives (Cast's to, Constant's value) must be one the

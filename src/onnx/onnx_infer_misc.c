@@ -204,8 +204,10 @@ int oi_infer_dft(oi_ctx *c)
     int64_t axis, v[1];
     if (c->opset >= 20) {
         int n = oi_in(c, 2) ? oi_const_ints(c, 2, v, 1) : 0;
-        if (n < 0) {   /* the axis not constant: the rank, and the last dim holds the complex pair */
-            oi_unknown_dims(&c->out[0], r);
+        if (n < 0) {
+            /* the axis not constant: the last dim holds the complex pair; the others stay unless
+             * a length or onesided changes the (unknown) axis */
+            if (oi_in(c, 1) || oi_attr_i(c, "onesided", 0)) oi_unknown_dims(&c->out[0], r);
             c->out[0].d[r - 1] = dim(2);
             return 0;
         }
