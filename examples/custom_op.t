@@ -38,3 +38,4 @@ main_graph (float[2,4] x) => (float[2,4] add_1)
 }
 check
 check: ok
+examples/custom_op.fxsh:9: note: main_graph: node 2 ("node__symbolic", custom_domain.CustomOp): fxsh does not infer CustomOp, so the declared types of its outputs are taken unchecked

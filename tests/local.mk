@@ -68,6 +68,10 @@ TESTS += tests/fuzz_findings.sh
 # naming the node or weight, nothing written.
 TESTS += tests/pipeline_findings.sh
 EXTRA_DIST += tests/pipeline_findings.sh
+# fxsh's check against onnx.checker.check_model(full_check=True): models and mutants with onnx's
+# recorded verdicts (tests/fixtures/check_population, made by scripts/dev/check_population.py).
+TESTS += tests/check_population.sh
+EXTRA_DIST += tests/check_population.sh
 # small transformers / torchaudio models and indexing / weight-norm / promotion cases, exported
 # and evaluated against eager PyTorch's outputs (tests/fixtures/models, part of the fixtures dist).
 TESTS += tests/model_fixtures.sh

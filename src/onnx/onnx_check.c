@@ -57,6 +57,19 @@ void ox_check_problem(ox_check_report *r, const char *fmt, ...)
     r->problems++;
 }
 
+void ox_check_warning(ox_check_report *r, const char *fmt, ...)
+{
+    strbuf sb;
+    sb_init(&sb);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    diag_loc loc = {r->m->path, 0, 0};
+    diag_warning(r->d, loc, "%s", sb.s);
+    sb_free(&sb);
+}
+
 #define problem(c, ...) ox_check_problem(&(c)->r, __VA_ARGS__)
 #define node_desc ox_check_node_desc
 
@@ -84,8 +97,10 @@ static void check_shape(checker *c, const char *what, const Onnx__TensorShapePro
     for (size_t i = 0; i < sh->n_dim; i++)
         if (sh->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
             sh->dim[i]->dim_value < 0)
-            problem(c, "%s: dimension %zu is negative (%lld)", what, i,
-                    (long long)sh->dim[i]->dim_value);
+            /* onnx's checker lets it pass (its own function expansions write -1 for "unknown");
+             * inference reads it as unknown */
+            ox_check_warning(&c->r, "%s: dimension %zu is negative (%lld), read as unknown", what, i,
+                             (long long)sh->dim[i]->dim_value);
 }
 
 static void check_type(checker *c, const char *what, const Onnx__TypeProto *t, int depth)
@@ -375,6 +390,7 @@ int ox_check(const ox_model *m, diag_sink *d)
     hm_init(&c.fns);
     arena_init(&c.keys);
     const Onnx__ModelProto *mp = m->proto;
+    ox_check_model_level(&c.r, m);
     for (size_t i = 0; i < mp->n_functions; i++) {
         const Onnx__FunctionProto *f = mp->functions[i];
         const char *dom = norm_domain(f->domain);

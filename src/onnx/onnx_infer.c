@@ -14,20 +14,21 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-struct oi_ctx {
-    const Onnx__NodeProto *n;
-    int64_t opset;
-    const oi_type *in;
-    size_t nin;
-    oi_type *out;
-    size_t nout;
-    char *why;
-    size_t why_cap;
-    int arg;                 /* the record's infer_arg */
-};
 typedef oi_ctx ictx;
+/* the shared helpers (onnx_infer_internal.h) by their short names here */
+#define fail oi_fail
+#define in_at oi_in
+#define known oi_known
+#define shaped oi_shaped
+#define set_unknown_dims oi_unknown_dims
+#define attr_i oi_attr_i
+#define attr_ints oi_attr_ints
+#define const_ints oi_const_ints
+#define norm_axis oi_norm_axis
+#define like oi_like
+#define broadcast oi_broadcast
 
-static int fail(ictx *c, const char *fmt, ...)
+int oi_fail(ictx *c, const char *fmt, ...)
 {
     if (c->why && c->why_cap) {
         va_list ap;
@@ -39,29 +40,29 @@ static int fail(ictx *c, const char *fmt, ...)
 }
 
 /* Input i, or NULL when absent (past the end or an empty name). */
-static const oi_type *in_at(const ictx *c, size_t i)
+const oi_type *oi_in(const ictx *c, size_t i)
 {
     if (i >= c->nin || i >= c->n->n_input || !c->n->input[i] || !*c->n->input[i]) return NULL;
     return &c->in[i];
 }
 
-static bool known(const oi_type *t) { return t && t->elem; }
-static bool shaped(const oi_type *t) { return known(t) && t->rank >= 0; }
+bool oi_known(const oi_type *t) { return t && t->elem; }
+bool oi_shaped(const oi_type *t) { return known(t) && t->rank >= 0; }
 
-static void set_unknown_dims(oi_type *t, int rank)
+void oi_unknown_dims(oi_type *t, int rank)
 {
     t->rank = rank;
     for (int i = 0; i < rank && i < OE_MAX_RANK; i++) t->d[i] = (oi_dim){-1, NULL};
 }
 
-static int64_t attr_i(const ictx *c, const char *name, int64_t def)
+int64_t oi_attr_i(const ictx *c, const char *name, int64_t def)
 {
     const Onnx__AttributeProto *a = ox_node_attr(c->n, name);
     return a && a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT ? a->i : def;
 }
 
 /* The ints of attribute name: count, or -1 when absent. */
-static int attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
+int oi_attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
 {
     const Onnx__AttributeProto *a = ox_node_attr(c->n, name);
     if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) return -1;
@@ -71,7 +72,7 @@ static int attr_ints(const ictx *c, const char *name, int64_t *v, int cap)
 }
 
 /* The constant ints of input i: count, or -1 when it is not a known constant. */
-static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
+int oi_const_ints(const ictx *c, size_t i, int64_t *v, int cap)
 {
     const oi_type *t = in_at(c, i);
     if (!t || !t->value || t->value->numel > cap || t->value->rank > 1) return -1;
@@ -79,10 +80,10 @@ static int const_ints(const ictx *c, size_t i, int64_t *v, int cap)
     return (int)t->value->numel;
 }
 
-static int norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
+int oi_norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
 
 /* out = in's type and shape with element type elem (0: in's). */
-static void like(oi_type *out, const oi_type *in, int elem)
+void oi_like(oi_type *out, const oi_type *in, int elem)
 {
     *out = *in;
     out->value = NULL;
@@ -90,7 +91,7 @@ static void like(oi_type *out, const oi_type *in, int elem)
 }
 
 /* ONNX's multidirectional broadcast of the inputs' shapes (onnx/defs/shape_inference.h). */
-static int broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
+int oi_broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
 {
     int rank = 0;
     for (size_t j = 0; j < k; j++) {
@@ -146,6 +147,13 @@ int oi_infer_broadcast(ictx *c)
     }
     if (!k) return 0;
     c->out[0].elem = c->arg ? c->arg : ts[0]->elem;
+    if (c->opset < 7) {
+        /* before opset 7 these ops broadcast the second operand into the first (the broadcast
+         * attribute) or took equal shapes: onnx infers the first input's shape */
+        c->out[0].rank = ts[0]->rank;
+        for (int i = 0; i < ts[0]->rank; i++) c->out[0].d[i] = ts[0]->d[i];
+        return 0;
+    }
     return broadcast(c, ts, k, &c->out[0]);
 }
 
@@ -192,8 +200,11 @@ int oi_infer_reshape(ictx *c)
     int64_t sh[OE_MAX_RANK];
     int k = const_ints(c, 1, sh, OE_MAX_RANK);
     if (k < 0) {
+        /* the shape not constant: from Reshape-14 on onnx takes the rank from its length; before,
+         * the element type only */
         const oi_type *s = in_at(c, 1);
-        if (shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v <= OE_MAX_RANK) set_unknown_dims(&c->out[0], (int)s->d[0].v);
+        if (c->opset >= 14 && shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v <= OE_MAX_RANK)
+            set_unknown_dims(&c->out[0], (int)s->d[0].v);
         return 0;
     }
     bool allowzero = attr_i(c, "allowzero", 0) != 0;
@@ -207,7 +218,12 @@ int oi_infer_reshape(ictx *c)
             neg = i;
             c->out[0].d[i] = (oi_dim){-1, NULL};
         } else if (sh[i] == 0 && !allowzero) {
-            if (!shaped(x) || i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
+            if (!shaped(x)) {   /* copies a dimension nothing tells */
+                c->out[0].d[i] = (oi_dim){-1, NULL};
+                prod_known = false;
+                continue;
+            }
+            if (i >= x->rank) return fail(c, "a 0 in the target shape past the input's rank");
             c->out[0].d[i] = x->d[i];
             if (x->d[i].v < 0 || __builtin_mul_overflow(prod, x->d[i].v, &prod)) prod_known = false;
         } else if (sh[i] < 0) {
@@ -409,21 +425,40 @@ int oi_infer_split(ictx *c)
     int a = norm_axis(attr_i(c, "axis", 0), x->rank);
     if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
     int64_t sizes[64];
-    int k = in_at(c, 1) ? const_ints(c, 1, sizes, 64) : -2;
+    /* the sizes: an input from opset 13, an attribute before */
+    int k = c->opset >= 13 ? (in_at(c, 1) ? const_ints(c, 1, sizes, 64) : -2) : attr_ints(c, "split", sizes, 64);
+    if (c->opset < 13 && k < 0) k = -2;
+    if (k == -1) {   /* sizes not constant: onnx infers the element type only */
+        for (size_t i = 0; i < c->nout; i++) c->out[i].rank = -1;
+        return 0;
+    }
     int64_t dim = x->d[a].v;
     for (size_t i = 0; i < c->nout; i++) c->out[i].d[a] = (oi_dim){-1, NULL};
-    if (k == -1) return 0;
     if (k >= 0) {
-        if ((size_t)k != c->nout) return fail(c, "split has %d sizes for %zu outputs", k, c->nout);
+        if ((size_t)k != c->nout) return fail(c, "Mismatch between number of splits (%d) and outputs (%zu)", k, c->nout);
+        int64_t sum = 0;
+        for (int i = 0; i < k; i++) sum += sizes[i];
+        if (dim >= 0 && sum != dim)
+            return fail(c, "Mismatch between the sum of 'split' (%" PRId64 ") and the split dimension of the input (%" PRId64 ")",
+                        sum, dim);
         for (int i = 0; i < k; i++) c->out[i].d[a] = (oi_dim){sizes[i], NULL};
         return 0;
     }
     if (dim < 0 || !c->nout) return 0;
-    int64_t chunk = (dim + (int64_t)c->nout - 1) / (int64_t)c->nout;
-    if (c->opset < 18 && dim % (int64_t)c->nout) return 0;
+    int64_t n = (int64_t)c->nout;
+    if (c->opset >= 18) {
+        int64_t num = attr_i(c, "num_outputs", -1);
+        if (num >= 0 && num != n)
+            return fail(c, "Attribute `num_outputs` value (%" PRId64 ") is not equal to number of outputs (%zu)", num, c->nout);
+    } else if (dim % n) {
+        return fail(c, "The input is not evenly splittable");
+    }
+    /* onnx's chunks: ceil(dim / n) each, the last what is left (negative when n chunks are too
+     * many: onnx writes that as is, inference reads a negative size as unknown) */
+    int64_t chunk = dim / n + (dim % n > 0);
     for (size_t i = 0; i < c->nout; i++) {
-        int64_t left = dim - chunk * (int64_t)i;
-        c->out[i].d[a] = (oi_dim){left < chunk ? (left < 0 ? 0 : left) : chunk, NULL};
+        int64_t v = (int64_t)i + 1 < n ? chunk : dim - chunk * (n - 1);
+        c->out[i].d[a] = (oi_dim){v >= 0 ? v : -1, NULL};
     }
     return 0;
 }
@@ -436,7 +471,17 @@ int oi_infer_expand(ictx *c)
     c->out[0].rank = -1;
     int64_t sh[OE_MAX_RANK];
     int k = const_ints(c, 1, sh, OE_MAX_RANK);
-    if (k < 0 || !shaped(x)) return 0;
+    if (!shaped(x)) return 0;
+    if (k < 0) {
+        /* the shape not constant but of a known length: a target of unknown dims, broadcast
+         * with the input as onnx does (a static dim other than 1 stays) */
+        const oi_type *s = in_at(c, 1);
+        if (!shaped(s) || s->rank != 1 || s->d[0].v < 0 || s->d[0].v > OE_MAX_RANK) return 0;
+        oi_type target = {.elem = x->elem};
+        set_unknown_dims(&target, (int)s->d[0].v);
+        const oi_type *ts[2] = {x, &target};
+        return broadcast(c, ts, 2, &c->out[0]);
+    }
     oi_type target = {.elem = x->elem, .rank = k};
     for (int i = 0; i < k; i++) target.d[i] = (oi_dim){sh[i], NULL};
     const oi_type *ts[2] = {x, &target};
@@ -493,7 +538,9 @@ int oi_infer_gemm(ictx *c)
     if (!known(a)) return 0;
     c->out[0].elem = a->elem;
     c->out[0].rank = -1;
-    if (!shaped(a) || !shaped(b) || a->rank != 2 || b->rank != 2) return 0;
+    if (shaped(a) && a->rank != 2) return fail(c, "First input does not have rank 2");
+    if (shaped(b) && b->rank != 2) return fail(c, "Second input does not have rank 2");
+    if (!shaped(a) || !shaped(b)) return 0;
     bool ta = attr_i(c, "transA", 0), tb = attr_i(c, "transB", 0);
     c->out[0].rank = 2;
     c->out[0].d[0] = a->d[ta ? 1 : 0];
@@ -514,9 +561,8 @@ int oi_infer_reduce(ictx *c)
     int k = from_input ? (in_at(c, 1) ? const_ints(c, 1, ax, OE_MAX_RANK) : 0) : attr_ints(c, "axes", ax, OE_MAX_RANK);
     if (!from_input && k < 0) k = 0;
     bool keep = attr_i(c, "keepdims", 1) != 0;
-    if (k < 0) {   /* axes not constant: keepdims keeps the rank, else nothing is known */
-        if (keep) set_unknown_dims(&c->out[0], x->rank);
-        else c->out[0].rank = -1;
+    if (k < 0) {   /* axes not constant: onnx infers the element type only, keepdims or not */
+        c->out[0].rank = -1;
         return 0;
     }
     if (k == 0 && attr_i(c, "noop_with_empty_axes", 0)) return 0;
@@ -560,9 +606,10 @@ int oi_infer_pad(ictx *c)
     like(&c->out[0], x, 0);
     if (!shaped(x)) return 0;
     int64_t pads[2 * OE_MAX_RANK], ax[OE_MAX_RANK];
-    int np = const_ints(c, 1, pads, 2 * OE_MAX_RANK);
+    int np = c->opset >= 11 ? const_ints(c, 1, pads, 2 * OE_MAX_RANK) : attr_ints(c, "pads", pads, 2 * OE_MAX_RANK);
     int na = in_at(c, 3) ? const_ints(c, 3, ax, OE_MAX_RANK) : -2;
-    if (np < 0 || na == -1) { set_unknown_dims(&c->out[0], x->rank); return 0; }
+    if (na == -1) { c->out[0].rank = -1; return 0; }   /* axes not constant: onnx infers nothing more */
+    if (np < 0) { set_unknown_dims(&c->out[0], x->rank); return 0; }   /* pads not constant: the rank */
     int n = na >= 0 ? na : x->rank;
     if (np != 2 * n) return fail(c, "pads has %d entries for %d axes", np, n);
     for (int i = 0; i < n; i++) {
@@ -625,8 +672,12 @@ int oi_infer_topk(ictx *c)
     int a = norm_axis(attr_i(c, "axis", -1), x->rank);
     if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
     int64_t k[1];
-    oi_dim d = const_ints(c, 1, k, 1) == 1 ? (oi_dim){k[0], NULL} : (oi_dim){-1, NULL};
-    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = d;
+    int nk = c->opset >= 10 ? const_ints(c, 1, k, 1) : (k[0] = attr_i(c, "k", -1), k[0] >= 0 ? 1 : -1);
+    if (nk != 1) {   /* K not constant: onnx infers the rank only */
+        for (size_t i = 0; i < c->nout && i < 2; i++) set_unknown_dims(&c->out[i], x->rank);
+        return 0;
+    }
+    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = (oi_dim){k[0], NULL};
     return 0;
 }
 
@@ -698,7 +749,10 @@ int oi_infer_conv_pool(ictx *c)
 {
     const char *op = c->n->op_type;
     const oi_type *x = in_at(c, 0), *w = in_at(c, 1);
-    bool conv = !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose"), transpose = !strcmp(op, "ConvTranspose");
+    /* the convolutions take their kernel from the weight (input 1; QLinearConv's caller puts it there) */
+    bool conv = !strcmp(op, "Conv") || !strcmp(op, "ConvTranspose") || !strcmp(op, "ConvInteger") ||
+                !strcmp(op, "QLinearConv") || !strcmp(op, "DeformConv"),
+         transpose = !strcmp(op, "ConvTranspose");
     if (!known(x)) return 0;
     c->out[0].elem = x->elem;
     if (c->nout > 1) c->out[1].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
@@ -853,7 +907,17 @@ int oi_infer_node(const Onnx__NodeProto *n, int64_t opset, const oi_type *in, si
 void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t)
 {
     *t = (oi_type){.elem = 0, .rank = -1};
+    int kind = OI_TENSOR;
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        kind = OI_OPTIONAL;
+        tp = tp->optional_type->elem_type;
+    }
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type) {
+        kind = kind == OI_OPTIONAL ? OI_OPTIONAL_SEQUENCE : OI_SEQUENCE;
+        tp = tp->sequence_type->elem_type;
+    }
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) return;
+    t->kind = kind;
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     t->elem = tt->has_elem_type ? tt->elem_type : 0;
     if (!tt->shape || tt->shape->n_dim > OE_MAX_RANK) return;
@@ -869,7 +933,7 @@ void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t)
 
 Onnx__TypeProto *oi_to_proto(ox_model *m, const oi_type *t)
 {
-    if (!t->elem) return NULL;
+    if (!t->elem || t->kind != OI_TENSOR) return NULL;
     const char *dims[OE_MAX_RANK];
     int r = t->rank < 0 ? 0 : t->rank;
     for (int i = 0; i < r; i++) {

@@ -718,13 +718,15 @@ static bool is_default_domain(const char *d)
 
 int64_t ox_model_opset(const ox_model *m, const char *domain)
 {
+    /* the last import of a domain is the one in force, as onnx's checker and inference read them */
+    int64_t v = -1;
     for (size_t i = 0; i < m->proto->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *o = m->proto->opset_import[i];
         bool match = is_default_domain(domain) ? is_default_domain(o->domain)
                                                : (o->domain && strcmp(o->domain, domain) == 0);
-        if (match) return o->has_version ? o->version : 0;
+        if (match) v = o->has_version ? o->version : 0;
     }
-    return -1;
+    return v;
 }
 
 bool ox_node_has_subgraph(const Onnx__NodeProto *n)

@@ -203,6 +203,8 @@ typedef struct ox_dtype_info {
 } ox_dtype_info;
 
 #define OX_DTYPE_MAX 26
+/* The newest IR version onnx 1.20's checker accepts. */
+#define OX_IR_VERSION_MAX 13
 /* Info for a data type code; NULL when out of range. Code 0 is "undefined". */
 const ox_dtype_info *ox_dtype(int code);
 /* The printer's name ("undefined" for unknown codes). */

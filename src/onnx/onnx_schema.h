@@ -18,6 +18,7 @@ typedef struct ox_op_schema {
     const char *inputs, *outputs;
     const char *constraints;   /* "T=tensor(float),tensor(double);I=tensor(int64)" */
     const char *attributes;    /* "NAME[!]:CODE,...": ! required; CODE f i s t g F I S T G p P x X */
+    int deprecated;            /* onnx marks this version deprecated: its checker refuses a node of it */
 } ox_op_schema;
 
 extern const ox_op_schema ox_op_schema_table[];   /* sorted by name, then version */

@@ -16,9 +16,13 @@
 const command command_table[] = {
     {"check", 0, 1, cmd_check, COMPLETE_NOTHING, "check [--json]",
      "validate the current ONNX model",
-     "Checks the current ONNX model structurally: names defined before use, single assignment,\n"
-     "topological order, opset imports covering every op, subgraph scoping and well-formed types.\n"
-     "Each problem is reported with its node; the command fails if there is any."},
+     "Checks the current ONNX model as onnx.checker.check_model(full_check=True) does: ir_version\n"
+     "and opset imports, typed inputs and outputs, external data files present, names defined\n"
+     "before use, single assignment, topological order, subgraph scoping, each node against its\n"
+     "operator's signature, and ONNX shape inference (If / Loop / Scan bodies included): an\n"
+     "inferred element type, rank or dimension that contradicts a declared one is an error naming\n"
+     "the node, the value and both types. Each problem is reported with its node; the command\n"
+     "fails if there is any."},
     {"compare", 2, 9, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]",
      "evaluate two stages or models node by node; the first value that differs",
      "Runs A and B (each a stage: onnx, optimized, or exported / decomposed translated as `run`\n"

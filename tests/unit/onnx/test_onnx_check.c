@@ -126,8 +126,9 @@ static void test_control_flow_arity(void **state)
 static void test_types(void **state)
 {
     (void)state;
+    /* onnx's checker lets a negative dimension pass (its function expansions write -1): a warning */
     assert_int_equal(check_text(HDR "g (float[-3] x) => (float[-3] y) { y = Relu (x) }",
-                                "dimension 0 is negative (-3)"), 2);
+                                "dimension 0 is negative (-3)"), 0);
     assert_int_equal(check_text(HDR "g (map(float, int64) m) => (map(float, int64) o) { o = Identity (m) }",
                                 "map key type float"), 2);
     /* a tensor attribute with an out-of-range dtype is built directly in the proto */

@@ -182,7 +182,7 @@ static void test_check_errors(void **s)
     (void)s;
     expect_check_error("<ir_version: 10, opset_import: [\"\" : 20]>\n"
                        "g (float[2,3] a, float[3,4] b) => (float[2,5] y) {\n  y = MatMul (a, b)\n}\n",
-                       "g: node 0 (MatMul): [ShapeInferenceError] output 'y': inferred shape and declared shape differ in dimension 1: [2,4] vs [2,5]");
+                       "g: node 0 (MatMul): [ShapeInferenceError] output 'y' is inferred [2,4], but the model declares [2,5]: dimension 1 differs");
     expect_check_error("<ir_version: 10, opset_import: [\"\" : 20]>\n"
                        "g (float[2,3] a, float[4] b) => (float[2,3] y) {\n  y = Add (a, b)\n}\n",
                        "[ShapeInferenceError] incompatible dimensions 3 and 4");
@@ -195,7 +195,7 @@ static void test_check_errors(void **s)
                        "g (float[5,0] a) => (float[5,0] y) {\n"
                        "  s = Constant <value_ints = [-1]> ()\n  e = Constant <value_ints = [-9223372036854775807]> ()\n"
                        "  ax = Constant <value_ints = [1]> ()\n  y = Slice (a, s, e, ax, s)\n}\n",
-                       "differ in dimension 1: [5,1] vs [5,0]");
+                       "is inferred [5,1], but the model declares [5,0]: dimension 1 differs");
 }
 
 int main(void)

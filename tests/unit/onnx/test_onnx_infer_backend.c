@@ -43,10 +43,11 @@ static int required_index(const char *op)
     return -1;
 }
 
-static void visit(void *ctx, size_t node_index, const Onnx__NodeProto *n, size_t output, const oi_type *inferred,
+static void visit(void *ctx, const Onnx__GraphProto *g, size_t node_index, const Onnx__NodeProto *n, size_t output, const oi_type *inferred,
                   const oi_type *declared, const char *why)
 {
     run *r = ctx;
+    (void)g;
     int req = required_index(n->op_type);
     if (why) {
         printf("  CONTRADICTION %s: node %zu (%s): %s\n", r->test, node_index, n->op_type, why);

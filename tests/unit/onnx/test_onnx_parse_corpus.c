@@ -51,6 +51,16 @@ static bool only_elided(const diag_sink *d, size_t mark, const char *text)
     return true;
 }
 
+/* The checker's errors from mark on all say that an external data file is not there: the corpus
+ * ships no .onnx.data files (onnx's checker, given the model's path, refuses such a model too). */
+static bool only_missing_data(const diag_sink *d, size_t mark)
+{
+    for (size_t i = mark; i < d->len; i++)
+        if (d->items[i].severity == DIAG_ERROR && !strstr(d->items[i].message, "which does not exist or is not readable"))
+            return false;
+    return true;
+}
+
 /* Parses one printed model; it must parse, and the checker must accept it (but for elided data). */
 static void one(const char *path, tally *t, bool verbose)
 {
@@ -68,7 +78,7 @@ static void one(const char *path, tally *t, bool verbose)
             diag_render_all(&d, stderr, NULL, false);
     } else {
         size_t mark = d.len;
-        if (ox_check(m, &d) != 0 && !only_elided(&d, mark, text)) {
+        if (ox_check(m, &d) != 0 && !only_elided(&d, mark, text) && !only_missing_data(&d, mark)) {
             t->check_fail++;
             if (verbose)
                 diag_render_all(&d, stderr, NULL, false);
@@ -159,6 +169,10 @@ static void test_corpus(void **state)
         if (sscanf(line, "%255s %511s %63s %63s %15s %15s", group, name, split, bytes, pok, rok) != 6 ||
             strcmp(group, "group") == 0)
             continue;
+        /* onnx 1.20's own checker refuses MeanVarianceNormalization-13 (its function body does
+         * not infer), and fxsh's agrees (tests/check_population.sh keeps the verdict) */
+        if (!strcmp(name, "test_mvn"))
+            continue;
         snprintf(path, sizeof path, "%s/onnx_text/%s/%s/expected.txt", corpus_dir(), group, name);
         tally *t = strcmp(rok, "true") == 0 ? &ok : &notok;
         one(path, t, verbose);
@@ -224,7 +238,8 @@ static void test_fx(void **state)
                 diag_free(&d);
                 continue;
             }
-            if (ox_check(m, &d) != 0) {
+            size_t mark = d.len;
+            if (ox_check(m, &d) != 0 && !only_missing_data(&d, mark)) {
                 check_fail++;
                 if (verbose)
                     diag_render_all(&d, stderr, NULL, false);
