@@ -16,7 +16,8 @@ Each finding is kept in OUT/findings/<kind>-<n>/ with the input, the command and
     python3 fuzz/pipeline.py --fxsh build-asan/fxsh --kind pt2 --seconds 3600 --out /tmp/pf
     python3 fuzz/pipeline.py --fxsh ./fxsh --kind ts --onnx-check ../shared/tools/onnx-env-run
 
-Standard library only. Exit status 1 when a finding was made (2 for bad usage)."""
+SIGTERM or SIGINT ends a run early with its results (the batch check, the counts). Standard
+library only. Exit status 1 when a finding was made (2 for bad usage)."""
 import argparse
 import glob
 import io
@@ -26,6 +27,7 @@ import random
 import resource
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -333,6 +335,8 @@ class Fuzzer:
         st = self.stats[kind]
         st["runs"] += 1
         st["seconds"] += time.time() - t0
+        if getattr(self, "stopping", False):
+            return   # the run was interrupted with the fuzzer: not the input's doing
         if rc == 124:
             return self.finding(kind, "hang (over %d s)" % self.a.timeout, mutant, suffix, cmd, out, err)
         if rc >= 128 or rc < 0:
@@ -399,9 +403,16 @@ class Fuzzer:
             return 2
         end = time.time() + self.a.seconds
         per = self.a.seconds / len(kinds)
+        # SIGTERM / SIGINT end the run early with its results: the batch check and the counts
+        self.stopping = False
+
+        def stop_early(signum, frame):
+            self.stopping = True
+        signal.signal(signal.SIGTERM, stop_early)
+        signal.signal(signal.SIGINT, stop_early)
         for i, k in enumerate(kinds):
             stop = min(end, time.time() + per) if i < len(kinds) - 1 else end
-            while time.time() < stop:
+            while time.time() < stop and not self.stopping:
                 seed, opts = self.rng.choice(seeds[k])
                 self.one(k, seed, opts)
                 if self.a.max_runs and self.stats[k]["runs"] >= self.a.max_runs:
