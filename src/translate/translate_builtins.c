@@ -896,6 +896,66 @@ static bool scatter_positions(tx *t, const fx_node *n, const char *x, const char
     return true;
 }
 
+/* A 1-element int64 input of a Slice: the constant v, or the SymInt node's value unsqueezed. */
+static const char *slice_bound(tx *t, const fx_node *n, const fx_arg *a, int64_t dflt)
+{
+    int64_t v = dflt, zero = 0;
+    if (!a || a->kind == FX_ARG_NONE || arg_int(a, &v))
+        return tx_own_ints(t, &v, 1);
+    if (a->kind != FX_ARG_NODE)
+        return NULL;
+    const char *s = tx_single(t, n, a->u.node);
+    return s ? tx_emit2(t, "Unsqueeze", s, tx_own_ints(t, &zero, 1), NULL, NULL) : NULL;
+}
+
+/* slice_scatter of a tensor with symbolic sizes, as torchlib's aten_slice_scatter: the positions
+ * Range(0, size) sliced by start/end/step (which may be SymInts) index a ScatterND of src into
+ * self, dim moved to the front by a Transpose and back. */
+static bool slice_scatter_symbolic(tx *t, const fx_node *n, const char *x, const char *src, const fx_arg **b)
+{
+    int r = tx_rank_of_node(b[0]->u.node), rs = tx_rank_of_node(b[1]->u.node);
+    int64_t dim = 0;
+    if (r < 1 || rs < 0 || (b[2] && b[2]->kind != FX_ARG_NONE && !arg_int(b[2], &dim)) || r > 16) {
+        tx_fail_node(t, n, "slice_scatter needs tensors of known rank and a constant dim");
+        return false;
+    }
+    if (dim < 0) dim += r;
+    if (dim < 0 || dim >= r) return false;
+    int64_t zero = 0, minus1 = -1;
+    const char *shape = tx_emit1(t, "Shape", x, NULL, NULL);
+    const char *size = tx_emit2(t, "Gather", shape, tx_own_scalar(t, OT_INT64, 0, dim, false), NULL, NULL);
+    ox_attr_int(t->m, tx_last_node(t), "axis", 0);
+    const char *rin[3] = { tx_own_scalar(t, OT_INT64, 0, 0, false), size, tx_own_scalar(t, OT_INT64, 0, 1, false) };
+    const char *base = tx_emitn(t, "Range", rin, 3, NULL, NULL);
+    const char *st = slice_bound(t, n, b[3], 0), *en = slice_bound(t, n, b[4], INT64_MAX),
+               *sp = slice_bound(t, n, b[5], 1);
+    if (!st || !en || !sp) {
+        tx_fail_node(t, n, "slice_scatter needs int or SymInt start/end/step");
+        return false;
+    }
+    const char *sl[5] = { base, st, en, tx_own_ints(t, &zero, 1), sp };
+    const char *pos = tx_emitn(t, "Slice", sl, 5, NULL, NULL);
+    const char *idx = tx_emit2(t, "Unsqueeze", pos, tx_own_ints(t, &minus1, 1), NULL, NULL);
+    int64_t perm[16];
+    bool swap = dim != 0 && rs != 0;
+    for (int i = 0; i < r; i++) perm[i] = i;
+    perm[0] = dim, perm[dim] = 0;
+    if (swap) {
+        x = tx_emit1(t, "Transpose", x, NULL, NULL);
+        ox_attr_ints(t->m, tx_last_node(t), "perm", perm, (size_t)r);
+        src = tx_emit1(t, "Transpose", src, NULL, NULL);
+        ox_attr_ints(t->m, tx_last_node(t), "perm", perm, (size_t)r);
+    }
+    const char *ins[3] = { x, idx, src };
+    const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
+    const char *y = tx_emitn(t, "ScatterND", ins, 3, swap ? NULL : out, swap ? NULL : name);
+    if (swap) {
+        tx_emit1(t, "Transpose", y, out, name);
+        ox_attr_ints(t->m, tx_last_node(t), "perm", perm, (size_t)r);
+    }
+    return true;
+}
+
 static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     (void)rule;
@@ -903,7 +963,9 @@ static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const 
     int64_t *sz, dim, st = 0, en = INT64_MAX, step = 1;
     size_t r;
     if (!x || !src) return false;
-    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a) || !arg_int(b[2], &dim) ||
+    if (!static_sizes(b[0]->u.node, &sz, &r, &t->a))
+        return slice_scatter_symbolic(t, n, x, src, b);
+    if (!arg_int(b[2], &dim) ||
         (b[3]->kind != FX_ARG_NONE && !arg_int(b[3], &st)) || (b[4]->kind != FX_ARG_NONE && !arg_int(b[4], &en)) ||
         !arg_int(b[5], &step) || step < 1) {
         tx_fail_node(t, n, "slice_scatter needs static sizes and constant start/end/step");
