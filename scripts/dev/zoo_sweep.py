@@ -55,15 +55,15 @@ def torchvision_models(torch):
             m = models.get_model(n, **kw).eval()
             g = torch.Generator().manual_seed(0)
             if f == "video":
-                frames, side = (16, 224) if n.startswith(("mvit", "swin3d")) else (8, 112)
+                frames, side = (16, 224) if n.startswith(("mvit", "swin3d", "s3d")) else (8, 112)
                 x = torch.randn(2, 3, frames, side, side, generator=g)
                 return m, (x,)
             if f == "optical_flow":
                 return m, (torch.randn(2, 3, 128, 128, generator=g), torch.randn(2, 3, 128, 128, generator=g))
             if f == "detection":
                 return m, ([torch.rand(3, 128, 128, generator=g)],)
-            side = 224 if re.match(r"(vit|swin|maxvit|regnet_y_128|inception|googlenet)", n) else 64
-            if n == "inception_v3":
+            side = 224 if re.search(r"(vit|swin|maxvit|regnet_y_128|inception|googlenet)", n) else 64
+            if n.endswith("inception_v3"):
                 side = 299
             return m, (torch.randn(2, 3, side, side, generator=g),)
         yield n, f, make
@@ -143,6 +143,9 @@ def one(name, lib, family, make, mode, d, args, torch, np, onnx):
     np.savez(os.path.join(d, "io.npz"), **{"input_%d" % i: t.numpy() for i, t in enumerate(tensors)},
              **{"output_%d" % i: o.detach().numpy() for i, o in enumerate(outs)})
     dyn = None
+    if mode == "dynamic" and len(tensors) != len(inputs):
+        st["skip"] = "dynamic batch: the model takes a list of images"
+        return info
     if mode == "dynamic":
         from torch.export import Dim
         b = Dim("batch", min=1, max=64)

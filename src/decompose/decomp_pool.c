@@ -1,7 +1,8 @@
 /* decomp_pool.c — adaptive average pooling as the exporter's table decomposes it: adaptive_avg_pool1d
  * (ATen: a 2-d pool of the input unsqueezed at -2) and _adaptive_avg_pool2d (torch._decomp's
  * adaptive_avg_pool2d: avg_pool2d when the sizes divide evenly, else each window's elements
- * gathered with index.Tensor, masked where windows are shorter, summed and divided). */
+ * gathered with index.Tensor, masked where windows are shorter, summed and divided), and im2col
+ * (the image windows of nn.functional.unfold, by strided slices). */
 #include <string.h>
 
 #include "decompose/decompose_internal.h"
@@ -163,8 +164,71 @@ static fx_arg *adaptive_avg_pool1d(dctx *c, const binding *b)
     return p ? DC_OP(c, "squeeze.dim", p, dc_int(c, -2)) : NULL;
 }
 
+/* The two ints of an int[2] argument (an int repeats). */
+static bool pair_of(const fx_arg *a, int64_t v[2])
+{
+    if (a && a->kind == FX_ARG_INT)
+        return v[0] = v[1] = a->u.i, true;
+    if (!a || (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) || a->u.seq.len < 1 || a->u.seq.len > 2)
+        return false;
+    for (size_t i = 0; i < 2; i++) {
+        const fx_arg *e = a->u.seq.items[a->u.seq.len == 1 ? 0 : i];
+        if (e->kind != FX_ARG_INT)
+            return false;
+        v[i] = e->u.i;
+    }
+    return true;
+}
+
+/* im2col (nn.functional.unfold of images; static sizes): the input padded, one strided slice of
+ * the last two dims per kernel offset (row-major), stacked after the channel dim and flattened to
+ * [N, C * kh * kw, oh * ow] — the channel-major order ATen's im2col writes. */
+static fx_arg *im2col(dctx *c, const binding *b)
+{
+    dl_tensor t;
+    int64_t k[2], d[2], p[2], s[2], o[2];
+    const fx_arg *x = b->src[0];
+    if (!x || x->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x), &t) || (t.rank != 3 && t.rank != 4) ||
+        !pair_of(b->src[1], k) || !pair_of(b->src[2], d) || !pair_of(b->src[3], p) || !pair_of(b->src[4], s))
+        return NULL;
+    size_t h = t.rank - 2;
+    for (int i = 0; i < 2; i++) {
+        if (k[i] <= 0 || d[i] <= 0 || s[i] <= 0 || p[i] < 0)
+            return NULL;
+        o[i] = (t.size[h + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
+        if (o[i] <= 0)
+            return NULL;
+    }
+    if (k[0] * k[1] > 4096)   /* one slice per kernel offset */
+        return NULL;
+    fx_arg *in = dc_dup(c, x);
+    if (p[0] || p[1]) {
+        int64_t pad[4] = { p[1], p[1], p[0], p[0] };
+        in = DC_OP(c, "constant_pad_nd.default", in, dc_int_list(c->dst, pad, 4), fx_arg_float(c->dst, 0.0));
+    }
+    size_t nk = (size_t)(k[0] * k[1]);
+    fx_arg **parts = fx_alloc(c->dst, nk * sizeof *parts);
+    for (int64_t i = 0; i < k[0]; i++)
+        for (int64_t j = 0; j < k[1]; j++) {
+            int64_t r0 = i * d[0], c0 = j * d[1];
+            fx_arg *rows = DC_OP(c, "slice.Tensor", in ? dc_dup(c, in) : NULL, dc_int(c, (int64_t)h), dc_int(c, r0),
+                                 dc_int(c, r0 + s[0] * (o[0] - 1) + 1), dc_int(c, s[0]));
+            parts[i * k[1] + j] = DC_OP(c, "slice.Tensor", rows, dc_int(c, (int64_t)h + 1), dc_int(c, c0),
+                                        dc_int(c, c0 + s[1] * (o[1] - 1) + 1), dc_int(c, s[1]));
+            if (!parts[i * k[1] + j])
+                return NULL;
+        }
+    fx_arg *st = DC_OP(c, "stack.default", fx_arg_seq(c->dst, FX_ARG_LIST, parts, NULL, nk), dc_int(c, (int64_t)h));
+    int64_t shape[3], r = 0;
+    if (t.rank == 4)
+        shape[r++] = t.size[0];
+    shape[r++] = t.size[h - 1] * (int64_t)nk;
+    shape[r++] = o[0] * o[1];
+    return DC_OP(c, "reshape.default", st, dc_int_list(c->dst, shape, (size_t)r));
+}
+
 static const dc_builtin_entry pool_builtins[] = {
-    {"adaptive_avg_pool2d", adaptive_avg_pool2d}, {"adaptive_avg_pool1d", adaptive_avg_pool1d},
+    {"adaptive_avg_pool2d", adaptive_avg_pool2d}, {"adaptive_avg_pool1d", adaptive_avg_pool1d}, {"im2col", im2col},
 };
 
 const builtin_family dc_pool_builtins = BUILTIN_FAMILY("pool", pool_builtins);
