@@ -15,7 +15,8 @@ line per model (torch.export, torch.onnx, fxsh, the reason) and the totals ("op"
         [--models RE] [--max-params 60e6] [--modes static,dynamic]
 
 Models above --max-params (random weights, CPU) are recorded as skipped with their size; a model
-torch.export cannot capture is recorded with torch's error (the next issue's material)."""
+torch.export cannot capture is recorded with torch's error (the next issue's material). Each
+model runs in a forked child under --max-gb of memory and --timeout seconds."""
 import argparse
 import json
 import os
@@ -177,6 +178,43 @@ def one(name, lib, family, make, mode, d, args, torch, np, onnx):
     return info
 
 
+def isolated(fn, args):
+    """fn() in a forked child under a memory limit and a time limit (a model that needs too much
+    must not take the sweep, or the machine, down with it): its result dict, or {"error": why}."""
+    import resource
+    import signal
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            lim = int(args.max_gb * (1 << 30))
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+            signal.alarm(int(args.timeout))
+            try:
+                out = fn()
+            except MemoryError:
+                out = {"error": "over --max-gb %g GiB of memory" % args.max_gb}
+            except Exception as e:
+                out = {"error": first_line(e)}
+            data = json.dumps(out).encode()
+        except BaseException as e:   # the alarm, or anything else: reported, never a hang
+            data = json.dumps({"error": first_line(e)}).encode()
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        why = "killed by signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else "no result"
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+            why = "over --timeout %g s" % args.timeout
+        return {"error": why}
+    return json.loads(data)
+
+
 def gen(args):
     import logging
     import warnings
@@ -204,11 +242,10 @@ def gen(args):
                 if os.path.exists(os.path.join(d, "case.json")) and not args.force:
                     continue
                 t1 = time.time()
-                try:
-                    info = one(name, lib, family, make, mode, d, args, torch, np, onnx)
-                except Exception as e:
+                info = isolated(lambda: one(name, lib, family, make, mode, d, args, torch, np, onnx), args)
+                if info is None or "status" not in info:
                     info = {"op": name, "dtype": lib, "mode": mode, "family": family,
-                            "status": {"model": "failed: " + first_line(e)}}
+                            "status": {"model": "failed: " + (info or {}).get("error", "?")}}
                 info["case"] = case
                 info["seconds"] = round(time.time() - t1, 1)
                 os.makedirs(d, exist_ok=True)
@@ -228,6 +265,8 @@ def main():
     g.add_argument("--max-params", type=float, default=60e6)
     g.add_argument("--modes", default="static,dynamic")
     g.add_argument("--force", action="store_true")
+    g.add_argument("--max-gb", type=float, default=6, help="memory limit of one model's run")
+    g.add_argument("--timeout", type=float, default=900, help="seconds one model's run may take")
     args = ap.parse_args()
     gen(args)
 
