@@ -95,6 +95,20 @@ elif ! grep -qE 'node 0 \(Concat\): \[ShapeInferenceError\] the concatenated dim
 else passed=$((passed + 1))
 fi
 
+# Found by fuzz/pipeline.py under UBSan (signed overflow): max_unpool2d whose output_size
+# multiplies past int64 (the @prod of the decomposition) is refused at the node, and a Slice of a
+# dim of 2^63 - 1 stepping backwards to int64's minimum is inferred without overflow.
+expect_refused "max_unpool2d with an output size past int64" \
+    "decompose: aten.max_unpool2d.default \(node %max_unpool2d\)" max_unpool_size_overflow.pt2
+case="Slice of a 2^63 - 1 dim with an end of int64's minimum"
+timeout 20 "$FXSH" -q -c "load $F/slice_dim_int64_max.onnx.txt" -c check >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
+elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
+elif ! grep -qE "node 1 \(\"node_flip_1\", Slice\).*inferred \[9223372036854775807,2,1\], but the model declares \[6,2,1\]" "$tmp/err"; then fail "no error at the Slice"
+else passed=$((passed + 1))
+fi
+
 # A printed graph's annotations are checked the same way: the first node whose declared value
 # its op does not compute, at its line; its users (which follow from it) are not reported again.
 case="FX readable text with an edited annotation"

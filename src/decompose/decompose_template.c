@@ -606,7 +606,8 @@ static fx_arg *sp_lead(sp_call *s)
             return NULL;
     if (sp_is(s, "prod")) {
         for (size_t i = 0; i < n; i++)
-            p *= v[i];
+            if (__builtin_mul_overflow(p, v[i], &p))
+                return NULL;   /* a product past int64: the rule does not apply */
         return fx_arg_int(s->c->dst, p);
     }
     if (!static_tensor(s->a0, &t) || t.rank < n)
@@ -615,7 +616,8 @@ static fx_arg *sp_lead(sp_call *s)
     int64_t r[DL_MAX_RANK];
     for (size_t i = 0; i < lead; i++) {
         r[i] = t.size[i];
-        p *= t.size[i];
+        if (__builtin_mul_overflow(p, t.size[i], &p))
+            return NULL;
     }
     if (sp_is(s, "lead_numel"))
         return fx_arg_int(s->c->dst, p);

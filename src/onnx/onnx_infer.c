@@ -405,11 +405,12 @@ int oi_infer_slice(ictx *c)
         if (step > 0) {
             s = s < 0 ? 0 : s > dim ? dim : s;
             e = e < 0 ? 0 : e > dim ? dim : e;
-            n = e > s ? (e - s + step - 1) / step : 0;
+            n = e > s ? (e - s - 1) / step + 1 : 0;   /* e - s <= dim: no overflow for any step */
         } else {
             s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
             e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-            n = s > e ? (s - e - step - 1) / -step : 0;
+            /* -step as unsigned: INT64_MIN has no negation in int64 */
+            n = s > e ? (int64_t)((uint64_t)(s - e - 1) / ((uint64_t)(-(step + 1)) + 1)) + 1 : 0;
         }
         c->out[0].d[a] = (oi_dim){n, NULL};
     }
