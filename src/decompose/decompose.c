@@ -75,6 +75,8 @@ static const struct {
     {"add", 0, 1}, {"sub", 0, 1}, {"mul", 0, 1}, {"div", 0, 1}, {"remainder", 0, 1},
     {"gt", 0, 1}, {"lt", 0, 1}, {"ge", 0, 1}, {"le", 0, 1}, {"eq", 0, 1}, {"ne", 0, 1},
     {"clamp_min", 0, 1}, {"clamp_max", 0, 1}, {"where", 1, 2},
+    {"bitwise_and", 0, 1}, {"bitwise_or", 0, 1}, {"bitwise_xor", 0, 1},
+    {"bitwise_left_shift", 0, 1}, {"bitwise_right_shift", 0, 1},
 };
 
 /* The exporter's elementwise rule: the promoted operands' result type (torch.result_type: dims
