@@ -100,6 +100,10 @@ fi
 # dim of 2^63 - 1 stepping backwards to int64's minimum is inferred without overflow.
 expect_refused "max_unpool2d with an output size past int64" \
     "decompose: aten.max_unpool2d.default \(node %max_unpool2d\)" max_unpool_size_overflow.pt2
+# ... and an as_strided of sizes whose contiguous strides pass int64 (@contiguous_strides)
+expect_refused "as_strided with strides past int64" \
+    "cannot translate torch.ops.aten.as_strided.default \(node %as_strided\): as_strided view too large" \
+    as_strided_stride_overflow.pt2
 case="Slice of a 2^63 - 1 dim with an end of int64's minimum"
 timeout 20 "$FXSH" -q -c "load $F/slice_dim_int64_max.onnx.txt" -c check >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -585,7 +585,8 @@ static fx_arg *sp_contiguous_strides(sp_call *s)
             return NULL;
     for (size_t i = n; i-- > 0;) {
         st[i] = p;
-        p *= v[i] > 1 ? v[i] : 1;
+        if (i && __builtin_mul_overflow(p, v[i] > 1 ? v[i] : 1, &p))
+            return NULL;   /* strides past int64: the rule does not apply */
     }
     return int_list(s->c, st, n);
 }
