@@ -1,5 +1,6 @@
 /* json.c — strict RFC 8259 JSON parser (recursive descent, depth-limited) into an arena DOM. */
 #include "base/json.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -115,28 +116,6 @@ static size_t put_utf8(char *o, unsigned cp)
     return 4;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid (overlongs, surrogates, > U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) return 1;
-    if (c < 0xC2) return 0;
-    if (c < 0xE0) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c < 0xF0) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && s[1] < 0xA0) return 0;
-        if (c == 0xED && s[1] >= 0xA0) return 0;
-        return 3;
-    }
-    if (c < 0xF5) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) return 0;
-        if (c == 0xF0 && s[1] < 0x90) return 0;
-        if (c == 0xF4 && s[1] >= 0x90) return 0;
-        return 4;
-    }
-    return 0;
-}
-
 /* Parses a string starting at the opening quote; the decoded text goes to the arena. */
 static bool parse_string(parser *p, const char **out, size_t *out_len)
 {
@@ -185,7 +164,7 @@ static bool parse_string(parser *p, const char **out, size_t *out_len)
             perr(p, "control character in string (must be escaped)%s", NULL);
             return false;
         } else {
-            size_t n = utf8_len((const unsigned char *)p->s + i, p->len - i);
+            size_t n = utf8_seq_len((const unsigned char *)p->s + i, p->len - i);
             if (n == 0) { p->pos = i; perr(p, "invalid UTF-8 in string%s", NULL); return false; }
             i += n;
         }

@@ -1,5 +1,6 @@
 /* json_write.c — streaming JSON writer: separators, nesting and string escapes. */
 #include "base/json_write.h"
+#include "base/utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -44,16 +45,6 @@ void jw_object_end(json_writer *w) { jw_close(w, '}'); }
 void jw_array(json_writer *w) { jw_open(w, '['); }
 void jw_array_end(json_writer *w) { jw_close(w, ']'); }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80) return 1;
-    int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    return n;
-}
-
 static void put_string(strbuf *out, const char *s)
 {
     sb_putc(out, '"');
@@ -72,7 +63,8 @@ static void put_string(strbuf *out, const char *s)
             }
             p++;
         } else {
-            int n = utf8_len(p);
+            /* s ends in NUL, which no sequence continues past: 4 is always safe to pass */
+            size_t n = utf8_seq_len(p, 4);
             if (n) sb_putn(out, (const char *)p, (size_t)n);
             else sb_puts(out, "\\ufffd");
             p += n ? n : 1;

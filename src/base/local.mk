@@ -15,4 +15,5 @@ libfxsh_a_SOURCES += \
 	src/base/limits.c src/base/limits.h \
 	src/base/fmap.c src/base/fmap.h \
 	src/base/suggest.c src/base/suggest.h \
-	src/base/ddmin.c src/base/ddmin.h
+	src/base/ddmin.c src/base/ddmin.h \
+	src/base/utf8.c src/base/utf8.h

@@ -190,8 +190,9 @@ bool mi_tensor_list_param(mi_ctx *c, size_t i, mi_tensor **out, size_t *n, size_
 bool mi_wrap_dim(mi_ctx *c, int64_t d, size_t rank, size_t *out)
 {
     int64_t r = rank ? (int64_t)rank : 1;
-    if (d < -r || d >= r)
-        return mi_fail(c, "dimension %lld out of range for %zu dimensions", (long long)d, rank);
+    if (d < -r || d >= r)   /* torch's maybe_wrap_dim message */
+        return mi_fail(c, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)", (long long)-r,
+                       (long long)(r - 1), (long long)d);
     *out = (size_t)(d < 0 ? d + r : d);
     return true;
 }

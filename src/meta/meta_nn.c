@@ -116,6 +116,18 @@ static bool int_n(mi_ctx *c, size_t i, size_t nd, sx **out, int64_t dflt)
     return true;
 }
 
+/* ATen's argument checks of convolution and pooling: each known entry of v at least min, else
+ * torch's message (what, then the values). Symbolic entries are left to the guards. */
+static bool check_at_least(mi_ctx *c, sx *const *v, size_t n, int64_t min, const char *msg)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t x;
+        if (v[i] && sx_is_int(v[i], &x) && x < min)
+            return mi_fail(c, "%s, but got %lld", msg, (long long)x);
+    }
+    return true;
+}
+
 /* conv(input, weight, stride, padding, dilation, transposed, output_padding, groups). */
 static bool sh_conv(mi_ctx *c, mi_out *o)
 {
@@ -150,6 +162,11 @@ static bool sh_conv(mi_ctx *c, mi_out *o)
         if (!pad[k]) pad[k] = I(c, 0);
         if (!opad[k]) opad[k] = I(c, 0);
     }
+    if (!check_at_least(c, st, nd, 1, "non-positive stride is not supported") ||
+        !check_at_least(c, pad, nd, 0, "negative padding is not supported") ||
+        !check_at_least(c, opad, nd, 0, "negative output_padding is not supported") ||
+        !check_at_least(c, dil, nd, 1, "dilation should be greater than zero"))
+        return false;
     mi_tensor *t = mi_out_one(c, o, x->rank);
     size_t sp = batched ? 2 : 1;
     if (batched)
@@ -196,6 +213,11 @@ static bool sh_pool(mi_ctx *c, mi_out *o)
     if (!int_n(c, 2, (size_t)nd, k, 1) || !int_n(c, 3, (size_t)nd, st, 1) || !int_n(c, 4, (size_t)nd, pad, 0) ||
         !int_n(c, 5, (size_t)nd, dil, 1))
         return false;
+    if (!check_at_least(c, k, (size_t)nd, 1, "kernel size should be greater than zero") ||
+        !check_at_least(c, st, (size_t)nd, 1, "stride should be greater than zero") ||
+        !check_at_least(c, pad, (size_t)nd, 0, "pad must be non-negative") ||
+        !check_at_least(c, dil, (size_t)nd, 1, "dilation should be greater than zero"))
+        return false;
     bool ceil_mode = mi_bool_param(c, 6, false);
     mi_tensor *t = mi_out_alloc(c, o, (size_t)nout);
     o->list = nout > 1;
@@ -225,6 +247,50 @@ static bool sh_pool(mi_ctx *c, mi_out *o)
     mi_contiguous(c, t);
     for (int64_t j = 1; j < nout; j++)
         o->t[j] = *t;
+    return true;
+}
+
+/* "[2, 3, s77]": t's sizes as torch prints them in its messages. */
+static const char *sizes_text(mi_ctx *c, const mi_tensor *t, char *buf, size_t cap)
+{
+    (void)c;
+    size_t at = (size_t)snprintf(buf, cap, "[");
+    for (size_t i = 0; i < t->rank && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s", i ? ", " : "", sx_str(t->size[i]));
+    if (at < cap) snprintf(buf + at, cap - at, "]");
+    return buf;
+}
+
+/* grid_sampler(input, grid): [N, C, *grid's spatial dims], after ATen's
+ * check_grid_sampler_common / _2d / _3d. */
+static bool sh_grid_sampler(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0), *g = mi_tensor_param(c, 1);
+    if (!x || !g)
+        return false;
+    char a[160], b[160];
+    if ((x->rank != 4 && x->rank != 5) || g->rank != x->rank)
+        return mi_fail(c, "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input "
+                          "with sizes %s and grid with sizes %s", sizes_text(c, x, a, sizeof a), sizes_text(c, g, b, sizeof b));
+    int64_t nx, ng, last;
+    if (sx_is_int(x->size[0], &nx) && sx_is_int(g->size[0], &ng) && nx != ng)
+        return mi_fail(c, "grid_sampler(): expected grid and input to have same batch size, but got input with sizes %s "
+                          "and grid with sizes %s", sizes_text(c, x, a, sizeof a), sizes_text(c, g, b, sizeof b));
+    if (sx_is_int(g->size[g->rank - 1], &last) && last != (int64_t)x->rank - 2)
+        return mi_fail(c, "grid_sampler(): expected grid to have size %zu in last dimension, but got grid with sizes %s",
+                       x->rank - 2, sizes_text(c, g, b, sizeof b));
+    for (size_t i = 2; i < x->rank; i++) {
+        int64_t v;
+        if (sx_is_int(x->size[i], &v) && v <= 0)
+            return mi_fail(c, "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes %s "
+                              "with dimension %zu being empty", sizes_text(c, x, a, sizeof a), i);
+    }
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    t->size[0] = x->size[0];
+    t->size[1] = x->size[1];
+    for (size_t i = 2; i < x->rank; i++)
+        t->size[i] = g->size[i - 1];
+    mi_contiguous(c, t);
     return true;
 }
 
@@ -317,7 +383,7 @@ static bool sh_layer_norm(mi_ctx *c, mi_out *o)
     return true;
 }
 
-/* batch_norm(input, training, nout): the output, then saved mean / invstd: [C] when training,
+/* batch_norm(input, training, nout[, weight, bias, running_mean, running_var]): the output, then saved mean / invstd: [C] when training,
  * [0] in eval mode (ATen allocates empty stats). */
 static bool sh_batch_norm(mi_ctx *c, mi_out *o)
 {
@@ -327,6 +393,19 @@ static bool sh_batch_norm(mi_ctx *c, mi_out *o)
         return false;
     if (x->rank < 2)
         return mi_fail(c, "batch_norm expects at least 2-D input");
+    /* weight, bias, running_mean, running_var (when given): one entry per channel, as ATen's
+     * check_dims_match_num_input_features has it */
+    static const char *const stats[] = {"weight", "bias", "running_mean", "running_var"};
+    int64_t ch, numel;
+    for (size_t i = 0; i < 4 && 3 + i < c->np; i++) {
+        if (mi_is_none(c, 3 + i))
+            continue;
+        mi_tensor *p = mi_tensor_param(c, 3 + i);
+        if (!p)
+            return false;
+        if (sx_is_int(x->size[1], &ch) && sx_is_int(mi_numel(c, p), &numel) && numel != ch)
+            return mi_fail(c, "%s should contain %lld elements not %lld", stats[i], (long long)ch, (long long)numel);
+    }
     bool training = mi_bool_param(c, 1, false);
     mi_out_alloc(c, o, (size_t)nout);
     o->list = nout > 1;
@@ -428,8 +507,8 @@ static const mi_fn_entry nn_fns[] = {
     MI_FN("mm", 2, 2, sh_mm), MI_FN("bmm", 2, 2, sh_bmm), MI_FN("matmul", 2, 2, sh_matmul),
     MI_FN("linear", 2, 2, sh_linear), MI_FN("conv", 8, 8, sh_conv), MI_FN("pool", 7, 8, sh_pool),
     MI_FN("adaptive_pool", 2, 3, sh_adaptive_pool), MI_FN("upsample", 3, 3, sh_upsample),
-    MI_FN("layer_norm", 2, 3, sh_layer_norm), MI_FN("batch_norm", 3, 3, sh_batch_norm),
-    MI_FN("group_norm", 3, 3, sh_group_norm), MI_FN("dup", 2, 2, sh_dup), MI_FN("sdpa", 3, 3, sh_sdpa),
+    MI_FN("layer_norm", 2, 3, sh_layer_norm), MI_FN("batch_norm", 3, 7, sh_batch_norm),
+    MI_FN("group_norm", 3, 3, sh_group_norm), MI_FN("dup", 2, 2, sh_dup), MI_FN("sdpa", 3, 3, sh_sdpa), MI_FN("grid_sampler", 2, 2, sh_grid_sampler),
     MI_FN("symbolic_multi", 2, 2, sh_symbolic_multi),
 };
 

@@ -9,11 +9,16 @@
 
 /* ---- elementwise ------------------------------------------------------------------------------ */
 
-/* same(x): x's shape, TensorIterator strides over x. */
+/* same(x[, dim]): x's shape, TensorIterator strides over x; dim (an op's dimension argument:
+ * softmax, cumsum) must name one of x's dims, as ATen wraps it. */
 static bool sh_same(mi_ctx *c, mi_out *o)
 {
     mi_tensor *x = mi_tensor_param(c, 0);
     if (!x)
+        return false;
+    int64_t d;
+    size_t wrapped;
+    if (c->np > 1 && !mi_is_none(c, 1) && (!mi_int_param(c, 1, &d) || !mi_wrap_dim(c, d, x->rank, &wrapped)))
         return false;
     mi_tensor *t = mi_out_one(c, o, x->rank);
     memcpy(t->size, x->size, sizeof t->size);
@@ -531,7 +536,7 @@ static bool sh_sym_stride(mi_ctx *c, mi_out *o) { return sym_query(c, o, 1); }
 static bool sh_sym_numel(mi_ctx *c, mi_out *o) { return sym_query(c, o, 2); }
 
 static const mi_fn_entry shape_fns[] = {
-    MI_FN("same", 1, 1, sh_same), MI_FN("self", 1, 1, sh_self), MI_FN("broadcast", 1, 8, sh_broadcast),
+    MI_FN("same", 1, 2, sh_same), MI_FN("self", 1, 1, sh_self), MI_FN("broadcast", 1, 8, sh_broadcast),
     MI_FN("reduce", 3, 4, sh_reduce), MI_FN("cat", 2, 2, sh_cat), MI_FN("stack", 2, 2, sh_stack),
     MI_FN("hstack", 1, 1, sh_hstack), MI_FN("atleast_1d", 1, 2, sh_atleast_1d), MI_FN("index", 2, 2, sh_index),
     MI_FN("index_select", 3, 3, sh_index_select), MI_FN("embedding", 2, 2, sh_embedding),

@@ -20,10 +20,10 @@ libfxsh_a_SOURCES += \
 	src/onnx/onnx_print.c src/onnx/onnx_print.h \
 	src/onnx/onnx_tensor.c src/onnx/onnx_tensor.h src/onnx/onnx_derive.c src/onnx/onnx_derive.h \
 	src/onnx/onnx_infer.c src/onnx/onnx_infer_graph.c src/onnx/onnx_infer_control.c \
-	src/onnx/onnx_infer_nn.c src/onnx/onnx_infer_quant.c src/onnx/onnx_infer_misc.c src/onnx/onnx_infer_seq.c src/onnx/onnx_infer.h src/onnx/onnx_check_shapes.c \
+	src/onnx/onnx_infer_nn.c src/onnx/onnx_infer_quant.c src/onnx/onnx_infer_misc.c src/onnx/onnx_infer_seq.c src/onnx/onnx_infer_ml.c src/onnx/onnx_infer.h src/onnx/onnx_check_shapes.c \
 	src/onnx/onnx_parse.c src/onnx/onnx_parse_internal.h src/onnx/onnx_lex.c src/onnx/onnx_parse.h \
 	src/onnx/onnx_check.c src/onnx/onnx_check.h src/onnx/onnx_check_internal.h src/onnx/onnx_check_types.c \
-	src/onnx/onnx_check_model.c \
+	src/onnx/onnx_check_model.c src/onnx/onnx_check_fields.c \
 	src/onnx/onnx_schema.h src/onnx/onnx_schema.c src/onnx/onnx_schema_data.c src/onnx/onnx_schema_defaults.c \
 	src/onnx/onnx_op.h src/onnx/onnx_ops.c src/onnx/onnx_infer_internal.h \
 	src/onnx/onnx_edit.c src/onnx/onnx_edit.h

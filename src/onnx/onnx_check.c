@@ -391,6 +391,7 @@ int ox_check(const ox_model *m, diag_sink *d)
     arena_init(&c.keys);
     const Onnx__ModelProto *mp = m->proto;
     ox_check_model_level(&c.r, m);
+    ox_check_fields(&c.r, m);
     for (size_t i = 0; i < mp->n_functions; i++) {
         const Onnx__FunctionProto *f = mp->functions[i];
         const char *dom = norm_domain(f->domain);

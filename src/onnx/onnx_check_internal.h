@@ -25,6 +25,9 @@ void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__N
 /* The model-level checks: ir_version, opset imports, typed main-graph inputs and outputs, metadata
  * keys, external data files (onnx_check_model.c). */
 void ox_check_model_level(ox_check_report *r, const ox_model *m);
+/* The field-level rules: UTF-8 string fields, named graphs, typed attributes, opset versions ≥ 1
+ * (onnx_check_fields.c). */
+void ox_check_fields(ox_check_report *r, const ox_model *m);
 /* Whether onnx has a schema for n's operator (ai.onnx, ai.onnx.ml, the training preview, or a
  * model-local function): onnx's strict inference drops the errors of the nodes after one it has
  * none for (onnx_check_shapes.c). */

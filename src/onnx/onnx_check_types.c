@@ -18,7 +18,6 @@ typedef struct tscope {
 
 typedef struct tc {
     ox_check_report *r;
-    int64_t opset;                /* ai.onnx version the model imports */
     arena a;
     bool lenient;                 /* the node follows one onnx has no schema for: onnx's inference,
                                      which checks types, drops its errors, so they are warnings */
@@ -250,6 +249,20 @@ static void bind(tc *c, const char *desc, const ox_op_schema *s, const formal *f
 
 static void check_graph_types(tc *c, const Onnx__GraphProto *g, const tscope *parent, int depth);
 
+/* The version of domain ("" for ai.onnx) the model imports, -1 when it does not; the last of
+ * several imports of one domain, as onnx reads them. */
+static int64_t imported_version(const tc *c, const char *domain)
+{
+    const Onnx__ModelProto *mp = c->r->m->proto;
+    int64_t v = -1;
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const char *d = mp->opset_import[i]->domain ? mp->opset_import[i]->domain : "";
+        if (!strcmp(d, "ai.onnx")) d = "";
+        if (!strcmp(d, domain)) v = mp->opset_import[i]->version;
+    }
+    return v;
+}
+
 static void check_node(tc *c, tscope *sc, const char *gname, size_t idx, const Onnx__NodeProto *n, int depth)
 {
     strbuf desc;
@@ -257,18 +270,23 @@ static void check_node(tc *c, tscope *sc, const char *gname, size_t idx, const O
     ox_check_node_desc(&desc, gname, idx, n);
     const char *dom = n->domain && strcmp(n->domain, "ai.onnx") ? n->domain : "";
     const ox_op_schema *s = NULL;
-    if (!*dom) {
+    int64_t opset = -1;
+    if (!*dom || !strcmp(dom, "ai.onnx.ml") || !strcmp(dom, "ai.onnx.preview.training")) {
+        /* onnx's own domains: it knows every operator of them */
         int first;
-        s = ox_op_schema_find(n->op_type, c->opset, &first);
-        if (!s && !first)
-            ox_check_problem(c->r, "%s: ai.onnx has no operator %s", desc.s, n->op_type ? n->op_type : "?");
+        opset = imported_version(c, dom);
+        s = opset > 0 ? ox_op_schema_find(dom, n->op_type, opset, &first) : NULL;
+        if (opset <= 0)
+            ;   /* the structural checker reports a domain that is not imported */
+        else if (!s && !first)
+            ox_check_problem(c->r, "%s: %s has no operator %s", desc.s, *dom ? dom : "ai.onnx", n->op_type ? n->op_type : "?");
         else if (!s)
-            ox_check_problem(c->r, "%s: %s exists from opset %d; the model imports ai.onnx opset %lld", desc.s,
-                             n->op_type, first, (long long)c->opset);
+            ox_check_problem(c->r, "%s: %s exists from opset %d; the model imports %s opset %lld", desc.s,
+                             n->op_type, first, *dom ? dom : "ai.onnx", (long long)opset);
     }
     if (s && s->deprecated)
         ox_check_problem(c->r, "%s: %s-%d is deprecated at opset %lld (onnx's checker refuses it; use a newer opset)",
-                         desc.s, s->name, s->since_version, (long long)c->opset);
+                         desc.s, s->name, s->since_version, (long long)opset);
     /* onnx infers MeanVarianceNormalization-13 through its function body, which fails in onnx
      * 1.20 (a Constant of the body has no value): its checker refuses every such node, and so
      * does fxsh's, to agree with it */
@@ -378,12 +396,8 @@ static void check_graph_types(tc *c, const Onnx__GraphProto *g, const tscope *pa
 void ox_check_types(ox_check_report *r, const ox_model *m)
 {
     const Onnx__ModelProto *mp = m->proto;
-    tc c = { .r = r, .opset = -1 };
-    for (size_t i = 0; i < mp->n_opset_import; i++) {
-        const char *d = mp->opset_import[i]->domain;
-        if (!d || !*d || !strcmp(d, "ai.onnx")) c.opset = mp->opset_import[i]->version;
-    }
-    if (c.opset < 0 || !mp->graph) return;   /* the structural checker reports these */
+    tc c = { .r = r };
+    if (!mp->graph) return;   /* the structural checker reports it */
     arena_init(&c.a);
     check_graph_types(&c, mp->graph, NULL, 0);
     arena_free(&c.a);

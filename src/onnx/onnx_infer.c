@@ -4,6 +4,7 @@
 #include "onnx/onnx_infer.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,12 @@ int oi_const_ints(const ictx *c, size_t i, int64_t *v, int cap)
     return (int)t->value->numel;
 }
 
-int oi_norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
+int oi_norm_axis(int64_t a, int rank)
+{
+    /* saturated, so an axis far out of range stays out of range instead of wrapping into it */
+    int64_t r = a < 0 ? a + rank : a;
+    return r < 0 ? -1 : r > INT_MAX ? INT_MAX : (int)r;
+}
 
 /* out = in's type and shape with element type elem (0: in's). */
 void oi_like(oi_type *out, const oi_type *in, int elem)
@@ -498,7 +504,10 @@ int oi_infer_constant_of_shape(ictx *c)
     int k = const_ints(c, 0, sh, OE_MAX_RANK);
     if (k >= 0) {
         c->out[0].rank = k;
-        for (int i = 0; i < k; i++) c->out[0].d[i] = (oi_dim){sh[i], NULL};
+        for (int i = 0; i < k; i++) {
+            if (sh[i] < 0) return fail(c, "shape input tensor must have non-negative elements (entry %d is %" PRId64 ")", i, sh[i]);
+            c->out[0].d[i] = (oi_dim){sh[i], NULL};
+        }
     } else if (shaped(in_at(c, 0)) && in_at(c, 0)->rank == 1 && in_at(c, 0)->d[0].v >= 0 && in_at(c, 0)->d[0].v <= OE_MAX_RANK) {
         set_unknown_dims(&c->out[0], (int)in_at(c, 0)->d[0].v);
     }
@@ -771,6 +780,13 @@ int oi_infer_conv_pool(ictx *c)
     if (attr_ints(c, "dilations", dl, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) dl[i] = 1;
     if (attr_ints(c, "pads", pads, 2 * OE_MAX_RANK) != 2 * sp) for (int i = 0; i < 2 * sp; i++) pads[i] = 0;
     if (attr_ints(c, "output_padding", op_, OE_MAX_RANK) != sp) for (int i = 0; i < sp; i++) op_[i] = 0;
+    /* the spec's ranges (onnx's inference computes nonsense sizes from others, runtimes refuse them) */
+    for (int i = 0; i < sp; i++) {
+        if (st[i] < 1) return fail(c, "strides[%d] is %" PRId64 "; strides must be positive", i, st[i]);
+        if (dl[i] < 1) return fail(c, "dilations[%d] is %" PRId64 "; dilations must be positive", i, dl[i]);
+        if (!conv && k[i] < 1) return fail(c, "kernel_shape[%d] is %" PRId64 "; kernel sizes must be positive", i, k[i]);
+        if (pads[i] < 0 || pads[i + sp] < 0) return fail(c, "pads must not be negative");
+    }
     /* auto_pad's bytes (a parsed protobuf's string need not end in NUL) */
     const Onnx__AttributeProto *ap = ox_node_attr(c->n, "auto_pad");
     bool is_str = ap && ap->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING && ap->s.data;

@@ -70,6 +70,7 @@ int oi_infer_conv_pool(oi_ctx *c);         /* Conv, ConvTranspose, MaxPool, Aver
 /* onnx_infer_nn.c */
 int oi_infer_like_first(oi_ctx *c);        /* Y like X: GroupNorm, RMSNorm, RotaryEmbedding, Swish; Dropout's mask */
 int oi_infer_batch_norm(oi_ctx *c);
+int oi_infer_softmax(oi_ctx *c);          /* Softmax, LogSoftmax, Hardmax */
 int oi_infer_layer_norm(oi_ctx *c);
 int oi_infer_flatten(oi_ctx *c);
 int oi_infer_global_pool(oi_ctx *c);
@@ -118,7 +119,11 @@ int oi_infer_tfidf(oi_ctx *c);
 int oi_infer_dft(oi_ctx *c);
 int oi_infer_image_decoder(oi_ctx *c);
 int oi_infer_scalar(oi_ctx *c);            /* arg: the element type of the scalar */
-int oi_infer_optimizer(oi_ctx *c);         /* Adagrad, Adam, Momentum */
+int oi_infer_optimizer(oi_ctx *c);
+
+/* onnx_infer_ml.c */
+int oi_infer_label_encoder(oi_ctx *c);
+int oi_infer_tree_ensemble(oi_ctx *c);         /* Adagrad, Adam, Momentum */
 
 /* Control flow (onnx_infer_control.c): the graph walker (onnx_infer_graph.c) infers a body with
  * body_fn, its inputs bound to the types the node gives them; 0, or -1 with the reason. */

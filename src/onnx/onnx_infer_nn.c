@@ -42,10 +42,37 @@ int oi_infer_batch_norm(oi_ctx *c)
     if (!oi_known(x)) return 0;
     oi_like(&c->out[0], x, 0);
     if (oi_shaped(x) && x->rank < 1) return oi_fail(c, "the input has rank 0");
+    /* from BatchNormalization-9 on, scale, B, mean and var are vectors of X's channels (dim 1, or 1
+     * for a rank-1 X) */
+    if (c->opset >= 9) {
+        static const char *const names[] = {"scale", "B", "input_mean", "input_var"};
+        oi_dim ch = oi_shaped(x) ? (x->rank > 1 ? x->d[1] : dim(1)) : (oi_dim){-1, NULL};
+        for (size_t i = 1; i <= 4; i++) {
+            const oi_type *p = oi_in(c, i);
+            if (!oi_shaped(p)) continue;
+            if (p->rank != 1) return oi_fail(c, "input %zu (%s) has rank %d; it must be a vector (rank 1)", i, names[i - 1], p->rank);
+            if (p->d[0].v >= 0 && ch.v >= 0 && p->d[0].v != ch.v)
+                return oi_fail(c, "input %zu (%s) has %" PRId64 " entries for %" PRId64 " channels", i, names[i - 1], p->d[0].v, ch.v);
+            if (ch.v < 0 && p->d[0].v >= 0) ch = p->d[0];
+        }
+    }
     for (size_t k = 1; k < c->nout && k < 3; k++) {
         const oi_type *m = oi_in(c, 2 + k);   /* input_mean, input_var */
         if (oi_known(m)) oi_like(&c->out[k], m, 0);
     }
+    return 0;
+}
+
+/* Softmax, LogSoftmax, Hardmax: Y like X; the axis must name one of X's dims. */
+int oi_infer_softmax(oi_ctx *c)
+{
+    const oi_type *x = oi_in(c, 0);
+    if (!oi_known(x)) return 0;
+    oi_like(&c->out[0], x, 0);
+    if (!oi_shaped(x)) return 0;
+    int64_t axis = oi_attr_i(c, "axis", c->opset >= 13 ? -1 : 1);
+    if (axis < -x->rank || axis >= x->rank)
+        return oi_fail(c, "'axis' must be in [%d , %d]. Its actual value is: %" PRId64, -x->rank, x->rank - 1, axis);
     return 0;
 }
 
@@ -211,8 +238,13 @@ int oi_infer_grid_sample(oi_ctx *c)
     c->out[0] = (oi_type){.elem = x->elem, .rank = -1};
     if (!oi_shaped(x) || !oi_shaped(g)) return 0;
     if (g->rank != x->rank) return oi_fail(c, "the grid has rank %d for a rank-%d input", g->rank, x->rank);
+    if (x->d[0].v >= 0 && g->d[0].v >= 0 && x->d[0].v != g->d[0].v)
+        return oi_fail(c, "the grid's batch (%" PRId64 ") is not the input's (%" PRId64 ")", g->d[0].v, x->d[0].v);
+    if (g->d[g->rank - 1].v >= 0 && g->d[g->rank - 1].v != g->rank - 2)
+        return oi_fail(c, "the last dimension of the grid (%" PRId64 ") must be its rank minus 2 (%d)", g->d[g->rank - 1].v,
+                       g->rank - 2);
     c->out[0].rank = x->rank;
-    c->out[0].d[0] = x->d[0];
+    c->out[0].d[0] = x->d[0].v >= 0 ? x->d[0] : g->d[0];
     c->out[0].d[1] = x->d[1];
     for (int i = 2; i < x->rank; i++) c->out[0].d[i] = g->d[i - 1];
     return 0;
@@ -404,6 +436,19 @@ int oi_infer_attention(oi_ctx *c)
         total = past.v >= 0 && kvseq.v >= 0 ? dim(past.v + kvseq.v) : unknown_dim;
     } else if (pk) {
         total = unknown_dim;
+    }
+    /* the present is the past with the new keys / values appended along the sequence: every other
+     * dim of the past must be the batch, the kv heads and the head size of K / V */
+    for (size_t i = 1; i <= 2; i++) {
+        const oi_type *past = i == 1 ? pk : pv;
+        if (!oi_shaped(past)) continue;
+        if (past->rank != 4) return oi_fail(c, "%s has rank %d; it must be 4-D", i == 1 ? "past_key" : "past_value", past->rank);
+        oi_dim want[4] = {B, heads_kv, unknown_dim, i == 1 ? khead : vhead};
+        for (int d = 0; d < 4; d++)
+            if (want[d].v >= 0 && past->d[d].v >= 0 && want[d].v != past->d[d].v)
+                return oi_fail(c, "%s has %" PRId64 " in dimension %d where %s has %" PRId64, i == 1 ? "past_key" : "past_value",
+                               past->d[d].v, d, d == 3 ? (i == 1 ? "K's head size" : "V's head size") : d == 0 ? "the batch" : "the kv heads",
+                               want[d].v);
     }
     for (size_t i = 1; i < c->nout && i < 3; i++) {
         const oi_type *past = i == 1 ? pk : pv;

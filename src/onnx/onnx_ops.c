@@ -15,7 +15,7 @@
 #define OP(n, fn, a) {.domain = "", .name = (n), .infer = (fn), .infer_arg = (a)}
 #define DOMAIN_OP(d, n, fn, a) {.domain = (d), .name = (n), .infer = (fn), .infer_arg = (a)}
 
-/* Sorted by domain ("" first), then name; every ai.onnx operator of onnx_schema_data.c has a line
+/* Sorted by domain ("" first), then name; every operator of onnx_schema_data.c has a line
  * (tests/unit/onnx/test_onnx_ops checks it). */
 static ox_op ops[] = {
     OP("Abs", oi_infer_same, 0),
@@ -92,7 +92,7 @@ static ox_op ops[] = {
     OP("HannWindow", oi_infer_window, 0),
     OP("HardSigmoid", oi_infer_same, 0),
     OP("HardSwish", oi_infer_same, 0),
-    OP("Hardmax", oi_infer_same, 0),
+    OP("Hardmax", oi_infer_softmax, 0),
     OP("Identity", oi_infer_same, 0),
     OP("If", NULL, 0),
     OP("ImageDecoder", oi_infer_image_decoder, 0),
@@ -106,7 +106,7 @@ static ox_op ops[] = {
     OP("Less", oi_infer_broadcast, T_BOOL),
     OP("LessOrEqual", oi_infer_broadcast, T_BOOL),
     OP("Log", oi_infer_same, 0),
-    OP("LogSoftmax", oi_infer_same, 0),
+    OP("LogSoftmax", oi_infer_softmax, 0),
     OP("Loop", NULL, 0),
     OP("LpNormalization", oi_infer_same, 0),
     OP("LpPool", oi_infer_conv_pool, 0),
@@ -187,7 +187,7 @@ static ox_op ops[] = {
     OP("Sinh", oi_infer_same, 0),
     OP("Size", oi_infer_size, 0),
     OP("Slice", oi_infer_slice, 0),
-    OP("Softmax", oi_infer_same, 0),
+    OP("Softmax", oi_infer_softmax, 0),
     OP("SoftmaxCrossEntropyLoss", oi_infer_loss, 1),
     OP("Softplus", oi_infer_same, 0),
     OP("Softsign", oi_infer_same, 0),
@@ -216,8 +216,29 @@ static ox_op ops[] = {
     OP("Upsample", oi_infer_resize, 0),
     OP("Where", oi_infer_where, 0),
     OP("Xor", oi_infer_broadcast, 0),
+    /* ai.onnx.ml: inference where onnx has it */
+    DOMAIN_OP("ai.onnx.ml", "ArrayFeatureExtractor", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "Binarizer", oi_infer_same, 0),
+    DOMAIN_OP("ai.onnx.ml", "CastMap", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "CategoryMapper", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "DictVectorizer", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "FeatureVectorizer", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "Imputer", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "LabelEncoder", oi_infer_label_encoder, 0),
+    DOMAIN_OP("ai.onnx.ml", "LinearClassifier", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "LinearRegressor", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "Normalizer", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "OneHotEncoder", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "SVMClassifier", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "SVMRegressor", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "Scaler", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "TreeEnsemble", oi_infer_tree_ensemble, 0),
+    DOMAIN_OP("ai.onnx.ml", "TreeEnsembleClassifier", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "TreeEnsembleRegressor", NULL, 0),
+    DOMAIN_OP("ai.onnx.ml", "ZipMap", NULL, 0),
     DOMAIN_OP("ai.onnx.preview.training", "Adagrad", oi_infer_optimizer, 0),
     DOMAIN_OP("ai.onnx.preview.training", "Adam", oi_infer_optimizer, 0),
+    DOMAIN_OP("ai.onnx.preview.training", "Gradient", NULL, 0),
     DOMAIN_OP("ai.onnx.preview.training", "Momentum", oi_infer_optimizer, 0),
 };
 enum { N_OPS = sizeof ops / sizeof *ops };
@@ -241,6 +262,18 @@ static size_t first_row(const void *rows, size_t n, size_t stride, const char *n
     return lo;
 }
 
+/* The signature rows of op: those of its name (sorted by domain next) in its domain. */
+static void join_signatures(ox_op *op)
+{
+    size_t k, at = first_row(ox_op_schema_table, ox_op_schema_count, sizeof *ox_op_schema_table, op->name, &k);
+    size_t end = at + k;
+    while (at < end && strcmp(ox_op_schema_table[at].domain, op->domain)) at++;
+    size_t n = 0;
+    while (at + n < end && !strcmp(ox_op_schema_table[at + n].domain, op->domain)) n++;
+    op->versions = n ? &ox_op_schema_table[at] : NULL;
+    op->n_versions = n;
+}
+
 static void init(void)
 {
     if (ready) return;
@@ -250,11 +283,9 @@ static void init(void)
         op->id = i;
         ox_op *first = hm_put(&by_name, op->name, op);
         next_named[i] = first ? first->id : N_OPS;
-        if (*op->domain) continue;   /* the generated tables are ai.onnx's */
-        size_t k, at = first_row(ox_op_schema_table, ox_op_schema_count, sizeof *ox_op_schema_table, op->name, &k);
-        op->versions = k ? &ox_op_schema_table[at] : NULL;
-        op->n_versions = k;
-        at = first_row(ox_op_attr_defaults_table, ox_op_attr_defaults_count, sizeof *ox_op_attr_defaults_table,
+        join_signatures(op);
+        if (*op->domain) continue;   /* the defaults (torch.onnx's opset 18) are ai.onnx's */
+        size_t k, at = first_row(ox_op_attr_defaults_table, ox_op_attr_defaults_count, sizeof *ox_op_attr_defaults_table,
                        op->name, &k);
         op->defaults = k ? &ox_op_attr_defaults_table[at] : NULL;
     }

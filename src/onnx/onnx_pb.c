@@ -125,6 +125,13 @@ static int scan_msg(scan_ctx *c, const uint8_t *p, const uint8_t *end,
                 return scan_error(c, field_start, "declared length of %s is %s", desc->short_name, what);
             }
             const uint8_t *sub_end = p + v;
+            if (f && f->type == PROTOBUF_C_TYPE_STRING && memchr(p, 0, (size_t)v)) {
+                /* legal protobuf, but a name cut at its NUL would be another name (or none) */
+                char fname[256];
+                snprintf(fname, sizeof fname, "%s.%s", desc->short_name, f->name);
+                return scan_error(c, field_start, "string field %s contains a NUL byte, which %s", fname,
+                                  "fxsh cannot keep in a name");
+            }
             if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
                 const ProtobufCMessageDescriptor *sd = f->descriptor;
                 int gd = graph_depth + (sd == &onnx__graph_proto__descriptor);

@@ -4,9 +4,9 @@
 
 #include "onnx/onnx_op.h"
 
-const ox_op_schema *ox_op_schema_find(const char *op_type, int64_t opset, int *first)
+const ox_op_schema *ox_op_schema_find(const char *domain, const char *op_type, int64_t opset, int *first)
 {
-    const ox_op *op = ox_op_find("", op_type);
+    const ox_op *op = ox_op_find(domain, op_type);
     if (first) *first = op && op->n_versions ? op->versions[0].since_version : 0;
     return ox_op_version(op, opset);
 }

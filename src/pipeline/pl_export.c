@@ -526,13 +526,42 @@ static fx_program *redeclare_inputs(pl_env *env, const fx_program *src, const ex
             n->meta.val = v;
         }
         forget_meta(c->root, true);
-        diag_sink quiet;   /* what stays uninferred was noted at load; export reports what fails */
-        diag_init(&quiet);
-        meta_infer_program(c, &quiet);
-        diag_free(&quiet);
     }
     free_decls(&d);
     return c;
+}
+
+/* Whether a node of p that gives a value has no value meta: graph text of an exported program
+ * without annotations, whose shapes follow from the example inputs. */
+static bool lacks_meta(const fx_program *p)
+{
+    const fx_graph *g = fx_program_graph(p);
+    for (const fx_node *n = g ? g->first : NULL; n; n = n->next)
+        if (n->op == FX_OP_CALL_FUNCTION && n->n_users && !n->meta.val) return true;
+    return false;
+}
+
+/* The value meta of an exported program loaded without it, inferred strictly, as torch.export's
+ * fake tensors would have run on the example inputs: an op that rejects its arguments (a
+ * negative kernel size, a softmax dim out of range) is an error at its node, not a shape left
+ * unknown for a later stage to trip on. p is the caller's copy; false after reporting. */
+static bool infer_loaded_meta(pl_env *env, fx_program *p)
+{
+    const meta_rules *rules = meta_rules_shipped(env->diag);
+    if (!rules) return false;
+    /* only the errors: what fxsh cannot infer (an op without a rule) was noted at load, and the
+     * stage that needs the value reports it */
+    diag_sink quiet;
+    diag_init(&quiet);
+    bool ok = meta_infer_program_strict(p, rules, &quiet);
+    for (size_t i = 0; i < quiet.len; i++) {
+        const diagnostic *dg = &quiet.items[i];
+        if (dg->severity != DIAG_ERROR) continue;
+        diagnostic *out = diag_report(env->diag, DIAG_ERROR, (diag_loc){dg->file, dg->line, dg->col}, "%s", dg->message);
+        if (dg->hint) diag_set_hint(out, "%s", dg->hint);
+    }
+    diag_free(&quiet);
+    return ok;
 }
 
 /* torch.onnx.export exports an nn.Module, whose weights always have values: a program loaded
@@ -913,6 +942,9 @@ bool pl_run_stage(pl_stage stages[PL_N_STAGES], int to, const export_settings *c
          * the `inputs` setting as it would from --input (a copy: the stage stays as loaded) */
         bool bad = false;
         fx_program *re = loaded == PL_STAGE_EXPORTED && to - 1 == loaded ? redeclare_inputs(env, from->fx, cfg, &bad) : NULL;
+        if (!bad && !re && loaded == PL_STAGE_EXPORTED && to - 1 == loaded && lacks_meta(from->fx))
+            re = fx_program_copy(from->fx);
+        if (!bad && re && !infer_loaded_meta(env, re)) bad = true;
         fx_program *p = bad ? NULL : decompose_program(re ? re : from->fx, DECOMP_ONNX, env->diag);
         if (re) fx_program_free(re);
         if (!p) rc = 1;

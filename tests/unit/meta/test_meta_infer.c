@@ -538,7 +538,7 @@ static void bad_tables(void **state)
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'nosuch(self)'}\n",
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(other)'}\n",
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self -> Tensor', shape: 'same(self)'}\n",
-        "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self, self)'}\n",
+        "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self, self, self)'}\n",
         "ops:\n  - {targets: [aten.x.default], schema: '(Tensor self) -> Tensor', shape: 'same(self)', color: red}\n",
         "ops:\n  - {targets: [x], schema: '(Tensor self) -> Tensor', shape: 'same(self)'}\n",
         /* without a schema, torch's: there is none for aten.x, and mm(self, mat2) has no other */
