@@ -25,6 +25,9 @@ import sys
 import time
 import traceback
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from case_common import first_line, flat_tensors  # noqa: E402
+
 DTYPES = ["float32", "float16", "bfloat16", "float64", "int64", "int32", "int8", "uint8", "bool"]
 
 
@@ -71,7 +74,7 @@ def gen(args):
                 samples = list(_take(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=False), args.samples))
             except Exception as e:
                 _write_case(args.out, "%s__%s__error" % (name, dtype), {"op": name, "dtype": dtype, "mode": "static",
-                            "status": {"samples": "failed: " + _first_line(e)}})
+                            "status": {"samples": "failed: " + first_line(e)}})
                 continue
             for si, s in enumerate(samples):
                 for mode in modes:
@@ -83,7 +86,7 @@ def gen(args):
                     try:
                         info = _one_case(op, name, dtype, mode, s, d, np, torch, Dim, onnx, ort)
                     except Exception as e:   # the harness itself: recorded, never fatal
-                        info = {"op": name, "dtype": dtype, "mode": mode, "status": {"harness": _first_line(e)}}
+                        info = {"op": name, "dtype": dtype, "mode": mode, "status": {"harness": first_line(e)}}
                     _write_case(args.out, case, info)
     print("gen: %d cases in %.0f s" % (ncase, time.time() - t0), file=sys.stderr)
 
@@ -93,11 +96,6 @@ def _take(it, n):
         if i >= n:
             break
         yield x
-
-
-def _first_line(e):
-    s = "%s: %s" % (type(e).__name__, e)
-    return s.strip().splitlines()[0][:300] if s.strip() else type(e).__name__
 
 
 def _write_case(out, case, info):
@@ -148,7 +146,7 @@ def _one_case(op, name, dtype, mode, s, d, np, torch, Dim, onnx, ort):
     info["inputs"] = [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)} for t in inputs]
     info["args"] = repr(spec)[:500]
     with torch.no_grad():
-        outs = _flat(m(*inputs), torch)
+        outs = flat_tensors(m(*inputs), torch, True)
     if outs is None:
         st["skip"] = "an output is not a tensor"
         return info
@@ -166,7 +164,7 @@ def _one_case(op, name, dtype, mode, s, d, np, torch, Dim, onnx, ort):
         torch.export.save(ep, os.path.join(d, "program.pt2"))
         st["torch_export"] = "ok"
     except Exception as e:
-        st["torch_export"] = "failed: " + _first_line(e)
+        st["torch_export"] = "failed: " + first_line(e)
         return info
     if mode == "dynamic":
         info["dynamic_dims"] = _second_size(ep, m, inputs, d, np, torch, info)
@@ -177,22 +175,8 @@ def _one_case(op, name, dtype, mode, s, d, np, torch, Dim, onnx, ort):
             f.write(onnx.printer.to_text(p.model_proto))
         st["torch_onnx"] = "ok"
     except Exception as e:
-        st["torch_onnx"] = "failed: " + _first_line(e)
+        st["torch_onnx"] = "failed: " + first_line(e)
     return info
-
-
-def _flat(o, torch):
-    if isinstance(o, torch.Tensor):
-        return [o]
-    if isinstance(o, (list, tuple)):
-        r = []
-        for e in o:
-            f = _flat(e, torch)
-            if f is None:
-                return None
-            r += f
-        return r
-    return None
 
 
 def _npy(t, np, torch):
@@ -256,10 +240,10 @@ def _second_size(ep, m, inputs, d, np, torch, info):
             ins2.append(torch.randint(lo, max(hi, lo + 1), shp, generator=g, dtype=t.dtype))
     try:
         with torch.no_grad():
-            outs2 = _flat(m(*ins2), torch)
+            outs2 = flat_tensors(m(*ins2), torch, True)
         ep.module()(*ins2)   # the program itself must accept the size (guards)
     except Exception as e:
-        info["status"]["second_size"] = "skipped: " + _first_line(e)
+        info["status"]["second_size"] = "skipped: " + first_line(e)
         return dims
     if outs2 is None:
         return dims

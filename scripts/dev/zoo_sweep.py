@@ -25,10 +25,8 @@ import sys
 import time
 import traceback
 
-
-def first_line(e):
-    s = "%s: %s" % (type(e).__name__, e)
-    return s.strip().splitlines()[0][:300]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from case_common import first_line, flat_tensors  # noqa: E402
 
 
 # ---- torchvision --------------------------------------------------------------------------------
@@ -101,18 +99,6 @@ def transformers_models(torch):
 
 # ---- one case ---------------------------------------------------------------------------------------
 
-def flat(o, torch):
-    if isinstance(o, torch.Tensor):
-        return [o]
-    if isinstance(o, (list, tuple)):
-        return [x for e in o for x in flat(e, torch)]
-    if isinstance(o, dict):
-        return [x for e in o.values() for x in flat(e, torch)]
-    if hasattr(o, "to_tuple"):
-        return flat(o.to_tuple(), torch)
-    return []
-
-
 def second_batch(inputs, torch):
     """The example inputs at batch 3 (the first dim of every tensor input)."""
     out = []
@@ -139,7 +125,7 @@ def one(name, lib, family, make, mode, d, args, torch, np, onnx):
     if len(tensors) != len(inputs):
         st["torch_export"] = "failed: list inputs (detection models take a list of images)"
     with torch.no_grad():
-        outs = flat(m(*inputs), torch)
+        outs = flat_tensors(m(*inputs), torch, False)
     os.makedirs(d, exist_ok=True)
     np.savez(os.path.join(d, "io.npz"), **{"input_%d" % i: t.numpy() for i, t in enumerate(tensors)},
              **{"output_%d" % i: o.detach().numpy() for i, o in enumerate(outs)})
@@ -162,7 +148,7 @@ def one(name, lib, family, make, mode, d, args, torch, np, onnx):
         ins2 = second_batch(inputs, torch)
         try:
             with torch.no_grad():
-                outs2 = flat(m(*ins2), torch)
+                outs2 = flat_tensors(m(*ins2), torch, False)
             np.savez(os.path.join(d, "io2.npz"), **{"input_%d" % i: t.numpy() for i, t in enumerate(ins2)},
                      **{"output_%d" % i: o.detach().numpy() for i, o in enumerate(outs2)})
         except Exception as e:

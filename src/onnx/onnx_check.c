@@ -43,31 +43,36 @@ void ox_check_node_desc(strbuf *sb, const char *where, size_t idx, const Onnx__N
     sb_printf(sb, "%s)", n->op_type ? n->op_type : "?");
 }
 
-void ox_check_problem(ox_check_report *r, const char *fmt, ...)
+/* One diagnostic at the model's path. */
+static void report(ox_check_report *r, bool counted, const char *fmt, va_list ap)
 {
     strbuf sb;
     sb_init(&sb);
+    sb_vprintf(&sb, fmt, ap);
+    diag_loc loc = {r->m->path, 0, 0};
+    if (counted) {
+        diag_error(r->d, loc, "%s", sb.s);
+        r->problems++;
+    } else {
+        diag_warning(r->d, loc, "%s", sb.s);
+    }
+    sb_free(&sb);
+}
+
+void ox_check_problem(ox_check_report *r, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&sb, fmt, ap);
+    report(r, true, fmt, ap);
     va_end(ap);
-    diag_loc loc = {r->m->path, 0, 0};
-    diag_error(r->d, loc, "%s", sb.s);
-    sb_free(&sb);
-    r->problems++;
 }
 
 void ox_check_warning(ox_check_report *r, const char *fmt, ...)
 {
-    strbuf sb;
-    sb_init(&sb);
     va_list ap;
     va_start(ap, fmt);
-    sb_vprintf(&sb, fmt, ap);
+    report(r, false, fmt, ap);
     va_end(ap);
-    diag_loc loc = {r->m->path, 0, 0};
-    diag_warning(r->d, loc, "%s", sb.s);
-    sb_free(&sb);
 }
 
 #define problem(c, ...) ox_check_problem(&(c)->r, __VA_ARGS__)
