@@ -46,7 +46,8 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 	tests/transcripts/legacy_trace.t tests/transcripts/weights.t tests/transcripts/hints.t tests/transcripts/output.t \
 	tests/transcripts/names.t tests/transcripts/small_things.t tests/transcripts/lowerings.t \
 	tests/transcripts/ep_text.t tests/transcripts/decompose_onnx.t tests/transcripts/torchlib_functions.t \
-	tests/transcripts/torchlib_nn_shape.t tests/transcripts/builtins.t tests/transcripts/settings.t tests/transcripts/reduce.t examples/reduce.t
+	tests/transcripts/torchlib_nn_shape.t tests/transcripts/builtins.t tests/transcripts/settings.t tests/transcripts/reduce.t examples/reduce.t \
+	tests/transcripts/sweep.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh

@@ -206,7 +206,13 @@ int cmd_compare(session *s, int argc, char **argv)
 {
     bool json = cmd_json_flag(&argc, argv);
     run_opts o;
-    if (!run_parse_opts(s, "compare", argc, argv, "--inputs --seed --atol --rtol", 2, &o)) return 1;
+    if (!run_parse_opts(s, "compare", argc, argv, "--inputs --seed --atol --rtol --shapes", 2, &o)) return 1;
+    for (int k = 0; k < o.n_sweep; k++)
+        if (o.sweep[k].n_sizes != 1) {
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "compare: --shapes takes one size per dimension here");
+            diag_set_hint(dg, "`verify A B --shapes NAME=1,2,7` sweeps sizes and names the first that differs; compare it there");
+            return 1;
+        }
     if (o.n_stages < 2) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "compare: needs two stages or model files");
         diag_set_hint(dg, "compare STAGE_A STAGE_B (e.g. compare exported optimized), or compare STAGE model.onnx");

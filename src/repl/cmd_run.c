@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/interrupt.h"
 #include "base/json_write.h"
 #include "base/strbuf.h"
 #include "view/onnx_compare.h"
@@ -36,6 +37,71 @@ static bool parse_number(session *s, const char *cmd, const char *opt, const cha
     return true;
 }
 
+/* NAME=SIZES or INPUT:AXIS=SIZES, SIZES comma-separated integers >= 0. */
+static bool parse_sweep(session *s, const char *cmd, const char *v, run_opts *o)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1]) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: --shapes needs NAME=SIZES, not '%s'", cmd, v);
+        diag_set_hint(dg, "e.g. --shapes batch=1,2,7 (a dimension the inputs name) or --shapes x:0=1,2,7 (input x's axis 0)");
+        return false;
+    }
+    if (o->n_sweep >= RUN_MAX_SWEEP_DIMS) {
+        session_error(s, "%s: --shapes: at most %d dimensions", cmd, RUN_MAX_SWEEP_DIMS);
+        return false;
+    }
+    run_sweep_dim *d = &o->sweep[o->n_sweep];
+    memset(d, 0, sizeof *d);
+    d->name = v;
+    d->name_len = (size_t)(eq - v);
+    d->axis = -1;
+    const char *colon = memchr(v, ':', d->name_len);
+    if (colon) {
+        char *end;
+        long ax = strtol(colon + 1, &end, 10);
+        if (end != eq || colon == v || ax < 0 || ax >= OE_MAX_RANK) {
+            session_error(s, "%s: --shapes: '%.*s' is not INPUT:AXIS with an axis from 0 to %d", cmd, (int)d->name_len, v,
+                          OE_MAX_RANK - 1);
+            return false;
+        }
+        d->axis = (int)ax;
+        d->name_len = (size_t)(colon - v);
+    }
+    for (const char *p = eq + 1; *p;) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(p, &end, 10);
+        if (end == p || (*end && *end != ',') || n < 0 || n > (1LL << 24) || errno) {
+            session_error(s, "%s: --shapes %.*s: sizes are integers from 0 to %d, comma-separated, not '%s'", cmd,
+                          (int)(eq - v), v, 1 << 24, eq + 1);
+            return false;
+        }
+        if (d->n_sizes >= RUN_MAX_SWEEP_SIZES) {
+            session_error(s, "%s: --shapes %.*s: at most %d sizes", cmd, (int)(eq - v), v, RUN_MAX_SWEEP_SIZES);
+            return false;
+        }
+        d->sizes[d->n_sizes++] = n;
+        p = *end ? end + 1 : end;
+    }
+    d->at = d->sizes[0];
+    o->n_sweep++;
+    return true;
+}
+
+void run_sweep_text(const run_opts *o, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < o->n_sweep && at < cap; i++) {
+        const run_sweep_dim *d = &o->sweep[i];
+        if (d->axis >= 0)
+            at += (size_t)snprintf(buf + at, cap - at, "%s%.*s:%d=%lld", i ? ", " : "", (int)d->name_len, d->name, d->axis,
+                                   (long long)d->at);
+        else
+            at += (size_t)snprintf(buf + at, cap - at, "%s%.*s=%lld", i ? ", " : "", (int)d->name_len, d->name, (long long)d->at);
+    }
+}
+
 bool run_parse_opts(session *s, const char *cmd, int argc, char **argv, const char *allowed, int max_stages, run_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -50,6 +116,10 @@ bool run_parse_opts(session *s, const char *cmd, int argc, char **argv, const ch
             }
             const char *v = argv[++i];
             double num;
+            if (!strcmp(a, "--shapes")) {
+                if (!parse_sweep(s, cmd, v, o)) return false;
+                continue;
+            }
             if (!strcmp(a, "--inputs")) o->inputs = v;
             else if (!strcmp(a, "--expected")) o->expected = v;
             else if (!strcmp(a, "--save")) o->save = v;
@@ -103,7 +173,60 @@ static double uniform01(uint64_t *state)
 /* Random values of a declared tensor type, as Polygraphy makes them: floats uniform in [0, 1)
  * (no NaN from a square root or log of a made-up weight), integers uniform in [0, 4) (valid
  * indices of most small dimensions), bools 50/50; a dynamic dimension takes 2. */
-static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, uint64_t *rng, oe_tensor *out)
+/* What a sweep binds in one model: each sweep dimension's symbol (its own NAME, or the symbol
+ * the INPUT:AXIS it names carries, so the other inputs of that symbol take the same size). */
+typedef struct sweep_binding {
+    const run_opts *o;
+    const char *symbol[RUN_MAX_SWEEP_DIMS];   /* NULL: an INPUT:AXIS of a numbered or unnamed dim */
+    bool used[RUN_MAX_SWEEP_DIMS];            /* the dimension sized an input */
+} sweep_binding;
+
+static const Onnx__TensorShapeProto__Dimension *input_axis(const Onnx__ValueInfoProto *vi, int i)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type->shape) return NULL;
+    return i < (int)tp->tensor_type->shape->n_dim ? tp->tensor_type->shape->dim[i] : NULL;
+}
+
+static const char *dim_symbol(const Onnx__TensorShapeProto__Dimension *d)
+{
+    return d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param && d->dim_param[0]
+               ? d->dim_param : NULL;
+}
+
+static void sweep_bind(sweep_binding *b, const run_opts *o, const Onnx__ValueInfoProto **vis, size_t n)
+{
+    memset(b, 0, sizeof *b);
+    b->o = o;
+    for (int k = 0; o && k < o->n_sweep; k++) {
+        const run_sweep_dim *w = &o->sweep[k];
+        if (w->axis < 0) continue;
+        for (size_t i = 0; i < n; i++)
+            if (strlen(vis[i]->name) == w->name_len && !strncmp(vis[i]->name, w->name, w->name_len))
+                b->symbol[k] = dim_symbol(input_axis(vis[i], w->axis));
+    }
+}
+
+/* The size of input vi's axis i (declared d) in the run: a sweep dimension that names it, by
+ * symbol or as INPUT:AXIS, else d's value, else 2. */
+static int64_t input_dim(sweep_binding *b, const Onnx__ValueInfoProto *vi, int i, const Onnx__TensorShapeProto__Dimension *d)
+{
+    const char *sym = dim_symbol(d);
+    for (int k = 0; b && b->o && k < b->o->n_sweep; k++) {
+        const run_sweep_dim *w = &b->o->sweep[k];
+        bool here = w->axis >= 0 ? (w->axis == i && strlen(vi->name) == w->name_len && !strncmp(vi->name, w->name, w->name_len)) ||
+                                       (sym && b->symbol[k] && !strcmp(sym, b->symbol[k]))
+                                 : sym && strlen(sym) == w->name_len && !strncmp(sym, w->name, w->name_len);
+        if (here) {
+            b->used[k] = true;
+            return w->at;
+        }
+    }
+    return d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 ? d->dim_value : 2;
+}
+
+static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, uint64_t *rng, sweep_binding *b,
+                        oe_tensor *out)
 {
     const Onnx__TypeProto *tp = vi->type;
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
@@ -118,10 +241,7 @@ static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto 
                       !tt->shape ? "no shape" : rank > OE_MAX_RANK ? "too many dimensions" : "an element type the evaluator does not hold");
         return -1;
     }
-    for (int i = 0; i < rank; i++) {
-        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-        dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 ? d->dim_value : 2;
-    }
+    for (int i = 0; i < rank; i++) dims[i] = input_dim(b, vi, i, tt->shape->dim[i]);
     if (ot_tensor_init(out, tt->elem_type, dims, rank)) {
         session_error(s, "%s: input %s is too large to make up", cmd, vi->name);
         return -1;
@@ -200,6 +320,32 @@ void run_inputs_free(run_input_set *in)
 int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
                     uint64_t seed, run_input_set *in)
 {
+    return run_make_inputs_sized(s, cmd, m, file, file_name, seed, NULL, in);
+}
+
+/* The dynamic dimensions of m's inputs, "x:0 (batch), y:1 (s77)", for a sweep that named none. */
+static void dynamic_dims_text(const ox_model *m, strbuf *sb)
+{
+    const Onnx__ValueInfoProto **vis;
+    size_t n = oe_model_user_inputs(m, &vis);
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__TypeProto *tp = vis[i]->type;
+        if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type->shape) continue;
+        const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+        for (size_t k = 0; k < sh->n_dim; k++) {
+            const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+            if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) continue;
+            sb_printf(sb, "%s%s:%zu", sb->len ? ", " : "", vis[i]->name, k);
+            if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) sb_printf(sb, " (%s)", d->dim_param);
+        }
+    }
+    free(vis);
+}
+
+int run_make_inputs_sized(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
+                          uint64_t seed, const run_opts *o, run_input_set *in)
+{
+
     const Onnx__ValueInfoProto **vis;
     in->n = oe_model_user_inputs(m, &vis);
     in->values = xcalloc(in->n + 1, sizeof *in->values);
@@ -208,6 +354,8 @@ int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_val
     for (size_t i = 0; i < in->n; i++) names[i] = vis[i]->name;
     uint64_t rng = seed;
     int rc = 0;
+    sweep_binding bind;
+    sweep_bind(&bind, o, vis, in->n);
     for (size_t i = 0; i < in->n && rc == 0; i++) {
         const oe_value *g = file ? view_values_pick(file, OE_ROLE_INPUT, vis[i]->name, i, names, in->n) : NULL;
         if (g) rc = check_given(s, cmd, vis[i], g, file_name ? file_name : "the file", &in->values[i]);
@@ -215,12 +363,28 @@ int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_val
             session_error(s, "%s: %s has no value for the input %s", cmd, file_name, vis[i]->name);
             rc = -1;
         } else {
-            rc = random_input(s, cmd, vis[i], &rng, &in->values[i]);
+            rc = random_input(s, cmd, vis[i], &rng, &bind, &in->values[i]);
         }
         in->named[i] = (oe_named){vis[i]->name, &in->values[i]};
     }
     free(names);
     free(vis);
+    /* a sweep of a dimension no input has would compare the same sizes again and again */
+    for (int k = 0; rc == 0 && o && !file && k < o->n_sweep; k++) {
+        if (bind.used[k]) continue;
+        strbuf dyn, name;
+        sb_init(&dyn);
+        sb_init(&name);
+        dynamic_dims_text(m, &dyn);
+        sb_printf(&name, "%.*s", (int)o->sweep[k].name_len, o->sweep[k].name);
+        if (o->sweep[k].axis >= 0) sb_printf(&name, ":%d", o->sweep[k].axis);
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: --shapes: no input of the model has a dimension %s", cmd,
+                                    name.s);
+        diag_set_hint(dg, dyn.len ? "its dynamic dimensions: %s" : "%s", dyn.len ? dyn.s : "its inputs are all static");
+        sb_free(&dyn);
+        sb_free(&name);
+        rc = -1;
+    }
     if (rc) run_inputs_free(in);
     return rc;
 }
@@ -268,7 +432,7 @@ int run_pair_open(session *s, const char *cmd, const run_opts *o, run_pair *p)
     int rc = 0;
     if (o->inputs && run_read_values(s, cmd, o->inputs, &p->file)) rc = -1;
     if (!rc && (run_model_resolve(s, cmd, o->stages[0], &p->a) || run_model_resolve(s, cmd, o->stages[1], &p->b))) rc = -1;
-    if (!rc && run_make_inputs(s, cmd, p->a.m, o->inputs ? &p->file : NULL, o->inputs, o->seed, &p->in_a)) rc = -1;
+    if (!rc && run_make_inputs_sized(s, cmd, p->a.m, o->inputs ? &p->file : NULL, o->inputs, o->seed, o, &p->in_a)) rc = -1;
     char label[512];
     snprintf(label, sizeof label, "the inputs of %s", p->a.label ? p->a.label : "");
     if (!rc) run_inputs_as_values(&p->in_a, &same);
@@ -327,14 +491,14 @@ static void stage_run_free(stage_run *r)
 }
 
 static int run_stage_named(session *s, const char *cmd, const char *name, const oe_values *file, const char *file_name,
-                           uint64_t seed, stage_run *r)
+                           uint64_t seed, const run_opts *o, stage_run *r)
 {
     memset(r, 0, sizeof *r);
     if (run_model_resolve(s, cmd, name, &r->ref)) return -1;
     r->m = r->ref.m;
     r->nout = r->m->proto->graph->n_output;
     r->outputs = xcalloc(r->nout + 1, sizeof *r->outputs);
-    if (run_make_inputs(s, cmd, r->m, file, file_name, seed, &r->in) || evaluate(s, cmd, r->m, &r->in, r->outputs)) {
+    if (run_make_inputs_sized(s, cmd, r->m, file, file_name, seed, o, &r->in) || evaluate(s, cmd, r->m, &r->in, r->outputs)) {
         r->nout = 0;
         stage_run_free(r);
         return -1;
@@ -457,11 +621,11 @@ int cmd_run(session *s, int argc, char **argv)
 {
     bool json = cmd_json_flag(&argc, argv);
     run_opts o;
-    if (!run_parse_opts(s, "run", argc, argv, "--inputs --seed --save", 1, &o)) return 1;
+    if (!run_parse_opts(s, "run", argc, argv, "--inputs --seed --save --shapes", 1, &o)) return 1;
     oe_values file = {0};
     if (o.inputs && run_read_values(s, "run", o.inputs, &file)) return 1;
     stage_run r;
-    int rc = run_stage_named(s, "run", o.stages[0], o.inputs ? &file : NULL, o.inputs, o.seed, &r);
+    int rc = run_stage_named(s, "run", o.stages[0], o.inputs ? &file : NULL, o.inputs, o.seed, &o, &r);
     view_values_free(&file);
     if (rc) return 1;
     if (!json)
@@ -477,7 +641,7 @@ int cmd_run(session *s, int argc, char **argv)
 /* One PASS/FAIL line (or, with w, its JSON object); returns true on PASS. want NULL: the
  * reference has no such output. */
 static bool report_output(session *s, json_writer *w, const char *name, const oe_tensor *got, const oe_tensor *want,
-                          const run_opts *o)
+                          const run_opts *o, const char *indent)
 {
     oe_diff df = {0};
     if (want) view_diff_values(got, want, o->atol, o->rtol, &df);
@@ -511,7 +675,7 @@ static bool report_output(session *s, json_writer *w, const char *name, const oe
     }
     strbuf sb;
     sb_init(&sb);
-    sb_printf(&sb, "%s %s: ", pass ? "PASS" : "FAIL", name);
+    sb_printf(&sb, "%s%s %s: ", indent, pass ? "PASS" : "FAIL", name);
     if (shape) {
         sb_puts(&sb, "shape ");
         dims_text(got, &sb);
@@ -568,7 +732,7 @@ static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, 
     }
     size_t failed = 0;
     for (size_t i = 0; i < a->nout; i++)
-        if (!report_output(s, w, names[i], &a->outputs[i], reference_output(a, i, exp, b, names), o)) failed++;
+        if (!report_output(s, w, names[i], &a->outputs[i], reference_output(a, i, exp, b, names), o, "")) failed++;
     free(names);
     if (w) {
         jw_array_end(w);
@@ -588,11 +752,200 @@ static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, 
     return 0;
 }
 
+/* One verify at the sizes o's sweep is at (or without a sweep); outputs as verify_outputs. */
+static int verify_once(session *s, const run_opts *o, bool json)
+{
+    oe_values inputs = {0}, expected = {0};
+    int rc = 0;
+    if (o->inputs && run_read_values(s, "verify", o->inputs, &inputs)) rc = 1;
+    if (!rc && o->expected && run_read_values(s, "verify", o->expected, &expected)) rc = 1;
+    /* inputs: --inputs, else those the expected file holds (io.json, io.npz), else random */
+    bool exp_has_inputs = false;
+    for (size_t i = 0; i < expected.len; i++) exp_has_inputs |= expected.items[i].role == OE_ROLE_INPUT;
+    const oe_values *in = o->inputs ? &inputs : exp_has_inputs ? &expected : NULL;
+    const char *in_name = o->inputs ? o->inputs : exp_has_inputs ? o->expected : NULL;
+    stage_run a = {0}, b = {0};
+    if (!rc && run_stage_named(s, "verify", o->stages[0], in, in_name, o->seed, o, &a)) rc = 1;
+    if (!rc && o->n_stages > 1) {
+        /* the second stage gets exactly the first one's inputs, random ones included */
+        oe_values same;
+        run_inputs_as_values(&a.in, &same);
+        char label[512];
+        snprintf(label, sizeof label, "the inputs of %s", a.ref.label);
+        if (run_stage_named(s, "verify", o->stages[1], &same, label, o->seed, NULL, &b)) rc = 1;
+        view_values_free(&same);
+    }
+    if (!rc) rc = verify_outputs(s, &a, o->expected ? &expected : NULL, &b, o, in_name, json);
+    if (a.m) stage_run_free(&a);
+    if (b.m) stage_run_free(&b);
+    view_values_free(&inputs);
+    view_values_free(&expected);
+    return rc;
+}
+
+/* One size of a sweep: both stages on the same random inputs, each output judged; true when all
+ * pass. An evaluation that fails (a model static where its inputs say dynamic) fails the size. */
+static bool verify_size(session *s, const run_opts *o, json_writer *w, const char *sizes)
+{
+    stage_run a = {0}, b = {0};
+    /* an evaluation that fails belongs to its size's line, not to the end of the command */
+    diag_sink outer = s->diag;
+    diag_init(&s->diag);
+    bool ran = run_stage_named(s, "verify", o->stages[0], NULL, NULL, o->seed, o, &a) == 0;
+    const char *failing = ran ? NULL : o->stages[0];
+    if (ran) {
+        oe_values same;
+        run_inputs_as_values(&a.in, &same);
+        char label[512];
+        snprintf(label, sizeof label, "the inputs of %s", a.ref.label);
+        ran = run_stage_named(s, "verify", o->stages[1], &same, label, o->seed, NULL, &b) == 0;
+        if (!ran) failing = o->stages[1];
+        view_values_free(&same);
+    }
+    strbuf why;
+    sb_init(&why);
+    for (size_t i = 0; i < s->diag.len; i++) {
+        const char *msg = s->diag.items[i].message;
+        if (s->diag.items[i].severity != DIAG_ERROR) continue;
+        if (!strncmp(msg, "verify: ", 8)) msg += 8;
+        sb_printf(&why, "%s%s: %s", why.len ? "; " : "", failing ? failing : "", msg);
+    }
+    diag_free(&s->diag);
+    s->diag = outer;
+    size_t failed = 0;
+    if (w) {
+        jw_object(w);
+        jw_key(w, "sizes");
+        jw_object(w);
+        for (int k = 0; k < o->n_sweep; k++) {
+            char key[300];
+            const run_sweep_dim *d = &o->sweep[k];
+            if (d->axis >= 0) snprintf(key, sizeof key, "%.*s:%d", (int)d->name_len, d->name, d->axis);
+            else snprintf(key, sizeof key, "%.*s", (int)d->name_len, d->name);
+            jw_kint(w, key, d->at);
+        }
+        jw_object_end(w);
+        jw_kbool(w, "ran", ran);
+        jw_kstring(w, "problem", ran ? NULL : why.s);
+        jw_key(w, "outputs");
+        jw_array(w);
+    } else if (ran) {
+        fprintf(s->out, "%s:\n", sizes);
+    } else {
+        fprintf(s->out, "%s: FAIL: %s\n", sizes, why.len ? why.s : "a model does not run at these sizes");
+    }
+    sb_free(&why);
+    if (ran) {
+        const char **names = xcalloc(a.nout + 1, sizeof *names);
+        for (size_t i = 0; i < a.nout; i++) names[i] = a.m->proto->graph->output[i]->name;
+        for (size_t i = 0; i < a.nout; i++)
+            if (!report_output(s, w, names[i], &a.outputs[i], reference_output(&a, i, NULL, &b, names), o, "  ")) failed++;
+        free(names);
+    }
+    if (w) {
+        jw_array_end(w);
+        jw_kbool(w, "ok", ran && !failed);
+        jw_object_end(w);
+    }
+    if (a.m) stage_run_free(&a);
+    if (b.m) stage_run_free(&b);
+    return ran && !failed;
+}
+
+/* verify A B --shapes ...: every combination of the sizes, the first that fails named. --json:
+ * {"stage", "reference", "seed", "atol", "rtol", "sweep": [{"sizes", "ran", "problem", "outputs",
+ * "ok"}], "failed", "first_failed", "ok"} */
+static int verify_sweep(session *s, run_opts *o, bool json)
+{
+    size_t runs = 1;
+    for (int k = 0; k < o->n_sweep; k++) runs *= (size_t)o->sweep[k].n_sizes;
+    if (runs > RUN_MAX_SWEEP_RUNS) {
+        session_error(s, "verify: --shapes makes %zu combinations of sizes; at most %d", runs, RUN_MAX_SWEEP_RUNS);
+        return 1;
+    }
+    strbuf sb;
+    sb_init(&sb);
+    json_writer jw, *w = json ? &jw : NULL;
+    run_model_ref ra, rb;
+    if (run_model_resolve(s, "verify", o->stages[0], &ra)) return 1;
+    if (run_model_resolve(s, "verify", o->stages[1], &rb)) {
+        run_model_ref_free(&ra);
+        return 1;
+    }
+    /* every dimension the sweep names must be one of A's inputs': checked once, before any run */
+    run_input_set probe;
+    if (run_make_inputs_sized(s, "verify", ra.m, NULL, NULL, o->seed, o, &probe)) {
+        run_model_ref_free(&ra);
+        run_model_ref_free(&rb);
+        return 1;
+    }
+    run_inputs_free(&probe);
+    if (w) {
+        cmd_json_begin(w, &sb, "verify", ra.label);
+        jw_kstring(w, "reference", rb.label);
+        run_json_inputs(w, NULL, o->seed);
+        jw_key(w, "atol");
+        jw_double(w, o->atol);
+        jw_key(w, "rtol");
+        jw_double(w, o->rtol);
+        jw_key(w, "sweep");
+        jw_array(w);
+    }
+    int idx[RUN_MAX_SWEEP_DIMS] = {0};
+    size_t failed = 0;
+    char first[512] = "", sizes[512];
+    int64_t first_at[RUN_MAX_SWEEP_DIMS] = {0};
+    for (size_t r = 0; r < runs && !interrupt_pending(); r++) {
+        for (int k = 0; k < o->n_sweep; k++) o->sweep[k].at = o->sweep[k].sizes[idx[k]];
+        run_sweep_text(o, sizes, sizeof sizes);
+        if (!verify_size(s, o, w, sizes) && !failed++) {
+            snprintf(first, sizeof first, "%s", sizes);
+            for (int k = 0; k < o->n_sweep; k++) first_at[k] = o->sweep[k].at;
+        }
+        for (int k = o->n_sweep - 1; k >= 0; k--) {   /* the next combination, the last dimension fastest */
+            if (++idx[k] < o->sweep[k].n_sizes) break;
+            idx[k] = 0;
+        }
+    }
+    if (w) {
+        jw_array_end(w);
+        jw_kint(w, "failed", (int64_t)failed);
+        jw_kstring(w, "first_failed", failed ? first : NULL);
+        jw_kbool(w, "ok", failed == 0);
+        cmd_json_end(w);
+        session_write(s, sb.s, sb.len);
+    }
+    sb_free(&sb);
+    int rc = 0;
+    if (failed) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "verify: %s and %s differ at %zu of %zu sizes, first at %s",
+                                    ra.label, rb.label, failed, runs, first);
+        /* the same sizes, as --shapes options, for compare to find the node */
+        strbuf again;
+        sb_init(&again);
+        for (int k = 0; k < o->n_sweep; k++) {
+            const run_sweep_dim *d = &o->sweep[k];
+            sb_printf(&again, " --shapes %.*s", (int)d->name_len, d->name);
+            if (d->axis >= 0) sb_printf(&again, ":%d", d->axis);
+            sb_printf(&again, "=%lld", (long long)first_at[k]);
+        }
+        diag_set_hint(dg, "`compare %s %s%s` finds the first node where they part", o->stages[0], o->stages[1], again.s);
+        sb_free(&again);
+        rc = 1;
+    } else if (!json) {
+        fprintf(s->out, "verify: %s and %s agree at all %zu sizes (atol %g, rtol %g)\n", ra.label, rb.label, runs, o->atol,
+                o->rtol);
+    }
+    run_model_ref_free(&ra);
+    run_model_ref_free(&rb);
+    return rc;
+}
+
 int cmd_verify(session *s, int argc, char **argv)
 {
     bool json = cmd_json_flag(&argc, argv);
     run_opts o;
-    if (!run_parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol", 2, &o)) return 1;
+    if (!run_parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol --shapes", 2, &o)) return 1;
     if (!o.expected && o.n_stages < 2) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "verify: nothing to compare with");
         diag_set_hint(dg, "verify [STAGE] --expected FILE, or verify STAGE_A STAGE_B");
@@ -602,30 +955,11 @@ int cmd_verify(session *s, int argc, char **argv)
         session_error(s, "verify: give --expected FILE or a second stage, not both");
         return 1;
     }
-    oe_values inputs = {0}, expected = {0};
-    int rc = 0;
-    if (o.inputs && run_read_values(s, "verify", o.inputs, &inputs)) rc = 1;
-    if (!rc && o.expected && run_read_values(s, "verify", o.expected, &expected)) rc = 1;
-    /* inputs: --inputs, else those the expected file holds (io.json, io.npz), else random */
-    bool exp_has_inputs = false;
-    for (size_t i = 0; i < expected.len; i++) exp_has_inputs |= expected.items[i].role == OE_ROLE_INPUT;
-    const oe_values *in = o.inputs ? &inputs : exp_has_inputs ? &expected : NULL;
-    const char *in_name = o.inputs ? o.inputs : exp_has_inputs ? o.expected : NULL;
-    stage_run a = {0}, b = {0};
-    if (!rc && run_stage_named(s, "verify", o.stages[0], in, in_name, o.seed, &a)) rc = 1;
-    if (!rc && o.n_stages > 1) {
-        /* the second stage gets exactly the first one's inputs, random ones included */
-        oe_values same;
-        run_inputs_as_values(&a.in, &same);
-        char label[512];
-        snprintf(label, sizeof label, "the inputs of %s", a.ref.label);
-        if (run_stage_named(s, "verify", o.stages[1], &same, label, o.seed, &b)) rc = 1;
-        view_values_free(&same);
+    if (o.n_sweep && (o.inputs || o.expected)) {
+        diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "verify: --shapes sizes random inputs; it does not go with %s",
+                                    o.inputs ? "--inputs" : "--expected");
+        diag_set_hint(dg, "verify STAGE_A STAGE_B --shapes NAME=SIZES");
+        return 1;
     }
-    if (!rc) rc = verify_outputs(s, &a, o.expected ? &expected : NULL, &b, &o, in_name, json);
-    if (a.m) stage_run_free(&a);
-    if (b.m) stage_run_free(&b);
-    view_values_free(&inputs);
-    view_values_free(&expected);
-    return rc;
+    return o.n_sweep ? verify_sweep(s, &o, json) : verify_once(s, &o, json);
 }

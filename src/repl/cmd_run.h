@@ -16,14 +16,33 @@
 #include "view/onnx_values.h"
 #include "repl/session.h"
 
-/* `[STAGE|FILE...] [--inputs F] [--seed N] [--save F] [--expected F] [--atol A] [--rtol R]` */
+enum { RUN_MAX_SWEEP_DIMS = 4, RUN_MAX_SWEEP_SIZES = 32, RUN_MAX_SWEEP_RUNS = 256 };
+
+/* The sizes a dynamic dimension takes in random inputs: `--shapes NAME=1,2,7`, NAME a symbol the
+ * model's inputs declare (batch, s77) or INPUT:AXIS (x:0); repeated for several dimensions. */
+typedef struct run_sweep_dim {
+    const char *name;            /* "batch", or the input's name when axis >= 0 */
+    int axis;                    /* -1: NAME is a symbol */
+    size_t name_len;
+    int64_t sizes[RUN_MAX_SWEEP_SIZES];
+    int n_sizes;
+    int64_t at;                  /* the size of the run being made */
+} run_sweep_dim;
+
+/* `[STAGE|FILE...] [--inputs F] [--seed N] [--save F] [--expected F] [--atol A] [--rtol R]
+ * [--shapes NAME=SIZES]` */
 typedef struct run_opts {
     const char *stages[2];       /* named stages or model files, in order (NULL: the current stage) */
     int n_stages;
     const char *inputs, *expected, *save;
     uint64_t seed;
     double atol, rtol;
+    run_sweep_dim sweep[RUN_MAX_SWEEP_DIMS];
+    int n_sweep;                 /* 0: a dynamic dimension takes 2 */
 } run_opts;
+
+/* "batch=7, x:1=3": the sizes of the current run (sweep[i].at), for messages. */
+void run_sweep_text(const run_opts *o, char *buf, size_t cap);
 
 /* `allowed` lists the options the command takes; at most max_stages positional arguments, each a
  * stage name or an existing file. false after reporting. */
@@ -51,6 +70,10 @@ typedef struct run_input_set {
  * messages), else random of the declared types, seeded. -1 after reporting. */
 int run_make_inputs(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
                     uint64_t seed, run_input_set *in);
+/* The same, with the dynamic dimensions of random inputs at the sizes o's sweep is at (o NULL or
+ * without a sweep: 2); a sweep dimension no input declares is an error. */
+int run_make_inputs_sized(session *s, const char *cmd, const ox_model *m, const oe_values *file, const char *file_name,
+                          uint64_t seed, const run_opts *o, run_input_set *in);
 /* The values of `from` as a value file, so that a second model gets exactly the same inputs. */
 void run_inputs_as_values(const run_input_set *from, oe_values *out);
 void run_inputs_free(run_input_set *in);

@@ -23,7 +23,8 @@ const command command_table[] = {
      "inferred element type, rank or dimension that contradicts a declared one is an error naming\n"
      "the node, the value and both types. Each problem is reported with its node; the command\n"
      "fails if there is any."},
-    {"compare", 2, 9, cmd_compare, COMPLETE_STAGE_OR_FORM, "compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]",
+    {"compare", 2, 17, cmd_compare, COMPLETE_STAGE_OR_FORM,
+     "compare A B [--inputs FILE] [--seed N] [--shapes NAME=SIZE] [--atol A] [--rtol R] [--json]",
      "evaluate two stages or models node by node; the first value that differs",
      "Runs A and B (each a stage: onnx, optimized, or exported / decomposed translated as `run`\n"
      "translates them; or an ONNX model file, binary or text) on the same inputs (--inputs FILE, or\n"
@@ -283,7 +284,8 @@ const command command_table[] = {
      "same). A `for` over a known range becomes a while_loop carrying a counter; a `for` with a\n"
      "`break` on a tensor carries a flag too. Example (examples/while_loop.fxsh):\n"
      "  rewrite while_1 while_loop"},
-    {"run", 0, 8, cmd_run, COMPLETE_STAGE_OR_FORM, "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--save FILE.npz] [--json]",
+    {"run", 0, 16, cmd_run, COMPLETE_STAGE_OR_FORM,
+     "run [STAGE|MODEL] [--inputs FILE] [--seed N] [--shapes NAME=SIZE] [--save FILE.npz] [--json]",
      "evaluate a stage and print its outputs",
      "Evaluates the current stage (or STAGE: onnx, optimized, a loaded model; exported and\n"
      "decomposed are first translated to ONNX with the `set` defaults, as `export` would, and that\n"
@@ -294,7 +296,8 @@ const command command_table[] = {
      "...), an .npy or an ONNX TensorProto .pb (one input), or JSON ({\"x\": [[1, 2], [3, 4]]}, or\n"
      "the corpus's io.json). Without it the inputs are random and deterministic, as Polygraphy\n"
      "makes them: floats uniform in [0, 1), integers in [0, 4), bools 50/50, a dynamic dimension\n"
-     "2, seeded by --seed N (default 0).\n"
+     "2 (--shapes NAME=SIZE gives it another: NAME a symbol the inputs declare, batch or s77, or\n"
+     "INPUT:AXIS; repeat it for several), seeded by --seed N (default 0).\n"
      "--save FILE.npz writes the outputs, uncompressed, named after the graph outputs. An op the\n"
      "evaluator does not implement fails with the node's name."},
     {"save", 1, 4, cmd_save, COMPLETE_FILE, "save FILE [--text] [--external-data] [--force]",
@@ -369,8 +372,8 @@ const command command_table[] = {
     {"undo", 0, 0, cmd_undo, COMPLETE_NOTHING, "undo", "take back the last edit",
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
-    {"verify", 0, 13, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [B | --expected FILE] [--inputs F] [--atol A] [--rtol R] [--json]",
+    {"verify", 0, 21, cmd_verify, COMPLETE_STAGE_OR_FORM,
+     "verify [STAGE] [B | --expected FILE] [--inputs F] [--shapes NAME=SIZES] [--atol A] [--rtol R] [--json]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
@@ -383,6 +386,12 @@ const command command_table[] = {
      "second; B is another stage or an ONNX model file (binary or text), e.g.\n"
      "  verify exported optimized\n"
      "  verify optimized onnx_legacy_script.onnx --inputs other.json\n"
+     "--shapes NAME=SIZES sweeps a dynamic dimension (NAME a symbol of A's inputs, batch or s77, or\n"
+     "INPUT:AXIS; SIZES comma-separated, 0 and 1 allowed; repeat it for several dimensions, every\n"
+     "combination runs, at most 256): both stages on random inputs of each size, one block per size,\n"
+     "and the first size where they part named. A model whose inputs say dynamic but whose graph\n"
+     "keeps the example's sizes fails at the others:\n"
+     "  verify exported optimized --shapes batch=0,1,2,7,64\n"
      "`compare A B` finds the first node where two models part."},
     {"weights", 1, 2, cmd_weights, COMPLETE_NOTHING, "weights NAME [--json]",
      "summarise one parameter's values",
