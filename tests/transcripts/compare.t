@@ -49,7 +49,7 @@ first divergence: linear_1 (Gemm node node_linear_1 in both)
 ## Errors: one argument, a file that is not an ONNX model, a missing file, nothing loaded.
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported'
 -c:2: error: compare: wrong number of arguments
-  hint: usage: compare A B [--inputs FILE] [--seed N] [--atol A] [--rtol R] [--json]
+  hint: usage: compare A B [--inputs FILE] [--seed N] [--shapes NAME=SIZE] [--atol A] [--rtol R] [--json]
 ? 1
 $ fxsh -c 'load examples/data/mlp_cond.pt2' -c 'compare exported examples/data/mlp_cond.pt2'
 -c:2: error: compare: examples/data/mlp_cond.pt2 is not an ONNX model
