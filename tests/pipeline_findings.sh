@@ -149,6 +149,20 @@ elif [ "$(grep -c 'inconsistent program' "$tmp/err")" -ne 1 ]; then fail "its us
 else passed=$((passed + 1))
 fi
 
+# Ops whose values were copied through unchecked (no meta rule): each now computes what torch's
+# meta kernel gives (f32 from deg2rad of ints, i64 from argsort, the permuted sizes, f64 from
+# float_power), and an annotation that says otherwise is an error at its line.
+case="readable text: dtype and shape rules of ops that had none"
+timeout 20 "$FXSH" -q -c "load $F/readable_dtype_rules.txt" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
+elif ! grep -q 'readable_dtype_rules.txt:3: error: inconsistent program at %deg2rad (torch.ops.aten.deg2rad.default): computes f32\[2, 3\] but the program declares i64\[2, 3\]' "$tmp/err"; then fail "deg2rad"
+elif ! grep -q ':4: error: .*%argsort .*computes i64\[2, 3\] but the program declares f32\[2, 3\]' "$tmp/err"; then fail "argsort"
+elif ! grep -q ':5: error: .*%permute_copy .*computes f32\[3, 2\] but the program declares f32\[2, 3\]' "$tmp/err"; then fail "permute_copy"
+elif ! grep -q ':6: error: .*%float_power .*computes f64\[2, 3\] but the program declares f32\[2, 3\]' "$tmp/err"; then fail "float_power"
+else passed=$((passed + 1))
+fi
+
 # An ONNX text whose tensor data is elided ('...', as onnx.printer writes raw data it cannot
 # decode): the model has a tensor without values, which check reports and save refuses (found by
 # fuzz/pipeline.py: check passed it and save wrote a model no loader accepts).

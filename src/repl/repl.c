@@ -93,11 +93,16 @@ static int finish_command(session *s, int rc)
         }
         rc = 1;
     }
+    /* a write that failed at one of stdio's own flushes during the command left its errno (no
+     * library call sets errno back to 0); a later unrelated failure may have replaced it, so only
+     * an errno that a write gives is taken as the reason */
+    int earlier = errno;
+    bool write_errno = earlier == ENOSPC || earlier == EPIPE || earlier == EIO || earlier == EFBIG || earlier == EDQUOT;
     errno = 0;
     int bad = fflush(s->out);
-    int err = errno;
+    int err = bad && errno ? errno : write_errno ? earlier : 0;
     if (bad || ferror(s->out)) {
-        session_error(s, "cannot write the output: %s", bad && err ? strerror(err) : "write error");
+        session_error(s, "cannot write the output: %s", err ? strerror(err) : "write error");
         clearerr(s->out);
         output_failed = true;
         rc = 1;
