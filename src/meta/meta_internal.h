@@ -116,6 +116,9 @@ bool mi_wrap_dim(mi_ctx *c, int64_t d, size_t rank, size_t *out);
 /* The tensor-valued parameters, in order (numbers and SymInts are scalars, skipped); false when
  * one has no usable meta. */
 bool mi_tensor_params(mi_ctx *c, mi_tensor **out, size_t *n, size_t cap);
+/* o = the broadcast of the tensor parameters among the first np, with TensorIterator strides
+ * (the `broadcast` shape function; meta_shape.c). */
+bool mi_broadcast_params(mi_ctx *c, mi_out *o, size_t np);
 /* Allocates o->t for n results (zeroed, dtype UNKNOWN); mi_out_one for a single result of the
  * given rank. */
 mi_tensor *mi_out_alloc(mi_ctx *c, mi_out *o, size_t n);

@@ -294,6 +294,24 @@ static bool sh_grid_sampler(mi_ctx *c, mi_out *o)
     return true;
 }
 
+/* loss(self, target, reduction): an elementwise loss (l1, huber, soft margin, BCE with logits):
+ * the broadcast of self and target with reduction 'none' (0), a scalar with 'mean' / 'sum'. */
+static bool sh_loss(mi_ctx *c, mi_out *o)
+{
+    int64_t reduction = 1;
+    if (!mi_is_none(c, 2) && !mi_int_param(c, 2, &reduction))
+        return false;
+    if (reduction < 0 || reduction > 2)
+        return mi_fail(c, "%lld is not a valid value for reduction", (long long)reduction);
+    if (!mi_broadcast_params(c, o, 2))
+        return false;
+    if (reduction == 0)
+        return true;
+    mi_tensor *t = mi_out_one(c, o, 0);
+    mi_contiguous(c, t);
+    return true;
+}
+
 /* adaptive_pool(self, output_size[, nout]): the last dims become output_size. */
 static bool sh_adaptive_pool(mi_ctx *c, mi_out *o)
 {
@@ -508,7 +526,7 @@ static const mi_fn_entry nn_fns[] = {
     MI_FN("linear", 2, 2, sh_linear), MI_FN("conv", 8, 8, sh_conv), MI_FN("pool", 7, 8, sh_pool),
     MI_FN("adaptive_pool", 2, 3, sh_adaptive_pool), MI_FN("upsample", 3, 3, sh_upsample),
     MI_FN("layer_norm", 2, 3, sh_layer_norm), MI_FN("batch_norm", 3, 7, sh_batch_norm),
-    MI_FN("group_norm", 3, 3, sh_group_norm), MI_FN("dup", 2, 2, sh_dup), MI_FN("sdpa", 3, 3, sh_sdpa), MI_FN("grid_sampler", 2, 2, sh_grid_sampler),
+    MI_FN("group_norm", 3, 3, sh_group_norm), MI_FN("dup", 2, 2, sh_dup), MI_FN("sdpa", 3, 3, sh_sdpa), MI_FN("grid_sampler", 2, 2, sh_grid_sampler), MI_FN("loss", 3, 3, sh_loss),
     MI_FN("symbolic_multi", 2, 2, sh_symbolic_multi),
 };
 

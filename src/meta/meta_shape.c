@@ -75,9 +75,17 @@ static bool broadcast_shapes(mi_ctx *c, mi_tensor *const *in, size_t n, mi_tenso
 /* broadcast(a, b, ...): the broadcast shape of the tensor parameters (numbers are scalars). */
 static bool sh_broadcast(mi_ctx *c, mi_out *o)
 {
+    return mi_broadcast_params(c, o, c->np);
+}
+
+bool mi_broadcast_params(mi_ctx *c, mi_out *o, size_t np)
+{
     mi_tensor *in[8];
-    size_t n;
-    if (!mi_tensor_params(c, in, &n, 8))
+    size_t n, all = c->np;
+    c->np = np < all ? np : all;   /* only the first np parameters are operands */
+    bool ok = mi_tensor_params(c, in, &n, 8);
+    c->np = all;
+    if (!ok)
         return false;
     if (!n)
         return mi_fail(c, "no tensor operand");
