@@ -55,6 +55,9 @@ EXTRA_DIST += tests/interrupt.sh
 # The generated man page: version footer, every command, every environment variable read.
 TESTS += tests/man.sh
 EXTRA_DIST += tests/man.sh
+# Size guards under each kind of dynamic dimension, against torch.export's verdicts.
+TESTS += tests/guards.sh
+EXTRA_DIST += tests/guards.sh
 # --json of every inspection command, parsed with jq (skips without it).
 TESTS += tests/json.sh
 EXTRA_DIST += tests/json.sh

@@ -29,12 +29,22 @@
 #include "base/hashmap.h"
 #include "fx/fx_ir.h"
 
+/* How dynamic_shapes declared a dimension (torch.export.Dim): a named Dim, whose range a guard
+ * must not narrow; Dim.AUTO, which a guard may narrow or pin to its example; Dim.DYNAMIC, which a
+ * guard may narrow but not pin. */
+typedef enum { PY_DIM_NAMED, PY_DIM_AUTO, PY_DIM_DYNAMIC } py_dim_kind;
+
 /* A dimension of a user input that export treats as dynamic: its size is the symbol `name`
- * instead of the example's number. */
+ * instead of the example's number. lo / hi (the caller's, may be NULL) hold its range: set to the
+ * declared one (min 2, the 0/1 rule; hi -1 for no bound) before the replay, narrowed by the guards
+ * it decides (lo == hi: pinned to a constant). */
 typedef struct py_eval_dynamic_dim {
     const char *input;   /* placeholder name */
     int axis;
     const char *name;    /* "batch", "s77" */
+    py_dim_kind kind;
+    int64_t min, max;    /* as dynamic_shapes gave them; -1: not given */
+    int64_t *lo, *hi;
 } py_eval_dynamic_dim;
 
 typedef struct py_eval_options {

@@ -282,6 +282,10 @@ pv *pe_control(pe *E, frame *f, const fx_node *n)
         if (v.kind == FX_CTRL_IF && t < 0 && cond->kind == PV_NODE && !(E->o && E->o->keep_loops) && v.sub[1]) {
             const char *const br[2] = {v.sub[0]->name, v.sub[1]->name};
             t = py_guard_decide(cond->u.node, E->src, E->o, pe_qualified_name(E, n), br, pe_loc(E, n), E->d);
+            if (t == -2) {   /* torch's "Constraints violated", reported */
+                E->failed = true;
+                return NULL;
+            }
             guarded = t >= 0;
         }
         if (v.kind == FX_CTRL_IF && t >= 0) {

@@ -15,8 +15,12 @@
 
 /* The truth of condition node `cond` (of the program being built: sym_size.int of inputs,
  * Python integer arithmetic and comparisons) with each dynamic dimension at its example size in
- * `src`; -1 when it reads anything else. When decided, warns (to d, at loc) that %name was
- * specialized to the branch taken (branches[0] when true) on a dynamic dimension, naming the guard and the example's sizes. */
+ * `src`; -1 when it reads anything else. A condition on one dynamic dimension is a guard on its
+ * range, taken as torch.export takes it: the sizes where it keeps its truth (an interval for
+ * comparisons) narrow the range of a Dim.AUTO / Dim.DYNAMIC dimension (its lo / hi; AUTO may be
+ * pinned to the example), with a warning that the ONNX model does not keep the range; a named Dim
+ * whose range it would narrow or pin is torch's "Constraints violated" error with the suggested
+ * fix, reported to d at loc, and -2 is returned. */
 int py_guard_decide(const fx_node *cond, const fx_program *src, const py_eval_options *o, const char *name,
                     const char *const branches[2], diag_loc loc, diag_sink *d);
 

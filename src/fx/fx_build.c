@@ -181,6 +181,21 @@ static fx_program *copy_program(const fx_program *p, bool nodes)
 }
 
 fx_program *fx_program_copy(const fx_program *p) { return copy_program(p, true); }
+
+void fx_program_set_range(fx_program *p, const char *symbol, const char *min, const char *max)
+{
+    for (size_t i = 0; i < p->n_ranges; i++)
+        if (p->ranges[i].symbol && !strcmp(p->ranges[i].symbol, symbol)) {
+            p->ranges[i].min = fx_strdup(p, min);
+            p->ranges[i].max = fx_strdup(p, max);
+            return;
+        }
+    fx_range *r = fx_alloc(p, (p->n_ranges + 1) * sizeof *r);
+    if (p->n_ranges) memcpy(r, p->ranges, p->n_ranges * sizeof *r);
+    r[p->n_ranges] = (fx_range){fx_strdup(p, symbol), fx_strdup(p, min), fx_strdup(p, max)};
+    p->ranges = r;
+    p->n_ranges++;
+}
 fx_program *fx_program_copy_shell(const fx_program *p) { return copy_program(p, false); }
 
 bool fx_program_is_aten(const fx_program *p)

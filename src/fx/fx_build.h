@@ -14,6 +14,10 @@
 /* True when p already is an ATen-level (exported) program. */
 bool fx_program_is_aten(const fx_program *p);
 
+/* Sets symbol's range constraint (min, max as torch prints them: "3", "int_oo"), replacing one
+ * the program has. */
+void fx_program_set_range(fx_program *p, const char *symbol, const char *min, const char *max);
+
 /* Deep copy of a whole program (module tree, graphs, meta, signature, ranges, weights table;
  * weight data is borrowed by the copy, never owned). */
 fx_program *fx_program_copy(const fx_program *p);

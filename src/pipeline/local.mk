@@ -4,4 +4,5 @@ libfxsh_a_SOURCES += \
 	src/pipeline/pl_stages.c \
 	src/pipeline/pl_load.c \
 	src/pipeline/pl_export.c \
-	src/pipeline/settings.c src/pipeline/settings.h
+	src/pipeline/settings.c src/pipeline/settings.h \
+	src/pipeline/dyn_spec.c src/pipeline/dyn_spec.h

@@ -27,6 +27,7 @@
 #include "optimize/optimize.h"
 #include "rewrite/control_flow.h"
 #include "rewrite/rewrite.h"
+#include "pipeline/dyn_spec.h"
 #include "pipeline/pipeline.h"
 
 static const char *const stage_titles[] = {
@@ -183,24 +184,25 @@ static bool apply_io_settings(pl_env *env, ox_model *m, const export_settings *c
     const char *dyn[2] = {cfg->dynamic_shapes, cfg->dynamic_axes};
     for (int k = 0; k < 2; k++) {
         if (!dyn[k]) continue;
-        char *copy = xstrdup(dyn[k]);
-        for (char *save = NULL, *it = strtok_r(copy, ", ", &save); it; it = strtok_r(NULL, ", ", &save)) {
-            char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
-            if (!colon || !eq) {
-                diag_error(env->diag, (diag_loc){0}, "%s: cannot read '%s' (write INPUT:AXIS=NAME, e.g. x:0=batch)",
-                              k ? "dynamic_axes" : "dynamic_shapes", it);
-                free(copy);
-                return false;
-            }
-            *colon = *eq = '\0';
-            if (!ox_set_input_dim_param(m, it, atoi(colon + 1), eq + 1)) {
-                diag_error(env->diag, (diag_loc){0}, "%s: the model has no input %s with axis %s", k ? "dynamic_axes" : "dynamic_shapes",
-                              it, colon + 1);
-                free(copy);
+        dyn_spec spec;
+        char why[300];
+        if (!dyn_spec_parse(dyn[k], &spec, why, sizeof why)) {
+            diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "%s: %s", k ? "dynamic_axes" : "dynamic_shapes", why);
+            diag_set_hint(dg, "write INPUT:AXIS=SPEC items, e.g. x:0=batch, x:0=Dim('batch', min=2, max=64), x:1=AUTO");
+            return false;
+        }
+        for (size_t i = 0; i < spec.n; i++) {
+            const dyn_spec_item *it = &spec.items[i];
+            /* AUTO and DYNAMIC dimensions carry the names capture gave them, or were pinned */
+            if (it->kind != DYN_NAMED) continue;
+            if (!ox_set_input_dim_param(m, it->input, it->axis, it->name)) {
+                diag_error(env->diag, (diag_loc){0}, "%s: the model has no input %s with axis %d", k ? "dynamic_axes" : "dynamic_shapes",
+                           it->input, it->axis);
+                dyn_spec_free(&spec);
                 return false;
             }
         }
-        free(copy);
+        dyn_spec_free(&spec);
     }
     return true;
 }
@@ -673,6 +675,54 @@ static bool fails_before_control_flow(pl_env *env, const fx_program *src)
  * ATen program, and in *spec the specialized copy it may borrow weight data from (free it after
  * the result). NULL after reporting; the partial graph torch prints on a data-dependent `if` goes
  * to report. */
+/* Each dynamic_shapes item names an input of the program (torch's message names the valid keys)
+ * and an axis it has, and the example's size is in the Dim's range. */
+static bool dynamic_dims_valid(pl_env *env, const fx_program *src, const dyn_spec *spec)
+{
+    const fx_graph *g = fx_program_graph(src);
+    for (size_t i = 0; i < spec->n; i++) {
+        const dyn_spec_item *it = &spec->items[i];
+        const fx_node *n = g ? fx_graph_lookup(g, it->input) : NULL;
+        if (!n || n->op != FX_OP_PLACEHOLDER || !user_input(src, n)) {
+            strbuf names = {0}, given = {0};
+            for (const fx_node *q = g ? g->first : NULL; q; q = q->next)
+                if (q->op == FX_OP_PLACEHOLDER && user_input(src, q)) sb_printf(&names, "%s'%s'", names.len ? ", " : "", q->name);
+            for (size_t k = 0; k < spec->n; k++)
+                if (!strstr(given.s ? given.s : "", spec->items[k].input))
+                    sb_printf(&given, "%s'%s'", given.len ? ", " : "", spec->items[k].input);
+            diagnostic *dg = diag_error(env->diag, (diag_loc){0},
+                                        "dynamic_shapes: When `dynamic_shapes` is specified as a dict, its top-level keys "
+                                        "must be the arg names [%s] of `inputs`, but here they are [%s]",
+                                        names.s ? names.s : "", given.s);
+            diag_set_hint(dg, "the inputs of forward(): %s", names.s ? names.s : "none");
+            sb_free(&names);
+            sb_free(&given);
+            return false;
+        }
+        const fx_value *v = n->meta.val;
+        if (!v || v->kind != FX_VAL_TENSOR) continue;   /* export reports an input without example */
+        if ((size_t)it->axis >= v->rank) {
+            diag_error(env->diag, (diag_loc){0}, "dynamic_shapes: %s has %zu dimensions; there is no axis %d", it->input,
+                       v->rank, it->axis);
+            return false;
+        }
+        char *end;
+        long long ex = strtoll(v->sizes[it->axis], &end, 10);
+        if (*end || it->kind == DYN_STATIC) continue;
+        int64_t mn = it->min >= 0 ? it->min : 0;
+        if (ex < mn || (it->max >= 0 && ex > it->max)) {
+            char mx[32];
+            if (it->max >= 0) snprintf(mx, sizeof mx, "%lld", (long long)it->max);
+            else snprintf(mx, sizeof mx, "int_oo");
+            diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "dynamic_shapes: %lld not in range [%lld, %s] (%s, the "
+                                        "example's %s:%d)", ex, (long long)mn, mx, it->name, it->input, it->axis);
+            diag_set_hint(dg, "give an example input inside the range, or widen the Dim");
+            return false;
+        }
+    }
+    return true;
+}
+
 static fx_program *capture_program(pl_env *env, const fx_program *src, const export_settings *cfg, strbuf *report,
                                    fx_program **spec_out, bool legacy_script)
 {
@@ -681,34 +731,76 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
     fx_program *redeclared = redeclare_inputs(env, src, cfg, &bad_inputs);
     if (bad_inputs) return NULL;
     if (redeclared) src = redeclared;
-    /* a loop over a dimension marked dynamic fails as torch fails: it specializes it */
-    cf_dynamic_dim dyn[16];
-    char *dyn_text = cfg->dynamic_shapes ? xstrdup(cfg->dynamic_shapes) : NULL;
-    control_flow_options cfo = {.dynamic = dyn, .keep_loops = legacy_script};
-    for (char *save = NULL, *it = dyn_text ? strtok_r(dyn_text, ", ", &save) : NULL; it && cfo.n_dynamic < 16;
-         it = strtok_r(NULL, ", ", &save)) {
-        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
-        if (!colon || !eq) continue;   /* apply_io_settings reports the malformed entry */
-        *colon = *eq = '\0';
-        dyn[cfo.n_dynamic++] = (cf_dynamic_dim){it, atoi(colon + 1), eq + 1};
+    /* a loop over a dimension marked dynamic fails as torch fails: it specializes it; an `if` on
+     * one is a guard on its range (capture/py_guard.h) */
+    dyn_spec spec = {0};
+    char why[300];
+    if (cfg->dynamic_shapes && !dyn_spec_parse(cfg->dynamic_shapes, &spec, why, sizeof why)) {
+        diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "dynamic_shapes: %s", why);
+        diag_set_hint(dg, "write INPUT:AXIS=SPEC items, e.g. x:0=batch, x:0=Dim('batch', min=2, max=64), x:1=AUTO");
+        if (redeclared) fx_program_free(redeclared);
+        return NULL;
     }
-    int failed = fails_before_control_flow(env, src) || control_flow_export_check_ex(src, &cfo, env->diag, report);
-    fx_program *spec = failed ? NULL : control_flow_specialize_ex(src, &cfo, env->diag);
-    free(dyn_text);
+    cf_dynamic_dim dyn[DYN_SPEC_MAX];
+    int64_t lo[DYN_SPEC_MAX], hi[DYN_SPEC_MAX];
+    size_t of_item[DYN_SPEC_MAX];
+    control_flow_options cfo = {.dynamic = dyn, .keep_loops = legacy_script};
+    bool ok = dynamic_dims_valid(env, src, &spec);
+    for (int pass = 0; ok && pass < 2; pass++) {
+        cfo.n_dynamic = 0;
+        for (size_t i = 0; i < spec.n; i++) {
+            const dyn_spec_item *it = &spec.items[i];
+            if (it->kind == DYN_STATIC) continue;
+            /* an AUTO dimension the first pass pinned is static in the second, as torch leaves it */
+            if (pass == 1 && it->kind == DYN_AUTO && lo[i] == hi[i]) continue;
+            size_t k = cfo.n_dynamic++;
+            of_item[k] = i;
+            lo[i] = it->min > 2 ? it->min : 2;
+            hi[i] = it->max;
+            py_dim_kind kind = it->kind == DYN_AUTO ? PY_DIM_AUTO : it->kind == DYN_DYNAMIC ? PY_DIM_DYNAMIC : PY_DIM_NAMED;
+            dyn[k] = (cf_dynamic_dim){it->input, it->axis, it->name, kind, it->min, it->max, &lo[i], &hi[i]};
+        }
+        ok = !fails_before_control_flow(env, src) && !control_flow_export_check_ex(src, &cfo, env->diag, report);
+        bool pinned = false;
+        for (size_t k = 0; k < cfo.n_dynamic; k++) pinned |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
+        if (!pinned) break;
+    }
+    /* the specializing replay decides the guards again, from the declared ranges: its warnings
+     * (a range narrowed) are the ones shown, and its ranges the ones recorded */
+    for (size_t k = 0; k < cfo.n_dynamic; k++) {
+        const dyn_spec_item *it = &spec.items[of_item[k]];
+        lo[of_item[k]] = it->min > 2 ? it->min : 2;
+        hi[of_item[k]] = it->max;
+    }
+    fx_program *spec_prog = ok ? control_flow_specialize_ex(src, &cfo, env->diag) : NULL;
     if (redeclared) fx_program_free(redeclared);   /* spec is a copy; the weight data is the loaded program's */
     decls d;
-    if (!spec || !parse_inputs(cfg->inputs, &d, env->diag)) {
-        if (spec) fx_program_free(spec);
+    if (!spec_prog || !parse_inputs(cfg->inputs, &d, env->diag)) {
+        if (spec_prog) fx_program_free(spec_prog);
+        dyn_spec_free(&spec);
         return NULL;
     }
+    fx_program *spec_p = spec_prog;
     export_options eo = {.inputs = d.items, .n_inputs = d.len};
-    fx_program *p = export_program(spec, &eo, env->diag);
+    fx_program *p = export_program(spec_p, &eo, env->diag);
     free_decls(&d);
     if (!p) {
-        fx_program_free(spec);
+        fx_program_free(spec_p);
+        dyn_spec_free(&spec);
         return NULL;
     }
-    *spec_out = spec;
+    /* the range constraints torch.export records: each dimension left dynamic, its declared
+     * range narrowed by the guards */
+    for (size_t k = 0; k < cfo.n_dynamic; k++) {
+        size_t i = of_item[k];
+        char mn[32], mx[32];
+        snprintf(mn, sizeof mn, "%lld", (long long)lo[i]);
+        if (hi[i] >= 0) snprintf(mx, sizeof mx, "%lld", (long long)hi[i]);
+        else snprintf(mx, sizeof mx, "int_oo");
+        fx_program_set_range(p, spec.items[i].name, mn, mx);
+    }
+    dyn_spec_free(&spec);
+    *spec_out = spec_p;
     return p;
 }
 
@@ -831,22 +923,22 @@ static bool dynamic_shapes_capturable(const pl_stage *st, const export_settings 
     if (!cfg->dynamic_shapes) return true;
     const fx_program *p = st->fx;
     const fx_graph *g = fx_program_graph(p);
-    char *text = xstrdup(cfg->dynamic_shapes);
+    dyn_spec spec;
+    char why[300];
+    if (!dyn_spec_parse(cfg->dynamic_shapes, &spec, why, sizeof why)) return true;   /* reported where applied */
     strbuf fixed;
     sb_init(&fixed);
-    for (char *save = NULL, *it = strtok_r(text, ", ", &save); it; it = strtok_r(NULL, ", ", &save)) {
-        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL;
-        if (!colon || !eq) continue;   /* malformed: reported where the I/O settings are applied */
-        *colon = '\0';
-        long axis = strtol(colon + 1, NULL, 10);
-        const fx_node *n = g ? fx_graph_lookup(g, it) : NULL;
+    for (size_t i = 0; i < spec.n; i++) {
+        const dyn_spec_item *it = &spec.items[i];
+        if (it->kind == DYN_STATIC) continue;
+        const fx_node *n = g ? fx_graph_lookup(g, it->input) : NULL;
         const fx_value *v = n && n->op == FX_OP_PLACEHOLDER ? n->meta.val : NULL;
-        if (!v || v->kind != FX_VAL_TENSOR || axis < 0 || (size_t)axis >= v->rank) continue;
-        const char *dim = v->sizes[axis];
+        if (!v || v->kind != FX_VAL_TENSOR || (size_t)it->axis >= v->rank) continue;
+        const char *dim = v->sizes[it->axis];
         if (dim[strspn(dim, "0123456789")] == '\0')
-            sb_printf(&fixed, "%s%s:%ld (%s)", fixed.len ? ", " : "", it, axis, dim);
+            sb_printf(&fixed, "%s%s:%d (%s)", fixed.len ? ", " : "", it->input, it->axis, dim);
     }
-    free(text);
+    dyn_spec_free(&spec);
     bool ok = fixed.len == 0;
     if (!ok) {
         diagnostic *dg = diag_error(env->diag, (diag_loc){p->file, 0, 0},

@@ -1,5 +1,6 @@
 /* settings.c — export defaults shown and changed by `set`, overridden per run by `export K=V`. */
 #include "pipeline/settings.h"
+#include "pipeline/dyn_spec.h"
 
 #include <errno.h>
 #include "base/json_write.h"
@@ -61,7 +62,7 @@ static const setting table[] = {
     {"opset_version", S_INT, FIELD(opset_version), "default-domain opset of the ONNX model (18..23)"},
     {"input_names", S_TEXT, FIELD(input_names), "names of the graph inputs, comma-separated"},
     {"output_names", S_TEXT, FIELD(output_names), "names of the graph outputs, comma-separated"},
-    {"dynamic_shapes", S_TEXT, FIELD(dynamic_shapes), "symbolic dims, e.g. x:0=batch"},
+    {"dynamic_shapes", S_TEXT, FIELD(dynamic_shapes), "symbolic dims, e.g. x:0=batch, x:0=Dim('batch', min=2), x:1=AUTO"},
     {"dynamic_axes", S_TEXT, FIELD(dynamic_axes), "legacy form of dynamic_shapes (converted)"},
     {"inputs", S_TEXT, FIELD(inputs), "example inputs of a torch-level graph, e.g. x=f32[4,3]"},
     {"export_params", S_BOOL, FIELD(export_params), "store the weights in the model"},
@@ -83,22 +84,18 @@ static bool parse_bool(const char *v, bool *out)
     return false;
 }
 
-/* dynamic_shapes / dynamic_axes: "INPUT:AXIS=NAME" items separated by commas or spaces. */
+/* dynamic_shapes / dynamic_axes: INPUT:AXIS=SPEC items (pipeline/dyn_spec.h). */
 static bool valid_dims(const char *name, const char *value, diag_sink *d)
 {
-    char *copy = xstrdup(value);
-    bool ok = true;
-    for (char *save = NULL, *it = strtok_r(copy, ", ", &save); it && ok; it = strtok_r(NULL, ", ", &save)) {
-        char *colon = strchr(it, ':'), *eq = colon ? strchr(colon, '=') : NULL, *end = NULL;
-        if (colon && eq) strtol(colon + 1, &end, 10);
-        if (!colon || !eq || colon == it || end != eq || eq == colon + 1 || !eq[1]) {
-            diagnostic *dg = diag_error(d, (diag_loc){0}, "set: %s: cannot read '%s'", name, it);
-            diag_set_hint(dg, "write INPUT:AXIS=NAME items, e.g. x:0=batch,y:1=seq");
-            ok = false;
-        }
+    dyn_spec spec;
+    char why[300];
+    if (dyn_spec_parse(value, &spec, why, sizeof why)) {
+        dyn_spec_free(&spec);
+        return true;
     }
-    free(copy);
-    return ok;
+    diagnostic *dg = diag_error(d, (diag_loc){0}, "set: %s: %s", name, why);
+    diag_set_hint(dg, "write INPUT:AXIS=SPEC items, e.g. x:0=batch,y:1=seq, x:0=Dim('batch', min=2, max=64), x:1=AUTO");
+    return false;
 }
 
 static void unknown_setting(const char *name, diag_sink *d);

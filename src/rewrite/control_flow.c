@@ -298,7 +298,9 @@ static fx_program *replay_python(const fx_program *p, const control_flow_options
     py_eval_dynamic_dim dyn[64];
     py_eval_options po = {.keep_loops = o && o->keep_loops, .dynamic = dyn, .origins = origins};
     for (size_t i = 0; o && i < o->n_dynamic && i < 64; i++)
-        dyn[po.n_dynamic++] = (py_eval_dynamic_dim){o->dynamic[i].input, o->dynamic[i].axis, o->dynamic[i].name};
+        dyn[po.n_dynamic++] = (py_eval_dynamic_dim){o->dynamic[i].input, o->dynamic[i].axis, o->dynamic[i].name,
+                                                    o->dynamic[i].kind, o->dynamic[i].min, o->dynamic[i].max,
+                                                    o->dynamic[i].lo, o->dynamic[i].hi};
     return py_eval_program(p, &po, d);
 }
 

@@ -11,6 +11,7 @@
 
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "capture/py_eval.h"
 #include "fx/fx_ir.h"
 
 /* A dimension of a user input marked dynamic (the dynamic_shapes setting "x:0=batch"). */
@@ -18,6 +19,9 @@ typedef struct cf_dynamic_dim {
     const char *input;   /* placeholder name */
     int axis;
     const char *name;    /* "batch" */
+    py_dim_kind kind;    /* and the rest as py_eval_dynamic_dim's (capture/py_eval.h) */
+    int64_t min, max;
+    int64_t *lo, *hi;
 } cf_dynamic_dim;
 
 typedef struct control_flow_options {

@@ -68,8 +68,8 @@ $ fxsh -c 'set opset_version 99' -c 'set opset_version 0' -c 'load examples/data
 -c:4: error: export: opset_version 24 is out of range: fxsh exports opsets 18..23
   hint: a lower opset (1..17) is raised to 18 with torch's warning, as torch.onnx.export does
 -c:5: error: set: dynamic_shapes: cannot read 'x0=batch'
-  hint: write INPUT:AXIS=NAME items, e.g. x:0=batch,y:1=seq
+  hint: write INPUT:AXIS=SPEC items, e.g. x:0=batch,y:1=seq, x:0=Dim('batch', min=2, max=64), x:1=AUTO
 -c:6: error: set: dynamic_axes: cannot read 'x:first=batch'
-  hint: write INPUT:AXIS=NAME items, e.g. x:0=batch,y:1=seq
+  hint: write INPUT:AXIS=SPEC items, e.g. x:0=batch,y:1=seq, x:0=Dim('batch', min=2, max=64), x:1=AUTO
 -c:9: error: set: verbose takes True or False (or 1/0, on/off, yes/no), not 'maybe'
 ? 1

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""guard_verdicts.py — torch.export's verdicts on size guards under each kind of dynamic dimension,
+for tests/guards.sh: a module `h = fc(x); if COND(x.shape[0]): h * 2 else h - 1` (the corpus's
+python_if_shape; tests/fixtures/guards/ holds its TorchScript for each COND) exported with
+dynamic_shapes {"x": {0: SPEC}}, example x of shape [4, 3]. One line per (COND, SPEC): the outcome,
+the range constraint's bounds (VR[lo, hi]) or the error's lines "Not all values ..." / "You marked
+...", and torch's suggested fix. A developer's tool, run in the reference environment:
+
+    ../shared/tools/onnx-env-run python3 scripts/dev/guard_verdicts.py > tests/fixtures/guards/verdicts.tsv
+"""
+import re
+import sys
+
+import torch
+from torch.export import Dim
+
+CONDS = {  # fixture file -> condition on n = x.shape[0]
+    "python_if_shape": lambda n: n > 2,
+    "if_lt": lambda n: n < 10,
+    "if_eq": lambda n: n == 4,
+    "if_ne": lambda n: n != 5,
+}
+# the fxsh spelling of each spec, and torch's
+SPECS = [
+    ("batch", lambda: Dim("batch")),
+    ("Dim('batch', min=3)", lambda: Dim("batch", min=3)),
+    ("Dim('batch', max=10)", lambda: Dim("batch", max=10)),
+    ("Dim('batch', min=3, max=9)", lambda: Dim("batch", min=3, max=9)),
+    ("AUTO", lambda: Dim.AUTO),
+    ("DYNAMIC", lambda: Dim.DYNAMIC),
+]
+
+
+class M(torch.nn.Module):
+    def __init__(self, cond):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+        self.cond = cond
+
+    def forward(self, x):
+        h = self.fc(x)
+        if self.cond(x.shape[0]):
+            return h * 2
+        return h - 1
+
+
+print("model\tspec\toutcome\tdetail\tsuggested_fix")
+for name, cond in CONDS.items():
+    for spec, make in SPECS:
+        try:
+            ep = torch.export.export(M(cond), (torch.randn(4, 3),), dynamic_shapes={"x": {0: make()}})
+            rc = ep.range_constraints
+            detail = ", ".join(str(v) for v in rc.values())
+            print("%s\t%s\tok\t%s\t" % (name, spec, detail))
+        except Exception as e:
+            text = str(e)
+            what = re.search(r"  - (Not all values.*|You marked .*)", text)
+            fix = re.search(r"Suggested fixes:\n  (.*)", text)
+            print("%s\t%s\terror\t%s\t%s" % (name, spec, what.group(1).split(" If you're")[0] if what else text.splitlines()[0],
+                                             fix.group(1) if fix else ""))
