@@ -62,7 +62,7 @@ static const setting table[] = {
     {"opset_version", S_INT, FIELD(opset_version), "default-domain opset of the ONNX model (18..23)"},
     {"input_names", S_TEXT, FIELD(input_names), "names of the graph inputs, comma-separated"},
     {"output_names", S_TEXT, FIELD(output_names), "names of the graph outputs, comma-separated"},
-    {"dynamic_shapes", S_TEXT, FIELD(dynamic_shapes), "symbolic dims, e.g. x:0=batch, x:0=Dim('batch', min=2), x:1=AUTO"},
+    {"dynamic_shapes", S_TEXT, FIELD(dynamic_shapes), "symbolic dims, e.g. x:0=batch"},
     {"dynamic_axes", S_TEXT, FIELD(dynamic_axes), "legacy form of dynamic_shapes (converted)"},
     {"inputs", S_TEXT, FIELD(inputs), "example inputs of a torch-level graph, e.g. x=f32[4,3]"},
     {"export_params", S_BOOL, FIELD(export_params), "store the weights in the model"},
