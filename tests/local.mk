@@ -47,7 +47,7 @@ REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_
 	tests/transcripts/names.t tests/transcripts/small_things.t tests/transcripts/lowerings.t \
 	tests/transcripts/ep_text.t tests/transcripts/decompose_onnx.t tests/transcripts/torchlib_functions.t \
 	tests/transcripts/torchlib_nn_shape.t tests/transcripts/builtins.t tests/transcripts/settings.t tests/transcripts/reduce.t examples/reduce.t \
-	tests/transcripts/sweep.t
+	tests/transcripts/sweep.t tests/transcripts/guards.t
 
 # Ctrl-C on a terminal (tmux; skips without it) and in scripts.
 TESTS += tests/interrupt.sh

@@ -47,6 +47,39 @@ typedef struct py_eval_dynamic_dim {
     int64_t *lo, *hi;
 } py_eval_dynamic_dim;
 
+/* What a guard did to the range of the dimension it reads (`guards` lists them). */
+typedef enum {
+    PY_GUARD_KEPT,        /* every size of the range takes the branch: nothing specialized */
+    PY_GUARD_NARROWED,    /* the range became [lo, hi] */
+    PY_GUARD_PINNED,      /* the dimension became the constant lo */
+    PY_GUARD_FAILED,      /* a named Dim would have been narrowed or pinned: Constraints violated */
+    PY_GUARD_UNTRACKED    /* several dynamic dimensions: decided for the example, range not followed */
+} py_guard_effect;
+
+/* One guard of a capture: where it is, what it tests, how it was decided and what it did. */
+typedef struct py_guard_record {
+    char *node;              /* the if's qualified name, "if_1" */
+    char *expr;              /* the condition, "batch > 2" */
+    char *symbol;            /* the dimension ("batch"), or the dimensions read ("a, b") */
+    char *input;             /* x of x:0 (NULL when untracked) */
+    int axis;
+    int64_t example;         /* the dimension's example size */
+    int truth;               /* the condition at the example */
+    py_guard_effect effect;
+    int64_t lo, hi;          /* the range after it (hi -1: unbounded) */
+    char *file;              /* the program text line that holds the if */
+    int line;
+    char *source;            /* the Python source line, "/src/models/m.py:13 in forward" (or NULL) */
+} py_guard_record;
+
+/* The guards of the last capture, in the order it decided them (owned: py_guard_log_clear). */
+typedef struct py_guard_log {
+    py_guard_record *items;
+    size_t len, cap;
+} py_guard_log;
+
+void py_guard_log_clear(py_guard_log *log);
+
 typedef struct py_eval_options {
     /* loops computing tensors stay loops unless their trip count is a literal (the TorchScript
      * exporter's route); loops over Python values only are still run */
@@ -57,6 +90,8 @@ typedef struct py_eval_options {
      * the qualified name of the node it replays in p ("if_1", "true_graph_0.if_1"), for
      * messages that name what the user can rewrite; strings live in the result's arena */
     hashmap *origins;
+    /* if set, each guard on dynamic sizes is appended to it */
+    py_guard_log *guards;
 } py_eval_options;
 
 /* o may be NULL. Linear in the number of nodes executed (an unrolled loop counts each time). */

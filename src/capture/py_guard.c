@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/strbuf.h"
 #include "fx/fx.h"
 
@@ -129,6 +130,43 @@ static void literals(const fx_arg *a, int64_t *out, size_t *n, size_t cap, int d
     for (size_t i = 0; i < a->u.node->args->u.seq.len; i++) literals(a->u.node->args->u.seq.items[i], out, n, cap, depth + 1);
 }
 
+void py_guard_log_clear(py_guard_log *log)
+{
+    for (size_t i = 0; i < log->len; i++) {
+        py_guard_record *r = &log->items[i];
+        free(r->node);
+        free(r->expr);
+        free(r->symbol);
+        free(r->input);
+        free(r->file);
+        free(r->source);
+    }
+    free(log->items);
+    memset(log, 0, sizeof *log);
+}
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+/* Appends what a guard did to the options' log (when there is one). */
+static void record(const py_eval_options *o, const fx_node *cond, const char *name, const char *expr, const char *symbol,
+                   const py_eval_dynamic_dim *dd, int64_t example, int truth, py_guard_effect effect, int64_t lo,
+                   int64_t hi, diag_loc loc)
+{
+    py_guard_log *log = o ? o->guards : NULL;
+    if (!log) return;
+    if (log->len == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 8;
+        log->items = xrealloc(log->items, log->cap * sizeof *log->items);
+    }
+    /* the if's Python source: its own meta, else the condition's */
+    const fx_node *src_node = cond;
+    const char *source = src_node && src_node->meta.source ? src_node->meta.source : NULL;
+    log->items[log->len++] = (py_guard_record){
+        .node = xstrdup(name), .expr = xstrdup(expr), .symbol = xstrdup(symbol), .input = dd ? xstrdup(dd->input) : NULL,
+        .axis = dd ? dd->axis : -1, .example = example, .truth = truth, .effect = effect, .lo = lo, .hi = hi,
+        .file = dup_or_null(loc.file), .line = loc.line, .source = dup_or_null(source)};
+}
+
 /* Past this a dimension counts as unbounded (torch's int_oo). */
 #define SIZE_CAP ((int64_t)1 << 40)
 
@@ -241,9 +279,13 @@ static int decide_range(guard_ctx *g, const fx_node *cond, int truth, const char
     int64_t b_open = b >= cap && hi < 0 ? -1 : b;   /* reached the cap of an unbounded range */
     strbuf msg = {0}, hint = {0};
     int r = truth;
+    py_guard_effect effect = PY_GUARD_KEPT;
+    int64_t new_lo = lo, new_hi = hi;
     if (interval && a == lo && b_open == hi) {
         /* every size of the range takes this branch: nothing is specialized */
     } else if (interval && a == b) {
+        effect = dd->kind == PY_DIM_AUTO ? PY_GUARD_PINNED : PY_GUARD_FAILED;
+        new_lo = new_hi = a;
         /* pinned: x.shape[0] == 4 */
         if (dd->kind == PY_DIM_AUTO) {
             if (dd->lo) *dd->lo = a;
@@ -262,6 +304,11 @@ static int decide_range(guard_ctx *g, const fx_node *cond, int truth, const char
             r = -2;
         }
     } else if (dd->kind == PY_DIM_NAMED) {
+        effect = PY_GUARD_FAILED;
+        if (interval) {
+            new_lo = a;
+            new_hi = b_open;
+        }
         sb_printf(&msg, "%%%s: Constraints violated (%s)! Not all values of %s = %s in the specified range", name, dd->name,
                   dd->name, ref);
         given_range(&msg, dd);
@@ -284,6 +331,9 @@ static int decide_range(guard_ctx *g, const fx_node *cond, int truth, const char
                   (long long)g->example);
         r = -2;
     } else if (interval) {
+        effect = PY_GUARD_NARROWED;
+        new_lo = a;
+        new_hi = b_open;
         if (dd->lo) *dd->lo = a;
         if (dd->hi) *dd->hi = b_open;
         char range[64];
@@ -296,6 +346,7 @@ static int decide_range(guard_ctx *g, const fx_node *cond, int truth, const char
         diag_set_hint(dg, "keep both branches with `rewrite %s cond`; check other sizes with `verify exported optimized "
                           "--shapes %s:%d=...`", name, dd->input, dd->axis);
     }
+    record(g->o, cond, name, expr, dd->name, dd, g->example, truth, effect, new_lo, new_hi, loc);
     if (r == -2) {
         diagnostic *dg = diag_error(d, loc, "%s", msg.s);
         if (hint.len) diag_set_hint(dg, "%s", hint.s);
@@ -322,6 +373,7 @@ int py_guard_decide(const fx_node *cond, const fx_program *src, const py_eval_op
         truth = decide_range(&g, cond, truth, name, branches, expr, loc, d);
     } else if (truth >= 0) {
         /* a guard on several dynamic dimensions: decided for the example, the range not followed */
+        record(o, cond, name, expr, g.dims.s, NULL, g.example, truth, PY_GUARD_UNTRACKED, -1, -1, loc);
         diagnostic *dg = diag_warning(d, loc,
                                       "%%%s: the condition `%s` reads the dynamic dimensions %s; torch.export decides it "
                                       "for the example (%s: %s) and keeps only %s, while the dimensions stay dynamic: "

@@ -68,6 +68,7 @@ typedef struct pl_env {
     pl_print_fn print;               /* NULL: torch's own lines are dropped */
     void *print_ctx;
     const char *load_command;        /* the `load` that made the program, for hints (or NULL) */
+    struct py_guard_log *guards;     /* receives the guards of a capture (or NULL) */
 } pl_env;
 
 /* Loads the default op tables into *env->ops if they are not yet; false after reporting. */

@@ -744,9 +744,23 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
     cf_dynamic_dim dyn[DYN_SPEC_MAX];
     int64_t lo[DYN_SPEC_MAX], hi[DYN_SPEC_MAX];
     size_t of_item[DYN_SPEC_MAX];
-    control_flow_options cfo = {.dynamic = dyn, .keep_loops = legacy_script};
+    control_flow_options cfo = {.dynamic = dyn, .keep_loops = legacy_script, .guards = env->guards};
+    if (env->guards) py_guard_log_clear(env->guards);
     bool ok = dynamic_dims_valid(env, src, &spec);
+    py_guard_log pinned = {0};   /* the AUTO dimensions the first pass pinned: gone from the second */
     for (int pass = 0; ok && pass < 2; pass++) {
+        if (env->guards) {
+            for (size_t i = 0; pass == 1 && i < env->guards->len; i++) {
+                if (env->guards->items[i].effect != PY_GUARD_PINNED) continue;
+                if (pinned.len == pinned.cap) {
+                    pinned.cap = pinned.cap ? 2 * pinned.cap : 4;
+                    pinned.items = xrealloc(pinned.items, pinned.cap * sizeof *pinned.items);
+                }
+                pinned.items[pinned.len++] = env->guards->items[i];
+                env->guards->items[i] = (py_guard_record){0};   /* moved */
+            }
+            py_guard_log_clear(env->guards);
+        }
         cfo.n_dynamic = 0;
         for (size_t i = 0; i < spec.n; i++) {
             const dyn_spec_item *it = &spec.items[i];
@@ -772,6 +786,13 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         lo[of_item[k]] = it->min > 2 ? it->min : 2;
         hi[of_item[k]] = it->max;
     }
+    /* the specializing replay records the guards again: the log keeps its, after the pinned */
+    if (ok && env->guards) {
+        py_guard_log_clear(env->guards);
+        *env->guards = pinned;
+        pinned = (py_guard_log){0};
+    }
+    py_guard_log_clear(&pinned);
     fx_program *spec_prog = ok ? control_flow_specialize_ex(src, &cfo, env->diag) : NULL;
     if (redeclared) fx_program_free(redeclared);   /* spec is a copy; the weight data is the loaded program's */
     decls d;

@@ -79,6 +79,9 @@ int cmd_rewrite(session *s, int argc, char **argv);
 int cmd_undo(session *s, int argc, char **argv);
 int cmd_redo(session *s, int argc, char **argv);
 int cmd_history(session *s, int argc, char **argv);
+/* cmd_guards.c */
+int cmd_guards(session *s, int argc, char **argv);
+int cmd_explain(session *s, int argc, char **argv);
 int cmd_save_patch(session *s, int argc, char **argv);
 
 /* cmd_report.c: `export --report FILE.md` and `dot --svg`. What one export run did: */

@@ -60,6 +60,12 @@ const command command_table[] = {
      "-Tsvg) when Graphviz is installed (FXSH_DOT names another dot binary), e.g. to embed the graph\n"
      "in an export report."},
     {"exit", 0, 0, cmd_quit, COMPLETE_NOTHING, "exit", "leave fxsh (same as quit)", NULL},
+    {"explain", 1, 2, cmd_explain, COMPLETE_NOTHING, "explain DIM [--json]",
+     "follow one dynamic dimension through the guards of the last capture",
+     "The guards of the last export on DIM (a dynamic_shapes name, batch, or an input's axis,\n"
+     "x:0), in the order torch.export's tracing decided them, as `guards` shows them, and the\n"
+     "range the dimension ended with: kept, narrowed to VR[lo, hi], pinned to a constant, or the\n"
+     "guard that failed export."},
     {"export", 0, -1, cmd_export, COMPLETE_NOTHING,
      "export [--legacy script|trace] [--inputs FILE] [--seed N] [--report FILE.md|.html] [--json] [NAME=VALUE...]",
      "run every stage: export, decompose, translate, optimize",
@@ -128,6 +134,13 @@ const command command_table[] = {
      "Searches the current graph (and its subgraphs) for nodes whose name or target (ONNX: name,\n"
      "op type or an output) contains TEXT, one line each, without regard to case (`find softmax`\n"
      "lists the Softmax nodes); --case-sensitive matches case exactly. Fails if nothing matches."},
+    {"guards", 0, 1, cmd_guards, COMPLETE_NOTHING, "guards [--json]",
+     "the guards the last capture decided on dynamic sizes",
+     "Every Python `if` on a dynamic size that the last export decided, as torch.export's\n"
+     "ShapeEnv decides it: the node, the condition, its truth for the example, what it did to\n"
+     "the dimension's range (kept it, narrowed it to VR[lo, hi], pinned it to a constant, or\n"
+     "failed: a named Dim would have been narrowed, torch's \"Constraints violated\"), the Python\n"
+     "source line and the line of the loaded program. `explain DIM` follows one dimension."},
     {"help", 0, 1, cmd_help, COMPLETE_COMMAND, "help [COMMAND]",
      "list commands, or describe one",
      "Without an argument lists every command with its usage. `help CMD` describes CMD."},

@@ -15,6 +15,6 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_compare.c \
 	src/repl/cmd_reduce.c src/repl/cmd_reduce.h src/repl/cmd_reduce_export.c src/repl/cmd_reduce_values.c src/repl/cmd_reduce_check.c \
 	src/repl/cmd_trace.c \
-	src/repl/cmd_edit.c src/repl/cmd_edit.h \
+	src/repl/cmd_edit.c src/repl/cmd_edit.h src/repl/cmd_guards.c \
 	src/repl/cmd_json.c \
 	src/repl/cmd_report.c

@@ -36,6 +36,7 @@ void session_free(session *s)
     free(s->undo);
     free(s->redo);
     pl_free_ops(s->ops);
+    py_guard_log_clear(&s->guards);
 }
 
 void session_clear_edits(session *s)
@@ -58,6 +59,7 @@ void session_reset(session *s)
     s->current = -1;
     free(s->load_command);
     s->load_command = NULL;
+    py_guard_log_clear(&s->guards);
 }
 
 void session_stash_stages(session *s, int from, stage_stash *st)
@@ -193,5 +195,5 @@ static void print_torch_text(void *ctx, pl_print_kind kind, const char *text)
 pl_env session_env(session *s)
 {
     return (pl_env){.diag = &s->diag, .ops = &s->ops, .print = print_torch_text, .print_ctx = s,
-                    .load_command = s->load_command};
+                    .load_command = s->load_command, .guards = &s->guards};
 }

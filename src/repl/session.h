@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "base/diag.h"
+#include "capture/py_eval.h"
 #include "pipeline/pipeline.h"
 
 struct fx_program;
@@ -57,6 +58,7 @@ typedef struct session {
     char *failure_text;          /* what torch printed when the last export failed (report), or NULL */
     char *load_command;          /* the `load` that made the stages, as a command line (hints, save-patch) */
     struct ops_registry *ops;    /* op tables, loaded on first use (NULL until then) */
+    py_guard_log guards;         /* the guards of the last capture (`guards`) */
     edit_record *undo;           /* applied edits, oldest first */
     size_t n_undo, cap_undo;
     edit_record *redo;           /* undone edits, most recently undone last */

@@ -296,7 +296,8 @@ static fx_program *replay_python(const fx_program *p, const control_flow_options
                                  diag_sink *d)
 {
     py_eval_dynamic_dim dyn[64];
-    py_eval_options po = {.keep_loops = o && o->keep_loops, .dynamic = dyn, .origins = origins};
+    py_eval_options po = {.keep_loops = o && o->keep_loops, .dynamic = dyn, .origins = origins,
+                          .guards = o ? o->guards : NULL};
     for (size_t i = 0; o && i < o->n_dynamic && i < 64; i++)
         dyn[po.n_dynamic++] = (py_eval_dynamic_dim){o->dynamic[i].input, o->dynamic[i].axis, o->dynamic[i].name,
                                                     o->dynamic[i].kind, o->dynamic[i].min, o->dynamic[i].max,

@@ -27,6 +27,8 @@ typedef struct cf_dynamic_dim {
 typedef struct control_flow_options {
     const cf_dynamic_dim *dynamic;
     size_t n_dynamic;
+    /* if set, the guards the replay decides (capture/py_eval.h) */
+    py_guard_log *guards;
     /* the TorchScript exporter's route (export --legacy script): loops stay loops (ONNX Loop),
      * only Python ifs are checked, and only `for` over a literal range is unrolled */
     bool keep_loops;
