@@ -677,11 +677,11 @@ static bool fails_before_control_flow(pl_env *env, const fx_program *src)
  * to report. */
 /* Each dynamic_shapes item names an input of the program (torch's message names the valid keys)
  * and an axis it has, and the example's size is in the Dim's range. */
-static bool dynamic_dims_valid(pl_env *env, const fx_program *src, const dyn_spec *spec)
+static bool dynamic_dims_valid(pl_env *env, const fx_program *src, dyn_spec *spec)
 {
     const fx_graph *g = fx_program_graph(src);
     for (size_t i = 0; i < spec->n; i++) {
-        const dyn_spec_item *it = &spec->items[i];
+        dyn_spec_item *it = &spec->items[i];
         const fx_node *n = g ? fx_graph_lookup(g, it->input) : NULL;
         if (!n || n->op != FX_OP_PLACEHOLDER || !user_input(src, n)) {
             strbuf names = {0}, given = {0};
@@ -709,6 +709,32 @@ static bool dynamic_dims_valid(pl_env *env, const fx_program *src, const dyn_spe
         char *end;
         long long ex = strtoll(v->sizes[it->axis], &end, 10);
         if (*end || it->kind == DYN_STATIC) continue;
+        if (ex == 0 || ex == 1) {
+            /* the 0/1 rule: torch.export specializes a size-0 or size-1 example to that size */
+            if (it->kind == DYN_AUTO) {
+                diag_warning(env->diag, (diag_loc){0}, "dynamic_shapes: dimension inputs['%s'].shape[%d] 0/1 specialized; "
+                             "Dim.AUTO was specified along with a sample input with hint = %lld (it stays static)",
+                             it->input, it->axis, ex);
+                it->kind = DYN_STATIC;
+                continue;
+            }
+            diagnostic *dg;
+            if (it->kind == DYN_DYNAMIC)
+                dg = diag_error(env->diag, (diag_loc){0}, "dynamic_shapes: Found the following conflicts between "
+                                "user-specified ranges and inferred ranges from model tracing: Received user-specified "
+                                "dim hint Dim.DYNAMIC(min=None, max=None), but export 0/1 specialized due to hint of %lld "
+                                "for dimension inputs['%s'].shape[%d].", ex, it->input, it->axis);
+            else
+                dg = diag_error(env->diag, (diag_loc){0}, "dynamic_shapes: Constraints violated (%s)! You marked %s as "
+                                "dynamic but your code specialized it to be a constant (%lld) (the example's size: "
+                                "torch.export specializes sizes 0 and 1)", it->name, it->name, ex);
+            if (it->kind == DYN_DYNAMIC)
+                diag_set_hint(dg, "give an example of size 2 or more, or use %s:%d=AUTO", it->input, it->axis);
+            else
+                diag_set_hint(dg, "Suggested fixes: %s = %lld, i.e. %s:%d=STATIC; or give an example of size 2 or more",
+                              it->name, ex, it->input, it->axis);
+            return false;
+        }
         int64_t mn = it->min >= 0 ? it->min : 0;
         if (ex < mn || (it->max >= 0 && ex > it->max)) {
             char mx[32];
