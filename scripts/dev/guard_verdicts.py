@@ -20,6 +20,7 @@ CONDS = {  # fixture file -> condition on n = x.shape[0]
     "if_lt": lambda n: n < 10,
     "if_eq": lambda n: n == 4,
     "if_ne": lambda n: n != 5,
+    "if_ge": lambda n: n >= 0,
 }
 # the fxsh spelling of each spec, and torch's
 SPECS = [

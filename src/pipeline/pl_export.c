@@ -841,6 +841,9 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
     for (size_t k = 0; k < cfo.n_dynamic; k++) {
         size_t i = of_item[k];
         char mn[32], mx[32];
+        /* a named Dim keeps the range it was given (no guard may narrow it; sizes 0 and 1 stay
+         * in it, as torch records them); AUTO and DYNAMIC start at 2, the 0/1 rule */
+        if (spec.items[i].kind == DYN_NAMED) lo[i] = spec.items[i].min >= 0 ? spec.items[i].min : 0;
         snprintf(mn, sizeof mn, "%lld", (long long)lo[i]);
         if (hi[i] >= 0) snprintf(mx, sizeof mx, "%lld", (long long)hi[i]);
         else snprintf(mx, sizeof mx, "int_oo");

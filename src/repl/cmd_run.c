@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "view/onnx_compare.h"
 #include "eval/onnx_eval.h"
+#include "fx/fx.h"
 #include "onnx/onnx_ir.h"
 #include "view/onnx_npz.h"
 #include "view/onnx_repr.h"
@@ -490,6 +491,41 @@ static void stage_run_free(stage_run *r)
     memset(r, 0, sizeof *r);
 }
 
+/* An exported program runs only on inputs its range constraints allow, as torch's ep.module()
+ * refuses the others ("Guard failed: x.size()[0] >= 3"): the ONNX model it is translated into
+ * keeps no ranges, so they are checked here. -1 after reporting. */
+static int check_ranges(session *s, const char *cmd, const char *stage_name, const run_input_set *in)
+{
+    int idx = stage_name ? session_stage_index(stage_name) : s->current;
+    const fx_program *p = idx >= 0 && s->stages[idx].kind == PL_FX ? s->stages[idx].fx : NULL;
+    const fx_graph *g = p ? fx_program_graph(p) : NULL;
+    if (!g || !p->n_ranges) return 0;
+    for (size_t i = 0; i < in->n; i++) {
+        const fx_node *n = fx_graph_lookup(g, in->named[i].name);
+        const fx_value *v = n && n->op == FX_OP_PLACEHOLDER ? n->meta.val : NULL;
+        const oe_tensor *t = in->named[i].value;
+        if (!v || v->kind != FX_VAL_TENSOR || t->kind != OE_KIND_TENSOR || (int)v->rank != t->rank) continue;
+        for (size_t k = 0; k < v->rank; k++)
+            for (size_t r = 0; r < p->n_ranges; r++) {
+                const fx_range *rg = &p->ranges[r];
+                if (!rg->symbol || strcmp(rg->symbol, v->sizes[k])) continue;
+                long long lo = rg->min ? strtoll(rg->min, NULL, 10) : 0;
+                bool bounded = rg->max && strcmp(rg->max, "int_oo");
+                long long hi = bounded ? strtoll(rg->max, NULL, 10) : 0;
+                long long got = (long long)t->dims[k];
+                if (got >= lo && (!bounded || got <= hi)) continue;
+                diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "%s: %s: Guard failed: %s.size()[%zu] %s %lld (the "
+                                            "input's size is %lld; %s is in VR[%s, %s])", cmd, stage_name ? stage_name : "the stage",
+                                            n->name, k, got < lo ? ">=" : "<=", got < lo ? lo : hi, got, rg->symbol,
+                                            rg->min ? rg->min : "?", rg->max ? rg->max : "?");
+                diag_set_hint(dg, "torch's ep.module() refuses this input too; the ONNX model, whose inputs cannot say a "
+                                  "range, does not: `guards` shows what narrowed it");
+                return -1;
+            }
+    }
+    return 0;
+}
+
 static int run_stage_named(session *s, const char *cmd, const char *name, const oe_values *file, const char *file_name,
                            uint64_t seed, const run_opts *o, stage_run *r)
 {
@@ -498,7 +534,8 @@ static int run_stage_named(session *s, const char *cmd, const char *name, const 
     r->m = r->ref.m;
     r->nout = r->m->proto->graph->n_output;
     r->outputs = xcalloc(r->nout + 1, sizeof *r->outputs);
-    if (run_make_inputs_sized(s, cmd, r->m, file, file_name, seed, o, &r->in) || evaluate(s, cmd, r->m, &r->in, r->outputs)) {
+    if (run_make_inputs_sized(s, cmd, r->m, file, file_name, seed, o, &r->in) || check_ranges(s, cmd, name, &r->in) ||
+        evaluate(s, cmd, r->m, &r->in, r->outputs)) {
         r->nout = 0;
         stage_run_free(r);
         return -1;
@@ -784,8 +821,9 @@ static int verify_once(session *s, const run_opts *o, bool json)
 }
 
 /* One size of a sweep: both stages on the same random inputs, each output judged; true when all
- * pass. An evaluation that fails (a model static where its inputs say dynamic) fails the size. */
-static bool verify_size(session *s, const run_opts *o, json_writer *w, const char *sizes)
+ * pass. An evaluation that fails (a model static where its inputs say dynamic, an exported
+ * program's range) fails the size; *ran says whether both ran. */
+static bool verify_size(session *s, const run_opts *o, json_writer *w, const char *sizes, bool *ran_out)
 {
     stage_run a = {0}, b = {0};
     /* an evaluation that fails belongs to its size's line, not to the end of the command */
@@ -808,7 +846,9 @@ static bool verify_size(session *s, const run_opts *o, json_writer *w, const cha
         const char *msg = s->diag.items[i].message;
         if (s->diag.items[i].severity != DIAG_ERROR) continue;
         if (!strncmp(msg, "verify: ", 8)) msg += 8;
-        sb_printf(&why, "%s%s: %s", why.len ? "; " : "", failing ? failing : "", msg);
+        size_t fl = failing ? strlen(failing) : 0;
+        bool named = fl && !strncmp(msg, failing, fl) && msg[fl] == ':';   /* says its stage already */
+        sb_printf(&why, "%s%s%s%s", why.len ? "; " : "", named || !failing ? "" : failing, named || !failing ? "" : ": ", msg);
     }
     diag_free(&s->diag);
     s->diag = outer;
@@ -849,6 +889,7 @@ static bool verify_size(session *s, const run_opts *o, json_writer *w, const cha
     }
     if (a.m) stage_run_free(&a);
     if (b.m) stage_run_free(&b);
+    *ran_out = ran;
     return ran && !failed;
 }
 
@@ -895,12 +936,15 @@ static int verify_sweep(session *s, run_opts *o, bool json)
     size_t failed = 0;
     char first[512] = "", sizes[512];
     int64_t first_at[RUN_MAX_SWEEP_DIMS] = {0};
+    bool first_ran = false;
     for (size_t r = 0; r < runs && !interrupt_pending(); r++) {
         for (int k = 0; k < o->n_sweep; k++) o->sweep[k].at = o->sweep[k].sizes[idx[k]];
         run_sweep_text(o, sizes, sizeof sizes);
-        if (!verify_size(s, o, w, sizes) && !failed++) {
+        bool ran;
+        if (!verify_size(s, o, w, sizes, &ran) && !failed++) {
             snprintf(first, sizeof first, "%s", sizes);
             for (int k = 0; k < o->n_sweep; k++) first_at[k] = o->sweep[k].at;
+            first_ran = ran;
         }
         for (int k = o->n_sweep - 1; k >= 0; k--) {   /* the next combination, the last dimension fastest */
             if (++idx[k] < o->sweep[k].n_sizes) break;
@@ -929,7 +973,10 @@ static int verify_sweep(session *s, run_opts *o, bool json)
             if (d->axis >= 0) sb_printf(&again, ":%d", d->axis);
             sb_printf(&again, "=%lld", (long long)first_at[k]);
         }
-        diag_set_hint(dg, "`compare %s %s%s` finds the first node where they part", o->stages[0], o->stages[1], again.s);
+        if (first_ran)
+            diag_set_hint(dg, "`compare %s %s%s` finds the first node where they part", o->stages[0], o->stages[1], again.s);
+        else
+            diag_set_hint(dg, "at %s a model does not run (its line above says why): no value was compared", first);
         sb_free(&again);
         rc = 1;
     } else if (!json) {

@@ -10,7 +10,7 @@ batch=3:
   PASS y: max abs diff 0, max rel diff 0
 batch=7: FAIL: onnx: node flat (Reshape): cannot reshape 42 elements into 18
 -c:2: error: verify: onnx and tests/fixtures/sweep/dynamic_graph.onnx.txt differ at 2 of 3 sizes, first at batch=1
-  hint: `compare onnx tests/fixtures/sweep/dynamic_graph.onnx.txt --shapes batch=1` finds the first node where they part
+  hint: at batch=1 a model does not run (its line above says why): no value was compared
 ? 1
 
 ## The same as JSON: one object per size, the evaluation's problem where a model does not run.
