@@ -43,5 +43,19 @@ while IFS="$tab" read -r model spec batch outcome detail fix <&3; do
         passed=$((passed + 1))
     fi
 done 3<"$F/verdicts.tsv"
+# The corpus's torch-level case with a dynamic dimension: torch.export's range constraint as the
+# corpus recorded it (exported.program.txt), from fxsh's own capture of the TorchScript.
+c=${FXSH_CORPUS:-$top/../shared/corpus}/fx/dynamic_batch
+if [ -f "$c/torchscript.txt" ]; then
+    want=$(sed -n 's/^Range constraints: {[a-z0-9]*: \(VR\[[^]]*\]\)}$/\1/p' "$c/exported.program.txt")
+    "$FXSH" -q -c "load $c/torchscript.txt --input x=f32[3,2,3] --weights $c/program.pt2" \
+        -c "export dynamic_shapes=\"x:0=Dim('batch', min=1, max=1024)\"" -c "show exported program" >"$tmp/out" 2>"$tmp/err" </dev/null
+    if [ -n "$want" ] && grep -qF ": $want}" "$tmp/out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL corpus dynamic_batch: torch records '$want'; fxsh: $(grep '^Range' "$tmp/out") $(head -c 300 "$tmp/err")"
+    fi
+fi
 echo "guards: $passed of $((passed + failed)) agree with torch.export"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
