@@ -243,6 +243,25 @@ elif ! grep -q 'check: ok' "$tmp/out"; then fail "no 'check: ok'"
 else passed=$((passed + 1))
 fi
 
+# Found by fuzz/pipeline.py's second long run (ASan: an allocation of 2^64 - 32 bytes and a heap
+# overflow building adaptive pooling's window matrix from an output size of -2): refused at load,
+# as torch's meta kernel refuses it.
+expect_refused "adaptive_avg_pool3d of output size -2" \
+    "${node}adaptive_avg_pool3d .*elements of output_size must be greater than or equal to 0, but got -2" \
+    adaptive_pool_output_minus2.pt2
+# ... and (UBSan: a NULL member access) TorchScript calling aten::neg with no operand: an error at
+# the node.
+case="TorchScript operator without an operand"
+rm -f "$tmp/o.onnx"
+timeout 20 "$FXSH" -q -c "load $F/ts_operator_without_operand.txt --input x=f32[2,3]" -c export -c "save $tmp/o.onnx" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
+elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
+elif ! grep -q 'ts_operator_without_operand.txt:4: error: export: operator.neg called without an operand (node %neg)' "$tmp/err"; then fail "no error at the node"
+elif [ -e "$tmp/o.onnx" ]; then fail "a model was written"
+else passed=$((passed + 1))
+fi
+
 # The program they were edited from is consistent: it exports and saves a model check accepts.
 case="the original archive"
 src=$top/tests/fixtures/fuzz/pipeline/original.pt2

@@ -353,6 +353,9 @@ static pv *python_operator(pe *E, frame *f, const fx_node *n, pv **a, size_t na,
     *final = true;
     if (!strncmp(t, "operator.", 9)) {
         const char *op = t + 9;
+        /* every Python operator takes an operand (an edited file can call one with none) */
+        if (na == 0)
+            return pe_fail(E, n, "%s called without an operand", t);
         if (!strcmp(op, "getitem") && na == 2) {
             r = py_getitem(&E->a, a[0], a[1]);
             if (!r && a[0]->kind == PV_NODE) {

@@ -323,6 +323,8 @@ static bool sh_adaptive_pool(mi_ctx *c, mi_out *o)
         return false;
     if (n > x->rank)
         return mi_fail(c, "output_size has more entries than the input has dims");
+    if (!check_at_least(c, os, n, 0, "elements of output_size must be greater than or equal to 0"))
+        return false;
     mi_tensor *t = mi_out_alloc(c, o, (size_t)nout);
     o->list = nout > 1;
     t->rank = x->rank;

@@ -6,6 +6,7 @@
  * window indices, a Transpose). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "translate/translate_internal.h"
@@ -267,6 +268,9 @@ static bool b_repeat_interleave(tx *t, const fx_node *n, const op_rule *rule, co
     return true;
 }
 
+/* The largest window matrix (in * out floats, 64 MB) an adaptive average is lowered with. */
+#define TX_MAX_WINDOW_CELLS ((int64_t)1 << 24)
+
 /* The [in, out] matrix of an adaptive average over one dimension: column j averages the window
  * [floor(j * in / out), ceil((j + 1) * in / out)). */
 static const char *window_matrix(tx *t, int64_t in, int64_t out, int dtype)
@@ -314,6 +318,18 @@ bool tx_adaptive_avg_by_matmul(tx *t, const fx_node *n, const char *x, const int
     const char *out = tx_one_output(t, n), *name = tx_node_name_of(t, n);
     const int64_t *in = sz + r - k;
     int dt = tx_onnx_dtype_of_node(n);
+    /* each pooled dim becomes an [in, out] matrix of constants: both sizes known and positive,
+     * and the matrix of a size a model can carry */
+    for (size_t i = 0; i < k; i++) {
+        int64_t cells;
+        if (in[i] <= 0 || os[i] <= 0 || __builtin_mul_overflow(in[i], os[i], &cells) || cells > TX_MAX_WINDOW_CELLS) {
+            char what[200];
+            snprintf(what, sizeof what, "adaptive average pool from %lld to %lld: the window matrix needs positive sizes "
+                     "of at most %lld cells in all", (long long)in[i], (long long)os[i], (long long)TX_MAX_WINDOW_CELLS);
+            tx_fail_node(t, n, what);
+            return false;
+        }
+    }
     int64_t numel = 1, *oshape = arena_alloc(&t->a, r * sizeof *oshape);
     for (size_t i = 0; i < r; i++) {
         numel = sz[i] < 0 || numel < 0 ? -1 : numel * sz[i];
