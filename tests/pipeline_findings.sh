@@ -163,6 +163,18 @@ elif ! grep -q ':6: error: .*%float_power .*computes f64\[2, 3\] but the program
 else passed=$((passed + 1))
 fi
 
+# ... and shape rules of ops that had none: pixel_shuffle's [C / r^2, H * r, W * r], glu's check
+# that the halved dim is even (torch's message), eye(n, m)'s [n, m].
+case="readable text: shape rules of ops that had none"
+timeout 20 "$FXSH" -q -c "load $F/readable_shape_rules.txt" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
+elif ! grep -q ':3: error: .*%pixel_shuffle .*computes f32\[2, 2, 8, 8\] but the program declares f32\[2, 8, 8, 8\]' "$tmp/err"; then fail "pixel_shuffle"
+elif ! grep -q ':4: error: .*%glu .*Halving dimension must be even, but dimension 1 is size 3' "$tmp/err"; then fail "glu"
+elif ! grep -q ':5: error: .*%eye .*computes f32\[3, 4\] but the program declares f32\[3, 3\]' "$tmp/err"; then fail "eye"
+else passed=$((passed + 1))
+fi
+
 # An ONNX text whose tensor data is elided ('...', as onnx.printer writes raw data it cannot
 # decode): the model has a tensor without values, which check reports and save refuses (found by
 # fuzz/pipeline.py: check passed it and save wrote a model no loader accepts).

@@ -396,6 +396,78 @@ static bool sh_scalar(mi_ctx *c, mi_out *o)
     return true;
 }
 
+/* dims(n[, m]): a new 1-D tensor of n (linspace's steps, histc's bins) or 2-D of [n, m] (eye:
+ * m defaults to n), each size an int or SymInt and not negative. */
+static bool sh_dims(mi_ctx *c, mi_out *o)
+{
+    sx *d[2] = {mi_sx_param(c, 0), c->np > 1 && !mi_is_none(c, 1) ? mi_sx_param(c, 1) : NULL};
+    if (!d[0])
+        return false;
+    size_t rank = c->np > 1 ? 2 : 1;
+    if (rank == 2 && !d[1])
+        d[1] = d[0];
+    mi_tensor *t = mi_out_one(c, o, rank);
+    for (size_t i = 0; i < rank; i++) {
+        int64_t v;
+        if (sx_is_int(d[i], &v) && v < 0)
+            return mi_fail(c, "negative dimension %lld", (long long)v);
+        t->size[i] = d[i];
+    }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* halve(x, dim): x's shape with dim halved (glu: the two halves multiply); the dim must be even. */
+static bool sh_halve(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    int64_t d, v;
+    size_t k;
+    if (!x || !mi_int_param(c, 1, &d) || !mi_wrap_dim(c, d, x->rank, &k))
+        return false;
+    if (!x->rank)
+        return mi_fail(c, "glu does not support scalars because halving size must be even");
+    if (sx_is_int(x->size[k], &v) && v % 2)
+        return mi_fail(c, "Halving dimension must be even, but dimension %zu is size %lld", k, (long long)v);
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    memcpy(t->size, x->size, sizeof t->size);
+    t->size[k] = sx_floordiv(c->a, x->size[k], sx_int(c->a, 2));
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* pixel_shuffle(x, r, inverse): [.., C, H, W] to [.., C / r^2, H * r, W * r] (inverse:
+ * pixel_unshuffle, [.., C * r^2, H / r, W / r]), with ATen's divisibility checks. */
+static bool sh_pixel_shuffle(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    int64_t r, inverse, v;
+    if (!x || !mi_int_param(c, 1, &r) || !mi_int_param(c, 2, &inverse))
+        return false;
+    if (x->rank < 3)
+        return mi_fail(c, "pixel_%sshuffle expects input to have at least 3 dimensions, but got input with %zu dimension(s)",
+                       inverse ? "un" : "", x->rank);
+    if (r <= 0)
+        return mi_fail(c, "pixel_%sshuffle expects a positive %s_factor, but got %lld", inverse ? "un" : "",
+                       inverse ? "downscale" : "upscale", (long long)r);
+    size_t C = x->rank - 3, H = C + 1, W = C + 2;
+    sx *rr = sx_int(c->a, r), *r2 = sx_int(c->a, r * r);
+    if (!inverse && sx_is_int(x->size[C], &v) && v % (r * r))
+        return mi_fail(c, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                          "upscale_factor, but input.size(-3)=%lld is not divisible by %lld", (long long)v, (long long)(r * r));
+    for (size_t i = H; inverse && i <= W; i++)
+        if (sx_is_int(x->size[i], &v) && v % r)
+            return mi_fail(c, "pixel_unshuffle expects %s to be divisible by downscale_factor, but input.size(%d)=%lld is "
+                              "not divisible by %lld", i == H ? "height" : "width", i == H ? -2 : -1, (long long)v, (long long)r);
+    mi_tensor *t = mi_out_one(c, o, x->rank);
+    memcpy(t->size, x->size, sizeof t->size);
+    t->size[C] = inverse ? sx_mul(c->a, x->size[C], r2) : sx_floordiv(c->a, x->size[C], r2);
+    t->size[H] = inverse ? sx_floordiv(c->a, x->size[H], rr) : sx_mul(c->a, x->size[H], rr);
+    t->size[W] = inverse ? sx_floordiv(c->a, x->size[W], rr) : sx_mul(c->a, x->size[W], rr);
+    mi_contiguous(c, t);
+    return true;
+}
+
 /* like(self[, memory_format]): self's shape; its layout unless contiguous_format is asked. */
 static bool sh_like(mi_ctx *c, mi_out *o)
 {
@@ -552,7 +624,8 @@ static const mi_fn_entry shape_fns[] = {
     MI_FN("like", 1, 2, sh_like), MI_FN("arange", 3, 3, sh_arange), MI_FN("pad", 2, 2, sh_pad),
     MI_FN("repeat", 2, 2, sh_repeat), MI_FN("none", 0, 0, sh_none), MI_FN("sym_size", 2, 2, sh_sym_size),
     MI_FN("sym_stride", 2, 2, sh_sym_stride), MI_FN("sym_numel", 1, 1, sh_sym_numel),
-    MI_FN("sizes", 1, 1, sh_sizes),
+    MI_FN("sizes", 1, 1, sh_sizes), MI_FN("dims", 1, 2, sh_dims), MI_FN("halve", 2, 2, sh_halve),
+    MI_FN("pixel_shuffle", 3, 3, sh_pixel_shuffle),
 };
 
 const builtin_family mi_shape_builtins = BUILTIN_FAMILY("shape", shape_fns);
