@@ -11,6 +11,7 @@
 #include "base/interrupt.h"
 #include "capture/export.h"
 #include "decompose/decompose.h"
+#include "tables/aten_schemas.h"
 #include "decompose/decompose_internal.h"
 #include "decompose/functionalize.h"
 #include "fx/fx_build.h"
@@ -378,11 +379,29 @@ static const char *functional_target(dctx *c, const char *t)
     return fx_strdup(c->dst, buf);
 }
 
-/* Nodes eliminate_dead_code keeps although unused: side effects and mutations. */
+/* Whether an ATen overload's schema mutates an argument ("Tensor(a!) self"): torch's
+ * schema.is_mutable. */
+static bool mutates(const char *target)
+{
+    const char *schema = aten_schemas_lookup(target, NULL);
+    const char *ret = schema ? strstr(schema, ") -> ") : NULL;
+    for (const char *p = schema; p && p < ret; p++)
+        if (*p == '!') return true;
+    return false;
+}
+
+/* Nodes eliminate_dead_code keeps although unused: side effects and mutations, as torch's
+ * node.is_impure() has them — and a custom op's call, whose schema the program does not carry
+ * (an unused call of a mutating one, torch.library's `mutates_args`, is its whole effect). */
 static bool impure(const fx_node *n)
 {
-    return n->op != FX_OP_CALL_FUNCTION || strstr(n->target, "._assert") || strstr(n->target, "sym_constrain_range") ||
-           strstr(n->target, "_record_function") || inplace_name_len(n->target);
+    if (n->op != FX_OP_CALL_FUNCTION) return true;
+    const char *t = n->target;
+    if (strstr(t, "._assert") || strstr(t, "sym_constrain_range") || strstr(t, "_record_function") ||
+        inplace_name_len(t))
+        return true;
+    if (!strncmp(t, "torch.ops.aten.", 15)) return mutates(t);
+    return !strncmp(t, "torch.ops.", 10) && strncmp(t, "torch.ops.prims.", 16) && strncmp(t, "torch.ops.higher_order.", 23);
 }
 
 typedef struct dce_ctx {
@@ -763,13 +782,22 @@ fx_program *decompose_program(const fx_program *src, decomp_table which, diag_si
         diag_set_hint(dg, "run export first");
         return NULL;
     }
-    dctx c = { .src = src, .which = which, .d = d };
-    if (!dc_load_rules(&c))
+    bool autocast_failed;
+    fx_program *cast = decompose_apply_autocast(src, d, &autocast_failed);
+    if (autocast_failed)
         return NULL;
+    if (cast)
+        src = cast;
+    dctx c = { .src = src, .which = which, .d = d };
+    if (!dc_load_rules(&c)) {
+        if (cast) fx_program_free(cast);
+        return NULL;
+    }
     c.dst = fx_program_copy_shell(src);
     c.scratch = fx_program_new(NULL);
     bool ok = rebuild_module(&c, src->root, c.dst->root, true);
     fx_program_free(c.scratch);
+    if (cast) fx_program_free(cast);   /* the result borrows weight data, never the copy's nodes */
     if (!ok) {
         if (!d->errors && !interrupt_pending())
             diag_error(d, (diag_loc){ src->file, 0, 0 }, "decompose: failed");

@@ -25,4 +25,9 @@ fx_program *decompose_program(const fx_program *exported, decomp_table which, di
  * each bad rule at name:line. */
 bool decompose_rules_check(const char *name, const char *text, size_t len, diag_sink *d);
 
+/* The program with its torch.autocast regions' casts made explicit (decomp_autocast.c), a copy
+ * the caller frees; NULL when it has no region to rewrite, or after reporting (*failed: a region
+ * on a device whose policy fxsh does not apply). */
+fx_program *decompose_apply_autocast(const fx_program *src, diag_sink *d, bool *failed);
+
 #endif

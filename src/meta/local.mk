@@ -7,6 +7,7 @@ libfxsh_a_SOURCES += src/meta/meta_sym.h src/meta/meta_sym.c \
 	src/meta/meta_rules.h src/meta/meta_rules.c \
 	src/meta/meta_infer.h src/meta/meta_infer.c \
 	src/meta/meta_verify.h src/meta/meta_verify.c \
+	src/meta/meta_autocast.h src/meta/meta_autocast.c \
 	src/meta/meta_layout.h src/meta/meta_layout.c
 
 metadir = $(pkgdatadir)/meta

@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "fx/fx_control.h"
 #include "fx/fx_format.h"
+#include "meta/meta_autocast.h"
 #include "meta/meta_infer.h"
 #include "tables/aten_schemas.h"
 
@@ -22,6 +23,7 @@
 typedef struct verifier {
     fx_program *p;
     const meta_rules *rules;
+    autocast_regions autocast;   /* torch.autocast regions: their ops' dtypes are autocast's */
     diag_sink *d;
     arena keys;
     hashmap bad;       /* nodes reported (key: address): their users are not compared again */
@@ -133,6 +135,18 @@ static bool binds_to_schema(verifier *V, const fx_node *n, char *why, size_t cap
     return true;
 }
 
+/* In an enabled autocast region the op's float result is in the dtype autocast runs it in. */
+static void autocast_dtype(const verifier *V, const fx_node *n, fx_value *got)
+{
+    const autocast_region *r = autocast_region_of(&V->autocast, n->graph);
+    if (!r || r->dtype == FX_DT_UNKNOWN || got->kind != FX_VAL_TENSOR) return;
+    bool fl = got->dtype == FX_DT_F32 || got->dtype == FX_DT_F64 || got->dtype == FX_DT_F16 || got->dtype == FX_DT_BF16;
+    if (!fl) return;
+    autocast_policy pol = autocast_policy_cpu(n->target);
+    if (pol == AC_LOWER) got->dtype = r->dtype;
+    else if (pol == AC_FP32) got->dtype = FX_DT_F32;
+}
+
 static void verify_node(verifier *V, fx_node *n)
 {
     if (n->op != FX_OP_CALL_FUNCTION || !n->target)
@@ -168,6 +182,7 @@ static void verify_node(verifier *V, fx_node *n)
         sb_printf(&msg, "%s", why);
         bad = true;
     } else if (got) {
+        autocast_dtype(V, n, got);
         bad = !same_value(V, n->meta.val, got, &msg);
     }
     if (bad) {
@@ -215,11 +230,13 @@ bool meta_verify_program(fx_program *p, diag_sink *d)
     verifier V = { .p = p, .rules = rules, .d = d };
     arena_init(&V.keys);
     hm_init(&V.bad);
+    autocast_regions_find(p, &V.autocast);
     verify_graph(&V, fx_program_graph(p));
     if (p->root)
         verify_modules(&V, p->root);
     hm_free(&V.bad);
     arena_free(&V.keys);
+    autocast_regions_free(&V.autocast);
     if (V.errors > MAX_REPORTED)
         diag_note(d, (diag_loc){ p->file, 0, 0 }, "%zu more nodes disagree with their declared values",
                   V.errors - MAX_REPORTED);

@@ -49,3 +49,9 @@ $ cd $FXSH_SCRATCH && printf 'opset: 18\nrules:\n  - target: aten.tanh\n    sche
 ## `ops show` takes the target without its overload too, as `ops load` and `replace` do.
 $ fxsh -q -c 'ops show aten.relu' | sed -n 2p
 - target: aten.relu.default
+
+## A custom op that mutates its argument and whose call has no users (torch.library.custom_op with
+## mutates_args): it is not dead code, and with no lowering the export fails at it, as torch.onnx's
+## does, instead of writing a model that computes without it (tests/fixtures/hop/custom_mutating_op).
+$ fxsh -q -c 'load tests/fixtures/hop/custom_mutating_op/program.pt2' -c export 2>&1 | head -1
+-c:2: tests/fixtures/hop/custom_mutating_op/program.pt2: error: No ONNX lowering for torch.ops.fxshtest.scale_.default (node %scale_)
