@@ -782,22 +782,31 @@ fx_program *decompose_program(const fx_program *src, decomp_table which, diag_si
         diag_set_hint(dg, "run export first");
         return NULL;
     }
-    bool autocast_failed;
-    fx_program *cast = decompose_apply_autocast(src, d, &autocast_failed);
-    if (autocast_failed)
+    bool pre_failed;
+    fx_program *unbatched = decompose_unbatch_vmap(src, d, &pre_failed);
+    if (pre_failed)
         return NULL;
+    if (unbatched)
+        src = unbatched;
+    fx_program *cast = decompose_apply_autocast(src, d, &pre_failed);
+    if (pre_failed) {
+        if (unbatched) fx_program_free(unbatched);
+        return NULL;
+    }
     if (cast)
         src = cast;
     dctx c = { .src = src, .which = which, .d = d };
     if (!dc_load_rules(&c)) {
         if (cast) fx_program_free(cast);
+        if (unbatched) fx_program_free(unbatched);
         return NULL;
     }
     c.dst = fx_program_copy_shell(src);
     c.scratch = fx_program_new(NULL);
     bool ok = rebuild_module(&c, src->root, c.dst->root, true);
     fx_program_free(c.scratch);
-    if (cast) fx_program_free(cast);   /* the result borrows weight data, never the copy's nodes */
+    if (cast) fx_program_free(cast);   /* the result borrows weight data, never the copies' nodes */
+    if (unbatched) fx_program_free(unbatched);
     if (!ok) {
         if (!d->errors && !interrupt_pending())
             diag_error(d, (diag_loc){ src->file, 0, 0 }, "decompose: failed");

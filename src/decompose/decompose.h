@@ -30,4 +30,9 @@ bool decompose_rules_check(const char *name, const char *text, size_t len, diag_
  * on a device whose policy fxsh does not apply). */
 fx_program *decompose_apply_autocast(const fx_program *src, diag_sink *d, bool *failed);
 
+/* The program with its torch.vmap regions mapped over their static batch (decomp_vmap.c), a copy
+ * the caller frees; NULL when it has none, or after reporting (*failed: a dynamic batch, a body
+ * too large to copy per index). */
+fx_program *decompose_unbatch_vmap(const fx_program *src, diag_sink *d, bool *failed);
+
 #endif
