@@ -19,39 +19,40 @@ fail() {
     echo "  stderr: $(head -c 600 "$tmp/err")"
 }
 
-# expect_refused CASE REGEX FILE: load + export + save fail with stderr matching REGEX (grep -E)
-# and write nothing.
-expect_refused() {
-    case=$1 re=$2 f=$F/$3
-    rm -f "$tmp/o.onnx"
-    timeout 20 "$FXSH" -q -c "load $f" -c export -c "save $tmp/o.onnx" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
+# judge_refusal REGEX: the run just made (status $rc, $tmp/out, $tmp/err) failed cleanly — an
+# error matching REGEX (grep -E), no sanitizer report, check not passed, no model or temporary
+# written.
+judge_refusal() {
     if [ "$rc" -eq 0 ]; then fail "exit status 0, expected an error"
     elif [ "$rc" -ge 124 ]; then fail "status $rc (timeout or signal)"
     elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
-    elif ! grep -qE "$re" "$tmp/err"; then fail "stderr does not match /$re/"
+    elif ! grep -qE "$1" "$tmp/err"; then fail "stderr does not match /$1/"
+    elif grep -q 'check: ok' "$tmp/out"; then fail "check passed"
     elif [ -e "$tmp/o.onnx" ]; then fail "a model was written"
     elif ls "$tmp" | grep -q '^o\.onnx\.'; then fail "a temporary was left"
     else passed=$((passed + 1))
     fi
 }
 
+# expect_refused CASE REGEX FILE: load + export + save fail with stderr matching REGEX and write
+# nothing.
+expect_refused() {
+    case=$1 f=$F/$3
+    rm -f "$tmp/o.onnx"
+    timeout 20 "$FXSH" -q -c "load $f" -c export -c "save $tmp/o.onnx" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    judge_refusal "$2"
+}
+
 # expect_check_error CASE REGEX FILE: an ONNX model that load reads (or refuses, when REGEX says
 # so) and check rejects with stderr matching REGEX; save writes nothing.
 expect_check_error() {
-    case=$1 re=$2 f=$3
+    case=$1 f=$3
     case $f in /*) ;; *) f=$F/$f ;; esac
     rm -f "$tmp/o.onnx"
     timeout 20 "$FXSH" -q -c "load $f" -c check -c "save $tmp/o.onnx" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    if [ "$rc" -eq 0 ]; then fail "exit status 0, expected an error"
-    elif [ "$rc" -ge 124 ]; then fail "status $rc (timeout or signal)"
-    elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
-    elif ! grep -qE "$re" "$tmp/err"; then fail "stderr does not match /$re/"
-    elif grep -q 'check: ok' "$tmp/out"; then fail "check passed"
-    elif [ -e "$tmp/o.onnx" ]; then fail "a model was written"
-    else passed=$((passed + 1))
-    fi
+    judge_refusal "$2"
 }
 
 # expect_export_error CASE REGEX FILE INPUTS...: graph text whose op rejects its arguments: export
@@ -62,13 +63,20 @@ expect_export_error() {
     rm -f "$tmp/o.onnx"
     timeout 20 "$FXSH" -q -c "load $f $*" -c export -c "save $tmp/o.onnx" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    if [ "$rc" -eq 0 ]; then fail "exit status 0, expected an error"
-    elif [ "$rc" -ge 124 ]; then fail "status $rc (timeout or signal)"
-    elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
-    elif ! grep -qE "$re" "$tmp/err"; then fail "stderr does not match /$re/"
-    elif [ -e "$tmp/o.onnx" ]; then fail "a model was written"
-    else passed=$((passed + 1))
-    fi
+    judge_refusal "$re"
+}
+
+# expect_load_errors CASE FILE REGEX...: loading FILE fails with every REGEX (grep) on stderr.
+expect_load_errors() {
+    case=$1 f=$F/$2
+    shift 2
+    timeout 20 "$FXSH" -q -c "load $f" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"; return; fi
+    for re in "$@"; do
+        if ! grep -q "$re" "$tmp/err"; then fail "stderr does not match /$re/"; return; fi
+    done
+    passed=$((passed + 1))
 }
 
 node='inconsistent program at %'
@@ -152,28 +160,18 @@ fi
 # Ops whose values were copied through unchecked (no meta rule): each now computes what torch's
 # meta kernel gives (f32 from deg2rad of ints, i64 from argsort, the permuted sizes, f64 from
 # float_power), and an annotation that says otherwise is an error at its line.
-case="readable text: dtype and shape rules of ops that had none"
-timeout 20 "$FXSH" -q -c "load $F/readable_dtype_rules.txt" >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
-elif ! grep -q 'readable_dtype_rules.txt:3: error: inconsistent program at %deg2rad (torch.ops.aten.deg2rad.default): computes f32\[2, 3\] but the program declares i64\[2, 3\]' "$tmp/err"; then fail "deg2rad"
-elif ! grep -q ':4: error: .*%argsort .*computes i64\[2, 3\] but the program declares f32\[2, 3\]' "$tmp/err"; then fail "argsort"
-elif ! grep -q ':5: error: .*%permute_copy .*computes f32\[3, 2\] but the program declares f32\[2, 3\]' "$tmp/err"; then fail "permute_copy"
-elif ! grep -q ':6: error: .*%float_power .*computes f64\[2, 3\] but the program declares f32\[2, 3\]' "$tmp/err"; then fail "float_power"
-else passed=$((passed + 1))
-fi
+expect_load_errors "readable text: dtype and shape rules of ops that had none" readable_dtype_rules.txt \
+    'readable_dtype_rules.txt:3: error: inconsistent program at %deg2rad (torch.ops.aten.deg2rad.default): computes f32\[2, 3\] but the program declares i64\[2, 3\]' \
+    ':4: error: .*%argsort .*computes i64\[2, 3\] but the program declares f32\[2, 3\]' \
+    ':5: error: .*%permute_copy .*computes f32\[3, 2\] but the program declares f32\[2, 3\]' \
+    ':6: error: .*%float_power .*computes f64\[2, 3\] but the program declares f32\[2, 3\]'
 
 # ... and shape rules of ops that had none: pixel_shuffle's [C / r^2, H * r, W * r], glu's check
 # that the halved dim is even (torch's message), eye(n, m)'s [n, m].
-case="readable text: shape rules of ops that had none"
-timeout 20 "$FXSH" -q -c "load $F/readable_shape_rules.txt" >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then fail "status $rc"
-elif ! grep -q ':3: error: .*%pixel_shuffle .*computes f32\[2, 2, 8, 8\] but the program declares f32\[2, 8, 8, 8\]' "$tmp/err"; then fail "pixel_shuffle"
-elif ! grep -q ':4: error: .*%glu .*Halving dimension must be even, but dimension 1 is size 3' "$tmp/err"; then fail "glu"
-elif ! grep -q ':5: error: .*%eye .*computes f32\[3, 4\] but the program declares f32\[3, 3\]' "$tmp/err"; then fail "eye"
-else passed=$((passed + 1))
-fi
+expect_load_errors "readable text: shape rules of ops that had none" readable_shape_rules.txt \
+    ':3: error: .*%pixel_shuffle .*computes f32\[2, 2, 8, 8\] but the program declares f32\[2, 8, 8, 8\]' \
+    ':4: error: .*%glu .*Halving dimension must be even, but dimension 1 is size 3' \
+    ':5: error: .*%eye .*computes f32\[3, 4\] but the program declares f32\[3, 3\]'
 
 # An ONNX text whose tensor data is elided ('...', as onnx.printer writes raw data it cannot
 # decode): the model has a tensor without values, which check reports and save refuses (found by

@@ -746,6 +746,19 @@ static const oe_tensor *reference_output(const stage_run *a, size_t i, const oe_
     return i < b->nout ? &b->outputs[i] : NULL;
 }
 
+/* The members every verify document starts with: stage, reference, inputs, seed, atol, rtol. */
+static void verify_json_begin(json_writer *w, strbuf *sb, const char *stage, const char *reference, const char *in_name,
+                              const run_opts *o)
+{
+    cmd_json_begin(w, sb, "verify", stage);
+    jw_kstring(w, "reference", reference);
+    run_json_inputs(w, in_name, o->seed);
+    jw_key(w, "atol");
+    jw_double(w, o->atol);
+    jw_key(w, "rtol");
+    jw_double(w, o->rtol);
+}
+
 /* verify --json: {"stage", "reference", "inputs", "seed", "atol", "rtol", "outputs": [...],
  * "failed", "ok"} */
 static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, const stage_run *b, const run_opts *o,
@@ -757,13 +770,7 @@ static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, 
     sb_init(&sb);
     json_writer jw, *w = json ? &jw : NULL;
     if (w) {
-        cmd_json_begin(w, &sb, "verify", a->ref.label);
-        jw_kstring(w, "reference", exp ? o->expected : b->ref.label);
-        run_json_inputs(w, in_name, o->seed);
-        jw_key(w, "atol");
-        jw_double(w, o->atol);
-        jw_key(w, "rtol");
-        jw_double(w, o->rtol);
+        verify_json_begin(w, &sb, a->ref.label, exp ? o->expected : b->ref.label, in_name, o);
         jw_key(w, "outputs");
         jw_array(w);
     }
@@ -922,13 +929,7 @@ static int verify_sweep(session *s, run_opts *o, bool json)
     }
     run_inputs_free(&probe);
     if (w) {
-        cmd_json_begin(w, &sb, "verify", ra.label);
-        jw_kstring(w, "reference", rb.label);
-        run_json_inputs(w, NULL, o->seed);
-        jw_key(w, "atol");
-        jw_double(w, o->atol);
-        jw_key(w, "rtol");
-        jw_double(w, o->rtol);
+        verify_json_begin(w, &sb, ra.label, rb.label, NULL, o);
         jw_key(w, "sweep");
         jw_array(w);
     }
