@@ -72,6 +72,41 @@ static fx_node *emit(unbatch *u, fx_node *before, const char *name, const char *
     return n;
 }
 
+/* The graph without the region's originals (inc, dec, the batched nodes, the stacked removes),
+ * with the post nodes moved to where dec was; users and indexes recomputed once. */
+static void relink(unbatch *u, fx_node *inc, fx_node *dec, const hashmap *post, const hashmap *stacked)
+{
+    fx_graph *g = u->g;
+    VEC(fx_node *) order = {0}, moved = {0};
+    bool in_region = false;
+    for (fx_node *n = g->first; n; n = n->next) {
+        bool gone = n == inc || n == dec ||
+                    (in_region && (hm_has(&u->batched, n->name) || hm_has(stacked, n->name)));
+        if (n == inc) in_region = true;
+        if (n == dec) {
+            for (size_t i = 0; i < moved.len; i++) vec_push(&order, moved.items[i]);
+            in_region = false;
+        }
+        if (gone) {
+            if (hm_get(&g->names, n->name) == n) hm_remove(&g->names, n->name);   /* the name is free again */
+            continue;
+        }
+        if (in_region && hm_has(post, n->name)) vec_push(&moved, n);
+        else vec_push(&order, n);
+    }
+    g->first = order.len ? order.items[0] : NULL;
+    g->last = order.len ? order.items[order.len - 1] : NULL;
+    for (size_t i = 0; i < order.len; i++) {
+        order.items[i]->prev = i ? order.items[i - 1] : NULL;
+        order.items[i]->next = i + 1 < order.len ? order.items[i + 1] : NULL;
+    }
+    g->n_nodes = order.len;
+    vec_free(&order);
+    vec_free(&moved);
+    fx_graph_recompute_users(g);
+    fx_graph_renumber(g);
+}
+
 /* Unbatches the region between inc and its matching decrement; false after reporting. */
 static bool unbatch_region(unbatch *u, fx_node *inc)
 {
@@ -194,34 +229,19 @@ static bool unbatch_region(unbatch *u, fx_node *inc)
         fx_arg *a[2] = {fx_arg_seq(u->p, FX_ARG_LIST, items, NULL, (size_t)B), fx_arg_int(u->p, v)};
         hm_put(&stacked, n->name, emit(u, dec, "stack", "torch.ops.aten.stack.default", a, 2, n));
     }
-    /* what ran once after a _remove_batch_dim moves after the stacks, reading them */
+    /* what ran once after a _remove_batch_dim reads the stacks, and so does what follows the
+     * region */
     u->map = &stacked;
     for (size_t k = 0; k < region.len && ok; k++) {
         fx_node *n = region.items[k];
-        if (!hm_has(&post, n->name) || hm_has(&stacked, n->name)) continue;
-        fx_node_set_args(n, fx_copy_arg(u->p, n->args, mapped, u), fx_copy_arg(u->p, n->kwargs, mapped, u));
-        fx_graph_recompute_users(u->g);
-        if (!fx_graph_remove(u->g, n)) {
-            ok = fail(u, n, "a value computed after the region cannot be moved");
-            break;
-        }
-        fx_graph_insert_before(u->g, dec, n);
+        if (hm_has(&post, n->name) && !hm_has(&stacked, n->name))
+            fx_node_set_args(n, fx_copy_arg(u->p, n->args, mapped, u), fx_copy_arg(u->p, n->kwargs, mapped, u));
     }
-    /* what follows the region reads the stacks */
-    u->map = &stacked;
     for (fx_node *x = dec->next; ok && x; x = x->next)
         fx_node_set_args(x, fx_copy_arg(u->p, x->args, mapped, u), fx_copy_arg(u->p, x->kwargs, mapped, u));
-    /* the originals go, last first: the body, the removes, the markers */
-    if (ok) {
-        fx_graph_recompute_users(u->g);   /* once: a removal drops the node from its inputs' users */
-        fx_graph_remove(u->g, dec);
-        for (size_t k = region.len; k-- > 0 && ok;) {
-            fx_node *n = region.items[k];
-            if ((hm_has(&u->batched, n->name) || hm_has(&stacked, n->name)) && !fx_graph_remove(u->g, n))
-                ok = fail(u, n, "a batched value is used outside the region");
-        }
-        if (ok) fx_graph_remove(u->g, inc);
-    }
+    /* one pass over the graph, in linear time: the originals (the body, the removes, the markers)
+     * go, and the "post" nodes move to where the region ended, after the stacks */
+    if (ok) relink(u, inc, dec, &post, &stacked);
     for (int64_t i = 0; i < B; i++) hm_free(&maps[i]);
     free(maps);
     hm_free(&stacked);
