@@ -561,12 +561,54 @@ static fx_arg *rot90(dctx *c, const binding *b)
 /* tensordot(self, other, dims_self, dims_other) as ATen writes it (static sizes): self permuted
  * to its free dims then the contracted ones (as given), other to the contracted ones then its
  * free dims, both reshaped to matrices, mm, and the free sizes back. */
+/* tensordot of tensors with symbolic sizes: one einsum, its equation from the dims (self's free
+ * dims then other's, as tensordot orders them), its meta the node's own. */
+static fx_arg *tensordot_einsum(dctx *c, const binding *b)
+{
+    const fx_arg *x[2] = { b->src[0], b->src[1] }, *dl[2] = { b->src[2], b->src[3] };
+    const fx_value *v[2] = { dc_meta_of(x[0]), dc_meta_of(x[1]) };
+    if (!v[0] || !v[1] || v[0]->kind != FX_VAL_TENSOR || v[1]->kind != FX_VAL_TENSOR || !dl[0] || !dl[1] ||
+        v[0]->rank + v[1]->rank > 26 || dl[0]->u.seq.len != dl[1]->u.seq.len || !c->cur)
+        return NULL;
+    char letter[2][DL_MAX_RANK];
+    bool contracted[2][DL_MAX_RANK] = { { false } };
+    for (size_t r = 0; r < v[0]->rank; r++) letter[0][r] = (char)('a' + r);
+    for (size_t r = 0; r < v[1]->rank; r++) letter[1][r] = (char)('a' + v[0]->rank + r);
+    for (size_t k = 0; k < dl[0]->u.seq.len; k++) {
+        int64_t d0, d1;
+        if (!dc_int_of(dl[0]->u.seq.items[k], &d0) || !dc_int_of(dl[1]->u.seq.items[k], &d1) ||
+            !dc_wrap_dim(&d0, v[0]->rank) || !dc_wrap_dim(&d1, v[1]->rank) || contracted[0][d0] || contracted[1][d1])
+            return NULL;
+        contracted[0][d0] = contracted[1][d1] = true;
+        letter[1][d1] = letter[0][d0];
+    }
+    char eq[96];
+    size_t at = 0;
+    for (int i = 0; i < 2; i++) {
+        for (size_t r = 0; r < v[i]->rank; r++) eq[at++] = letter[i][r];
+        eq[at++] = i ? '-' : ',';
+    }
+    eq[at++] = '>';
+    for (int i = 0; i < 2; i++)
+        for (size_t r = 0; r < v[i]->rank; r++)
+            if (!contracted[i][r]) eq[at++] = letter[i][r];
+    eq[at] = '\0';
+    fx_arg *ops[2] = { dc_dup(c, x[0]), dc_dup(c, x[1]) };
+    fx_arg *args[2] = { fx_arg_str(c->dst, FX_ARG_STR, eq), list(c, ops, 2) };
+    fx_node *e = dc_call_node(c, "torch.ops.aten.einsum.default", args, 2, c->cur->meta.val);
+    return e ? dc_nd(c, e) : NULL;
+}
+
 static fx_arg *tensordot(dctx *c, const binding *b)
 {
     dl_tensor t[2];
     const fx_arg *x[2] = { b->src[0], b->src[1] }, *dl[2] = { b->src[2], b->src[3] };
     int64_t given[2][DL_MAX_RANK], w[2][DL_MAX_RANK];
     size_t n = 0;
+    for (int i = 0; i < 2; i++)
+        if (x[i] && x[i]->kind == FX_ARG_NODE && !dl_static(dc_meta_of(x[i]), &t[i]) && dl[i] &&
+            (dl[i]->kind == FX_ARG_LIST || dl[i]->kind == FX_ARG_TUPLE))
+            return tensordot_einsum(c, b);   /* symbolic sizes: no static matrices to reshape to */
     for (int i = 0; i < 2; i++) {
         if (!x[i] || x[i]->kind != FX_ARG_NODE || !dl_static(dc_meta_of(x[i]), &t[i]) || !dl[i] ||
             (dl[i]->kind != FX_ARG_LIST && dl[i]->kind != FX_ARG_TUPLE) || dl[i]->u.seq.len > t[i].rank)

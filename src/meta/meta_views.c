@@ -2,6 +2,7 @@
  * strides by ATen's computeStride), flatten, unflatten, expand, permute, transpose, unsqueeze,
  * squeeze, select, slice, narrow, prims.broadcast_in_dim, and split / chunk / unbind, whose
  * pieces are views of their input. */
+#include <stdio.h>
 #include <string.h>
 
 #include "meta/meta_internal.h"
@@ -329,6 +330,16 @@ static bool sh_diagonal(mi_ctx *c, mi_out *o)
         len = sx_int(c->a, n > 0 ? n : 0);
     } else if (off == 0 && sx_eq(x->size[a], x->size[b])) {
         len = x->size[a];
+    } else if (off == 0) {
+        /* min of two sizes, one or both symbolic: sympy's Min, its arguments in sympy's order
+         * (numbers first, then by name), an atom of its own for the rest of the arithmetic */
+        const char *p = sx_str(x->size[a]), *q = sx_str(x->size[b]);
+        bool swap = sx_is_int(x->size[b], NULL) || (!sx_is_int(x->size[a], NULL) && strcmp(p, q) > 0);
+        char text[256];
+        snprintf(text, sizeof text, "Min(%s, %s)", swap ? q : p, swap ? p : q);
+        len = sx_parse(c->a, text);
+        if (!len)
+            return mi_fail(c, "diagonal of symbolic sizes: cannot represent %s", text);
     } else {
         return mi_fail(c, "diagonal of symbolic sizes: its length is a min() fxsh does not represent");
     }
