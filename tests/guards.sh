@@ -2,7 +2,8 @@
 # guards.sh — size guards under each kind of dynamic dimension, against torch.export's own
 # verdicts (tests/fixtures/guards/verdicts.tsv, made by scripts/dev/guard_verdicts.py with torch
 # 2.14): a Python `if` on x.shape[0] (> 2, < 10, == 4, != 5) exported with dynamic_shapes x:0 as a
-# named Dim (with and without a range), AUTO and DYNAMIC, and examples of size 1 and 0 (the 0/1 rule). Where torch exports, fxsh exports with
+# named Dim (with and without a range), AUTO and DYNAMIC, examples of size 1 and 0 (the 0/1 rule),
+# and x's dim 1, which a kernel pins (the Linear's input features). Where torch exports, fxsh exports with
 # the same range constraint; where torch fails, fxsh fails with torch's message and suggested fix.
 set -u
 : "${FXSH:?FXSH must point at the fxsh binary}"
@@ -13,14 +14,14 @@ trap 'rm -rf "$tmp"' EXIT
 export NO_COLOR=1 LC_ALL=C FXSH_HISTFILE=/dev/null
 passed=0 failed=0
 tab=$(printf '\t')
-while IFS="$tab" read -r model spec batch outcome detail fix <&3; do
+while IFS="$tab" read -r model spec axis batch outcome detail fix <&3; do
     [ "$model" = model ] && continue
     case $model in
     python_if_shape) ts=$top/examples/data/python_if_shape.torchscript.txt ;;
     *) ts=$F/$model.torchscript.txt ;;
     esac
     (cd "$top" && timeout 30 "$FXSH" -q -c "load $ts --input x=f32[$batch,3] --weights examples/data/python_if_shape.pt2" \
-        -c "export dynamic_shapes=\"x:0=$spec\"" -c "show exported program") >"$tmp/out" 2>"$tmp/err" </dev/null
+        -c "export dynamic_shapes=\"x:$axis=$spec\"" -c "show exported program") >"$tmp/out" 2>"$tmp/err" </dev/null
     rc=$?
     why=
     if [ "$outcome" = ok ]; then
@@ -38,7 +39,7 @@ while IFS="$tab" read -r model spec batch outcome detail fix <&3; do
     fi
     if [ -n "$why" ]; then
         failed=$((failed + 1))
-        echo "FAIL $model with x:0=$spec (batch $batch): $why"
+        echo "FAIL $model with x:$axis=$spec (batch $batch): $why"
     else
         passed=$((passed + 1))
     fi

@@ -2,8 +2,8 @@
 """guard_verdicts.py — torch.export's verdicts on size guards under each kind of dynamic dimension,
 for tests/guards.sh: a module `h = fc(x); if COND(x.shape[0]): h * 2 else h - 1` (the corpus's
 python_if_shape; tests/fixtures/guards/ holds its TorchScript for each COND) exported with
-dynamic_shapes {"x": {0: SPEC}}, example x of shape [4, 3] (and [1, 3], [0, 3]: the 0/1 rule). One
-line per (COND, SPEC, example batch): the outcome,
+dynamic_shapes {"x": {0: SPEC}}, example x of shape [4, 3] (and [1, 3], [0, 3]: the 0/1 rule; and
+x's dim 1, which the Linear pins to 3). One line per (COND, SPEC, axis, example batch): the outcome,
 the range constraint's bounds (VR[lo, hi]) or the error's lines "Not all values ..." / "You marked
 ...", and torch's suggested fix. A developer's tool, run in the reference environment:
 
@@ -46,20 +46,23 @@ class M(torch.nn.Module):
         return h - 1
 
 
-print("model\tspec\tbatch\toutcome\tdetail\tsuggested_fix")
-CASES = [(name, cond, spec, make, 4) for name, cond in CONDS.items() for spec, make in SPECS]
-CASES += [("python_if_shape", CONDS["python_if_shape"], spec, make, b) for b in (1, 0) for spec, make in SPECS
+print("model\tspec\taxis\tbatch\toutcome\tdetail\tsuggested_fix")
+CASES = [(name, cond, spec, make, 0, 4) for name, cond in CONDS.items() for spec, make in SPECS]
+CASES += [("python_if_shape", CONDS["python_if_shape"], spec, make, 0, b) for b in (1, 0) for spec, make in SPECS
           if spec in ("batch", "AUTO", "DYNAMIC")]
-for name, cond, spec, make, batch in CASES:
+# x's dim 1 is the Linear's input features: the kernel pins it to 3
+CASES += [("python_if_shape", CONDS["python_if_shape"], spec, make, 1, 4) for spec, make in SPECS
+          if spec in ("batch", "AUTO", "DYNAMIC")]
+for name, cond, spec, make, axis, batch in CASES:
     if True:
         try:
-            ep = torch.export.export(M(cond), (torch.randn(batch, 3),), dynamic_shapes={"x": {0: make()}})
+            ep = torch.export.export(M(cond), (torch.randn(batch, 3),), dynamic_shapes={"x": {axis: make()}})
             rc = ep.range_constraints
             detail = ", ".join(str(v) for v in rc.values())
-            print("%s\t%s\t%d\tok\t%s\t" % (name, spec, batch, detail))
+            print("%s\t%s\t%d\t%d\tok\t%s\t" % (name, spec, axis, batch, detail))
         except Exception as e:
             text = str(e)
             what = re.search(r"  - (Not all values.*|You marked .*)|- (Received user-specified .*)", text)
             fix = re.search(r"Suggested fixes:\n  (.*)", text)
             msg = (what.group(1) or what.group(2)).split(" If you're")[0] if what else text.splitlines()[0]
-            print("%s\t%s\t%d\terror\t%s\t%s" % (name, spec, batch, msg, fix.group(1) if fix else ""))
+            print("%s\t%s\t%d\t%d\terror\t%s\t%s" % (name, spec, axis, batch, msg, fix.group(1) if fix else ""))

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "meta/meta_internal.h"
+#include "meta/meta_infer.h"
 
 bool mi_fail(mi_ctx *c, const char *fmt, ...)
 {
@@ -225,4 +226,20 @@ mi_tensor *mi_out_one(mi_ctx *c, mi_out *o, size_t rank)
     mi_tensor *t = mi_out_alloc(c, o, 1);
     t->rank = rank;
     return t;
+}
+
+void mi_specialize(mi_ctx *c, const sx *size, int64_t v)
+{
+    meta_spec_log *log = c->specs;
+    if (!log || !size || sx_kind_of(size) != SX_SYM)
+        return;
+    const char *sym = sx_str(size);
+    for (size_t i = 0; i < log->len; i++)
+        if (!strcmp(log->items[i].symbol, sym))
+            return;
+    if (log->len == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 8;
+        log->items = xrealloc(log->items, log->cap * sizeof *log->items);
+    }
+    log->items[log->len++] = (meta_spec){xstrdup(sym), v, xstrdup(c->node && c->node->name ? c->node->name : "?")};
 }

@@ -218,12 +218,29 @@ static bool inputs_missing(const fx_node *n)
 
 /* ---- rules ------------------------------------------------------------------------------------ */
 
+/* The log specializations go to while a capture records them (meta_record_specializations):
+ * process state, as inference runs one program at a time. */
+static meta_spec_log *spec_log;
+
+void meta_record_specializations(meta_spec_log *log) { spec_log = log; }
+
+void meta_spec_log_clear(meta_spec_log *log)
+{
+    for (size_t i = 0; i < log->len; i++) {
+        free(log->items[i].symbol);
+        free(log->items[i].node);
+    }
+    free(log->items);
+    memset(log, 0, sizeof *log);
+}
+
 static void call_ctx(inferer *I, const fx_node *n, const mi_call *call, const fx_arg *const *bound, mi_ctx *c)
 {
     memset(c, 0, sizeof *c);
     c->a = I->scratch;
     c->p = I->p;
     c->node = n;
+    c->specs = spec_log;
     const fx_arg **prm = arena_alloc(I->scratch, (call->np ? call->np : 1) * sizeof *prm);
     for (size_t i = 0; i < call->np; i++)
         prm[i] = call->params[i] >= 0 ? bound[call->params[i]] : meta_rules_literal(I->rules, call->params[i]);

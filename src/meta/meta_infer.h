@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/diag.h"
 #include "fx/fx_ir.h"
@@ -75,5 +76,21 @@ fx_value *meta_infer_call(fx_program *p, const meta_rules *rules, fx_graph *g, c
  * all have meta, and "" when fxsh has no rule or an argument has no meta. Allocated in p's
  * arena; n is not changed. */
 fx_value *meta_infer_node_again(fx_program *p, const meta_rules *rules, const fx_node *n, char *why, size_t cap);
+
+/* Specializations: a rule that takes a symbolic size equal to a number (a matmul's inner size, a
+ * broadcast against a static size) makes torch's ShapeEnv pin the symbol to it. While a log is
+ * set, every inference appends (symbol, value, node) to it, once per symbol; NULL stops. The
+ * caller owns the log (meta_spec_log_clear). */
+typedef struct meta_spec {
+    char *symbol;
+    int64_t value;
+    char *node;
+} meta_spec;
+typedef struct meta_spec_log {
+    meta_spec *items;
+    size_t len, cap;
+} meta_spec_log;
+void meta_record_specializations(meta_spec_log *log);
+void meta_spec_log_clear(meta_spec_log *log);
 
 #endif

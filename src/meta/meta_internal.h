@@ -52,7 +52,12 @@ typedef struct mi_ctx {
     char why[200];              /* why the rule gave up, for the note */
     bool unknown_dtype;         /* an operand's dtype is unknown (the result's is too) */
     bool cannot;                /* the rule gave up by mi_cannot, not by rejecting arguments */
+    struct meta_spec_log *specs;   /* where specializations go (meta_infer.h), or NULL */
 } mi_ctx;
+
+/* A rule took symbolic size `size` equal to the number v (torch's guard pins the symbol): noted
+ * in c->specs when size is a plain symbol. */
+void mi_specialize(mi_ctx *c, const sx *size, int64_t v);
 
 typedef bool (*mi_shape_fn)(mi_ctx *c, mi_out *o);
 typedef bool (*mi_dtype_fn)(mi_ctx *c, fx_dtype *dt);

@@ -13,8 +13,11 @@ static sx *I(mi_ctx *c, int64_t v) { return sx_int(c->a, v); }
 static bool contractible(mi_ctx *c, const sx *k1, const sx *k2)
 {
     int64_t a, b;
-    if (sx_is_int(k1, &a) && sx_is_int(k2, &b) && a != b)
+    bool ia = sx_is_int(k1, &a), ib = sx_is_int(k2, &b);
+    if (ia && ib && a != b)
         return mi_fail(c, "shapes cannot be multiplied (inner sizes %lld and %lld)", (long long)a, (long long)b);
+    if (ia != ib)
+        mi_specialize(c, ia ? k2 : k1, ia ? a : b);   /* a symbol against a number: pinned to it */
     return true;
 }
 

@@ -47,11 +47,14 @@ static sx *broadcast_dim(mi_ctx *c, sx *a, sx *b)
     if (!b || sx_eq_int(b, 1) || sx_eq(a, b))
         return a;
     int64_t x, y;
-    if (sx_is_int(a, &x) && sx_is_int(b, &y)) {
+    bool ia = sx_is_int(a, &x), ib = sx_is_int(b, &y);
+    if (ia && ib) {
         mi_fail(c, "sizes %lld and %lld do not broadcast", (long long)x, (long long)y);
         return NULL;
     }
-    return sx_is_int(b, &y) ? b : a;
+    if (ia != ib)
+        mi_specialize(c, ia ? b : a, ia ? x : y);   /* a symbol broadcast against a number other than 1 */
+    return ib ? b : a;
 }
 
 static bool broadcast_shapes(mi_ctx *c, mi_tensor *const *in, size_t n, mi_tensor *t)

@@ -675,6 +675,38 @@ static bool fails_before_control_flow(pl_env *env, const fx_program *src)
  * ATen program, and in *spec the specialized copy it may borrow weight data from (free it after
  * the result). NULL after reporting; the partial graph torch prints on a data-dependent `if` goes
  * to report. */
+/* Dimensions the kernels pinned during the capture's replay (meta_infer.h): a Dim.AUTO one becomes
+ * static (lo == hi: the next pass leaves it out), as torch leaves it; a named or DYNAMIC one fails
+ * with torch's "Constraints violated". False after reporting. */
+static bool kernel_pins(pl_env *env, const dyn_spec *spec, const cf_dynamic_dim *dyn, size_t n, const size_t *of_item,
+                        int64_t *lo, int64_t *hi, const meta_spec_log *pins)
+{
+    for (size_t p = 0; p < pins->len; p++)
+        for (size_t k = 0; k < n; k++) {
+            const meta_spec *pin = &pins->items[p];
+            if (strcmp(dyn[k].name, pin->symbol)) continue;
+            const dyn_spec_item *it = &spec->items[of_item[k]];
+            if (dyn[k].kind == PY_DIM_AUTO) {
+                lo[of_item[k]] = hi[of_item[k]] = pin->value;
+                continue;
+            }
+            char ref[300];
+            snprintf(ref, sizeof ref, "L['%s'].size()[%d]", it->input, it->axis);
+            const char *who = dyn[k].kind == PY_DIM_NAMED ? it->name : ref;
+            diagnostic *dg = diag_error(env->diag, (diag_loc){0},
+                                        "export failed at %%%s: Constraints violated (%s)! You marked %s as dynamic but "
+                                        "your code specialized it to be a constant (%lld) (%%%s needs that size there)",
+                                        pin->node, who, who, (long long)pin->value, pin->node);
+            if (dyn[k].kind == PY_DIM_NAMED)
+                diag_set_hint(dg, "Suggested fixes: %s = %lld, i.e. dynamic_shapes %s:%d=STATIC", it->name,
+                              (long long)pin->value, it->input, it->axis);
+            else
+                diag_set_hint(dg, "Dim.DYNAMIC may not be pinned: use %s:%d=STATIC or AUTO", it->input, it->axis);
+            return false;
+        }
+    return true;
+}
+
 /* Each dynamic_shapes item names an input of the program (torch's message names the valid keys)
  * and an axis it has, and the example's size is in the Dim's range. */
 static bool dynamic_dims_valid(pl_env *env, const fx_program *src, dyn_spec *spec)
@@ -800,10 +832,16 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
             py_dim_kind kind = it->kind == DYN_AUTO ? PY_DIM_AUTO : it->kind == DYN_DYNAMIC ? PY_DIM_DYNAMIC : PY_DIM_NAMED;
             dyn[k] = (cf_dynamic_dim){it->input, it->axis, it->name, kind, it->min, it->max, &lo[i], &hi[i]};
         }
+        /* what the replay's kernels pin (a matmul's inner size, a broadcast) is a guard too */
+        meta_spec_log pins = {0};
+        meta_record_specializations(&pins);
         ok = !fails_before_control_flow(env, src) && !control_flow_export_check_ex(src, &cfo, env->diag, report);
-        bool pinned = false;
-        for (size_t k = 0; k < cfo.n_dynamic; k++) pinned |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
-        if (!pinned) break;
+        meta_record_specializations(NULL);
+        if (ok) ok = kernel_pins(env, &spec, dyn, cfo.n_dynamic, of_item, lo, hi, &pins);
+        meta_spec_log_clear(&pins);
+        bool any_pinned = false;
+        for (size_t k = 0; k < cfo.n_dynamic; k++) any_pinned |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
+        if (!any_pinned) break;
     }
     /* the specializing replay decides the guards again, from the declared ranges: its warnings
      * (a range narrowed) are the ones shown, and its ranges the ones recorded */
@@ -828,8 +866,52 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         return NULL;
     }
     fx_program *spec_p = spec_prog;
-    export_options eo = {.inputs = d.items, .n_inputs = d.len};
-    fx_program *p = export_program(spec_p, &eo, env->diag);
+    /* a torch-level program takes its dynamic dimensions as symbols in the example inputs (its
+     * code reads them with sym_size); TorchScript's were named in the replay. What the export's
+     * kernels pin is a guard: an AUTO dimension pinned is exported again static. */
+    bool torch_level = !fx_program_is_aten(spec_p);
+    /* inputs given at load (their placeholders' meta) are declared here, so their dims can be named */
+    for (size_t k = 0; torch_level && k < cfo.n_dynamic; k++) {
+        bool have = false;
+        for (size_t i = 0; i < d.len && !have; i++) have = d.items[i].name && !strcmp(d.items[i].name, dyn[k].input);
+        const fx_node *ph = have ? NULL : fx_graph_lookup(fx_program_graph(spec_p), dyn[k].input);
+        const fx_value *v = ph && ph->op == FX_OP_PLACEHOLDER ? ph->meta.val : NULL;
+        if (!v || v->kind != FX_VAL_TENSOR) continue;
+        const char **dims = xcalloc(v->rank + 1, sizeof *dims);
+        for (size_t r = 0; r < v->rank; r++) dims[r] = keep(&d, xstrdup(v->sizes[r]));
+        d.items = xrealloc(d.items, (d.len + 1) * sizeof *d.items);
+        d.items[d.len++] = (export_input_decl){keep(&d, xstrdup(dyn[k].input)), v->dtype, v->rank, dims};
+    }
+    fx_program *p = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        for (size_t k = 0; torch_level && k < cfo.n_dynamic; k++) {
+            bool pinned = dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
+            for (size_t i = 0; i < d.len; i++)
+                if (d.items[i].name && !strcmp(d.items[i].name, dyn[k].input) && (size_t)dyn[k].axis < d.items[i].rank) {
+                    char num[32];
+                    snprintf(num, sizeof num, "%lld", (long long)lo[of_item[k]]);
+                    ((const char **)d.items[i].dims)[dyn[k].axis] = keep(&d, xstrdup(pinned ? num : dyn[k].name));
+                }
+        }
+        export_options eo = {.inputs = d.items, .n_inputs = d.len};
+        meta_spec_log pins = {0};
+        meta_record_specializations(&pins);
+        p = export_program(spec_p, &eo, env->diag);
+        meta_record_specializations(NULL);
+        bool repin = false;
+        for (size_t k = 0; p && k < cfo.n_dynamic; k++) repin |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
+        bool fine = !p || kernel_pins(env, &spec, dyn, cfo.n_dynamic, of_item, lo, hi, &pins);
+        bool now_pinned = false;
+        for (size_t k = 0; p && k < cfo.n_dynamic; k++) now_pinned |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
+        meta_spec_log_clear(&pins);
+        if (p && !fine) {
+            fx_program_free(p);
+            p = NULL;
+        }
+        if (!p || !torch_level || now_pinned == repin) break;
+        fx_program_free(p);   /* an AUTO dimension newly pinned: once more, with it static */
+        p = NULL;
+    }
     free_decls(&d);
     if (!p) {
         fx_program_free(spec_p);
@@ -845,6 +927,7 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
          * in it, as torch records them); AUTO and DYNAMIC start at 2, the 0/1 rule */
         if (spec.items[i].kind == DYN_NAMED) lo[i] = spec.items[i].min >= 0 ? spec.items[i].min : 0;
         snprintf(mn, sizeof mn, "%lld", (long long)lo[i]);
+        if (spec.items[i].kind == DYN_AUTO && lo[i] == hi[i]) continue;   /* pinned: static, no range */
         if (hi[i] >= 0) snprintf(mx, sizeof mx, "%lld", (long long)hi[i]);
         else snprintf(mx, sizeof mx, "int_oo");
         fx_program_set_range(p, spec.items[i].name, mn, mx);

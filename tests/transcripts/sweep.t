@@ -82,3 +82,13 @@ $ fxsh -q -c 'load tests/fixtures/sweep/static_graph.onnx.txt' -c 'verify onnx -
 $ fxsh -q -c 'load tests/fixtures/models/flatten_dyn/program.pt2' -c export -c 'verify exported optimized --shapes x:0=1,2,3,4,5,6,7,8 --shapes x:1=1,2,3,4,5,6,7,8 --shapes x:2=1,2,3,4,5'
 -c:3: error: verify: --shapes makes 320 combinations of sizes; at most 256
 ? 1
+
+## A torch-level program whose code reads x.shape[0] (reshape(B, -1), expand(B, 4); the corpus's
+## dynamic_batch as print(gm) shows it) captured with a dynamic batch: the size is read with
+## sym_size, and the model is right at every batch — before, the capture kept the example's 3
+## while the ONNX inputs claimed a dynamic batch.
+$ fxsh -q -c 'load tests/fixtures/fx/dynamic_batch_torch_level.module.txt --input x=f32[3,2,3]' -c 'export dynamic_shapes=x:0=batch export_params=False' -c 'verify exported optimized --shapes x:0=1,2,5' | grep -v '^  PASS'
+x:0=1:
+x:0=2:
+x:0=5:
+verify: exported and optimized agree at all 3 sizes (atol 0.0001, rtol 0.001)
