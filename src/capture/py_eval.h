@@ -79,6 +79,8 @@ typedef struct py_guard_log {
 } py_guard_log;
 
 void py_guard_log_clear(py_guard_log *log);
+/* Appends a copy of r (its strings copied) to log. */
+void py_guard_log_add(py_guard_log *log, const py_guard_record *r);
 
 typedef struct py_eval_options {
     /* loops computing tensors stay loops unless their trip count is a literal (the TorchScript

@@ -147,6 +147,22 @@ void py_guard_log_clear(py_guard_log *log)
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
+void py_guard_log_add(py_guard_log *log, const py_guard_record *r)
+{
+    if (log->len == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 8;
+        log->items = xrealloc(log->items, log->cap * sizeof *log->items);
+    }
+    py_guard_record *c = &log->items[log->len++];
+    *c = *r;
+    c->node = dup_or_null(r->node);
+    c->expr = dup_or_null(r->expr);
+    c->symbol = dup_or_null(r->symbol);
+    c->input = dup_or_null(r->input);
+    c->file = dup_or_null(r->file);
+    c->source = dup_or_null(r->source);
+}
+
 /* Appends what a guard did to the options' log (when there is one). */
 static void record(const py_eval_options *o, const fx_node *cond, const char *name, const char *expr, const char *symbol,
                    const py_eval_dynamic_dim *dd, int64_t example, int truth, py_guard_effect effect, int64_t lo,
@@ -154,17 +170,13 @@ static void record(const py_eval_options *o, const fx_node *cond, const char *na
 {
     py_guard_log *log = o ? o->guards : NULL;
     if (!log) return;
-    if (log->len == log->cap) {
-        log->cap = log->cap ? 2 * log->cap : 8;
-        log->items = xrealloc(log->items, log->cap * sizeof *log->items);
-    }
-    /* the if's Python source: its own meta, else the condition's */
-    const fx_node *src_node = cond;
-    const char *source = src_node && src_node->meta.source ? src_node->meta.source : NULL;
-    log->items[log->len++] = (py_guard_record){
-        .node = xstrdup(name), .expr = xstrdup(expr), .symbol = xstrdup(symbol), .input = dd ? xstrdup(dd->input) : NULL,
+    /* the if's Python source: the condition's meta */
+    const char *source = cond && cond->meta.source ? cond->meta.source : NULL;
+    py_guard_record r = {
+        .node = (char *)name, .expr = (char *)expr, .symbol = (char *)symbol, .input = dd ? (char *)dd->input : NULL,
         .axis = dd ? dd->axis : -1, .example = example, .truth = truth, .effect = effect, .lo = lo, .hi = hi,
-        .file = dup_or_null(loc.file), .line = loc.line, .source = dup_or_null(source)};
+        .file = (char *)loc.file, .line = loc.line, .source = (char *)source};
+    py_guard_log_add(log, &r);
 }
 
 /* Past this a dimension counts as unbounded (torch's int_oo). */

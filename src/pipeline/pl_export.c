@@ -678,14 +678,26 @@ static bool fails_before_control_flow(pl_env *env, const fx_program *src)
 /* Dimensions the kernels pinned during the capture's replay (meta_infer.h): a Dim.AUTO one becomes
  * static (lo == hi: the next pass leaves it out), as torch leaves it; a named or DYNAMIC one fails
  * with torch's "Constraints violated". False after reporting. */
-static bool kernel_pins(pl_env *env, const dyn_spec *spec, const cf_dynamic_dim *dyn, size_t n, const size_t *of_item,
-                        int64_t *lo, int64_t *hi, const meta_spec_log *pins)
+static bool kernel_pins(pl_env *env, const fx_program *src, const dyn_spec *spec, const cf_dynamic_dim *dyn, size_t n,
+                        const size_t *of_item, int64_t *lo, int64_t *hi, const meta_spec_log *pins)
 {
     for (size_t p = 0; p < pins->len; p++)
         for (size_t k = 0; k < n; k++) {
             const meta_spec *pin = &pins->items[p];
             if (strcmp(dyn[k].name, pin->symbol)) continue;
             const dyn_spec_item *it = &spec->items[of_item[k]];
+            if (env->guards) {
+                /* for `guards`: the node, its source line, what it did to the dimension */
+                const fx_node *at = fx_graph_lookup(fx_program_graph(src), pin->node);
+                char expr[300];
+                snprintf(expr, sizeof expr, "%s == %lld (%%%s needs it)", pin->symbol, (long long)pin->value, pin->node);
+                py_guard_record r = {.node = pin->node, .expr = expr, .symbol = pin->symbol, .input = it->input,
+                                     .axis = it->axis, .example = pin->value, .truth = 1,
+                                     .effect = dyn[k].kind == PY_DIM_AUTO ? PY_GUARD_PINNED : PY_GUARD_FAILED,
+                                     .lo = pin->value, .hi = pin->value, .file = (char *)(at ? src->file : NULL),
+                                     .line = at ? at->src_line : 0, .source = at ? (char *)at->meta.source : NULL};
+                py_guard_log_add(env->guards, &r);
+            }
             if (dyn[k].kind == PY_DIM_AUTO) {
                 lo[of_item[k]] = hi[of_item[k]] = pin->value;
                 continue;
@@ -837,7 +849,7 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         meta_record_specializations(&pins);
         ok = !fails_before_control_flow(env, src) && !control_flow_export_check_ex(src, &cfo, env->diag, report);
         meta_record_specializations(NULL);
-        if (ok) ok = kernel_pins(env, &spec, dyn, cfo.n_dynamic, of_item, lo, hi, &pins);
+        if (ok) ok = kernel_pins(env, src, &spec, dyn, cfo.n_dynamic, of_item, lo, hi, &pins);
         meta_spec_log_clear(&pins);
         bool any_pinned = false;
         for (size_t k = 0; k < cfo.n_dynamic; k++) any_pinned |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
@@ -900,7 +912,7 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         meta_record_specializations(NULL);
         bool repin = false;
         for (size_t k = 0; p && k < cfo.n_dynamic; k++) repin |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
-        bool fine = !p || kernel_pins(env, &spec, dyn, cfo.n_dynamic, of_item, lo, hi, &pins);
+        bool fine = !p || kernel_pins(env, spec_p, &spec, dyn, cfo.n_dynamic, of_item, lo, hi, &pins);
         bool now_pinned = false;
         for (size_t k = 0; p && k < cfo.n_dynamic; k++) now_pinned |= dyn[k].kind == PY_DIM_AUTO && lo[of_item[k]] == hi[of_item[k]];
         meta_spec_log_clear(&pins);

@@ -34,3 +34,15 @@ $ fxsh -q -c 'explain --json'
 -c:1: error: explain: which dimension?
   hint: explain batch (a dynamic_shapes name) or explain x:0 (an input's axis)
 ? 1
+
+## A kernel's guard: the Linear needs x's dim 1 to be its 3 input features, so a named Dim there
+## fails (torch's text) and an AUTO one becomes static; `guards` names the node and its source.
+$ fxsh -q -c 'load examples/data/python_if_shape.torchscript.txt --input x=f32[4,3] --weights examples/data/python_if_shape.pt2' -c 'export dynamic_shapes=x:1=feat' -c guards
+-c:2: error: export failed at %linear: Constraints violated (feat)! You marked feat as dynamic but your code specialized it to be a constant (3) (%linear needs that size there)
+  hint: Suggested fixes: feat = 3, i.e. dynamic_shapes x:1=STATIC
+-c:2: error: Failed to export the model with torch.export. This is step 1/3 of exporting the model to ONNX.
+  hint: the exported stage failed; earlier stages are kept: `stages`, `show fx`
+%linear  `feat == 3 (%linear needs it)`  True at feat=3: failed: would make feat the constant 3
+    /usr/lib/python3/dist-packages/torch/nn/modules/linear.py:134 in forward
+    examples/data/python_if_shape.torchscript.txt:9
+? 1
