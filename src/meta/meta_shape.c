@@ -575,6 +575,64 @@ static bool sh_repeat(mi_ctx *c, mi_out *o)
     return true;
 }
 
+/* tile(self, dims): repeat after padding the shorter of self's shape and dims with leading ones. */
+static bool sh_tile(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    sx *rep[MI_MAX_RANK];
+    size_t n;
+    if (!x || !mi_sx_list_param(c, 1, rep, &n, MI_MAX_RANK))
+        return false;
+    size_t r = n > x->rank ? n : x->rank;
+    mi_tensor *t = mi_out_one(c, o, r);
+    for (size_t i = 0; i < r; i++) {
+        sx *size = i + x->rank >= r ? x->size[i + x->rank - r] : sx_int(c->a, 1);
+        sx *times = i + n >= r ? rep[i + n - r] : sx_int(c->a, 1);
+        t->size[i] = sx_mul(c->a, size, times);
+    }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* distance(x1, x2, kind): cdist (kind 0) [*batch, P, M] x [*batch, R, M] -> [*batch, P, R], the
+ * batch dims broadcast; pairwise_distance (kind 1, keepdim in the 3rd parameter) the broadcast of
+ * x1 and x2 without its last dim. */
+static bool sh_distance(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *a = mi_tensor_param(c, 0), *b = mi_tensor_param(c, 1);
+    int64_t kind;
+    if (!a || !b || !mi_int_param(c, 2, &kind))
+        return false;
+    if (kind == 0) {
+        if (a->rank < 2 || b->rank < 2)
+            return mi_fail(c, "cdist only supports at least 2D tensors, X1 got: %zuD, X2 got: %zuD", a->rank, b->rank);
+        int64_t m1, m2;
+        if (sx_is_int(a->size[a->rank - 1], &m1) && sx_is_int(b->size[b->rank - 1], &m2) && m1 != m2)
+            return mi_fail(c, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld", (long long)m1,
+                           (long long)m2);
+        mi_tensor ba = *a, bb = *b;   /* the batch dims only */
+        ba.rank -= 2;
+        bb.rank -= 2;
+        mi_tensor *in[2] = {&ba, &bb};
+        mi_tensor *t = mi_out_one(c, o, 0);
+        if (!broadcast_shapes(c, in, 2, t))
+            return false;
+        t->size[t->rank++] = a->size[a->rank - 2];
+        t->size[t->rank++] = b->size[b->rank - 2];
+        mi_contiguous(c, t);
+        return true;
+    }
+    bool keepdim = c->np > 3 && mi_bool_param(c, 3, false);
+    mi_tensor *in[2] = {a, b};
+    mi_tensor *t = mi_out_one(c, o, 0);
+    if (!broadcast_shapes(c, in, 2, t) || !t->rank)
+        return t->rank ? false : mi_fail(c, "pairwise_distance needs at least one dimension");
+    if (keepdim) t->size[t->rank - 1] = sx_int(c->a, 1);
+    else t->rank--;
+    mi_contiguous(c, t);
+    return true;
+}
+
 static bool sh_none(mi_ctx *c, mi_out *o)
 {
     o->none = true;
@@ -628,7 +686,7 @@ static const mi_fn_entry shape_fns[] = {
     MI_FN("repeat", 2, 2, sh_repeat), MI_FN("none", 0, 0, sh_none), MI_FN("sym_size", 2, 2, sh_sym_size),
     MI_FN("sym_stride", 2, 2, sh_sym_stride), MI_FN("sym_numel", 1, 1, sh_sym_numel),
     MI_FN("sizes", 1, 1, sh_sizes), MI_FN("dims", 1, 2, sh_dims), MI_FN("halve", 2, 2, sh_halve),
-    MI_FN("pixel_shuffle", 3, 3, sh_pixel_shuffle),
+    MI_FN("pixel_shuffle", 3, 3, sh_pixel_shuffle), MI_FN("tile", 2, 2, sh_tile), MI_FN("distance", 3, 4, sh_distance),
 };
 
 const builtin_family mi_shape_builtins = BUILTIN_FAMILY("shape", shape_fns);
