@@ -141,6 +141,15 @@ expect_refused "max_unpool2d with an output size past int64" \
 expect_refused "as_strided with strides past int64" \
     "cannot translate torch.ops.aten.as_strided.default \(node %as_strided\): as_strided view too large" \
     as_strided_stride_overflow.pt2
+# Found by fuzz/pipeline.py (UBSan: signed overflow in as_strided's storage locations): an input
+# whose recorded stride puts its elements past 2^63 is refused at load, naming the value.
+expect_refused "input whose recorded stride overflows int64" \
+    "node %ts_0: stride 1 of its value meta, 9223372036854775807, puts elements past storage element 2\\^63" \
+    input_stride_overflow.pt2
+# ... and as_strided's own stride argument overflowing int64 fails at the node.
+expect_refused "as_strided whose stride argument overflows int64" \
+    "node %as_strided\\): as_strided: storage_offset \\+ \\(size-1\\)\\*stride overflows int64" \
+    as_strided_args_overflow.pt2
 expect_check_error "Slice of a 2^63 - 1 dim with an end of int64's minimum" \
     'node 1 \("node_flip_1", Slice\).*inferred \[9223372036854775807,2,1\], but the model declares \[6,2,1\]' \
     slice_dim_int64_max.onnx.txt

@@ -643,7 +643,32 @@ void fx_program_refresh(fx_program *p) { refresh_module(p->root); }
 
 /* ---- shape checks at load ------------------------------------------------------------------ */
 
-/* What is wrong with a value's concrete sizes (in tuples too), or NULL. */
+/* What is wrong with a non-empty tensor value's concrete strides, or NULL: a stride is a
+ * non-negative integer, and the furthest element, storage_offset + sum((size-1)*stride), lies
+ * below 2^63 (torch cannot make a tensor whose storage is larger). Symbolic entries are skipped. */
+static const char *layout_problem(const fx_value *v, char *buf, size_t cap)
+{
+    int64_t far = v->storage_offset;
+    for (size_t k = 0; v->strides && k < v->rank; k++) {
+        int64_t size, stride, step;
+        if (!v->sizes[k] || !v->strides[k] || shape_parse_dim(v->sizes[k], &size) != 1) continue;
+        int r = shape_parse_dim(v->strides[k], &stride);
+        if (r < 0) {
+            snprintf(buf, cap, "stride %zu of its value meta, %.40s, is %s", k, v->strides[k],
+                     v->strides[k][0] == '-' ? "negative" : "too large for 64 bits");
+            return buf;
+        }
+        if (r == 0) continue;
+        if (__builtin_mul_overflow(size - 1, stride, &step) || __builtin_add_overflow(far, step, &far)) {
+            snprintf(buf, cap, "stride %zu of its value meta, %.40s, puts elements past storage element 2^63", k,
+                     v->strides[k]);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* What is wrong with a value's concrete sizes and strides (in tuples too), or NULL. */
 static const char *value_problem(const fx_value *v, int depth, char *buf, size_t cap)
 {
     if (!v) return NULL;
@@ -680,7 +705,7 @@ static const char *value_problem(const fx_value *v, int depth, char *buf, size_t
         snprintf(buf, cap, "its value meta describes more than 2^63 bytes");
         return buf;
     }
-    return NULL;
+    return numel ? layout_problem(v, buf, cap) : NULL;
 }
 
 static bool check_module_shapes(const fx_program *p, const fx_module *m, diag_sink *d)
@@ -690,7 +715,7 @@ static bool check_module_shapes(const fx_program *p, const fx_module *m, diag_si
         const char *bad = value_problem(n->meta.val, 0, why, sizeof why);
         if (bad) {
             diagnostic *dg = diag_error(d, (diag_loc){p->file, n->src_line, 0}, "node %%%s: %s", n->name, bad);
-            diag_set_hint(dg, "a size is a non-negative integer below 2^63, or a symbol (s77) for a dynamic one");
+            diag_set_hint(dg, "sizes and strides are non-negative integers (or symbols such as s77 for dynamic ones) that keep every element below 2^63");
             return false;
         }
     }

@@ -11,6 +11,20 @@
 
 #define MAX_AS_STRIDED_NUMEL ((int64_t)1 << 24)
 
+/* Whether every storage location a (size, stride, offset) layout touches fits in int64: the
+ * furthest one, offset + sum((size-1)*stride), computed without overflow. Sizes, strides and the
+ * offset are non-negative here; an empty layout touches nothing. */
+static bool locations_fit(int64_t off, const int64_t *size, const int64_t *stride, size_t rank)
+{
+    int64_t far = off, step;
+    for (size_t i = 0; i < rank; i++) {
+        if (size[i] == 0) return true;
+        if (__builtin_mul_overflow(size[i] - 1, stride[i], &step) || __builtin_add_overflow(far, step, &far))
+            return false;
+    }
+    return true;
+}
+
 /* Where each element of a node's tensor sits in its storage: loc[k] for the k-th element in
  * row-major order, from its static sizes, strides (contiguous when unknown) and storage offset.
  * The number of elements, or -1 if the layout is not static. */
@@ -34,6 +48,7 @@ static int64_t storage_locations(tx *t, const fx_node *n, int64_t **loc)
         if (sz && numel > MAX_AS_STRIDED_NUMEL / sz) return -1;
         numel *= sz;
     }
+    if (v->storage_offset < 0 || !locations_fit(v->storage_offset, size, stride, v->rank)) return -1;
     *loc = arena_alloc(&t->a, (size_t)(numel ? numel : 1) * sizeof **loc);
     int64_t pos[16] = { 0 };
     for (int64_t k = 0; k < numel; k++) {
@@ -102,6 +117,10 @@ static bool b_as_strided(tx *t, const fx_node *n, const op_rule *rule, const fx_
             return false;
         }
         numel *= size[i];
+    }
+    if (!locations_fit(off, size, stride, ns)) {
+        tx_fail_node(t, n, "as_strided: storage_offset + (size-1)*stride overflows int64");
+        return false;
     }
     int64_t *loc;
     int64_t in_numel = storage_locations(t, b[0]->u.node, &loc);
