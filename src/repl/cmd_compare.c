@@ -88,6 +88,27 @@ static void report_divergence(session *s, const oe_compare_result *r, const run_
 }
 
 /* {"op_type", "name"} of a node (null when there is none) */
+/* Whether g's main graph computes a value of this name (a node output). */
+static bool computes(const Onnx__GraphProto *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_output; k++)
+            if (!strcmp(g->node[i]->output[k], name)) return true;
+    return false;
+}
+
+/* The first graph output (by position) that is a different value in a and b although both compute
+ * both: every value agrees by name, yet the models return different ones (a rewired output, a
+ * present cache that drops its past). -1 when there is none. */
+static int rewired_output(const Onnx__GraphProto *a, const Onnx__GraphProto *b)
+{
+    for (size_t k = 0; k < a->n_output && k < b->n_output; k++) {
+        const char *na = a->output[k]->name, *nb = b->output[k]->name;
+        if (strcmp(na, nb) && computes(a, nb) && computes(b, na) && computes(a, na) && computes(b, nb)) return (int)k;
+    }
+    return -1;
+}
+
 static void json_node(json_writer *w, const char *key, const Onnx__NodeProto *n)
 {
     jw_key(w, key);
@@ -128,7 +149,7 @@ static void json_value(json_writer *w, const char *key, const oe_tensor *t)
 /* compare --json: {"stage", "reference", "inputs", "seed", "atol", "rtol", "matched", "checked",
  * "only_in_stage", "only_in_reference", "diverged", "divergence": null | {...}, "largest_abs_diff",
  * "largest_abs_diff_at", "ok"} */
-static void compare_json(session *s, const oe_compare_result *r, const run_model_ref *a, const run_model_ref *b,
+static void compare_json(session *s, const oe_compare_result *r, int rewired, const run_model_ref *a, const run_model_ref *b,
                          const run_opts *o)
 {
     strbuf sb;
@@ -196,7 +217,17 @@ static void compare_json(session *s, const oe_compare_result *r, const run_model
     if (r->diverged || !r->n_checked) jw_null(&w);
     else jw_double_named(&w, r->max_abs);
     jw_kstring(&w, "largest_abs_diff_at", r->diverged || !r->n_checked ? NULL : r->max_abs_name);
-    jw_kbool(&w, "ok", !r->diverged && r->n_checked > 0);
+    jw_key(&w, "rewired_output");   /* every value agrees, but output k is another value in each */
+    if (rewired < 0) {
+        jw_null(&w);
+    } else {
+        jw_object(&w);
+        jw_kint(&w, "index", rewired);
+        jw_kstring(&w, "name", a->m->proto->graph->output[rewired]->name);
+        jw_kstring(&w, "reference_name", b->m->proto->graph->output[rewired]->name);
+        jw_object_end(&w);
+    }
+    jw_kbool(&w, "ok", !r->diverged && r->n_checked > 0 && rewired < 0);
     cmd_json_end(&w);
     session_write(s, sb.s, sb.len);
     sb_free(&sb);
@@ -232,14 +263,20 @@ int cmd_compare(session *s, int argc, char **argv)
         for (size_t i = 0; i < d.len; i++) session_error(s, "compare: %s", d.items[i].message);
         diag_free(&d);
     }
+    int rewired = rc || r.diverged || !r.n_checked ? -1 : rewired_output(a.m->proto->graph, b.m->proto->graph);
     if (!rc && json) {
-        compare_json(s, &r, &a, &b, &o);
+        compare_json(s, &r, rewired, &a, &b, &o);
         if (r.diverged)
             session_error(s, "compare: %s and %s diverge at %s (%zu of %zu values differ)", a.label, b.label, r.name,
                           r.n_diverged, r.n_checked);
         else if (r.n_checked == 0)
             session_error(s, "compare: %s and %s compute no value of the same name", a.label, b.label);
-        rc = r.diverged || r.n_checked == 0;
+        int k = rewired;
+        if (k >= 0)
+            session_error(s, "compare: %s and %s return different values: output %d is %s in %s and %s in %s, and both "
+                          "models compute both", a.label, b.label, k, a.m->proto->graph->output[k]->name, a.label,
+                          b.m->proto->graph->output[k]->name, b.label);
+        rc = r.diverged || r.n_checked == 0 || k >= 0;
     } else if (!rc) {
         char seed[32];
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)o.seed);
@@ -258,6 +295,15 @@ int cmd_compare(session *s, int argc, char **argv)
                                         a.label, b.label);
             diag_set_hint(dg, "values are matched by name (the FX node names both exporters use); `verify %s %s` "
                               "compares the outputs by position", o.stages[0], o.stages[1]);
+            rc = 1;
+        } else if (rewired >= 0) {
+            int k = rewired;
+            const char *na = a.m->proto->graph->output[k]->name, *nb = b.m->proto->graph->output[k]->name;
+            fprintf(s->out, "no divergence in values: all %zu within atol %g, rtol %g\n", r.n_checked, o.atol, o.rtol);
+            diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "compare: %s and %s return different values: output %d is "
+                                        "%s in %s and %s in %s, and both models compute both", a.label, b.label, k, na,
+                                        a.label, nb, b.label);
+            diag_set_hint(dg, "`node %s` and `node %s` show the two nodes; the model's outputs were rewired", na, nb);
             rc = 1;
         } else {
             fprintf(s->out, "no divergence: all %zu within atol %g, rtol %g (largest abs diff %.3g, at %s)\n", r.n_checked,

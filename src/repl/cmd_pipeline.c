@@ -265,10 +265,12 @@ int cmd_set(session *s, int argc, char **argv)
         sb_free(&sb);
         return 0;
     }
-    /* `set NODE ARG=VALUE` edits the graph; settings have fixed names that nodes rarely take. */
-    stage *st = session_current(s);
-    if (argc == 3 && strchr(argv[2], '=') && st && st->kind == PL_FX &&
-        (argv[1][0] == '%' || fx_program_find_node(st->fx, argv[1])))
+    /* `set NODE ARG=VALUE` edits the loaded program (the first FX stage, whichever stage is
+     * current, as every edit does); settings have fixed names that nodes rarely take. */
+    const stage *st = NULL;
+    for (int i = 0; i < SESSION_MAX_STAGES && !st; i++)
+        if (s->stages[i].kind == PL_FX) st = &s->stages[i];
+    if (argc == 3 && strchr(argv[2], '=') && (argv[1][0] == '%' || (st && fx_program_find_node(st->fx, argv[1]))))
         return cmd_set_node(s, argc, argv);
     char *name = argv[1], *value = argc > 2 ? argv[2] : NULL, *eq = strchr(name, '=');
     if (eq && !value) {

@@ -121,6 +121,19 @@ bool run_parse_opts(session *s, const char *cmd, int argc, char **argv, const ch
                 if (!parse_sweep(s, cmd, v, o)) return false;
                 continue;
             }
+            if (!strcmp(a, "--decode") || !strcmp(a, "--prefill")) {
+                char *end;
+                errno = 0;
+                long long n = strtoll(v, &end, 10);
+                bool dec = a[2] == 'd';
+                if (!*v || *end || errno || n < 1 || n > RUN_MAX_DECODE_STEPS) {
+                    session_error(s, "%s: %s needs an integer from 1 to %d, not '%s'", cmd, a, RUN_MAX_DECODE_STEPS, v);
+                    return false;
+                }
+                if (dec) o->decode = (int)n;
+                else o->prefill = (int)n;
+                continue;
+            }
             if (!strcmp(a, "--inputs")) o->inputs = v;
             else if (!strcmp(a, "--expected")) o->expected = v;
             else if (!strcmp(a, "--save")) o->save = v;
@@ -257,6 +270,11 @@ static int random_input(session *s, const char *cmd, const Onnx__ValueInfoProto 
         }
     }
     return 0;
+}
+
+int run_random_value(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, uint64_t *rng, oe_tensor *out)
+{
+    return random_input(s, cmd, vi, rng, NULL, out);
 }
 
 static void dims_text(const oe_tensor *t, strbuf *sb)
@@ -461,8 +479,7 @@ void run_model_ref_free(run_model_ref *r)
 
 /* ---- evaluation -------------------------------------------------------------------------------- */
 
-/* Runs model m; outputs[] (n_output of them) belong to the caller. Errors become `cmd: ...`. */
-static int evaluate(session *s, const char *cmd, const ox_model *m, const run_input_set *in, oe_tensor *outputs)
+int run_evaluate(session *s, const char *cmd, const ox_model *m, const run_input_set *in, oe_tensor *outputs)
 {
     diag_sink d;
     diag_init(&d);
@@ -491,10 +508,7 @@ static void stage_run_free(stage_run *r)
     memset(r, 0, sizeof *r);
 }
 
-/* An exported program runs only on inputs its range constraints allow, as torch's ep.module()
- * refuses the others ("Guard failed: x.size()[0] >= 3"): the ONNX model it is translated into
- * keeps no ranges, so they are checked here. -1 after reporting. */
-static int check_ranges(session *s, const char *cmd, const char *stage_name, const run_input_set *in)
+int run_check_ranges(session *s, const char *cmd, const char *stage_name, const run_input_set *in)
 {
     int idx = stage_name ? session_stage_index(stage_name) : s->current;
     const fx_program *p = idx >= 0 && s->stages[idx].kind == PL_FX ? s->stages[idx].fx : NULL;
@@ -534,8 +548,8 @@ static int run_stage_named(session *s, const char *cmd, const char *name, const 
     r->m = r->ref.m;
     r->nout = r->m->proto->graph->n_output;
     r->outputs = xcalloc(r->nout + 1, sizeof *r->outputs);
-    if (run_make_inputs_sized(s, cmd, r->m, file, file_name, seed, o, &r->in) || check_ranges(s, cmd, name, &r->in) ||
-        evaluate(s, cmd, r->m, &r->in, r->outputs)) {
+    if (run_make_inputs_sized(s, cmd, r->m, file, file_name, seed, o, &r->in) || run_check_ranges(s, cmd, name, &r->in) ||
+        run_evaluate(s, cmd, r->m, &r->in, r->outputs)) {
         r->nout = 0;
         stage_run_free(r);
         return -1;
@@ -677,7 +691,7 @@ int cmd_run(session *s, int argc, char **argv)
 
 /* One PASS/FAIL line (or, with w, its JSON object); returns true on PASS. want NULL: the
  * reference has no such output. */
-static bool report_output(session *s, json_writer *w, const char *name, const oe_tensor *got, const oe_tensor *want,
+bool run_report_output(session *s, json_writer *w, const char *name, const oe_tensor *got, const oe_tensor *want,
                           const run_opts *o, const char *indent)
 {
     oe_diff df = {0};
@@ -776,7 +790,7 @@ static int verify_outputs(session *s, const stage_run *a, const oe_values *exp, 
     }
     size_t failed = 0;
     for (size_t i = 0; i < a->nout; i++)
-        if (!report_output(s, w, names[i], &a->outputs[i], reference_output(a, i, exp, b, names), o, "")) failed++;
+        if (!run_report_output(s, w, names[i], &a->outputs[i], reference_output(a, i, exp, b, names), o, "")) failed++;
     free(names);
     if (w) {
         jw_array_end(w);
@@ -886,7 +900,7 @@ static bool verify_size(session *s, const run_opts *o, json_writer *w, const cha
         const char **names = xcalloc(a.nout + 1, sizeof *names);
         for (size_t i = 0; i < a.nout; i++) names[i] = a.m->proto->graph->output[i]->name;
         for (size_t i = 0; i < a.nout; i++)
-            if (!report_output(s, w, names[i], &a.outputs[i], reference_output(&a, i, NULL, &b, names), o, "  ")) failed++;
+            if (!run_report_output(s, w, names[i], &a.outputs[i], reference_output(&a, i, NULL, &b, names), o, "  ")) failed++;
         free(names);
     }
     if (w) {
@@ -993,7 +1007,22 @@ int cmd_verify(session *s, int argc, char **argv)
 {
     bool json = cmd_json_flag(&argc, argv);
     run_opts o;
-    if (!run_parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol --shapes", 2, &o)) return 1;
+    if (!run_parse_opts(s, "verify", argc, argv, "--inputs --seed --expected --atol --rtol --shapes --decode --prefill --save",
+                        2, &o))
+        return 1;
+    if (o.decode || o.prefill || o.save) {
+        const char *clash = o.expected ? "--expected" : o.n_sweep ? "--shapes" : NULL;
+        if (!o.decode || o.n_stages < 2 || clash) {
+            diagnostic *dg = !o.decode ? diag_error(&s->diag, (diag_loc){0}, "verify: --prefill and --save go with --decode N")
+                             : clash ? diag_error(&s->diag, (diag_loc){0}, "verify: --decode makes its inputs step by step "
+                                                  "(--inputs gives the prefill's); it does not go with %s", clash)
+                                     : diag_error(&s->diag, (diag_loc){0}, "verify: --decode compares two models: give two stages "
+                                                  "or model files");
+            diag_set_hint(dg, "verify STAGE_A STAGE_B --decode N [--prefill L] [--save STEP.npz], e.g. verify optimized exported --decode 8");
+            return 1;
+        }
+        return verify_decode(s, &o, json);
+    }
     if (!o.expected && o.n_stages < 2) {
         diagnostic *dg = diag_error(&s->diag, (diag_loc){0}, "verify: nothing to compare with");
         diag_set_hint(dg, "verify [STAGE] --expected FILE, or verify STAGE_A STAGE_B");

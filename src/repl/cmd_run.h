@@ -16,7 +16,7 @@
 #include "view/onnx_values.h"
 #include "repl/session.h"
 
-enum { RUN_MAX_SWEEP_DIMS = 4, RUN_MAX_SWEEP_SIZES = 32, RUN_MAX_SWEEP_RUNS = 256 };
+enum { RUN_MAX_SWEEP_DIMS = 4, RUN_MAX_SWEEP_SIZES = 32, RUN_MAX_SWEEP_RUNS = 256, RUN_MAX_DECODE_STEPS = 4096 };
 
 /* The sizes a dynamic dimension takes in random inputs: `--shapes NAME=1,2,7`, NAME a symbol the
  * model's inputs declare (batch, s77) or INPUT:AXIS (x:0); repeated for several dimensions. */
@@ -39,6 +39,8 @@ typedef struct run_opts {
     double atol, rtol;
     run_sweep_dim sweep[RUN_MAX_SWEEP_DIMS];
     int n_sweep;                 /* 0: a dynamic dimension takes 2 */
+    int decode;                  /* verify --decode N: decoding steps after the prefill (0: none) */
+    int prefill;                 /* --prefill L: tokens of the prefill (0: the default, 4) */
 } run_opts;
 
 /* "batch=7, x:1=3": the sizes of the current run (sweep[i].at), for messages. */
@@ -96,6 +98,26 @@ struct json_writer;
  * (dtype_key: "float32", shape_key: [2, 3]; a sequence or optional: "kind" instead). */
 void run_json_inputs(struct json_writer *w, const char *file, uint64_t seed);
 void run_json_type(struct json_writer *w, const char *dtype_key, const char *shape_key, const oe_tensor *t);
+
+/* Random values of vi's declared tensor type, as run makes them (a dynamic dimension takes 2). */
+int run_random_value(session *s, const char *cmd, const Onnx__ValueInfoProto *vi, uint64_t *rng, oe_tensor *out);
+
+/* Runs model m on `in`; outputs[] (m's n_output of them) belong to the caller. Errors become
+ * `cmd: ...`; -1 after reporting. */
+int run_evaluate(session *s, const char *cmd, const ox_model *m, const run_input_set *in, oe_tensor *outputs);
+/* An exported program runs only on inputs its range constraints allow, as torch's ep.module()
+ * refuses the others ("Guard failed: x.size()[0] >= 3"): the ONNX model it is translated into
+ * keeps no ranges, so they are checked here (stage_name NULL: the current stage; a model file
+ * has none). -1 after reporting. */
+int run_check_ranges(session *s, const char *cmd, const char *stage_name, const run_input_set *in);
+/* One output judged against its reference (NULL: missing) with o's tolerances: a PASS / FAIL line
+ * after `indent`, or, with w, one object of an "outputs" array. True when it passes. */
+bool run_report_output(session *s, struct json_writer *w, const char *name, const oe_tensor *got, const oe_tensor *want,
+                       const run_opts *o, const char *indent);
+
+/* verify A B --decode N (cmd_decode.c): a prefill and N decoding steps of two decoders, each
+ * feeding its own present keys/values back as past; 0 when every step agrees. */
+int verify_decode(session *s, const run_opts *o, bool json);
 
 /* Reads a value file (--inputs, --expected); -1 after reporting. */
 int run_read_values(session *s, const char *cmd, const char *path, oe_values *v);

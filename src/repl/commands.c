@@ -393,7 +393,8 @@ const command command_table[] = {
      "Restores the FX stage as it was before the last edit (later stages are dropped: re-run\n"
      "`export` or `step`)."},
     {"verify", 0, 21, cmd_verify, COMPLETE_STAGE_OR_FORM,
-     "verify [STAGE] [B | --expected FILE] [--inputs F] [--shapes NAME=SIZES] [--atol A] [--rtol R] [--json]",
+     "verify [STAGE] [B | --expected FILE] [--inputs F] [--shapes NAME=SIZES | --decode N [--prefill L] [--save F]] "
+     "[--atol A] [--rtol R] [--json]",
      "compare a stage's outputs with expected values or another stage's",
      "Runs the stage as `run` does and compares each output with the expected one: one line per\n"
      "output, PASS or FAIL with the largest absolute and relative difference; the command fails if\n"
@@ -412,6 +413,16 @@ const command command_table[] = {
      "and the first size where they part named. A model whose inputs say dynamic but whose graph\n"
      "keeps the example's sizes fails at the others:\n"
      "  verify exported optimized --shapes batch=0,1,2,7,64\n"
+     "--decode N checks a decoder step with a key/value cache over a prefill (L tokens, default 4,\n"
+     "from an empty cache, or the --inputs file's tokens and past) and N decoding steps of one token:\n"
+     "each model feeds its own present keys/values back as its past, both get the same tokens (the\n"
+     "argmax of B's logits at the last position), and every output of every step is compared, the\n"
+     "first step where they part named; --save F keeps that step's inputs for `compare --inputs F`.\n"
+     "A cache that is written wrong passes the prefill and fails at step 1. The caches are the inputs\n"
+     "named past* / *cache*, fed by the outputs named present* or else the last outputs in order;\n"
+     "the tokens the integer input named *ids*; attention_mask, position_ids and cache_position are\n"
+     "made from the lengths. An exported program's range stops the step that leaves it:\n"
+     "  verify optimized exported --decode 8\n"
      "`compare A B` finds the first node where two models part."},
     {"weights", 1, 2, cmd_weights, COMPLETE_NOTHING, "weights NAME [--json]",
      "summarise one parameter's values",

@@ -11,7 +11,7 @@ libfxsh_a_SOURCES += \
 	src/repl/cmd_onnx.c \
 	src/repl/cmd_program.c \
 	src/repl/cmd_pipeline.c \
-	src/repl/cmd_run.c src/repl/cmd_run.h \
+	src/repl/cmd_run.c src/repl/cmd_run.h src/repl/cmd_decode.c \
 	src/repl/cmd_compare.c \
 	src/repl/cmd_reduce.c src/repl/cmd_reduce.h src/repl/cmd_reduce_export.c src/repl/cmd_reduce_values.c src/repl/cmd_reduce_check.c \
 	src/repl/cmd_trace.c \
