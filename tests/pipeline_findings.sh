@@ -262,6 +262,20 @@ elif ! grep -q 'check: ok' "$tmp/out"; then fail "no 'check: ok'"
 else passed=$((passed + 1))
 fi
 
+# Found by fuzz/pipeline.py (UBSan: 2^63 converted to int64): histc with max = int64's maximum
+# exports (torchlib writes [max] as a one-element list; beyond int64 it is written as a float,
+# which CastLike makes x's type anyway), its model passes check and agrees with the exported stage.
+case="histc with max = 2^63 - 1"
+rm -f "$tmp/o.onnx"
+timeout 60 "$FXSH" -q -c "load $F/histc_max_int64.pt2" -c export -c "save $tmp/o.onnx" -c check \
+    -c "verify exported optimized" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 0 ]; then fail "status $rc: $(head -c 300 "$tmp/err")"
+elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
+elif ! grep -q 'check: ok' "$tmp/out" || ! grep -q '^verify: 1 output within' "$tmp/out"; then fail "no 'check: ok' and verify"
+else passed=$((passed + 1))
+fi
+
 # Found by fuzz/pipeline.py's second long run (ASan: an allocation of 2^64 - 32 bytes and a heap
 # overflow building adaptive pooling's window matrix from an output size of -2): refused at load,
 # as torch's meta kernel refuses it.

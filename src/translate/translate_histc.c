@@ -23,10 +23,13 @@ static bool num_of(const fx_arg *a, double *v)
     return true;
 }
 
-/* A Python number in a one-element list ([min] in torchlib): int64[1] or float[1], from the farm. */
+/* A Python number in a one-element list ([min] in torchlib): int64[1] or float[1], from the farm.
+ * An int beyond int64 (min - 1 of int64's minimum) is written as a float: it is cast to x's
+ * floating type next anyway. */
 static const char *list1(tx *t, const fx_arg *a, double v)
 {
-    if (a && a->kind == FX_ARG_FLOAT) {
+    bool fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    if ((a && a->kind == FX_ARG_FLOAT) || !fits) {
         float f = (float)v;
         return tx_const_floats(t, &f, 1);
     }
