@@ -57,6 +57,9 @@ TESTS += tests/man.sh
 EXTRA_DIST += tests/man.sh
 # Size guards under each kind of dynamic dimension, against torch.export's verdicts.
 TESTS += tests/guards.sh
+# int() / float() / .item() of tensors at export time, against torch.export's verdicts.
+TESTS += tests/data_dependent.sh
+EXTRA_DIST += tests/data_dependent.sh
 # verify --decode on a decoder step with a key/value cache, against eager PyTorch's greedy tokens.
 TESTS += tests/decode.sh
 EXTRA_DIST += tests/decode.sh

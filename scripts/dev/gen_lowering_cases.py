@@ -41,6 +41,10 @@ CASES = [
     ("angle_real_nan", lambda x: torch.angle(x), (t([-2.0, 0.0, 3.0, nan, -inf]),), "Less Where IsNaN"),
     ("view_copy_infer", lambda x: torch.view_copy(x, (-1, 2)), (torch.arange(6.0).reshape(3, 2),), "Reshape"),
     ("adaptive_avg_pool_uneven", lambda a, b, c: (torch.nn.functional.adaptive_avg_pool1d(a, 2), torch.nn.functional.adaptive_avg_pool2d(b, (2, 3)), torch.nn.functional.adaptive_avg_pool3d(c, (2, 2, 3))), (torch.arange(5.0).reshape(1, 1, 5), torch.arange(20.0).reshape(1, 1, 4, 5), torch.arange(60.0).reshape(1, 1, 3, 4, 5)), "MatMul"),
+    # Tensor.item() (an unbacked SymInt / SymFloat) and _local_scalar_dense as numbers in arithmetic
+    # of their own type (the exporter's type promotion casts the others first: tests/data_dependent.sh)
+    ("item_in_arithmetic", lambda i, x, n: (i * n.max().item(), x + n.float().mean().item()), (t([1, 2, 3]), t([1.0, 2.0, 3.0]), t([5, 3])), "Gather Mul Add"),
+    ("local_scalar_dense", lambda i, n: i * torch.ops.aten._local_scalar_dense.default(n.sum()), (t([1, -2]), t([[2], [4]])), "Gather Mul"),
 ]
 DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.bool: "b8"}
 

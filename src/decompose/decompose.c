@@ -108,6 +108,9 @@ static bool promote_elementwise(dctx *c, const char *base, bool true_div, fx_arg
             tensors++;
         } else if (a->kind == FX_ARG_BOOL || a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT) {
             md_state_add(&st, MD_SCALAR, a->kind == FX_ARG_FLOAT ? FX_DT_F64 : scalar_dtype(a));
+        } else if (a->kind == FX_ARG_NODE && a->u.node->meta.val && a->u.node->meta.val->kind == FX_VAL_SYM) {
+            /* a SymInt / SymFloat / SymBool node: a number */
+            md_state_add(&st, MD_SCALAR, fx_sym_dtype(a->u.node->meta.val->text));
         } else {
             return false;   /* an operand of unknown type: nothing to decide */
         }
@@ -120,13 +123,17 @@ static bool promote_elementwise(dctx *c, const char *base, bool true_div, fx_arg
     pos_out[1] = pos[1];
     for (int k = 0; k < 2; k++) {
         fx_arg **a = &args[pos[k]];
-        if ((*a)->kind == FX_ARG_NODE) {
+        const fx_value *sv0 = (*a)->kind == FX_ARG_NODE ? (*a)->u.node->meta.val : NULL;
+        bool sym = sv0 && sv0->kind == FX_VAL_SYM;
+        if ((*a)->kind == FX_ARG_NODE && !sym) {
             const fx_arg *before = *a;
             convert_operand(c, a, r);
             changed |= *a != before;
             continue;
         }
-        if (scalar_dtype(*a) == r)
+        /* a number (a SymFloat counts as float32, torch's default dtype, as a Python float does) */
+        fx_dtype own = !sym ? scalar_dtype(*a) : fx_sym_dtype(sv0->text) == FX_DT_F64 ? FX_DT_F32 : fx_sym_dtype(sv0->text);
+        if (own == r)
             continue;
         fx_arg *sa[1] = { *a };
         const char *kn[1] = { "dtype" };

@@ -746,3 +746,18 @@ bool fx_program_check_shapes(const fx_program *p, diag_sink *d)
     }
     return check_module_shapes(p, p->root, d);
 }
+
+fx_dtype fx_sym_dtype(const char *te)
+{
+    if (!te) return FX_DT_I64;
+    if (strchr(te, '>') || strchr(te, '<') || strstr(te, "==") || strstr(te, "!=") || strstr(te, "Eq(") ||
+        strstr(te, "Ne(") || strchr(te, '&') || strchr(te, '|') || *te == '~' || !strcmp(te, "True") ||
+        !strcmp(te, "False"))
+        return FX_DT_BOOL;
+    if (strstr(te, "ToFloat") || strstr(te, "TrueDiv") || !strncmp(te, "zuf", 3)) return FX_DT_F64;
+    for (const char *p = te; *p; p++) {
+        if (*p == '/' && p[1] != '/' && (p == te || p[-1] != '/')) return FX_DT_F64;
+        if (*p == '.' && p > te && p[-1] >= '0' && p[-1] <= '9' && p[1] >= '0' && p[1] <= '9') return FX_DT_F64;
+    }
+    return FX_DT_I64;
+}

@@ -330,5 +330,9 @@ char *fx_strdup(fx_program *p, const char *s);
 char *fx_strndup(fx_program *p, const char *s, size_t n);
 void *fx_alloc(fx_program *p, size_t n);
 fx_value *fx_value_new(fx_program *p, fx_value_kind kind);
+/* The Python type of a symbolic value as torch prints it: FX_DT_BOOL for a SymBool ("Eq(u0, 1)",
+ * "s0 > 2", "True"), FX_DT_F64 for a SymFloat ("zuf0", "ToFloat(s0)", "s0/2"), else FX_DT_I64
+ * (a SymInt). */
+fx_dtype fx_sym_dtype(const char *text);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "meta/meta_internal.h"
+#include "meta/meta_promote.h"
 
 /* ---- elementwise ------------------------------------------------------------------------------ */
 
@@ -676,6 +677,43 @@ static bool sh_sizes(mi_ctx *c, mi_out *o)
 static bool sh_sym_stride(mi_ctx *c, mi_out *o) { return sym_query(c, o, 1); }
 static bool sh_sym_numel(mi_ctx *c, mi_out *o) { return sym_query(c, o, 2); }
 
+/* item(self): Tensor.item() / _local_scalar_dense of a one-element tensor: an unbacked symbol,
+ * u<N> for an integer (a SymInt), zuf<N> for a floating one, as torch.export names them, N
+ * counting the items of the same kind before this node (a walk back over the graph: items are
+ * few, and the symbol must not depend on anything but the program). A bool's is a SymBool. */
+static bool sh_item(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    int64_t numel = 1, d;
+    for (size_t i = 0; i < x->rank; i++)
+        if (sx_is_int(x->size[i], &d)) numel *= d;
+        else numel = -1;
+    if (numel >= 0 && numel != 1)
+        return mi_fail(c, "a Tensor with %lld elements cannot be converted to Scalar", (long long)numel);
+    /* torch counts float symbols (zuf) apart from the others (u, a bool's included) */
+    bool fl = md_is_floating(x->dtype);
+    unsigned k = 0;
+    for (const fx_node *n = c->node ? c->node->prev : NULL; n; n = n->prev) {
+        const fx_value *v = n->meta.val;
+        if (n->target && v && (!strcmp(n->target, "torch.ops.aten.item.default") ||
+                               !strcmp(n->target, "torch.ops.aten._local_scalar_dense.default")))
+            k += fl == (v->kind == FX_VAL_SYM && v->text && !strncmp(v->text, "zuf", 3));
+    }
+    char name[32];
+    if (x->dtype == FX_DT_BOOL || md_is_floating(x->dtype)) {
+        /* a Python bool / float: printed as its symbol (no size arithmetic reads it) */
+        if (x->dtype == FX_DT_BOOL) snprintf(name, sizeof name, "Eq(u%u, 1)", k);
+        else snprintf(name, sizeof name, "zuf%u", k);
+        o->text = arena_strdup(c->a, name);
+        return true;
+    }
+    snprintf(name, sizeof name, "u%u", k);
+    o->sym = sx_sym(c->a, name);
+    return true;
+}
+
 static const mi_fn_entry shape_fns[] = {
     MI_FN("same", 1, 2, sh_same), MI_FN("self", 1, 1, sh_self), MI_FN("broadcast", 1, 8, sh_broadcast),
     MI_FN("reduce", 3, 4, sh_reduce), MI_FN("cat", 2, 2, sh_cat), MI_FN("stack", 2, 2, sh_stack),
@@ -685,7 +723,7 @@ static const mi_fn_entry shape_fns[] = {
     MI_FN("like", 1, 2, sh_like), MI_FN("arange", 3, 3, sh_arange), MI_FN("pad", 2, 2, sh_pad),
     MI_FN("repeat", 2, 2, sh_repeat), MI_FN("none", 0, 0, sh_none), MI_FN("sym_size", 2, 2, sh_sym_size),
     MI_FN("sym_stride", 2, 2, sh_sym_stride), MI_FN("sym_numel", 1, 1, sh_sym_numel),
-    MI_FN("sizes", 1, 1, sh_sizes), MI_FN("dims", 1, 2, sh_dims), MI_FN("halve", 2, 2, sh_halve),
+    MI_FN("sizes", 1, 1, sh_sizes), MI_FN("item", 1, 1, sh_item), MI_FN("dims", 1, 2, sh_dims), MI_FN("halve", 2, 2, sh_halve),
     MI_FN("pixel_shuffle", 3, 3, sh_pixel_shuffle), MI_FN("tile", 2, 2, sh_tile), MI_FN("distance", 3, 4, sh_distance),
 };
 

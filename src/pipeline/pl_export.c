@@ -1237,7 +1237,20 @@ ox_model *pl_stage_model(pl_stage stages[PL_N_STAGES], int index, const export_s
     fx_program *dec = NULL;
     const fx_program *src = st->fx;
     if (index == PL_STAGE_EXPORTED) {
-        dec = decompose_program(st->fx, DECOMP_ONNX, env->diag);
+        /* a program loaded as graph text has no value meta on its nodes: the decomposition's type
+         * promotion needs it (a SymInt operand of mul is a number), as export's run infers it */
+        fx_program *inferred = NULL;
+        if (lacks_meta(st->fx)) {
+            bool bad = false;
+            inferred = redeclare_inputs(env, st->fx, cfg, &bad);
+            if (!bad && !inferred) inferred = fx_program_clone(st->fx);
+            if (bad || !infer_loaded_meta(env, inferred)) {
+                if (inferred) fx_program_free(inferred);
+                return NULL;
+            }
+        }
+        dec = decompose_program(inferred ? inferred : st->fx, DECOMP_ONNX, env->diag);
+        if (inferred) fx_program_free(inferred);
         if (!dec) return NULL;
         src = dec;
     }

@@ -84,8 +84,17 @@ static fx_node *append_call(fx_graph *g, const char *name, const char *target, f
     return x;
 }
 
-/* torch's partial graph: q's root graph cut after its node c, then ne/item. Frees q. */
+/* torch's partial graph: q's root graph cut after its node c, then ne/item (Python truthiness,
+ * item `Eq(u0, 1)`), or with `scalar` (int() / float() of the tensor) item of c itself, printed
+ * as that symbol. Frees q. */
+static void print_partial_as(fx_program *q, fx_node *c, const char *scalar, strbuf *out);
+
 static void print_partial(fx_program *q, fx_node *c, strbuf *out)
+{
+    print_partial_as(q, c, NULL, out);
+}
+
+static void print_partial_as(fx_program *q, fx_node *c, const char *scalar, strbuf *out)
 {
     fx_graph *g = fx_program_graph(q);
     /* drop everything after c at once (the subgraph modules stay but are not printed here) */
@@ -100,20 +109,24 @@ static void print_partial(fx_program *q, fx_node *c, strbuf *out)
         snprintf(nm, sizeof nm, "arg%zu_1", i++);
         fx_control_rename_node(x, nm);
     }
-    fx_arg *a[2] = {fx_arg_node(q, c), fx_arg_int(q, 0)};
-    fx_node *ne = append_call(g, "ne", "torch.ops.aten.ne.Scalar", a, 2);
-    ne->meta = c->meta;
-    if (c->meta.val && c->meta.val->kind == FX_VAL_TENSOR) {
-        fx_value *v = fx_value_new(q, FX_VAL_TENSOR);
-        *v = *c->meta.val;
-        v->dtype = FX_DT_BOOL;
-        ne->meta.val = v;
+    fx_node *of = c;
+    if (!scalar) {
+        fx_arg *a[2] = {fx_arg_node(q, c), fx_arg_int(q, 0)};
+        fx_node *ne = append_call(g, "ne", "torch.ops.aten.ne.Scalar", a, 2);
+        ne->meta = c->meta;
+        if (c->meta.val && c->meta.val->kind == FX_VAL_TENSOR) {
+            fx_value *v = fx_value_new(q, FX_VAL_TENSOR);
+            *v = *c->meta.val;
+            v->dtype = FX_DT_BOOL;
+            ne->meta.val = v;
+        }
+        of = ne;
     }
-    fx_arg *b[1] = {fx_arg_node(q, ne)};
+    fx_arg *b[1] = {fx_arg_node(q, of)};
     fx_node *item = append_call(g, "item", "torch.ops.aten.item.default", b, 1);
     item->meta = c->meta;
     item->meta.val = fx_value_new(q, FX_VAL_SYM);
-    item->meta.val->text = "Eq(u0, 1)";
+    item->meta.val->text = scalar ? scalar : "Eq(u0, 1)";
     fx_program_refresh(q);
     strbuf code;
     sb_init(&code);
@@ -345,12 +358,80 @@ int control_flow_export_check_ex(const fx_program *p, const control_flow_options
     return r;
 }
 
+/* int(t) / float(t) of a tensor computed from inputs (TorchScript's aten::Int / aten::Float of a
+ * Tensor; of a Scalar from .item() they are conversions): torch.export makes t.item() an
+ * unbacked symbol u0 (zuf0 for a float) and int() / float() must then guard on its value. */
+static bool scalar_of_tensor(const fx_node *n, bool *is_float)
+{
+    if (n->op != FX_OP_CALL_FUNCTION || !n->target || !n->args || n->args->u.seq.len != 1) return false;
+    bool i = !strncmp(n->target, "torch.ops.aten.Int.", 19), f = !strncmp(n->target, "torch.ops.aten.Float.", 21);
+    const fx_arg *a = n->args->u.seq.items[0];
+    if ((!i && !f) || !data_dependent(a)) return false;
+    const fx_node *t = a->u.node;
+    const fx_value *v = t->meta.val;
+    if ((v && v->kind != FX_VAL_TENSOR) ||
+        (t->target && (!strncmp(t->target, "torch.ops.aten.item.", 20) || !strncmp(t->target, "torch.ops.aten._local_scalar_dense.", 35))))
+        return false;
+    *is_float = f;
+    return true;
+}
+
+/* torch's failure at int(t) / float(t) of node n (its tensor t): the partial graph, then
+ * GuardOnDataDependentSymNode's text, at the source line. */
+static void scalar_failure(const fx_program *p, const fx_program *src, const char *name, const fx_node *n, bool is_float,
+                           diag_sink *d, strbuf *report)
+{
+    const fx_node *t = n->args->u.seq.items[0]->u.node;
+    const char *sym = is_float ? "zuf0" : "u0";
+    fx_program *q = fx_program_clone(p);
+    fx_node *c = fx_graph_lookup(fx_program_graph(q), t->name);
+    char shown[32];
+    snprintf(shown, sizeof shown, "%s", sym);
+    if (c) print_partial_as(q, c, shown, report);
+    else fx_program_free(q);
+    char what[160];
+    if (is_float)
+        snprintf(what, sizeof what, "Could not guard on data-dependent expression %s (unhinted: %s)", sym, sym);
+    else
+        snprintf(what, sizeof what, "Could not extract specialized integer from data-dependent expression %s (unhinted: %s)", sym, sym);
+    sb_printf(report, "%s.  (Size-like symbols: none)\n\n", what);
+    if (is_float)
+        sb_puts(report, "consider using data-dependent friendly APIs such as guard_or_false, guard_or_true and "
+                        "statically_known_true.\n\n");
+    const char *file;
+    int line;
+    src_loc(n, &file, &line);
+    if (file) {
+        sb_printf(report, "The following call raised this error:\n  File \"%s\", line %d, in forward\n", file, line);
+        strbuf code;
+        sb_init(&code);
+        if (source_line(file, line, &code)) sb_printf(report, "    %s\n", code.s);
+        sb_free(&code);
+    }
+    (void)src;
+    diagnostic *dg = diag_error(d, (diag_loc){file ? file : p->file, file ? line : n->src_line, 0},
+                                "export failed at %%%s: %s() of the tensor %%%s needs its value, which torch.export does "
+                                "not know (data-dependent: %s)", name, is_float ? "float" : "int", t->name, what);
+    if (is_float)
+        diag_set_hint(dg, "keep it a tensor (x * t instead of x * float(t)), or use t.item(), which torch.export keeps "
+                          "as a symbol");
+    else
+        diag_set_hint(dg, "use t.item() instead of int(t): torch.export keeps it as an unbacked symbol; where it is a "
+                          "size, add torch._check(n >= 0) and torch._check(n <= limit) so that torch.export can use it");
+}
+
 static int check_program(const fx_program *p, const fx_program *src, const hashmap *origins,
                          const control_flow_options *o, diag_sink *d, strbuf *report)
 {
     const fx_graph *g = fx_program_graph(p);
     bool keep_loops = o && o->keep_loops;
     for (fx_node *n = g->first; n; n = n->next) {
+        bool is_float;
+        if (!keep_loops && scalar_of_tensor(n, &is_float)) {
+            const char *name = origins && hm_get(origins, n->name) ? hm_get(origins, n->name) : n->name;
+            scalar_failure(p, src, name, n, is_float, d, report);
+            return 1;
+        }
         fx_control_view v;
         fx_control_kind k = fx_control_kind_of(n);
         if (k == FX_CTRL_NONE || k == FX_CTRL_COND || !fx_control_inspect(n, &v) || !v.sub[0])

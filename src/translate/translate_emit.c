@@ -293,19 +293,11 @@ const fx_value *tx_node_val(const fx_node *n)
 /* The ONNX type of a SymInt/SymBool/SymFloat from its printed expression, as torch.onnx types
  * them: SymBools ("s0 > 4", "Eq(s0, 4)") are BOOL, SymFloats ("s0/8", "ToFloat(s0)", "0.5*s0")
  * FLOAT, the rest INT64. */
+/* A symbolic value's ONNX type: a SymBool BOOL, a SymFloat FLOAT, a SymInt INT64 (torch.onnx's). */
 static int sym_dtype(const char *te)
 {
-    if (!te) return OT_INT64;
-    if (strchr(te, '>') || strchr(te, '<') || strstr(te, "==") || strstr(te, "!=") || strstr(te, "Eq(") ||
-        strstr(te, "Ne(") || strchr(te, '&') || strchr(te, '|') || *te == '~' || !strcmp(te, "True") ||
-        !strcmp(te, "False"))
-        return OT_BOOL;
-    if (strstr(te, "ToFloat") || strstr(te, "TrueDiv")) return OT_FLOAT;
-    for (const char *p = te; *p; p++) {
-        if (*p == '/' && p[1] != '/' && (p == te || p[-1] != '/')) return OT_FLOAT;
-        if (*p == '.' && p > te && p[-1] >= '0' && p[-1] <= '9' && p[1] >= '0' && p[1] <= '9') return OT_FLOAT;
-    }
-    return OT_INT64;
+    fx_dtype d = fx_sym_dtype(te);
+    return d == FX_DT_BOOL ? OT_BOOL : d == FX_DT_F64 ? OT_FLOAT : OT_INT64;
 }
 
 int tx_onnx_dtype_of_node(const fx_node *n)

@@ -62,7 +62,7 @@ static void test_complete_settings_and_values(void **state)
     assert_string_equal(complete(s, "export --legacy s"), "script");
     /* options come from the command's usage in the table */
     assert_string_equal(complete(s, "export --j"), "--json");
-    assert_string_equal(complete(s, "verify --"), "--expected --inputs --shapes --atol --rtol --json");
+    assert_string_equal(complete(s, "verify --"), "--expected --inputs --shapes --decode --prefill --save --atol --rtol --json");
     assert_string_equal(complete(s, "find relu --c"), "--case-sensitive");
     assert_string_equal(complete(s, "lint --"), "--json");
     done(s);
