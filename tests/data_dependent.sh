@@ -3,7 +3,9 @@
 # (tests/fixtures/data_dependent/verdicts.tsv, made by scripts/dev/data_dependent_verdicts.py with
 # torch 2.14 from model.py): int(t) and float(t) of a computed tensor fail as torch.export fails
 # (GuardOnDataDependentSymNode's first line, the partial graph's item line, the source line);
-# t.item() exports — the same ONNX ops torch.onnx writes (its onnx_dynamo.txt), eager's outputs.
+# t.item() exports — as a number, as a slice bound (a new unbacked size u1), after torch._check
+# calls (the size is u0 itself) — with the ONNX ops and signature torch.onnx writes (its
+# onnx_dynamo.txt) and eager's outputs.
 set -u
 : "${FXSH:?FXSH must point at the fxsh binary}"
 top=${FXSH_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -28,6 +30,8 @@ while IFS="$tab" read -r model outcome message <&3; do
         elif ! grep -q '^check: ok' "$tmp/out"; then fail "check did not pass"
         elif ! grep -q '^verify: 1 output within' "$tmp/out"; then fail "not eager's outputs"
         elif ! cmp -s "$tmp/want" "$tmp/got"; then fail "ops $(tr '\n' ' ' <"$tmp/got")differ from torch.onnx's $(tr '\n' ' ' <"$tmp/want")"
+        elif [ "$(grep '^main_graph' "$tmp/out")" != "$(grep '^main_graph' "$top/$F/$model.onnx_dynamo.txt")" ]; then
+            fail "signature $(grep '^main_graph' "$tmp/out"), torch.onnx's $(grep '^main_graph' "$top/$F/$model.onnx_dynamo.txt")"
         else passed=$((passed + 1))
         fi
         continue
@@ -42,4 +46,4 @@ while IFS="$tab" read -r model outcome message <&3; do
     fi
 done 3<"$top/$F/verdicts.tsv"
 echo "data-dependent values: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -eq 3 ]
+[ "$failed" -eq 0 ] && [ "$passed" -eq 5 ]

@@ -150,6 +150,14 @@ expect_refused "input whose recorded stride overflows int64" \
 expect_refused "as_strided whose stride argument overflows int64" \
     "node %as_strided\\): as_strided: storage_offset \\+ \\(size-1\\)\\*stride overflows int64" \
     as_strided_args_overflow.pt2
+# Found by fuzz/pipeline.py's onnx batch (saved models onnx's full check rejects): a negative
+# dim_value, declared or propagated from an input, is compared as a number, as onnx compares it.
+expect_check_error "declared dimension -2 against an inferred 2" \
+    'node_add", Add\): \[ShapeInferenceError\] output .add. is inferred \[2,4\], but the model declares \[-2,4\]: dimension 0 differs' \
+    declared_dim_minus2.onnx.txt
+expect_check_error "negative input dimension carried through Gemm" \
+    'output .linear. is inferred \[-4611686018427387904,4\], but the model declares \[2,4\]: dimension 0 differs' \
+    input_dim_negative_propagated.onnx.txt
 expect_check_error "Slice of a 2^63 - 1 dim with an end of int64's minimum" \
     'node 1 \("node_flip_1", Slice\).*inferred \[9223372036854775807,2,1\], but the model declares \[6,2,1\]' \
     slice_dim_int64_max.onnx.txt

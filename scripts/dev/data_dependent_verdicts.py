@@ -20,7 +20,8 @@ import model  # noqa: E402
 
 top = os.getcwd() + "/"
 args = (torch.randn(2, 8), torch.tensor([5, 3]))
-cases = (("int_of_tensor", model.IntOfTensor), ("float_of_tensor", model.FloatOfTensor), ("item_scalar", model.ItemScalar))
+cases = (("int_of_tensor", model.IntOfTensor), ("float_of_tensor", model.FloatOfTensor), ("item_scalar", model.ItemScalar),
+         ("item_slice", model.ItemSlice), ("item_checked", model.ItemChecked))
 with open(f"{d}/verdicts.tsv", "w") as v:
     v.write("model\toutcome\tmessage\n")
     for name, M in cases:

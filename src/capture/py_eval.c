@@ -436,6 +436,12 @@ static pv *python_builtin(pe *E, frame *f, const fx_node *n, pv **a, size_t na, 
             return pv_int(&E->a, (int64_t)a[0]->u.seq.n);
         if (a[0]->kind == PV_STR)
             return pv_int(&E->a, (int64_t)strlen(a[0]->u.s));
+    } else if (!strcmp(t, "builtins.int") && na == 1 && a[0]->kind == PV_NODE && a[0]->u.node->target &&
+               (!strcmp(a[0]->u.node->target, "torch.ops.aten.item.default") ||
+                !strcmp(a[0]->u.node->target, "torch.ops.aten._local_scalar_dense.default"))) {
+        /* TorchScript's aten::Int of a Scalar from .item(): its typing's conversion (a slice
+         * bound takes an int), which Python does not make: the SymInt itself */
+        return a[0];
     } else if ((!strcmp(t, "builtins.int") || !strcmp(t, "math.floor") || !strcmp(t, "math.ceil")) && na == 1) {
         if (a[0]->kind == PV_FLOAT) {
             double v = t[5] == 'f' ? floor(a[0]->u.f) : t[5] == 'c' ? ceil(a[0]->u.f) : trunc(a[0]->u.f);

@@ -1,5 +1,6 @@
 /* py_eval_control.c — Python control flow in the replay: `if` and loops on known values run (unrolled),
  * on tensors they stay as torch.cond / while_loop subgraphs, and higher-order ops are kept. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -268,6 +269,48 @@ static bool body_has_tensor_ops(const fx_module *body)
     return false;
 }
 
+/* Whether a branch only raises (the else of a scripted `torch._check(c)` / `assert c`). */
+static bool only_raises(const fx_module *b)
+{
+    bool raises = false;
+    for (const fx_node *x = b && b->graph ? b->graph->first : NULL; x; x = x->next) {
+        if (x->op != FX_OP_CALL_FUNCTION) continue;
+        if (x->target && !strcmp(x->target, "fxsh.prim.RaiseException")) raises = true;
+        else if (x->target && strncmp(x->target, "builtins.", 9) && strncmp(x->target, "operator.", 9)) return false;
+    }
+    return raises;
+}
+
+/* A token u<N> / zuf<N> in a SymBool's text: the condition reads a value out of a tensor. */
+static bool reads_unbacked(const char *text)
+{
+    for (const char *p = text; p && *p; p++) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *q = !strncmp(p, "zuf", 3) ? p + 3 : *p == 'u' ? p + 1 : NULL;
+        if (q && isdigit((unsigned char)*q)) return true;
+    }
+    return false;
+}
+
+/* `torch._check(c)` scripted (an `if c` whose else only raises) on a condition torch.export
+ * cannot decide (it reads an unbacked symbol): torch records it as a runtime assertion,
+ * _assert_scalar(c, "Runtime assertion failed for expression c on node 'ge_1'"), and goes on
+ * as if it held. The condition's value on the branch that goes on (1: the else raises), or -1
+ * when the if is not such a check. */
+static int check_branch(pe *E, frame *f, const fx_node *n, const fx_control_view *v, const pv *cond)
+{
+    const fx_value *m = cond->kind == PV_NODE ? cond->u.node->meta.val : NULL;
+    if (!m || m->kind != FX_VAL_SYM || !reads_unbacked(m->text) || !v->sub[1]) return -1;
+    bool raise0 = only_raises(v->sub[0]), raise1 = only_raises(v->sub[1]);
+    if (raise0 == raise1) return -1;
+    const char *text = raise0 ? arena_printf(&E->a, "~(%s)", m->text) : m->text;
+    fx_arg *a[2] = {fx_arg_node(E->dst, cond->u.node),
+                    fx_arg_str(E->dst, FX_ARG_STR, arena_printf(&E->a, "Runtime assertion failed for expression %s on node '%s'", text,
+                                                    cond->u.node->name))};
+    pe_record(E, f, n, "_assert_scalar_default", "torch.ops.aten._assert_scalar.default", pe_tuple_arg(E, a, 2), NULL);
+    return raise1;   /* the condition's value on the branch that goes on */
+}
+
 pv *pe_control(pe *E, frame *f, const fx_node *n)
 {
     fx_control_view v;
@@ -279,6 +322,10 @@ pv *pe_control(pe *E, frame *f, const fx_node *n)
             return NULL;
         int t = pv_truth(cond);
         bool guarded = false;   /* a size `if` on a dynamic dimension, decided as torch guards it */
+        if (v.kind == FX_CTRL_IF && t < 0 && !(E->o && E->o->keep_loops)) {
+            t = check_branch(E, f, n, &v, cond);
+            guarded = t >= 0;
+        }
         if (v.kind == FX_CTRL_IF && t < 0 && cond->kind == PV_NODE && !(E->o && E->o->keep_loops) && v.sub[1]) {
             const char *const br[2] = {v.sub[0]->name, v.sub[1]->name};
             t = py_guard_decide(cond->u.node, E->src, E->o, pe_qualified_name(E, n), br, pe_loc(E, n), E->d);

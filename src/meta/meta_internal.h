@@ -149,5 +149,13 @@ sx *mi_numel(mi_ctx *c, const mi_tensor *t);
 /* Compares two sizes the way torch's guards settle them on the example input: sx equality
  * first, then the estimate. -1, 0, 1; 0 also when undecidable. */
 int mi_cmp(const sx *x, const sx *y);
+/* Unbacked symbols (meta_unbacked.c): whether x reads one (u0, zuf0: a value read out of a
+ * tensor), and a fresh one's name, PREFIX ("u" or "zuf") numbered after every one the nodes
+ * before c's read, as torch.export numbers them. */
+bool mi_unbacked(const sx *x);
+const char *mi_fresh_unbacked(mi_ctx *c, const char *prefix);
+/* Whether torch._check calls before c's node (their _assert_scalar nodes) asserted that the
+ * unbacked symbol v lies in [0, size]: torch.export then knows a slice to v is v long. */
+bool mi_unbacked_in_range(mi_ctx *c, const sx *v, const sx *size);
 
 #endif

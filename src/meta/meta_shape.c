@@ -678,38 +678,28 @@ static bool sh_sym_stride(mi_ctx *c, mi_out *o) { return sym_query(c, o, 1); }
 static bool sh_sym_numel(mi_ctx *c, mi_out *o) { return sym_query(c, o, 2); }
 
 /* item(self): Tensor.item() / _local_scalar_dense of a one-element tensor: an unbacked symbol,
- * u<N> for an integer (a SymInt), zuf<N> for a floating one, as torch.export names them, N
- * counting the items of the same kind before this node (a walk back over the graph: items are
- * few, and the symbol must not depend on anything but the program). A bool's is a SymBool. */
+ * u<N> for an integer (a SymInt), zuf<N> for a floating one, numbered as torch.export numbers
+ * them (mi_fresh_unbacked). A bool's value is a SymBool. */
 static bool sh_item(mi_ctx *c, mi_out *o)
 {
     mi_tensor *x = mi_tensor_param(c, 0);
     if (!x)
         return false;
     int64_t numel = 1, d;
-    for (size_t i = 0; i < x->rank; i++)
-        if (sx_is_int(x->size[i], &d)) numel *= d;
-        else numel = -1;
-    if (numel >= 0 && numel != 1)
+    bool known = true;
+    for (size_t i = 0; i < x->rank; i++) {
+        if (!sx_is_int(x->size[i], &d)) known = false;
+        else numel = d && numel > INT64_MAX / d ? INT64_MAX : numel * d;
+    }
+    if (known && numel != 1)
         return mi_fail(c, "a Tensor with %lld elements cannot be converted to Scalar", (long long)numel);
     /* torch counts float symbols (zuf) apart from the others (u, a bool's included) */
-    bool fl = md_is_floating(x->dtype);
-    unsigned k = 0;
-    for (const fx_node *n = c->node ? c->node->prev : NULL; n; n = n->prev) {
-        const fx_value *v = n->meta.val;
-        if (n->target && v && (!strcmp(n->target, "torch.ops.aten.item.default") ||
-                               !strcmp(n->target, "torch.ops.aten._local_scalar_dense.default")))
-            k += fl == (v->kind == FX_VAL_SYM && v->text && !strncmp(v->text, "zuf", 3));
-    }
-    char name[32];
+    const char *name = mi_fresh_unbacked(c, md_is_floating(x->dtype) ? "zuf" : "u");
     if (x->dtype == FX_DT_BOOL || md_is_floating(x->dtype)) {
         /* a Python bool / float: printed as its symbol (no size arithmetic reads it) */
-        if (x->dtype == FX_DT_BOOL) snprintf(name, sizeof name, "Eq(u%u, 1)", k);
-        else snprintf(name, sizeof name, "zuf%u", k);
-        o->text = arena_strdup(c->a, name);
+        o->text = x->dtype == FX_DT_BOOL ? arena_printf(c->a, "Eq(%s, 1)", name) : name;
         return true;
     }
-    snprintf(name, sizeof name, "u%u", k);
     o->sym = sx_sym(c->a, name);
     return true;
 }

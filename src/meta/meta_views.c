@@ -386,7 +386,13 @@ static bool sh_slice(mi_ctx *c, mi_out *o)
         return mi_fail(c, "slice bounds are not integers");
     int64_t width, n;
     sx *len;
-    if (!sx_is_int(start, NULL) && sx_is_int(sx_sub(c->a, end, start), &width) && width >= 0 &&
+    if (mi_unbacked(start) || mi_unbacked(end)) {
+        /* a bound read out of a tensor (x[:, :t.item()]): torch.export cannot clamp it against
+         * the size, so the length is a new unbacked symbol (u1, with 0 <= u1 <= size asserted),
+         * unless torch._check said the end is in range (then it is the end itself) */
+        bool checked = sx_eq_int(start, 0) && step == 1 && mi_unbacked_in_range(c, end, size);
+        len = checked ? end : sx_sym(c->a, mi_fresh_unbacked(c, "u"));
+    } else if (!sx_is_int(start, NULL) && sx_is_int(sx_sub(c->a, end, start), &width) && width >= 0 &&
         sx_is_int(size, &n) && width <= n) {
         /* x[i:i+k] at a symbolic index (a loop's i): k rows, the in-range index torch's guard
          * on the example would have assumed; clamping against a stand-in value would not know */

@@ -18,7 +18,7 @@ static void dims_text(strbuf *sb, const oi_type *t)
     sb_putc(sb, '[');
     for (int i = 0; i < t->rank; i++) {
         if (i) sb_putc(sb, ',');
-        if (t->d[i].v >= 0) sb_printf(sb, "%" PRId64, t->d[i].v);
+        if (t->d[i].v >= 0 || t->d[i].neg) sb_printf(sb, "%" PRId64, t->d[i].v);
         else sb_puts(sb, t->d[i].sym ? t->d[i].sym : "?");
     }
     sb_putc(sb, ']');
@@ -43,8 +43,12 @@ static void contradiction(ox_check_report *r, bool counted, const char *where, c
     }
     if (inferred->rank < 0 || declared->rank < 0) return;
     int bad = inferred->rank != declared->rank ? -2 : -1;
-    for (int i = 0; bad == -1 && i < inferred->rank; i++)
-        if (inferred->d[i].v >= 0 && declared->d[i].v >= 0 && inferred->d[i].v != declared->d[i].v) bad = i;
+    /* a dimension is a number when known, or when declared negative (onnx compares those too:
+     * "Inferred shape and existing shape differ in dimension 0: (2) vs (-2)") */
+    for (int i = 0; bad == -1 && i < inferred->rank; i++) {
+        const oi_dim *x = &inferred->d[i], *y = &declared->d[i];
+        if ((x->v >= 0 || x->neg) && (y->v >= 0 || y->neg) && x->v != y->v) bad = i;
+    }
     if (bad == -1) return;
     strbuf a = {0}, b = {0};
     dims_text(&a, inferred);
@@ -127,7 +131,7 @@ static void check_declarations(ox_check_report *r, const Onnx__GraphProto *g, in
         const Onnx__TensorProto *t = g->initializer[i];
         if (!t->name || t->n_dims > OE_MAX_RANK) continue;
         oi_type have = {.elem = t->data_type, .rank = (int)t->n_dims};
-        for (size_t k = 0; k < t->n_dims; k++) have.d[k] = (oi_dim){t->dims[k], NULL};
+        for (size_t k = 0; k < t->n_dims; k++) have.d[k] = (oi_dim){t->dims[k], NULL, false};
         /* onnx compares an initializer with the declaration of its name that wins: a graph
          * output's over a value_info's or an input's (those are then not looked at) */
         bool is_output = false;

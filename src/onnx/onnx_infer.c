@@ -53,7 +53,7 @@ bool oi_shaped(const oi_type *t) { return known(t) && t->rank >= 0; }
 void oi_unknown_dims(oi_type *t, int rank)
 {
     t->rank = rank;
-    for (int i = 0; i < rank && i < OE_MAX_RANK; i++) t->d[i] = (oi_dim){-1, NULL};
+    for (int i = 0; i < rank && i < OE_MAX_RANK; i++) t->d[i] = (oi_dim){-1, NULL, false};
 }
 
 int64_t oi_attr_i(const ictx *c, const char *name, int64_t def)
@@ -107,7 +107,7 @@ int oi_broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
     out->rank = rank;
     for (int i = 0; i < rank; i++) {
         int64_t v = 1;
-        oi_dim sym = {-1, NULL};
+        oi_dim sym = {-1, NULL, false};
         int nsym = 0;
         for (size_t j = 0; j < k; j++) {
             if (i < rank - ts[j]->rank) continue;
@@ -124,9 +124,9 @@ int oi_broadcast(ictx *c, const oi_type *const *ts, size_t k, oi_type *out)
                 nsym++;
             }
         }
-        if (v != 1 || nsym == 0) out->d[i] = (oi_dim){v, NULL};
+        if (v != 1 || nsym == 0) out->d[i] = (oi_dim){v, NULL, false};
         else if (nsym == 1) out->d[i] = sym;
-        else out->d[i] = (oi_dim){-1, NULL};
+        else out->d[i] = (oi_dim){-1, NULL, false};
     }
     return 0;
 }
@@ -186,7 +186,7 @@ int oi_infer_shape(ictx *c)
     const oi_type *x = in_at(c, 0);
     c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
     c->out[0].rank = 1;
-    c->out[0].d[0] = (oi_dim){-1, NULL};
+    c->out[0].d[0] = (oi_dim){-1, NULL, false};
     if (!shaped(x)) return 0;
     int64_t r = x->rank, s = attr_i(c, "start", 0), e = attr_i(c, "end", r);
     s = s < 0 ? s + r : s;
@@ -222,10 +222,10 @@ int oi_infer_reshape(ictx *c)
         if (sh[i] == -1) {
             if (neg >= 0) return fail(c, "more than one -1 in the target shape");
             neg = i;
-            c->out[0].d[i] = (oi_dim){-1, NULL};
+            c->out[0].d[i] = (oi_dim){-1, NULL, false};
         } else if (sh[i] == 0 && !allowzero) {
             if (!shaped(x)) {   /* copies a dimension nothing tells */
-                c->out[0].d[i] = (oi_dim){-1, NULL};
+                c->out[0].d[i] = (oi_dim){-1, NULL, false};
                 prod_known = false;
                 continue;
             }
@@ -235,7 +235,7 @@ int oi_infer_reshape(ictx *c)
         } else if (sh[i] < 0) {
             return fail(c, "a negative dimension %" PRId64 " in the target shape", sh[i]);
         } else {
-            c->out[0].d[i] = (oi_dim){sh[i], NULL};
+            c->out[0].d[i] = (oi_dim){sh[i], NULL, false};
             if (__builtin_mul_overflow(prod, sh[i], &prod)) prod_known = false;   /* an absurd shape */
         }
     }
@@ -289,7 +289,7 @@ int oi_infer_unsqueeze(ictx *c)
         if (a < 0 || a >= r || added[a]) return fail(c, "bad or repeated axis %" PRId64, ax[i]);
         added[a] = true;
     }
-    for (int i = 0, j = 0; i < r; i++) c->out[0].d[i] = added[i] ? (oi_dim){1, NULL} : x->d[j++];
+    for (int i = 0, j = 0; i < r; i++) c->out[0].d[i] = added[i] ? (oi_dim){1, NULL, false} : x->d[j++];
     c->out[0].rank = r;
     return 0;
 }
@@ -338,10 +338,10 @@ int oi_infer_concat(ictx *c)
                 if (v >= 0 && sum > INT64_MAX - v) return fail(c, "the concatenated dimension overflows");
                 sum = v < 0 ? -1 : sum + v;
             }
-            o->d[d] = (oi_dim){sum, NULL};
+            o->d[d] = (oi_dim){sum, NULL, false};
             continue;
         }
-        o->d[d] = (oi_dim){-1, NULL};   /* merged: a value wins, else a symbol all share */
+        o->d[d] = (oi_dim){-1, NULL, false};   /* merged: a value wins, else a symbol all share */
         for (size_t i = 0; i < c->nin; i++) {
             oi_dim e = c->in[i].d[d];
             if (e.v >= 0) {
@@ -402,7 +402,7 @@ int oi_infer_slice(ictx *c)
         if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
         if (step == 0) return fail(c, "a step of 0");
         int64_t dim = x->d[a].v;
-        if (dim < 0) { c->out[0].d[a] = (oi_dim){-1, NULL}; continue; }
+        if (dim < 0) { c->out[0].d[a] = (oi_dim){-1, NULL, false}; continue; }
         /* clamped in onnx's order (lower bound first), which for an empty dimension sliced
          * backwards gives 1: onnx's checker rejects a declared 0 there, and so does fxsh's */
         int64_t s = st[i], e = en[i], n;
@@ -418,7 +418,7 @@ int oi_infer_slice(ictx *c)
             /* -step as unsigned: INT64_MIN has no negation in int64 */
             n = s > e ? (int64_t)((uint64_t)(s - e - 1) / ((uint64_t)(-(step + 1)) + 1)) + 1 : 0;
         }
-        c->out[0].d[a] = (oi_dim){n, NULL};
+        c->out[0].d[a] = (oi_dim){n, NULL, false};
     }
     return 0;
 }
@@ -440,7 +440,7 @@ int oi_infer_split(ictx *c)
         return 0;
     }
     int64_t dim = x->d[a].v;
-    for (size_t i = 0; i < c->nout; i++) c->out[i].d[a] = (oi_dim){-1, NULL};
+    for (size_t i = 0; i < c->nout; i++) c->out[i].d[a] = (oi_dim){-1, NULL, false};
     if (k >= 0) {
         if ((size_t)k != c->nout) return fail(c, "Mismatch between number of splits (%d) and outputs (%zu)", k, c->nout);
         int64_t sum = 0;
@@ -448,7 +448,7 @@ int oi_infer_split(ictx *c)
         if (dim >= 0 && sum != dim)
             return fail(c, "Mismatch between the sum of 'split' (%" PRId64 ") and the split dimension of the input (%" PRId64 ")",
                         sum, dim);
-        for (int i = 0; i < k; i++) c->out[i].d[a] = (oi_dim){sizes[i], NULL};
+        for (int i = 0; i < k; i++) c->out[i].d[a] = (oi_dim){sizes[i], NULL, false};
         return 0;
     }
     if (dim < 0 || !c->nout) return 0;
@@ -465,7 +465,7 @@ int oi_infer_split(ictx *c)
     int64_t chunk = dim / n + (dim % n > 0);
     for (size_t i = 0; i < c->nout; i++) {
         int64_t v = (int64_t)i + 1 < n ? chunk : dim - chunk * (n - 1);
-        c->out[i].d[a] = (oi_dim){v >= 0 ? v : -1, NULL};
+        c->out[i].d[a] = (oi_dim){v >= 0 ? v : -1, NULL, false};
     }
     return 0;
 }
@@ -490,7 +490,7 @@ int oi_infer_expand(ictx *c)
         return broadcast(c, ts, 2, &c->out[0]);
     }
     oi_type target = {.elem = x->elem, .rank = k};
-    for (int i = 0; i < k; i++) target.d[i] = (oi_dim){sh[i], NULL};
+    for (int i = 0; i < k; i++) target.d[i] = (oi_dim){sh[i], NULL, false};
     const oi_type *ts[2] = {x, &target};
     return broadcast(c, ts, 2, &c->out[0]);
 }
@@ -506,7 +506,7 @@ int oi_infer_constant_of_shape(ictx *c)
         c->out[0].rank = k;
         for (int i = 0; i < k; i++) {
             if (sh[i] < 0) return fail(c, "shape input tensor must have non-negative elements (entry %d is %" PRId64 ")", i, sh[i]);
-            c->out[0].d[i] = (oi_dim){sh[i], NULL};
+            c->out[0].d[i] = (oi_dim){sh[i], NULL, false};
         }
     } else if (shaped(in_at(c, 0)) && in_at(c, 0)->rank == 1 && in_at(c, 0)->d[0].v >= 0 && in_at(c, 0)->d[0].v <= OE_MAX_RANK) {
         set_unknown_dims(&c->out[0], (int)in_at(c, 0)->d[0].v);
@@ -522,8 +522,8 @@ int oi_infer_matmul(ictx *c)
     c->out[0].rank = -1;
     if (!shaped(a) || !shaped(b) || !a->rank || !b->rank) return 0;
     oi_type A = *a, B = *b;
-    if (A.rank == 1) { A.rank = 2; A.d[1] = a->d[0]; A.d[0] = (oi_dim){1, NULL}; }
-    if (B.rank == 1) { B.rank = 2; B.d[1] = (oi_dim){1, NULL}; }
+    if (A.rank == 1) { A.rank = 2; A.d[1] = a->d[0]; A.d[0] = (oi_dim){1, NULL, false}; }
+    if (B.rank == 1) { B.rank = 2; B.d[1] = (oi_dim){1, NULL, false}; }
     oi_dim ka = A.d[A.rank - 1], kb = B.d[B.rank - 2];
     if (ka.v >= 0 && kb.v >= 0 && ka.v != kb.v) return fail(c, "inner dimensions %" PRId64 " and %" PRId64 " differ", ka.v, kb.v);
     oi_type ba = {.elem = 1, .rank = A.rank - 2}, bb = {.elem = 1, .rank = B.rank - 2};
@@ -586,7 +586,7 @@ int oi_infer_reduce(ictx *c)
     int r = 0;
     for (int i = 0; i < x->rank; i++) {
         if (!red[i]) c->out[0].d[r++] = x->d[i];
-        else if (keep) c->out[0].d[r++] = (oi_dim){1, NULL};
+        else if (keep) c->out[0].d[r++] = (oi_dim){1, NULL, false};
     }
     c->out[0].rank = r;
     return 0;
@@ -601,7 +601,7 @@ int oi_infer_argmax(ictx *c)
     int a = norm_axis(attr_i(c, "axis", 0), x->rank);
     if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
     if (attr_i(c, "keepdims", 1)) {
-        c->out[0].d[a] = (oi_dim){1, NULL};
+        c->out[0].d[a] = (oi_dim){1, NULL, false};
     } else {
         for (int i = a; i + 1 < x->rank; i++) c->out[0].d[i] = x->d[i + 1];
         c->out[0].rank--;
@@ -628,8 +628,8 @@ int oi_infer_pad(ictx *c)
         int64_t d;
         if (x->d[a].v >= 0 && !__builtin_add_overflow(x->d[a].v, pads[i], &d) && !__builtin_add_overflow(d, pads[i + n], &d)) {
             if (d < 0) return fail(c, "pads leave axis %d with %" PRId64 " elements", a, d);
-            c->out[0].d[a] = (oi_dim){d, NULL};
-        } else c->out[0].d[a] = (oi_dim){-1, NULL};
+            c->out[0].d[a] = (oi_dim){d, NULL, false};
+        } else c->out[0].d[a] = (oi_dim){-1, NULL, false};
     }
     return 0;
 }
@@ -648,7 +648,7 @@ int oi_infer_tile(ictx *c)
         int64_t d;
         if (rep[i] < 0) return fail(c, "a negative repeat %" PRId64, rep[i]);
         bool known_dim = x->d[i].v >= 0 && !__builtin_mul_overflow(x->d[i].v, rep[i], &d);
-        c->out[0].d[i] = known_dim ? (oi_dim){d, NULL} : (oi_dim){-1, NULL};
+        c->out[0].d[i] = known_dim ? (oi_dim){d, NULL, false} : (oi_dim){-1, NULL, false};
     }
     return 0;
 }
@@ -659,7 +659,7 @@ int oi_infer_range(ictx *c)
     if (!known(s)) return 0;
     c->out[0].elem = s->elem;
     c->out[0].rank = 1;
-    c->out[0].d[0] = (oi_dim){-1, NULL};
+    c->out[0].d[0] = (oi_dim){-1, NULL, false};
     const oi_type *l = in_at(c, 1), *d = in_at(c, 2);
     if (s->value && l && l->value && d && d->value && s->value->numel == 1 && l->value->numel == 1 && d->value->numel == 1) {
         double a = ot_get_f(s->value, 0), b = ot_get_f(l->value, 0), st = ot_get_f(d->value, 0);
@@ -687,7 +687,7 @@ int oi_infer_topk(ictx *c)
         for (size_t i = 0; i < c->nout && i < 2; i++) set_unknown_dims(&c->out[i], x->rank);
         return 0;
     }
-    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = (oi_dim){k[0], NULL};
+    for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = (oi_dim){k[0], NULL, false};
     return 0;
 }
 
@@ -744,10 +744,10 @@ int oi_infer_stft(ictx *c)
     else if (w && shaped(w) && w->rank == 1) size = w->d[0].v;
     if (size <= 0 || size > x->d[1].v) return 0;
     c->out[0].rank = 4;
-    c->out[0].d[0] = (oi_dim){x->d[0].v, NULL};
-    c->out[0].d[1] = (oi_dim){(x->d[1].v - size) / step[0] + 1, NULL};
-    c->out[0].d[2] = (oi_dim){attr_i(c, "onesided", 0) ? size / 2 + 1 : size, NULL};
-    c->out[0].d[3] = (oi_dim){2, NULL};
+    c->out[0].d[0] = (oi_dim){x->d[0].v, NULL, false};
+    c->out[0].d[1] = (oi_dim){(x->d[1].v - size) / step[0] + 1, NULL, false};
+    c->out[0].d[2] = (oi_dim){attr_i(c, "onesided", 0) ? size / 2 + 1 : size, NULL, false};
+    c->out[0].d[3] = (oi_dim){2, NULL, false};
     return 0;
 }
 
@@ -799,19 +799,19 @@ int oi_infer_conv_pool(ictx *c)
     if (!conv) o->d[1] = x->d[1];
     else if (transpose) {
         int64_t g = attr_i(c, "group", 1);
-        o->d[1] = w->d[1].v >= 0 && g > 0 && !__builtin_mul_overflow(w->d[1].v, g, &o->d[1].v) ? (oi_dim){o->d[1].v, NULL} : (oi_dim){-1, NULL};
-    } else o->d[1] = w->d[0].v >= 0 ? (oi_dim){w->d[0].v, NULL} : w->d[0];
+        o->d[1] = w->d[1].v >= 0 && g > 0 && !__builtin_mul_overflow(w->d[1].v, g, &o->d[1].v) ? (oi_dim){o->d[1].v, NULL, false} : (oi_dim){-1, NULL, false};
+    } else o->d[1] = w->d[0].v >= 0 ? (oi_dim){w->d[0].v, NULL, false} : w->d[0];
     for (int i = 0; i < sp; i++) {
         int64_t in = x->d[i + 2].v, eff, total, out;
         if (in < 0 || k[i] < 0 || st[i] <= 0 || dl[i] <= 0 ||
             __builtin_mul_overflow(dl[i], k[i] - 1, &eff) || __builtin_add_overflow(pads[i], pads[i + sp], &total)) {
-            o->d[i + 2] = (oi_dim){-1, NULL};
+            o->d[i + 2] = (oi_dim){-1, NULL, false};
             continue;
         }
         eff += 1;
         if (transpose) {
             /* SAME: in * stride; else (in - 1) * stride + output_padding + effective kernel - pads */
-            if (__builtin_mul_overflow(same ? in : in - 1, st[i], &out)) { o->d[i + 2] = (oi_dim){-1, NULL}; continue; }
+            if (__builtin_mul_overflow(same ? in : in - 1, st[i], &out)) { o->d[i + 2] = (oi_dim){-1, NULL, false}; continue; }
             if (!same) out = out + op_[i] + eff - total;
         } else if (same) {
             out = (in + st[i] - 1) / st[i];
@@ -823,14 +823,14 @@ int oi_infer_conv_pool(ictx *c)
              * start past the input and its begin padding, as torch does; earlier versions keep it */
             if (ceil_mode && c->opset >= 22 && (out - 1) * st[i] >= in + pads[i]) out--;
         }
-        o->d[i + 2] = (oi_dim){out, NULL};
+        o->d[i + 2] = (oi_dim){out, NULL, false};
     }
     /* ConvTranspose's output_shape gives the spatial dims outright (pads are then derived from it) */
     int64_t os[OE_MAX_RANK];
     int nos = transpose ? attr_ints(c, "output_shape", os, OE_MAX_RANK) : -1;
     if (nos >= 0) {
         if (nos != sp) return fail(c, "output_shape has %d entries for %d spatial dims", nos, sp);
-        for (int i = 0; i < sp; i++) o->d[i + 2] = (oi_dim){os[i] >= 0 ? os[i] : -1, NULL};
+        for (int i = 0; i < sp; i++) o->d[i + 2] = (oi_dim){os[i] >= 0 ? os[i] : -1, NULL, false};
     }
     if (c->nout > 1 && !strcmp(op, "MaxPool")) {
         int elem = c->out[1].elem;
@@ -848,14 +848,14 @@ int oi_infer_constant(ictx *c)
     if (a->t) {
         o->elem = a->t->data_type;
         o->rank = a->t->n_dims <= OE_MAX_RANK ? (int)a->t->n_dims : -1;
-        for (int i = 0; i < o->rank; i++) o->d[i] = (oi_dim){a->t->dims[i], NULL};
+        for (int i = 0; i < o->rank; i++) o->d[i] = (oi_dim){a->t->dims[i], NULL, false};
     } else if (!strcmp(a->name, "value_int") || !strcmp(a->name, "value_float")) {
         o->elem = a->name[6] == 'i' ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
         o->rank = 0;
     } else if (!strcmp(a->name, "value_ints") || !strcmp(a->name, "value_floats")) {
         o->elem = a->name[6] == 'i' ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
         o->rank = 1;
-        o->d[0] = (oi_dim){(int64_t)(a->name[6] == 'i' ? a->n_ints : a->n_floats), NULL};
+        o->d[0] = (oi_dim){(int64_t)(a->name[6] == 'i' ? a->n_ints : a->n_floats), NULL, false};
     }
     return 0;
 }
@@ -866,8 +866,8 @@ int oi_infer_nonzero(ictx *c)
     if (!known(x)) return 0;
     c->out[0].elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
     c->out[0].rank = 2;
-    c->out[0].d[0] = (oi_dim){shaped(x) ? x->rank : -1, NULL};
-    c->out[0].d[1] = (oi_dim){-1, NULL};
+    c->out[0].d[0] = (oi_dim){shaped(x) ? x->rank : -1, NULL, false};
+    c->out[0].d[1] = (oi_dim){-1, NULL, false};
     return 0;
 }
 
@@ -941,10 +941,11 @@ void oi_from_proto(const Onnx__TypeProto *tp, oi_type *t)
     t->rank = (int)tt->shape->n_dim;
     for (int i = 0; i < t->rank; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) t->d[i] = (oi_dim){d->dim_value, NULL};
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            t->d[i] = (oi_dim){d->dim_value, NULL, d->dim_value < 0};
         else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param && *d->dim_param)
-            t->d[i] = (oi_dim){-1, d->dim_param};
-        else t->d[i] = (oi_dim){-1, NULL};
+            t->d[i] = (oi_dim){-1, d->dim_param, false};
+        else t->d[i] = (oi_dim){-1, NULL, false};
     }
 }
 

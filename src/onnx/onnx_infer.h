@@ -21,6 +21,8 @@
 typedef struct oi_dim {
     int64_t v;
     const char *sym;
+    bool neg;            /* a negative dim_value as a model declares it (v is that value; -1 too):
+                            read as unknown, but onnx's inference compares it as a number */
 } oi_dim;
 
 /* What a value holds: a tensor, a sequence of tensors, an optional tensor or sequence. */

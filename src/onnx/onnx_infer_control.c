@@ -50,7 +50,7 @@ static int unite(const oi_type *a, const oi_type *b, oi_type *out, size_t k, cha
         const oi_dim *x = &a->d[i], *y = &b->d[i];
         if (x->v >= 0 && x->v == y->v) out->d[i] = *x;
         else if (x->v < 0 && y->v < 0 && x->sym && y->sym && !strcmp(x->sym, y->sym)) out->d[i] = *x;
-        else out->d[i] = (oi_dim){-1, NULL};
+        else out->d[i] = (oi_dim){-1, NULL, false};
     }
     return 0;
 }
@@ -108,7 +108,7 @@ static int infer_loop(const Onnx__NodeProto *n, const oi_type *in, size_t nin, o
             out[k] = (oi_type){.elem = o->elem, .rank = -1};
             if (o->elem && o->rank >= 0 && o->rank < OE_MAX_RANK) {
                 out[k].rank = o->rank + 1;
-                out[k].d[0] = (oi_dim){-1, NULL};
+                out[k].d[0] = (oi_dim){-1, NULL, false};
                 for (int i = 0; i < o->rank; i++) out[k].d[i + 1] = o->d[i];
             }
         }
@@ -140,7 +140,7 @@ static int infer_scan(const Onnx__NodeProto *n, int64_t opset, const oi_type *in
         snprintf(why, cap, "scan_input_axes / scan_output_axes do not have one entry per scan input / output");
         return -1;
     }
-    oi_dim seq = {-1, NULL};
+    oi_dim seq = {-1, NULL, false};
     oi_type bound[MAX_IO];
     for (size_t i = 0; i < nin; i++) {
         bound[i] = in[i];

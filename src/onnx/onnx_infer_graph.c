@@ -78,7 +78,7 @@ static void seed_initializer(typing *g, const Onnx__TensorProto *p)
     hm_put(&g->inits, p->name, (void *)1);
     if (p->n_dims > OE_MAX_RANK) return;
     oi_type t = {.elem = p->data_type, .rank = (int)p->n_dims};
-    for (size_t i = 0; i < p->n_dims; i++) t.d[i] = (oi_dim){p->dims[i], NULL};
+    for (size_t i = 0; i < p->n_dims; i++) t.d[i] = (oi_dim){p->dims[i], NULL, false};
     t.value = small_value(g, p);
     record(g, p->name, &t);
 }

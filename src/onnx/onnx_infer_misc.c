@@ -14,8 +14,8 @@
 #define T_UINT8 ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
 #define T_STRING ONNX__TENSOR_PROTO__DATA_TYPE__STRING
 
-static oi_dim dim(int64_t v) { return (oi_dim){v, NULL}; }
-static const oi_dim unknown_dim = {-1, NULL};
+static oi_dim dim(int64_t v) { return (oi_dim){v, NULL, false}; }
+static const oi_dim unknown_dim = {-1, NULL, false};
 
 /* RandomNormal / RandomUniform: the shape attribute, dtype (float by default). The *Like forms
  * and Bernoulli: the input's shape, dtype or the input's type. */

@@ -29,8 +29,8 @@ int oi_infer_tree_ensemble(oi_ctx *c)
     const oi_type *x = oi_in(c, 0);
     if (!oi_known(x)) return 0;
     c->out[0] = (oi_type){.elem = x->elem, .rank = 2};
-    c->out[0].d[0] = oi_shaped(x) && x->rank >= 1 ? x->d[0] : (oi_dim){-1, NULL};
+    c->out[0].d[0] = oi_shaped(x) && x->rank >= 1 ? x->d[0] : (oi_dim){-1, NULL, false};
     int64_t targets = oi_attr_i(c, "n_targets", -1);
-    c->out[0].d[1] = (oi_dim){targets >= 0 ? targets : -1, NULL};
+    c->out[0].d[1] = (oi_dim){targets >= 0 ? targets : -1, NULL, false};
     return 0;
 }

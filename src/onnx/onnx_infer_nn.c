@@ -12,8 +12,8 @@
 #define T_INT64 ONNX__TENSOR_PROTO__DATA_TYPE__INT64
 #define T_BOOL ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
 
-static oi_dim dim(int64_t v) { return (oi_dim){v, NULL}; }
-static const oi_dim unknown_dim = {-1, NULL};
+static oi_dim dim(int64_t v) { return (oi_dim){v, NULL, false}; }
+static const oi_dim unknown_dim = {-1, NULL, false};
 
 /* a * b, unknown when either is */
 static oi_dim dim_mul(oi_dim a, oi_dim b)
@@ -46,7 +46,7 @@ int oi_infer_batch_norm(oi_ctx *c)
      * for a rank-1 X) */
     if (c->opset >= 9) {
         static const char *const names[] = {"scale", "B", "input_mean", "input_var"};
-        oi_dim ch = oi_shaped(x) ? (x->rank > 1 ? x->d[1] : dim(1)) : (oi_dim){-1, NULL};
+        oi_dim ch = oi_shaped(x) ? (x->rank > 1 ? x->d[1] : dim(1)) : (oi_dim){-1, NULL, false};
         for (size_t i = 1; i <= 4; i++) {
             const oi_type *p = oi_in(c, i);
             if (!oi_shaped(p)) continue;

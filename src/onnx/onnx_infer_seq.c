@@ -7,7 +7,7 @@
 
 #define T_FLOAT ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
 
-static const oi_dim unknown_dim = {-1, NULL};
+static const oi_dim unknown_dim = {-1, NULL, false};
 
 /* onnx's UnionShapeInfo: t takes in what both agree on; different ranks leave no shape. */
 static void union_shape(oi_type *t, const oi_type *o)
@@ -96,7 +96,7 @@ int oi_infer_split_to_sequence(oi_ctx *c)
     if (oi_in(c, 1)) {
         o->d[a] = unknown_dim;
     } else if (oi_attr_i(c, "keepdims", 1)) {
-        o->d[a] = (oi_dim){1, NULL};
+        o->d[a] = (oi_dim){1, NULL, false};
     } else {
         for (int i = a; i + 1 < x->rank; i++) o->d[i] = x->d[i + 1];
         o->rank--;

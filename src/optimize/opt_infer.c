@@ -29,7 +29,7 @@ static bool known_type(scope *s, const char *name, oi_type *t)
     if (!constant || !v->proto || !v->proto->has_data_type || v->proto->n_dims > OE_MAX_RANK) return false;
     t->elem = v->proto->data_type;
     t->rank = (int)v->proto->n_dims;
-    for (int i = 0; i < t->rank; i++) t->d[i] = (oi_dim){v->proto->dims[i], NULL};
+    for (int i = 0; i < t->rank; i++) t->d[i] = (oi_dim){v->proto->dims[i], NULL, false};
     if (v->t && v->t->numel <= 20) t->value = v->t;
     return true;
 }
@@ -48,7 +48,7 @@ static Onnx__TypeProto *sequence_type(ox_model *m, scope *s, const Onnx__NodePro
         if (t.rank != acc.rank) { acc.rank = -1; continue; }
         for (int i = 0; i < acc.rank; i++)
             if (acc.d[i].v != t.d[i].v || (acc.d[i].sym && (!t.d[i].sym || strcmp(acc.d[i].sym, t.d[i].sym))))
-                acc.d[i] = (oi_dim){-1, NULL};
+                acc.d[i] = (oi_dim){-1, NULL, false};
     }
     Onnx__TypeProto *et = n->n_input ? oi_to_proto(m, &acc) : NULL;
     return et ? ox_type_sequence(m, et) : NULL;
@@ -126,7 +126,7 @@ void opt_type_as_tensor(ox_model *m, scope *s, const Onnx__TensorProto *t)
     Onnx__TypeProto *tp = (Onnx__TypeProto *)opt_scope_type(s, opt_str(t->name));
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type || t->n_dims > OE_MAX_RANK) return;
     oi_type ty = {.elem = t->data_type, .rank = (int)t->n_dims};
-    for (int i = 0; i < ty.rank; i++) ty.d[i] = (oi_dim){t->dims[i], NULL};
+    for (int i = 0; i < ty.rank; i++) ty.d[i] = (oi_dim){t->dims[i], NULL, false};
     Onnx__TypeProto *fresh = oi_to_proto(m, &ty);
     if (fresh) tp->tensor_type = fresh->tensor_type;
 }

@@ -13,7 +13,7 @@
 static Onnx__TypeProto *initializer_type(ox_model *m, const Onnx__TensorProto *t)
 {
     oi_type ty = {.elem = t->data_type, .rank = t->n_dims <= OE_MAX_RANK ? (int)t->n_dims : -1};
-    for (int i = 0; i < ty.rank; i++) ty.d[i] = (oi_dim){t->dims[i], NULL};
+    for (int i = 0; i < ty.rank; i++) ty.d[i] = (oi_dim){t->dims[i], NULL, false};
     return oi_to_proto(m, &ty);
 }
 
