@@ -158,6 +158,35 @@ expect_check_error "declared dimension -2 against an inferred 2" \
 expect_check_error "negative input dimension carried through Gemm" \
     'output .linear. is inferred \[-4611686018427387904,4\], but the model declares \[2,4\]: dimension 0 differs' \
     input_dim_negative_propagated.onnx.txt
+# ... and the rest of that batch: onnx's checks fxsh's check lacked (each a model save wrote).
+expect_check_error "Transpose perm with a repeated axis" \
+    'Transpose\): \[ShapeInferenceError\] Attribute perm for Transpose has repeated value: 1' transpose_perm_repeated.onnx
+expect_check_error "ArgMax keepdims=127 (only 1 keeps the axis)" \
+    'ArgMax\): \[ShapeInferenceError\] output .result. is inferred of rank 1' argmax_keepdims_127.onnx
+expect_check_error "NegativeLogLikelihoodLoss target of another batch" \
+    'Input and target dimension value mismatch. input_dim_value=3 target_dim_value=0' nll_target_dim.onnx
+expect_check_error "AffineGrid size of length 1" \
+    "Length of input 'size' is 1. It must be 4 for 2D or 5 for 5D." affine_grid_size_len.onnx
+expect_check_error "Resize keep_aspect_ratio_policy with a stray byte" \
+    'Unknown value for .keep_aspect_ratio_policy.: not.xeflarger' resize_policy_bytes.onnx
+expect_check_error "Resize whose sizes has length 0 and no scales" \
+    'Either .sizes. or .scales. must be provided, but not both of them' resize_sizes_empty.onnx
+expect_check_error "initializer of 3 elements without values" \
+    'TensorProto \(tensor name: 1\) should contain one and only one value field' tensor_no_values.onnx
+expect_check_error "ReduceL1 axes given as a sparse tensor" \
+    "input 'axes' is sparse_tensor\(int64\); ReduceL1-18 takes tensor\(int64\)" reduce_axes_sparse.onnx
+expect_check_error "If branch returning the outer graph's value" \
+    "graph 'false_graph_0': output 'neg_false_graph_0' is not an output of any node in graph" if_branch_outer_output.onnx.txt
+expect_refused "conv1d with stride=[]" \
+    "${node}conv1d_2 .*expected stride to be a single integer value or a list of 1 values" conv1d_stride_empty.pt2
+expect_export_error "topk of k = 2^31 on a dim of 5" "${node}topk .*selected index k out of range" \
+    fx_topk_k_huge.txt --input a=f32[2,3,4] --input b=f32[2,4,5]
+expect_export_error "broadcast_in_dim to a size of int64's minimum" \
+    "${node}broadcast_in_dim_1 .*shape\\[2\\] is -9223372036854775808; sizes are non-negative" \
+    fx_broadcast_in_dim_negative.txt --input a=f32[2,3,4] --input b=f32[2,4,5]
+expect_export_error "TorchScript passing 10 as sum's keepdim" \
+    "%sum_1 calls torch.ops.aten.sum.dim_IntList with arguments its schema refuses: argument 'keepdim' must be bool, not int" \
+    ts_keepdim_int.txt --input x=f32[3,4] --input idx=i64[3]
 expect_check_error "Slice of a 2^63 - 1 dim with an end of int64's minimum" \
     'node 1 \("node_flip_1", Slice\).*inferred \[9223372036854775807,2,1\], but the model declares \[6,2,1\]' \
     slice_dim_int64_max.onnx.txt

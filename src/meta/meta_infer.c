@@ -297,7 +297,7 @@ static bool bind(const mi_rule *rule, const meta_rules *rules, const fx_node *n,
         }
         bound[i] = n->kwargs->u.seq.items[k];
     }
-    for (size_t i = 0; i < s->nargs; i++)
+    for (size_t i = 0; i < s->nargs; i++) {
         if (!bound[i]) {
             bound[i] = meta_rules_default(rules, rule, i);
             if (!bound[i] && !s->args[i].optional) {
@@ -305,6 +305,14 @@ static bool bind(const mi_rule *rule, const meta_rules *rules, const fx_node *n,
                 return false;
             }
         }
+        /* a bool parameter takes True / False (Python's parser refuses a number there) */
+        if (bound[i] && s->args[i].base == ATY_BOOL && !s->args[i].is_list &&
+            (bound[i]->kind == FX_ARG_INT || bound[i]->kind == FX_ARG_FLOAT)) {
+            snprintf(why, cap, "argument '%s' must be bool, not %s", s->args[i].name,
+                     bound[i]->kind == FX_ARG_INT ? "int" : "float");
+            return false;
+        }
+    }
     return true;
 }
 

@@ -131,6 +131,18 @@ static bool check_at_least(mi_ctx *c, sx *const *v, size_t n, int64_t min, const
     return true;
 }
 
+/* ATen's expand_param_if_needed for a convolution: a list argument holds one value (for every
+ * spatial dim) or one per spatial dim; [] is refused (pooling's [] is the kernel size, not
+ * here). */
+static bool conv_list_ok(mi_ctx *c, size_t i, size_t nd, const char *name)
+{
+    const fx_arg *a = mi_param(c, i);
+    if (!a || (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE) || a->u.seq.len == 1 || a->u.seq.len == nd)
+        return true;
+    return mi_fail(c, "expected %s to be a single integer value or a list of %zu values to match the convolution "
+                      "dimensions, but got %s of length %zu", name, nd, name, a->u.seq.len);
+}
+
 /* conv(input, weight, stride, padding, dilation, transposed, output_padding, groups). */
 static bool sh_conv(mi_ctx *c, mi_out *o)
 {
@@ -142,6 +154,9 @@ static bool sh_conv(mi_ctx *c, mi_out *o)
     size_t nd = w->rank - 2;
     if (x->rank != nd + 2 && x->rank != nd + 1)
         return mi_fail(c, "expected %zu-D or %zu-D input for a %zu-D convolution", nd + 1, nd + 2, nd);
+    if (!conv_list_ok(c, 2, nd, "stride") || !conv_list_ok(c, 3, nd, "padding") || !conv_list_ok(c, 4, nd, "dilation") ||
+        !conv_list_ok(c, 6, nd, "output_padding"))
+        return false;
     bool batched = x->rank == nd + 2, transposed = mi_bool_param(c, 5, false);
     sx *st[MI_MAX_RANK], *pad[MI_MAX_RANK], *dil[MI_MAX_RANK], *opad[MI_MAX_RANK];
     const fx_arg *pa = mi_param(c, 3);

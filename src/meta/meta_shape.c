@@ -360,6 +360,11 @@ static bool sh_topk(mi_ctx *c, mi_out *o)
     size_t dd = 0;
     if (!x || !k || (!mi_is_none(c, 2) && !mi_int_param(c, 2, &d)) || (x->rank && !mi_wrap_dim(c, d, x->rank, &dd)))
         return false;
+    /* ATen's topk: 0 <= k <= the size of dim (1 for a 0-dim tensor) */
+    int64_t kv, size = 1;
+    bool size_known = !x->rank || sx_is_int(x->size[dd], &size);
+    if (sx_is_int(k, &kv) && (kv < 0 || (size_known && kv > size)))
+        return mi_fail(c, "selected index k out of range");
     mi_out_alloc(c, o, 2);
     o->list = true;
     for (int j = 0; j < 2; j++) {

@@ -126,6 +126,13 @@ static bool binds_to_schema(verifier *V, const fx_node *n, char *why, size_t cap
             snprintf(why, cap, "argument '%s' is missing (%s)", s.args[i].name, s.text);
             return false;
         }
+        /* a bool parameter takes True / False: Python's parser refuses a number there ("must be
+         * bool, not int"), and an int kept as one would reach ONNX as keepdims=10 */
+        if (a && s.args[i].base == ATY_BOOL && !s.args[i].is_list && (a->kind == FX_ARG_INT || a->kind == FX_ARG_FLOAT)) {
+            snprintf(why, cap, "argument '%s' must be bool, not %s (%s)", s.args[i].name,
+                     a->kind == FX_ARG_INT ? "int" : "float", s.text);
+            return false;
+        }
     }
     for (size_t k = 0; k < nk; k++)
         if (aten_schema_find(&s, n->kwargs->u.seq.keys[k]) < 0) {
@@ -240,5 +247,39 @@ bool meta_verify_program(fx_program *p, diag_sink *d)
     if (V.errors > MAX_REPORTED)
         diag_note(d, (diag_loc){ p->file, 0, 0 }, "%zu more nodes disagree with their declared values",
                   V.errors - MAX_REPORTED);
+    return V.errors == 0;
+}
+
+/* Each ATen call of g (and of its subgraphs' modules, below) bound to its schema. */
+static void check_calls_graph(verifier *V, const fx_graph *g)
+{
+    for (const fx_node *n = g ? g->first : NULL; n && !interrupt_pending(); n = n->next) {
+        char why[400];
+        if (n->op != FX_OP_CALL_FUNCTION || !n->target || binds_to_schema(V, n, why, sizeof why))
+            continue;
+        if (V->errors++ < MAX_REPORTED) {
+            diagnostic *dg = diag_error(V->d, (diag_loc){ V->p->file, n->src_line, 0 }, "%%%s calls %s with arguments "
+                                        "its schema refuses: %s", n->name, n->target, why);
+            diag_set_hint(dg, "torch refuses that call too (an edited program?)");
+        }
+    }
+}
+
+static void check_calls_modules(verifier *V, const fx_module *m)
+{
+    if (m->graph && m->graph != fx_program_graph(V->p))
+        check_calls_graph(V, m->graph);
+    for (const fx_module *c = m->first_child; c; c = c->next_sibling)
+        check_calls_modules(V, c);
+}
+
+bool meta_check_calls(fx_program *p, diag_sink *d)
+{
+    verifier V = { .p = p, .d = d };
+    arena_init(&V.keys);
+    check_calls_graph(&V, fx_program_graph(p));
+    if (p->root)
+        check_calls_modules(&V, p->root);
+    arena_free(&V.keys);
     return V.errors == 0;
 }

@@ -17,5 +17,9 @@
  * that needs them reports it). false when an error was reported. p is not changed. Linear
  * in the number of nodes. */
 bool meta_verify_program(fx_program *p, diag_sink *d);
+/* Only the calls' arguments against their ATen schemas (a program without recorded values, as
+ * TorchScript prints it): a bool argument given a number, a keyword the schema does not name.
+ * false after reporting each at its node. */
+bool meta_check_calls(fx_program *p, diag_sink *d);
 
 #endif

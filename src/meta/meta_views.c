@@ -540,6 +540,10 @@ static bool sh_broadcast_in_dim(mi_ctx *c, mi_out *o)
         return false;
     if (nb != x->rank)
         return mi_fail(c, "broadcast_dimensions must name every input dim");
+    int64_t v, w;
+    for (size_t i = 0; i < n; i++)
+        if (sx_is_int(sz[i], &v) && v < 0)
+            return mi_fail(c, "broadcast_in_dim: shape[%zu] is %lld; sizes are non-negative", i, (long long)v);
     mi_tensor *t = mi_out_one(c, o, n);
     for (size_t i = 0; i < n; i++) {
         t->size[i] = sz[i];
@@ -548,6 +552,10 @@ static bool sh_broadcast_in_dim(mi_ctx *c, mi_out *o)
     for (size_t j = 0; j < nb; j++) {
         if (bd[j] < 0 || (size_t)bd[j] >= n)
             return mi_fail(c, "broadcast dimension %lld out of range", (long long)bd[j]);
+        /* prims' meta: each operand dim is 1 or the size it is broadcast to */
+        if (sx_is_int(x->size[j], &v) && sx_is_int(sz[bd[j]], &w) && v != 1 && v != w)
+            return mi_fail(c, "broadcast_in_dim: operand dimension %zu has size %lld, which cannot become %lld", j,
+                           (long long)v, (long long)w);
         if (sx_eq(x->size[j], sz[bd[j]]))
             t->stride[bd[j]] = x->stride[j];
     }

@@ -163,6 +163,22 @@ static void check_tensor(checker *c, const char *what, const Onnx__TensorProto *
                     (long long)t->dims[i]);
     /* its values, one per element: a model with a tensor that has none is not a model a runtime
      * can load (onnx's checker and ONNX Runtime reject it), whatever printed it */
+    /* onnx's rule on where the values are: external data, or exactly one value field (none for
+     * a tensor of 0 elements) */
+    bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    int fields = (t->has_raw_data ? 1 : 0) + (t->n_float_data > 0) + (t->n_int32_data > 0) + (t->n_string_data > 0) +
+                 (t->n_int64_data > 0) + (t->n_double_data > 0) + (t->n_uint64_data > 0);
+    bool empty = false;
+    for (size_t i = 0; i < t->n_dims; i++) empty |= t->dims[i] == 0;
+    if (!external && !empty && fields != 1) {
+        problem(c, "%s: TensorProto (tensor name: %s) should contain one and only one value field (it has %d)", what,
+                t->name ? t->name : "", fields);
+        return;
+    }
+    if (!external && empty && fields > (t->has_raw_data && t->raw_data.len == 0 ? 1 : 0)) {
+        problem(c, "%s: TensorProto (tensor name: %s) is 0-element but contains data!", what, t->name ? t->name : "");
+        return;
+    }
     char why[200];
     if (known_dtype(t->data_type) && ox_tensor_problem(t, why, sizeof why)) {
         if (t->has_raw_data && t->raw_data.len == 0)
@@ -229,8 +245,13 @@ static void check_graph(checker *c, const Onnx__GraphProto *g, const scope *pare
         strbuf w;
         sb_init(&w);
         sb_printf(&w, "%s: output '%s'", where.s, nm);
-        if (!scope_has(&sc, nm))
-            problem(c, "%s: output '%s' is never produced", where.s, nm);
+        /* onnx's lexical scope: a subgraph's output is its own input, initializer or node output,
+         * never a value of an enclosing graph ("is not an output of any node in graph") */
+        if (!hm_has(&sc.names, nm))
+            problem(c, "%s: output '%s' is %s", where.s, nm,
+                    scope_has(&sc, nm) ? "not an output of any node in graph (a subgraph cannot return an outer "
+                                         "graph's value directly: an Identity inside it can)"
+                                       : "never produced");
         check_type(c, w.s, g->output[i]->type, 0);
         sb_free(&w);
     }

@@ -49,13 +49,18 @@ static size_t parse_formals(const char *s, formal *out)
     return n;
 }
 
-/* The type string of t ("tensor(float)", "seq(tensor(int64))"), NULL when not fully known. */
+/* The type string of t ("tensor(float)", "seq(tensor(int64))", "sparse_tensor(int64)"), NULL when
+ * not fully known. */
 static const char *type_string(tc *c, const Onnx__TypeProto *t)
 {
     if (!t) return NULL;
     switch (t->value_case) {
     case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
         return t->tensor_type->elem_type > 0 ? arena_printf(&c->a, "tensor(%s)", ox_dtype_name(t->tensor_type->elem_type)) : NULL;
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:   /* matches no tensor(...) constraint, as in onnx */
+        return t->sparse_tensor_type && t->sparse_tensor_type->elem_type > 0
+                   ? arena_printf(&c->a, "sparse_tensor(%s)", ox_dtype_name(t->sparse_tensor_type->elem_type))
+                   : NULL;
     case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: {
         const char *e = type_string(c, t->sequence_type->elem_type);
         return e ? arena_printf(&c->a, "seq(%s)", e) : NULL;

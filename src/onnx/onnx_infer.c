@@ -307,8 +307,11 @@ int oi_infer_transpose(ictx *c)
         for (int i = 0; i < k; i++) perm[i] = k - 1 - i;
     }
     if (k != x->rank) return fail(c, "perm has %d entries for a rank-%d input", k, x->rank);
+    bool seen[OE_MAX_RANK] = { false };
     for (int i = 0; i < k; i++) {
         if (perm[i] < 0 || perm[i] >= k) return fail(c, "perm entry %" PRId64 " out of range", perm[i]);
+        if (seen[perm[i]]) return fail(c, "Attribute perm for Transpose has repeated value: %" PRId64, perm[i]);
+        seen[perm[i]] = true;
         c->out[0].d[i] = x->d[perm[i]];
     }
     return 0;
@@ -570,7 +573,7 @@ int oi_infer_reduce(ictx *c)
     int64_t ax[OE_MAX_RANK];
     int k = from_input ? (in_at(c, 1) ? const_ints(c, 1, ax, OE_MAX_RANK) : 0) : attr_ints(c, "axes", ax, OE_MAX_RANK);
     if (!from_input && k < 0) k = 0;
-    bool keep = attr_i(c, "keepdims", 1) != 0;
+    bool keep = attr_i(c, "keepdims", 1) == 1;   /* onnx keeps the dims for keepdims == 1 only */
     if (k < 0) {   /* axes not constant: onnx infers the element type only, keepdims or not */
         c->out[0].rank = -1;
         return 0;
@@ -600,7 +603,7 @@ int oi_infer_argmax(ictx *c)
     if (!shaped(x) || x->rank == 0) return 0;   /* a scalar's index is a scalar */
     int a = norm_axis(attr_i(c, "axis", 0), x->rank);
     if (a < 0 || a >= x->rank) return fail(c, "axis out of range");
-    if (attr_i(c, "keepdims", 1)) {
+    if (attr_i(c, "keepdims", 1) == 1) {   /* onnx: keepdims == 1 keeps it, any other value drops it */
         c->out[0].d[a] = (oi_dim){1, NULL, false};
     } else {
         for (int i = a; i + 1 < x->rank; i++) c->out[0].d[i] = x->d[i + 1];
@@ -687,6 +690,7 @@ int oi_infer_topk(ictx *c)
         for (size_t i = 0; i < c->nout && i < 2; i++) set_unknown_dims(&c->out[i], x->rank);
         return 0;
     }
+    if (x->d[a].v >= 0 && k[0] > x->d[a].v) return fail(c, "Axis has less than the requested k elements.");
     for (size_t i = 0; i < c->nout && i < 2; i++) c->out[i].d[a] = (oi_dim){k[0], NULL, false};
     return 0;
 }

@@ -165,9 +165,40 @@ static int const_floats(const oi_ctx *c, size_t i, double *v, int cap)
 
 /* Resize (opset 10+) and Upsample: the sizes when constant, else each dimension times its scale
  * (floored, in float as onnx computes it); the rank alone when neither is constant. */
+/* onnx's checks of Resize-13 and later that do not need X's shape: one of scales and sizes (a
+ * sizes of static length 0 counts as absent, a given scales as present whatever its length), and
+ * a keep_aspect_ratio_policy it knows. */
+static int resize_inputs_ok(oi_ctx *c)
+{
+    if (!strcmp(c->n->op_type, "Upsample") || c->opset < 13) return 0;
+    const oi_type *sizes = oi_in(c, 3);
+    bool has_scales = c->n->n_input > 2 && c->n->input[2] && c->n->input[2][0];
+    bool has_sizes = c->n->n_input > 3 && c->n->input[3] && c->n->input[3][0] &&
+                     !(sizes && oi_shaped(sizes) && sizes->rank == 1 && sizes->d[0].v == 0);
+    if (has_scales + has_sizes != 1) return oi_fail(c, "Either `sizes` or `scales` must be provided, but not both of them");
+    const Onnx__AttributeProto *p = c->opset >= 18 ? ox_node_attr(c->n, "keep_aspect_ratio_policy") : NULL;
+    if (p && p->s.data) {
+        static const char *const known_policies[] = { "stretch", "not_larger", "not_smaller" };
+        bool ok = false;
+        for (size_t i = 0; i < 3; i++)
+            ok |= p->s.len == strlen(known_policies[i]) && !memcmp(p->s.data, known_policies[i], p->s.len);
+        if (!ok) {   /* the value as text, bytes outside printable ASCII as \xNN */
+            char shown[96];
+            size_t w = 0;
+            for (size_t i = 0; i < p->s.len && w + 5 < sizeof shown; i++) {
+                unsigned char b = p->s.data[i];
+                w += (size_t)snprintf(shown + w, sizeof shown - w, b >= 0x20 && b < 0x7f ? "%c" : "\\x%02x", b);
+            }
+            return oi_fail(c, "Unknown value for `keep_aspect_ratio_policy`: %s.", shown);
+        }
+    }
+    return 0;
+}
+
 int oi_infer_resize(oi_ctx *c)
 {
     const oi_type *x = oi_in(c, 0);
+    if (resize_inputs_ok(c)) return -1;
     if (!oi_known(x)) return 0;
     oi_like(&c->out[0], x, 0);
     if (!oi_shaped(x)) return 0;
@@ -261,6 +292,8 @@ int oi_infer_affine_grid(oi_ctx *c)
     int n = oi_const_ints(c, 1, size, 6);
     if (n < 0) {
         const oi_type *s = oi_in(c, 1);
+        if (oi_shaped(s) && s->rank == 1 && s->d[0].v >= 0 && s->d[0].v != 4 && s->d[0].v != 5)
+            return oi_fail(c, "Length of input 'size' is %" PRId64 ". It must be 4 for 2D or 5 for 5D.", s->d[0].v);
         if (oi_shaped(s) && s->rank == 1 && (s->d[0].v == 4 || s->d[0].v == 5)) {
             int n = (int)s->d[0].v;   /* N from theta, the last the number of coordinates */
             oi_unknown_dims(&c->out[0], n);
@@ -521,6 +554,13 @@ int oi_infer_loss(oi_ctx *c)
     }
     if (oi_shaped(x) && oi_shaped(t) && t->rank != x->rank - 1)
         return oi_fail(c, "the target has rank %d; it must be one less than the input's %d", t->rank, x->rank);
+    /* N, then the spatial dims: the input's 0, 2, 3, ... against the target's 0, 1, 2, ... */
+    for (int i = 0; i < t->rank; i++) {
+        const oi_dim *a = &x->d[i ? i + 1 : 0], *b = &t->d[i];
+        if (a->v >= 0 && b->v >= 0 && a->v != b->v)
+            return oi_fail(c, "Input and target dimension value mismatch. input_dim_value=%" PRId64 " target_dim_value=%" PRId64,
+                           a->v, b->v);
+    }
     return 0;
 }
 

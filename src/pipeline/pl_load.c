@@ -178,7 +178,7 @@ static int load_buffer(diag_sink *d, const char *buf, size_t len, const char *na
          * torch.export's fake tensors would have them (show code annotates them; export
          * specializes the ifs on shapes). What stays unknown is noted here; export refuses an
          * input without dtype and shape. */
-        if (!tsn_prepare_program(p, d)) {
+        if (!meta_check_calls(p, d) || !tsn_prepare_program(p, d)) {
             fx_program_free(p);
             return 1;
         }
