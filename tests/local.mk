@@ -57,6 +57,9 @@ TESTS += tests/man.sh
 EXTRA_DIST += tests/man.sh
 # Size guards under each kind of dynamic dimension, against torch.export's verdicts.
 TESTS += tests/guards.sh
+# dynamic_shapes with derived dimensions (2*dx, dx+1), against torch.export's and torch.onnx's.
+TESTS += tests/derived_dims.sh
+EXTRA_DIST += tests/derived_dims.sh
 # int() / float() / .item() of tensors at export time, against torch.export's verdicts.
 TESTS += tests/data_dependent.sh
 EXTRA_DIST += tests/data_dependent.sh

@@ -105,6 +105,79 @@ static bool parse_dim_call(char *spec, dyn_spec_item *it, char *why, size_t cap)
     return true;
 }
 
+/* A non-negative integer at *p (advanced); false when there is none or it overflows. */
+static bool read_count(const char **p, int64_t *v)
+{
+    if (!isdigit((unsigned char)**p)) return false;
+    errno = 0;
+    char *end;
+    long long n = strtoll(*p, &end, 10);
+    if (errno || n > (1LL << 40)) return false;
+    *v = n;
+    *p = end;
+    return true;
+}
+
+/* [c*]name[*c][(+|-)k]: a derived dimension; false (why empty) when spec is not one, false with
+ * why when it is a malformed one. */
+static bool parse_derived(const char *spec, dyn_spec_item *it, char *why, size_t cap)
+{
+    const char *p = spec;
+    int64_t coeff = 1, offset = 0, c2;
+    bool lead = read_count(&p, &coeff);
+    if (lead && *p++ != '*') return false;
+    const char *nm = p;
+    while (isalnum((unsigned char)*p) || *p == '_') p++;
+    if (p == nm || isdigit((unsigned char)*nm)) return false;
+    size_t nl = (size_t)(p - nm);
+    if (*p == '*') {
+        p++;
+        if (lead || !read_count(&p, &c2)) return false;
+        coeff = c2;
+    }
+    if (*p == '+' || *p == '-') {
+        bool minus = *p++ == '-';
+        if (!read_count(&p, &offset)) return false;
+        if (minus) offset = -offset;
+    }
+    if (*p || (coeff == 1 && offset == 0)) return false;   /* a plain name is a Dim, not derived */
+    if (coeff < 1) {
+        snprintf(why, cap, "'%s': a derived dimension multiplies its root by a positive integer", spec);
+        return false;
+    }
+    it->kind = DYN_DERIVED;
+    it->root = xmalloc(nl + 1);
+    memcpy(it->root, nm, nl);
+    it->root[nl] = '\0';
+    it->coeff = coeff;
+    it->offset = offset;
+    char text[160];
+    int at = coeff == 1 ? snprintf(text, sizeof text, "%s", it->root)
+                        : snprintf(text, sizeof text, "%lld*%s", (long long)coeff, it->root);
+    if (offset) snprintf(text + at, sizeof text - (size_t)at, " %c %lld", offset > 0 ? '+' : '-', (long long)(offset > 0 ? offset : -offset));
+    it->name = xstrdup(text);
+    return true;
+}
+
+/* A derived item's range from its root's (a named item of that name, else [0, int_oo]): false
+ * with why when the root is no named dimension. */
+static bool resolve_derived(dyn_spec *s, dyn_spec_item *it, char *why, size_t cap)
+{
+    const dyn_spec_item *root = NULL;
+    for (size_t j = 0; j < s->n && !root; j++)
+        if (s->items[j].kind == DYN_NAMED && !strcmp(s->items[j].name, it->root)) root = &s->items[j];
+    for (size_t j = 0; j < s->n && !root; j++)
+        if (s->items[j].kind != DYN_DERIVED && s->items[j].name && !strcmp(s->items[j].name, it->root)) {
+            snprintf(why, cap, "'%s' derives from %s, which is not a named Dim", it->name, it->root);
+            return false;
+        }
+    int64_t lo = root && root->min >= 0 ? root->min : 0;
+    it->min = it->coeff * lo + it->offset;
+    it->max = root && root->max >= 0 ? it->coeff * root->max + it->offset : -1;
+    if (it->min < 0) it->min = 0;
+    return true;
+}
+
 static bool parse_item(char *item, dyn_spec_item *it, int *n_auto, char *why, size_t cap)
 {
     char *colon = strchr(item, ':'), *eq = colon ? strchr(colon, '=') : NULL, *end = NULL;
@@ -133,8 +206,11 @@ static bool parse_item(char *item, dyn_spec_item *it, int *n_auto, char *why, si
         return true;
     }
     if (!strncmp(spec, "Dim(", 4)) return parse_dim_call(spec, it, why, cap);
+    why[0] = '\0';
+    if (!identifier(spec) && parse_derived(spec, it, why, cap)) return true;
     if (!identifier(spec)) {
-        snprintf(why, cap, "'%s' is not a dimension name, Dim(...), AUTO, DYNAMIC or STATIC", spec);
+        if (!why[0])
+            snprintf(why, cap, "'%s' is not a dimension name, Dim(...), a derived 2*name+1, AUTO, DYNAMIC or STATIC", spec);
         return false;
     }
     it->name = xstrdup(spec);
@@ -161,6 +237,11 @@ bool dyn_spec_parse(const char *text, dyn_spec *s, char *why, size_t cap)
             return false;
         }
     }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->items[i].kind == DYN_DERIVED && !resolve_derived(s, &s->items[i], why, cap)) {
+            dyn_spec_free(s);
+            return false;
+        }
     return true;
 }
 
@@ -169,6 +250,7 @@ void dyn_spec_free(dyn_spec *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->items[i].input);
         free(s->items[i].name);
+        free(s->items[i].root);
     }
     memset(s, 0, sizeof *s);
 }

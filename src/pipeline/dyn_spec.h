@@ -5,7 +5,10 @@
  *   Dim.AUTO / AUTO               dynamic unless the code pins it (then static, silently)
  *   Dim.DYNAMIC / DYNAMIC         dynamic; the code pinning it is an error
  *   Dim.STATIC / STATIC           static (the example's size)
- * AUTO and DYNAMIC dimensions are named s0, s1, ... in order (torch names them s77, s27, ...).
+ *   2*dx, dx+1, 2*dx-1, dx*3      a derived dimension (torch's 2 * dx + 1): a positive multiple of
+ *                                 another named dimension plus a constant, written without spaces
+ * AUTO and DYNAMIC dimensions are named s0, s1, ... in order (torch names them s77, s27, ...);
+ * a derived one is named as sympy prints it ("2*dx + 1"), its range its root's mapped.
  *
  * Ownership: a dyn_spec owns its strings (dyn_spec_free). */
 #ifndef FXSH_PIPELINE_DYN_SPEC_H
@@ -15,14 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { DYN_NAMED, DYN_AUTO, DYN_DYNAMIC, DYN_STATIC } dyn_kind;
+typedef enum { DYN_NAMED, DYN_AUTO, DYN_DYNAMIC, DYN_STATIC, DYN_DERIVED } dyn_kind;
 
 typedef struct dyn_spec_item {
     char *input;
     int axis;
-    char *name;          /* the symbol: the Dim's name, or s0, s1, ... */
+    char *name;          /* the symbol: the Dim's name, or s0, s1, ...; a derived one's expression */
     dyn_kind kind;
-    int64_t min, max;    /* the Dim's range as given; -1: not given */
+    int64_t min, max;    /* the Dim's range as given; -1: not given (a derived one's: its root's
+                            mapped, once dyn_spec_parse has resolved it) */
+    char *root;          /* DYN_DERIVED: root's name, and name = coeff*root + offset */
+    int64_t coeff, offset;
 } dyn_spec_item;
 
 enum { DYN_SPEC_MAX = 32 };

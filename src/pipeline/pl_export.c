@@ -193,8 +193,9 @@ static bool apply_io_settings(pl_env *env, ox_model *m, const export_settings *c
         }
         for (size_t i = 0; i < spec.n; i++) {
             const dyn_spec_item *it = &spec.items[i];
-            /* AUTO and DYNAMIC dimensions carry the names capture gave them, or were pinned */
-            if (it->kind != DYN_NAMED) continue;
+            /* AUTO and DYNAMIC dimensions carry the names capture gave them, or were pinned; a
+             * derived one is named by its expression ("2*dx"), as torch.onnx names it */
+            if (it->kind != DYN_NAMED && it->kind != DYN_DERIVED) continue;
             if (!ox_set_input_dim_param(m, it->input, it->axis, it->name)) {
                 diag_error(env->diag, (diag_loc){0}, "%s: the model has no input %s with axis %d", k ? "dynamic_axes" : "dynamic_shapes",
                            it->input, it->axis);
@@ -779,6 +780,30 @@ static bool dynamic_dims_valid(pl_env *env, const fx_program *src, dyn_spec *spe
                               it->name, ex, it->input, it->axis);
             return false;
         }
+        if (it->kind == DYN_DERIVED) {
+            /* the example must be the root's example mapped (torch fails later, on the first op
+             * that meets both sizes; the mismatch is the example's) */
+            for (size_t j = 0; j < spec->n; j++) {
+                const dyn_spec_item *r = &spec->items[j];
+                if (r->kind != DYN_NAMED || strcmp(r->name, it->root)) continue;
+                const fx_node *rn = g ? fx_graph_lookup(g, r->input) : NULL;
+                const fx_value *rv = rn ? rn->meta.val : NULL;
+                char *rend;
+                long long rex = rv && rv->kind == FX_VAL_TENSOR && (size_t)r->axis < rv->rank
+                                    ? strtoll(rv->sizes[r->axis], &rend, 10) : -1;
+                if (rex < 0 || *rend) break;
+                if (ex != it->coeff * rex + it->offset) {
+                    diagnostic *dg = diag_error(env->diag, (diag_loc){0}, "dynamic_shapes: %s:%d is %s, but the examples "
+                                                "give %s = %lld (%s:%d) and %lld here, not %lld", it->input, it->axis,
+                                                it->name, it->root, rex, r->input, r->axis, ex,
+                                                (long long)(it->coeff * rex + it->offset));
+                    diag_set_hint(dg, "give examples whose sizes keep the relation, or mark %s:%d with a Dim of its own",
+                                  it->input, it->axis);
+                    return false;
+                }
+                break;
+            }
+        }
         int64_t mn = it->min >= 0 ? it->min : 0;
         if (ex < mn || (it->max >= 0 && ex > it->max)) {
             char mx[32];
@@ -937,7 +962,8 @@ static fx_program *capture_program(pl_env *env, const fx_program *src, const exp
         char mn[32], mx[32];
         /* a named Dim keeps the range it was given (no guard may narrow it; sizes 0 and 1 stay
          * in it, as torch records them); AUTO and DYNAMIC start at 2, the 0/1 rule */
-        if (spec.items[i].kind == DYN_NAMED) lo[i] = spec.items[i].min >= 0 ? spec.items[i].min : 0;
+        if (spec.items[i].kind == DYN_NAMED || spec.items[i].kind == DYN_DERIVED)
+            lo[i] = spec.items[i].min >= 0 ? spec.items[i].min : 0;
         snprintf(mn, sizeof mn, "%lld", (long long)lo[i]);
         if (spec.items[i].kind == DYN_AUTO && lo[i] == hi[i]) continue;   /* pinned: static, no range */
         if (hi[i] >= 0) snprintf(mx, sizeof mx, "%lld", (long long)hi[i]);

@@ -1,6 +1,7 @@
 /* cmd_run.c — evaluating stages with the reference evaluator: `run` prints a stage's outputs
  * (numpy's repr) on given or random inputs, `verify` compares them with expected values or with
  * another stage's. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -221,8 +222,46 @@ static void sweep_bind(sweep_binding *b, const run_opts *o, const Onnx__ValueInf
     }
 }
 
+/* A derived dimension's size ("2*dx + 1", "dx - 1": as dynamic_shapes derives one) when the
+ * sweep sizes its root symbol; false for any other text. */
+static bool derived_size(sweep_binding *b, const char *sym, int64_t *out)
+{
+    const char *p = sym;
+    long long c = 1, k = 0;
+    char *end;
+    if (isdigit((unsigned char)*p)) {
+        c = strtoll(p, &end, 10);
+        if (*end != '*') return false;
+        p = end + 1;
+    }
+    const char *nm = p;
+    while (isalnum((unsigned char)*p) || *p == '_') p++;
+    size_t nl = (size_t)(p - nm);
+    while (*p == ' ') p++;
+    if (*p == '+' || *p == '-') {
+        bool minus = *p++ == '-';
+        while (*p == ' ') p++;
+        if (!isdigit((unsigned char)*p)) return false;
+        k = strtoll(p, &end, 10);
+        if (minus) k = -k;
+        p = end;
+    }
+    if (*p || !nl || (c == 1 && k == 0)) return false;
+    for (int i = 0; b && b->o && i < b->o->n_sweep; i++) {
+        const run_sweep_dim *w = &b->o->sweep[i];
+        const char *root = w->axis >= 0 ? b->symbol[i] : w->name;
+        size_t rl = w->axis >= 0 ? (root ? strlen(root) : 0) : w->name_len;
+        if (root && rl == nl && !strncmp(root, nm, nl)) {
+            b->used[i] = true;
+            *out = c * w->at + k;
+            return *out >= 0;
+        }
+    }
+    return false;
+}
+
 /* The size of input vi's axis i (declared d) in the run: a sweep dimension that names it, by
- * symbol or as INPUT:AXIS, else d's value, else 2. */
+ * symbol or as INPUT:AXIS (or a dimension derived from one), else d's value, else 2. */
 static int64_t input_dim(sweep_binding *b, const Onnx__ValueInfoProto *vi, int i, const Onnx__TensorShapeProto__Dimension *d)
 {
     const char *sym = dim_symbol(d);
@@ -236,6 +275,8 @@ static int64_t input_dim(sweep_binding *b, const Onnx__ValueInfoProto *vi, int i
             return w->at;
         }
     }
+    int64_t derived;
+    if (sym && derived_size(b, sym, &derived)) return derived;
     return d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 ? d->dim_value : 2;
 }
 

@@ -84,7 +84,8 @@ const command command_table[] = {
      "to write (x:0=Dim('batch', min=3)); AUTO and DYNAMIC are narrowed (AUTO may be pinned to the\n"
      "example, DYNAMIC not), with a warning that the ONNX model's inputs do not keep the range.\n"
      "The ranges are the program's range constraints (`show exported program`). dynamic_shapes\n"
-     "items are INPUT:AXIS=SPEC, SPEC a name, Dim('name', min=N, max=N), AUTO, DYNAMIC or STATIC.\n"
+     "items are INPUT:AXIS=SPEC, SPEC a name, Dim('name', min=N, max=N), AUTO, DYNAMIC or STATIC,\n"
+     "or a dimension derived from a named one (y:0=2*dx, x:0=dx+1: torch's 2 * dx, dx + 1).\n"
      "`verify exported optimized --shapes x:0=1,2,7` checks other sizes; rewrite NODE cond keeps\n"
      "both branches.\n"
      "--legacy script and --legacy trace print what torch.onnx.export(..., dynamo=False) prints:\n"
@@ -349,7 +350,7 @@ const command command_table[] = {
      "NAME=VALUE) changes one, and export, run, verify and step all use it; a\n"
      "value out of range is an error naming the valid ones (opset_version 18..23, a lower one\n"
      "being raised to 18 with torch's warning; True/False; dynamic_shapes as x:0=batch,\n"
-     "x:0=Dim('batch', min=2, max=64), x:1=AUTO, DYNAMIC or STATIC).\n"
+     "x:0=Dim('batch', min=2, max=64), x:1=AUTO, DYNAMIC or STATIC, y:0=2*batch).\n"
      "`set NODE ARG=VALUE` instead edits the loaded FX program: argument ARG (a position or a\n"
      "keyword) of NODE becomes VALUE (FX text: 2.0, True, None, [0, 1], %other, torch.float32)."},
     {"show", 0, 3, cmd_show, COMPLETE_STAGE_OR_FORM, "show [STAGE] [FORM] [--values|--no-values]",
