@@ -45,6 +45,8 @@ CASES = [
     # of their own type (the exporter's type promotion casts the others first: tests/data_dependent.sh)
     ("item_in_arithmetic", lambda i, x, n: (i * n.max().item(), x + n.float().mean().item()), (t([1, 2, 3]), t([1.0, 2.0, 3.0]), t([5, 3])), "Gather Mul Add"),
     ("local_scalar_dense", lambda i, n: i * torch.ops.aten._local_scalar_dense.default(n.sum()), (t([1, -2]), t([[2], [4]])), "Gather Mul"),
+    # masked_select: the mask broadcast against self, the selected elements in row-major order
+    ("masked_select_broadcast", lambda x, m: torch.masked_select(x, m), (t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), t([True, False, True])), "Where Expand NonZero GatherND"),
 ]
 DT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32", torch.bool: "b8"}
 

@@ -267,29 +267,58 @@ static bool sh_atleast_1d(mi_ctx *c, mi_out *o)
 /* ---- indexing --------------------------------------------------------------------------------- */
 
 /* index(self, indices): advanced indexing. The index tensors broadcast to one shape B; when they
- * are adjacent B replaces the indexed dims in place, otherwise it goes first. */
+ * are adjacent B replaces the indexed dims in place, otherwise it goes first. A bool (or uint8)
+ * mask of rank r stands for r index tensors, its nonzero() columns: each of an unbacked length
+ * u<N> that torch.export cannot know (x[x > 0] is 1-D of u0 elements). */
 static bool sh_index(mi_ctx *c, mi_out *o)
 {
     mi_tensor *x = mi_tensor_param(c, 0), *idx[MI_MAX_RANK];
     size_t n;
     if (!x || !mi_tensor_list_param(c, 1, idx, &n, MI_MAX_RANK, true))
         return false;
-    if (n > x->rank)
-        return mi_fail(c, "too many indices for tensor of dimension %zu", x->rank);
+    /* the index of each of x's dims (NULL: taken whole), a mask spread over the dims it covers */
+    mi_tensor *at[MI_MAX_RANK] = { NULL }, *masks = NULL;
+    size_t dims = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool mask = idx[k] && (idx[k]->dtype == FX_DT_BOOL || idx[k]->dtype == FX_DT_U8);
+        size_t r = mask ? idx[k]->rank : 1;
+        if (dims + r > x->rank)
+            return mi_fail(c, "too many indices for tensor of dimension %zu", x->rank);
+        if (!mask) {
+            at[dims++] = idx[k];
+            continue;
+        }
+        for (size_t j = 0; j < r; j++) {
+            int64_t a, b;
+            if (sx_is_int(idx[k]->size[j], &a) && sx_is_int(x->size[dims + j], &b) && a != b)
+                return mi_fail(c, "The shape of the mask [%lld] at index %zu does not match the shape of the indexed "
+                                  "tensor [%lld] at index %zu", (long long)a, j, (long long)b, dims + j);
+        }
+        if (!masks)
+            masks = arena_alloc(c->a, MI_MAX_RANK * sizeof *masks);
+        mi_tensor *col = &masks[k];   /* one [u] column shared by the dims the mask covers */
+        memset(col, 0, sizeof *col);
+        col->rank = 1;
+        col->dtype = FX_DT_I64;
+        col->size[0] = sx_sym(c->a, mi_fresh_unbacked(c, "u"));
+        for (size_t j = 0; j < r; j++)
+            at[dims + j] = col;
+        dims += r;
+        if (!r)   /* a 0-dim mask adds a dim of 0 or 1: not followed here */
+            return mi_cannot(c, "a 0-dim boolean mask index");
+    }
     mi_tensor *given[MI_MAX_RANK];
     size_t ng = 0, first = 0, last = 0;
     bool gap = false;
-    for (size_t k = 0; k < n; k++) {
-        if (!idx[k])
+    for (size_t k = 0; k < dims; k++) {
+        if (!at[k])
             continue;
-        if (idx[k]->dtype == FX_DT_BOOL || idx[k]->dtype == FX_DT_U8)
-            return mi_cannot(c, "a boolean mask index has a data-dependent size");
         if (ng && k != last + 1)
             gap = true;
         if (!ng)
             first = k;
         last = k;
-        given[ng++] = idx[k];
+        given[ng++] = at[k];
     }
     if (!ng)
         return sh_self(c, o);
@@ -304,7 +333,7 @@ static bool sh_index(mi_ctx *c, mi_out *o)
         for (size_t i = 0; i < b.rank; i++)
             t->size[t->rank++] = b.size[i];
         for (size_t i = 0; i < x->rank; i++)
-            if (i >= n || !idx[i])
+            if (i >= dims || !at[i])
                 t->size[t->rank++] = x->size[i];
     } else {
         for (size_t i = 0; i < first; i++)
@@ -314,6 +343,36 @@ static bool sh_index(mi_ctx *c, mi_out *o)
         for (size_t i = last + 1; i < x->rank; i++)
             t->size[t->rank++] = x->size[i];
     }
+    mi_contiguous(c, t);
+    return true;
+}
+
+/* nonzero(self): int64 [u, rank] — one row per element that is not zero, a count torch.export
+ * cannot know (an unbacked u<N>); masked_select(self, mask): the selected elements, [u]. */
+static bool sh_nonzero(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0);
+    if (!x)
+        return false;
+    mi_tensor *t = mi_out_one(c, o, 0);
+    t->size[t->rank++] = sx_sym(c->a, mi_fresh_unbacked(c, "u"));
+    t->size[t->rank++] = sx_int(c->a, (int64_t)x->rank);
+    t->dtype = FX_DT_I64;
+    mi_contiguous(c, t);
+    return true;
+}
+
+static bool sh_masked_select(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0), *m = mi_tensor_param(c, 1);
+    if (!x || !m)
+        return false;
+    mi_tensor *in[2] = {x, m}, b;
+    memset(&b, 0, sizeof b);
+    if (!broadcast_shapes(c, in, 2, &b))   /* the mask broadcasts with self, as ATen checks */
+        return false;
+    mi_tensor *t = mi_out_one(c, o, 0);
+    t->size[t->rank++] = sx_sym(c->a, mi_fresh_unbacked(c, "u"));
     mi_contiguous(c, t);
     return true;
 }
@@ -718,7 +777,8 @@ static const mi_fn_entry shape_fns[] = {
     MI_FN("like", 1, 2, sh_like), MI_FN("arange", 3, 3, sh_arange), MI_FN("pad", 2, 2, sh_pad),
     MI_FN("repeat", 2, 2, sh_repeat), MI_FN("none", 0, 0, sh_none), MI_FN("sym_size", 2, 2, sh_sym_size),
     MI_FN("sym_stride", 2, 2, sh_sym_stride), MI_FN("sym_numel", 1, 1, sh_sym_numel),
-    MI_FN("sizes", 1, 1, sh_sizes), MI_FN("item", 1, 1, sh_item), MI_FN("dims", 1, 2, sh_dims), MI_FN("halve", 2, 2, sh_halve),
+    MI_FN("sizes", 1, 1, sh_sizes), MI_FN("item", 1, 1, sh_item), MI_FN("nonzero", 1, 1, sh_nonzero),
+    MI_FN("masked_select", 2, 2, sh_masked_select), MI_FN("dims", 1, 2, sh_dims), MI_FN("halve", 2, 2, sh_halve),
     MI_FN("pixel_shuffle", 3, 3, sh_pixel_shuffle), MI_FN("tile", 2, 2, sh_tile), MI_FN("distance", 3, 4, sh_distance),
 };
 

@@ -216,7 +216,8 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         const char *name = scalar(L, k, "derive"), *expr = scalar(L, v, "derive");
         if (!name || !expr) return false;
         /* out_dtype() reads the node's result, the others one schema argument */
-        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "ones", "spatial_shape", "out_dtype", "rank"};
+        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "ones", "spatial_shape", "out_dtype", "rank",
+                                          "int"};
         const char *fn = NULL;
         for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
             size_t l = strlen(fns[i]);
@@ -227,7 +228,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         bool no_arg = fn && !strcmp(fn, "out_dtype");
         long long offset = 0;
         bool tail_ok = close && !close[1];
-        if (fn && close && close[1] && !strcmp(fn, "rank")) {   /* rank(x) - 1 */
+        if (fn && close && close[1] && (!strcmp(fn, "rank") || !strcmp(fn, "int"))) {   /* rank(x) - 1, int(dim) + 1 */
             const char *q = close + 1;
             while (*q == ' ') q++;
             char sign = *q;
@@ -247,7 +248,8 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         if (!fn || !tail_ok || (no_arg ? arg != -1 : arg < 0)) {
             diagnostic *dg = node_error(L, v, "bad derive expression '%s'", expr);
             diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG), ones(ARG) or "
-                              "spatial_shape(ARG) of a schema argument, out_dtype(), or rank(ARG) [+ n | - n]");
+                              "spatial_shape(ARG) of a schema argument, out_dtype(), rank(ARG) [+ n | - n] or int(ARG) "
+                              "[+ n | - n]");
             return false;
         }
         rule->derived[rule->nderived++] = (ops_derived){name, fn, arg, offset};

@@ -421,6 +421,16 @@ bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr
         return true;
     }
     if (at->ref_fn) {
+        if (!strcmp(at->ref_fn, "int")) {   /* an int argument's value [+ n] (torchlib's dim + 1) */
+            int64_t *v;
+            size_t n;
+            if (!tx_list_ints(t, user, sa, a, &v, &n) || n != 1) {
+                if (n != 1) tx_fail_node(t, user, arena_printf(&t->a, "@%s needs one int", at->ref));
+                return false;
+            }
+            ox_attr_int(t->m, nd, at->name, v[0] + at->ref_offset);
+            return true;
+        }
         if (!strcmp(at->ref_fn, "rank")) {
             int64_t r;
             if (!derived_rank(t, user, at, s, bound, &r)) return false;
