@@ -313,6 +313,19 @@ elif ! grep -q 'check: ok' "$tmp/out" || ! grep -q '^verify: 1 output within' "$
 else passed=$((passed + 1))
 fi
 
+# Found by fuzz/pipeline.py (UBSan: signed overflow computing chunk's ceil division): chunk into
+# int64's maximum pieces is chunks of one element, as torch makes them; the model checks and runs.
+case="chunk into 2^63 - 1 pieces"
+rm -f "$tmp/o.onnx"
+timeout 60 "$FXSH" -q -c "load $F/chunk_count_int64_max.pt2" -c export -c "save $tmp/o.onnx" -c check \
+    -c "verify exported optimized" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 0 ]; then fail "status $rc: $(head -c 300 "$tmp/err")"
+elif grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then fail "sanitizer report"
+elif ! grep -q 'check: ok' "$tmp/out" || ! grep -q '^verify: .* within' "$tmp/out"; then fail "no 'check: ok' and verify"
+else passed=$((passed + 1))
+fi
+
 # Found by fuzz/pipeline.py's second long run (ASan: an allocation of 2^64 - 32 bytes and a heap
 # overflow building adaptive pooling's window matrix from an output size of -2): refused at load,
 # as torch's meta kernel refuses it.

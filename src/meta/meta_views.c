@@ -503,8 +503,12 @@ static bool sh_chunk(mi_ctx *c, mi_out *o)
         return mi_fail(c, "chunk expects a positive number of chunks");
     if (!sx_is_int(x->size[dd], &size))
         return mi_fail(c, "chunk of a symbolic size (%s)", sx_str(x->size[dd]));
-    int64_t ss = (size + chunks - 1) / chunks;
-    size_t n = ss ? (size_t)((size + ss - 1) / ss) : 1;
+    /* ceil divisions written so that they cannot overflow (chunks may be int64's maximum) */
+    int64_t ss = size / chunks + (size % chunks != 0);
+    int64_t np = ss ? size / ss + (size % ss != 0) : 1;
+    if (np > 65536)
+        return mi_fail(c, "chunk into %lld pieces: more than fxsh follows (65536)", (long long)np);
+    size_t n = (size_t)np;
     sx **sizes = arena_alloc(c->a, (n ? n : 1) * sizeof *sizes);
     for (size_t k = 0; k < n; k++)
         sizes[k] = sx_int(c->a, k + 1 < n ? ss : size - ss * (int64_t)(n - 1));
