@@ -206,7 +206,7 @@ static fx_arg *sp_chunk_size(sp_call *s)
     if (!m || m->kind != FX_VAL_TENSOR || !m->rank || !int_arg(s->a1, &n) || n <= 0 ||
         (s->a2 && !int_arg(s->a2, &k)) || !wrap_dim(&k, m->rank) || shape_parse_dim(m->sizes[k], &size) != 1)
         return NULL;
-    return fx_arg_int(s->c->dst, (size + n - 1) / n);
+    return fx_arg_int(s->c->dst, size / n + (size % n != 0));   /* ceil, without overflow for a huge n */
 }
 
 /* @float(x): a number as a Python float (a float schema argument given as an int) */

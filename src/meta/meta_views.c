@@ -396,7 +396,14 @@ static bool sh_slice(mi_ctx *c, mi_out *o)
         sx_is_int(size, &n) && width <= n) {
         /* x[i:i+k] at a symbolic index (a loop's i): k rows, the in-range index torch's guard
          * on the example would have assumed; clamping against a stand-in value would not know */
-        len = sx_int(c->a, (width + step - 1) / step);
+        len = sx_int(c->a, width / step + (width % step != 0));   /* ceil, no overflow for a huge step */
+    } else if (sx_is_int(start, NULL) && sx_is_int(end, NULL) && sx_is_int(size, NULL)) {
+        int64_t a, b;   /* known bounds: ceil((end - start) / step) computed without overflow */
+        start = clamp_bound(c, start, size, NULL);
+        end = start ? clamp_bound(c, end, size, start) : NULL;
+        if (!start || !end || !sx_is_int(start, &a) || !sx_is_int(end, &b))
+            return mi_fail(c, "slice bounds out of range");
+        len = sx_int(c->a, (b - a) / step + ((b - a) % step != 0));
     } else {
         start = clamp_bound(c, start, size, NULL);
         end = clamp_bound(c, end, size, start);

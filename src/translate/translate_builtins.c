@@ -978,7 +978,7 @@ static bool b_slice_scatter(tx *t, const fx_node *n, const op_rule *rule, const 
     if (en < 0) en += size;
     if (st < 0) st = 0;
     if (en > size) en = size;
-    size_t np = en > st ? (size_t)((en - st + step - 1) / step) : 0;
+    size_t np = en > st ? (size_t)((en - st) / step + ((en - st) % step != 0)) : 0;   /* ceil, no overflow */
     int64_t *pos = arena_alloc(&t->a, (np + 1) * sizeof *pos);
     for (size_t i = 0; i < np; i++) pos[i] = st + (int64_t)i * step;
     return scatter_positions(t, n, x, src, dim, r, pos, np);
