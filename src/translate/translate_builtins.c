@@ -411,12 +411,69 @@ static bool pad_circular(tx *t, const fx_node *n, const char *x, const int64_t *
     return true;
 }
 
+/* pad's value as a constant of the padded tensor's type dt (torch converts it: -1.0 pads an int64
+ * mask with -1), or "" when there is none. */
+static const char *pad_value(tx *t, const fx_arg *v, int dt)
+{
+    if (!v || (v->kind != FX_ARG_FLOAT && v->kind != FX_ARG_INT)) return "";
+    if (!dt) dt = v->kind == FX_ARG_FLOAT ? OT_FLOAT : OT_INT64;   /* the tensor's type unknown: the number's */
+    double f = v->kind == FX_ARG_FLOAT ? v->u.f : (double)v->u.i;
+    bool fl = tx_is_float_type(dt);
+    int64_t i = v->kind == FX_ARG_INT ? v->u.i : (f >= -9.2e18 && f <= 9.2e18 ? (int64_t)f : 0);
+    return tx_const_scalar(t, dt, f, i, fl);
+}
+
+/* Whether a pad list holds a SymInt (transformers' causal mask pads by the cache length). */
+static bool pad_symbolic(const fx_arg *a)
+{
+    if (!a || (a->kind != FX_ARG_LIST && a->kind != FX_ARG_TUPLE)) return false;
+    for (size_t i = 0; i < a->u.seq.len; i++)
+        if (a->u.seq.items[i]->kind == FX_ARG_NODE) return true;
+    return false;
+}
+
+/* constant-mode pad whose pad list holds SymInts: ONNX's pads [begin of each dim, end of each]
+ * built from torch's [last dim's begin, its end, ...] at run time (Concat of the values). */
+static bool pad_with_symbols(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b, const char *x, size_t r)
+{
+    const char *mode = b[2] && b[2]->kind == FX_ARG_STR ? b[2]->u.s : "constant";
+    size_t k = b[1]->u.seq.len;
+    if (strcmp(mode, "constant") || k % 2 || k / 2 > r) {
+        tx_fail_node(t, n, strcmp(mode, "constant") ? "pad by symbolic sizes in a mode other than constant"
+                                                    : "pad needs an even pad list of at most two entries per dim");
+        return false;
+    }
+    static fx_arg zero = {.kind = FX_ARG_INT};
+    fx_arg **ent = arena_alloc(&t->a, (2 * r + 1) * sizeof *ent);
+    for (size_t i = 0; i < 2 * r; i++) ent[i] = &zero;
+    for (size_t i = 0; i < k / 2; i++) {
+        size_t dim = r - 1 - i;
+        ent[dim] = b[1]->u.seq.items[2 * i];
+        ent[r + dim] = b[1]->u.seq.items[2 * i + 1];
+    }
+    fx_arg list = {.kind = FX_ARG_LIST};
+    list.u.seq.items = ent;
+    list.u.seq.len = 2 * r;
+    const char *pv = tx_int_list_input(t, n, &list);
+    if (!pv) return false;
+    const char *val = pad_value(t, b[3], tx_onnx_dtype_of_node(b[0]->u.node));
+    Onnx__NodeProto *nd = tx_emit(t, "Pad", "", tx_node_name_of(t, n));
+    ox_attr_string(t->m, nd, "mode", "constant");
+    ox_node_add_input(t->m, nd, x);
+    ox_node_add_input(t->m, nd, pv);
+    if (*val) ox_node_add_input(t->m, nd, val);
+    ox_node_add_output(t->m, nd, tx_one_output(t, n));
+    return true;
+}
+
 static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b)
 {
     int64_t *pd;
     size_t k;
     const char *x = input_of(t, n, b[0]);
     int r = b[0]->kind == FX_ARG_NODE ? tx_rank_of_node(b[0]->u.node) : -1;
+    if (x && r >= 0 && pad_symbolic(b[1]))
+        return pad_with_symbols(t, n, rule, b, x, (size_t)r);
     if (!x || !tx_list_ints(t, n, &rule->schema.args[1], b[1], &pd, &k)) return false;
     if (r < 0 || k % 2 || k / 2 > (size_t)r) {
         tx_fail_node(t, n, "pad needs the input rank and an even pad list");
@@ -444,9 +501,7 @@ static bool b_pad(tx *t, const fx_node *n, const op_rule *rule, const fx_arg **b
     if (!strcmp(omode, "wrap"))
         return pad_circular(t, n, x, pads, (size_t)r);
     const char *pv = tx_const_ints(t, pads, 2 * (size_t)r);
-    const char *val = "";
-    if (b[3]->kind == FX_ARG_FLOAT || b[3]->kind == FX_ARG_INT)
-        val = tx_scalar_input(t, &rule->schema.args[3], b[3], tx_onnx_dtype_of_node(b[0]->u.node));
+    const char *val = pad_value(t, b[3], tx_onnx_dtype_of_node(b[0]->u.node));
     const char *out = tx_one_output(t, n);
     Onnx__NodeProto *nd = tx_emit(t, "Pad", "", tx_node_name_of(t, n));
     ox_attr_string(t->m, nd, "mode", omode);
