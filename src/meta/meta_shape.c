@@ -45,7 +45,7 @@ static sx *broadcast_dim(mi_ctx *c, sx *a, sx *b)
 {
     if (!a || sx_eq_int(a, 1))
         return b;
-    if (!b || sx_eq_int(b, 1) || sx_eq(a, b))
+    if (!b || sx_eq_int(b, 1) || sx_same_value(a, b))
         return a;
     int64_t x, y;
     bool ia = sx_is_int(a, &x), ib = sx_is_int(b, &y);

@@ -50,7 +50,7 @@ bool mi_is_contiguous(const mi_tensor *t)
             continue;   /* size-1 dims do not count (torch's is_contiguous) */
         if (sx_eq_int(t->size[i], 0))
             break;
-        ok = sx_eq(t->stride[i], expect);
+        ok = sx_same_value(t->stride[i], expect);
         expect = sx_mul(&tmp, expect, t->size[i]);
     }
     arena_free(&tmp);
@@ -89,7 +89,7 @@ bool mi_non_overlapping_dense(const mi_tensor *t)
         int64_t s;
         if (sx_is_int(t->size[d], &s) && s < 2)
             break;
-        ok = sx_eq(t->stride[d], require);
+        ok = sx_same_value(t->stride[d], require);
         require = sx_mul(&tmp, require, t->size[d]);
     }
     arena_free(&tmp);
@@ -122,7 +122,7 @@ void mi_elementwise_strides(mi_ctx *c, mi_tensor *t, mi_tensor *const *in, size_
     for (size_t k = 0; k < n; k++) {
         bool shape_eq = in[k]->rank == r;
         for (size_t i = 0; shape_eq && i < r; i++)
-            shape_eq = sx_eq(in[k]->size[i], t->size[i]);
+            shape_eq = sx_same_value(in[k]->size[i], t->size[i]);
         same_shape &= shape_eq;
         all_contig &= mi_is_contiguous(in[k]);
         bool dense = in[k]->strided && mi_non_overlapping_dense(in[k]);
@@ -234,13 +234,13 @@ bool mi_view_strides(mi_ctx *c, const mi_tensor *src, mi_tensor *dst)
     for (long td = (long)src->rank - 1; td >= 0; td--) {
         tensor_numel = sx_mul(c->a, tensor_numel, src->size[td]);
         if (td == 0 || (!sx_eq_int(src->size[td - 1], 1) &&
-                        !sx_eq(src->stride[td - 1], sx_mul(c->a, tensor_numel, chunk_base)))) {
+                        !sx_same_value(src->stride[td - 1], sx_mul(c->a, tensor_numel, chunk_base)))) {
             while (view_d >= 0 && (mi_cmp(view_numel, tensor_numel) < 0 || sx_eq_int(dst->size[view_d], 1))) {
                 dst->stride[view_d] = sx_mul(c->a, view_numel, chunk_base);
                 view_numel = sx_mul(c->a, view_numel, dst->size[view_d]);
                 view_d--;
             }
-            if (!sx_eq(view_numel, tensor_numel))
+            if (!sx_same_value(view_numel, tensor_numel))
                 return false;
             if (td > 0) {
                 chunk_base = src->stride[td - 1];

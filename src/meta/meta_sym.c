@@ -595,7 +595,9 @@ sx *sx_ceildiv(arena *a, const sx *x, const sx *y)
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
-bool sx_estimate(const sx *x, int64_t *out)
+/* x's value with each symbol replaced by a stand-in drawn from its name and seed (seed 0: the
+ * stand-ins sx_estimate documents); false on an opaque atom or an overflow. */
+static bool eval_seeded(const sx *x, uint64_t seed, int64_t *out)
 {
     int64_t r = 0, v;
     switch (x->kind) {
@@ -605,7 +607,7 @@ bool sx_estimate(const sx *x, int64_t *out)
     case SX_SYM: {
         /* a stand-in per symbol: large (torch's backed sizes are >= 2 and usually far from the
          * constants they meet) and distinct, so that s0 vs s1 orders consistently */
-        uint64_t h = 1469598103934665603ull;
+        uint64_t h = 1469598103934665603ull ^ (seed * 0x9e3779b97f4a7c15ull);
         for (const char *p = x->name; *p; p++)
             h = (h ^ (unsigned char)*p) * 1099511628211ull;
         *out = 4096 + (int64_t)(h % 4096);
@@ -613,7 +615,7 @@ bool sx_estimate(const sx *x, int64_t *out)
     }
     case SX_ADD:
         for (size_t i = 0; i < x->n; i++)
-            if (!sx_estimate(x->args[i], &v) || __builtin_add_overflow(r, v, &r))
+            if (!eval_seeded(x->args[i], seed, &v) || __builtin_add_overflow(r, v, &r))
                 return false;
         *out = r;
         return true;
@@ -621,13 +623,13 @@ bool sx_estimate(const sx *x, int64_t *out)
         r = x->v;
         for (size_t i = 0; i < x->n; i++)
             for (int k = 0; k < x->exps[i]; k++)
-                if (!sx_estimate(x->args[i], &v) || __builtin_mul_overflow(r, v, &r))
+                if (!eval_seeded(x->args[i], seed, &v) || __builtin_mul_overflow(r, v, &r))
                     return false;
         *out = r;
         return true;
     case SX_FLOORDIV: {
         int64_t d;
-        if (!sx_estimate(x->args[0], &v) || !sx_estimate(x->args[1], &d) || d == 0)
+        if (!eval_seeded(x->args[0], seed, &v) || !eval_seeded(x->args[1], seed, &d) || d == 0)
             return false;
         *out = py_floordiv(v, d);
         return true;
@@ -635,6 +637,39 @@ bool sx_estimate(const sx *x, int64_t *out)
     default:
         return false;
     }
+}
+
+bool sx_estimate(const sx *x, int64_t *out)
+{
+    return eval_seeded(x, 0, out);
+}
+
+/* whether x is a polynomial: no FloorDiv (whose rounding two stand-in points can miss) */
+static bool is_polynomial(const sx *x)
+{
+    if (x->kind == SX_FLOORDIV || x->kind == SX_OPAQUE)
+        return false;
+    if (x->kind == SX_ADD || x->kind == SX_MUL)
+        for (size_t i = 0; i < x->n; i++)
+            if (!is_polynomial(x->args[i]))
+                return false;
+    return true;
+}
+
+bool sx_same_value(const sx *x, const sx *y)
+{
+    if (sx_eq(x, y))
+        return true;
+    if (!x || !y || !is_polynomial(x) || !is_polynomial(y))
+        return false;
+    /* two polynomials that agree at several unrelated points are the same polynomial (the forms
+     * differ when a sum is a factor: 2*s0*(16*s1 + 16*s2) against 32*s0*(s1 + s2)) */
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        int64_t a, b;
+        if (!eval_seeded(x, seed, &a) || !eval_seeded(y, seed, &b) || a != b)
+            return false;
+    }
+    return true;
 }
 
 /* ---- parsing ------------------------------------------------------------------------------- */

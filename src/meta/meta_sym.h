@@ -52,5 +52,9 @@ const char *sx_str(const sx *x);                  /* canonical text; "?" for NUL
  * larger than any small constant): used only to decide orderings torch settles by guards on
  * the example input (stride comparisons), never to print. false when x has opaque atoms. */
 bool sx_estimate(const sx *x, int64_t *out);
+/* Whether x and y are the same value for every assignment of their symbols: the same canonical
+ * expression, or polynomials (no FloorDiv rounding differences, no opaque atoms) that agree
+ * at four unrelated points (a product with a sum factor has more than one form here). */
+bool sx_same_value(const sx *x, const sx *y);
 
 #endif

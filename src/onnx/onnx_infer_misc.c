@@ -79,7 +79,7 @@ int oi_infer_unique(oi_ctx *c)
 {
     const oi_type *x = oi_in(c, 0);
     if (!oi_known(x)) return 0;
-    c->out[0] = (oi_type){.elem = x->elem, .rank = 1, .d = {{-1, NULL}}};
+    c->out[0] = (oi_type){.elem = x->elem, .rank = 1, .d = {{.v = -1}}};
     const Onnx__AttributeProto *ax = ox_node_attr(c->n, "axis");
     if (ax && oi_shaped(x)) {
         if (ax->i < -x->rank || ax->i >= x->rank) return oi_fail(c, "axis out of range");
@@ -88,14 +88,14 @@ int oi_infer_unique(oi_ctx *c)
     } else if (ax) {
         c->out[0].rank = -1;
     }
-    for (size_t i = 1; i < c->nout && i < 4; i++) c->out[i] = (oi_type){.elem = T_INT64, .rank = 1, .d = {{-1, NULL}}};
+    for (size_t i = 1; i < c->nout && i < 4; i++) c->out[i] = (oi_type){.elem = T_INT64, .rank = 1, .d = {{.v = -1}}};
     return 0;
 }
 
 /* NonMaxSuppression: int64 [?, 3]. */
 int oi_infer_nms(oi_ctx *c)
 {
-    c->out[0] = (oi_type){.elem = T_INT64, .rank = 2, .d = {{-1, NULL}, {3, NULL}}};
+    c->out[0] = (oi_type){.elem = T_INT64, .rank = 2, .d = {{.v = -1}, {.v = 3}}};
     return 0;
 }
 
@@ -106,7 +106,7 @@ int oi_infer_compress(oi_ctx *c)
     if (!oi_known(x)) return 0;
     const Onnx__AttributeProto *ax = ox_node_attr(c->n, "axis");
     if (!ax) {
-        c->out[0] = (oi_type){.elem = x->elem, .rank = 1, .d = {{-1, NULL}}};
+        c->out[0] = (oi_type){.elem = x->elem, .rank = 1, .d = {{.v = -1}}};
         return 0;
     }
     oi_like(&c->out[0], x, 0);
@@ -235,7 +235,7 @@ int oi_infer_dft(oi_ctx *c)
 /* ImageDecoder: uint8 [H, W, C], none of them known before decoding (onnx infers no more). */
 int oi_infer_image_decoder(oi_ctx *c)
 {
-    c->out[0] = (oi_type){.elem = T_UINT8, .rank = 3, .d = {{-1, NULL}, {-1, NULL}, {-1, NULL}}};
+    c->out[0] = (oi_type){.elem = T_UINT8, .rank = 3, .d = {{.v = -1}, {.v = -1}, {.v = -1}}};
     return 0;
 }
 

@@ -90,12 +90,38 @@ static void arithmetic(void **state)
     arena_free(&a);
 }
 
+/* sx_same_value: one value in different written forms, and no false agreement */
+static void same_value(void **state)
+{
+    (void)state;
+    arena a;
+    arena_init(&a);
+    sx *s0 = sx_parse(&a, "s0"), *sum = sx_parse(&a, "s1 + s2");
+    /* 2*s0*(16*s1 + 16*s2) (a cat's stride) against 32*s0*(s1 + s2) (a view's numel) */
+    sx *x = sx_mul(&a, sx_mul(&a, sx_int(&a, 2), s0), sx_mul(&a, sx_int(&a, 16), sum));
+    sx *y = sx_mul(&a, sx_mul(&a, sx_int(&a, 32), s0), sum);
+    assert_false(sx_eq(x, y));   /* the canonical forms differ */
+    assert_true(sx_same_value(x, y));
+    assert_true(sx_same_value(y, x));
+    assert_false(sx_same_value(x, sx_mul(&a, sx_int(&a, 31), sx_mul(&a, s0, sum))));
+    assert_false(sx_same_value(sx_parse(&a, "s0*s1"), sx_parse(&a, "s0*s2")));
+    assert_false(sx_same_value(sx_parse(&a, "s0*s1 + 1"), sx_parse(&a, "s0*s1")));
+    /* FloorDiv's rounding is not decided by sample points: (s0//2)*2 is not s0 */
+    assert_false(sx_same_value(sx_mul(&a, sx_floordiv(&a, s0, sx_int(&a, 2)), sx_int(&a, 2)), s0));
+    /* opaque atoms compare only by their text */
+    assert_true(sx_same_value(sx_parse(&a, "Max(1, s0)"), sx_parse(&a, "Max(1, s0)")));
+    assert_false(sx_same_value(sx_parse(&a, "Max(1, s0)"), sx_parse(&a, "Max(2, s0)")));
+    assert_false(sx_same_value(NULL, s0));
+    arena_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sympy_printing),
         cmocka_unit_test(floordiv),
         cmocka_unit_test(arithmetic),
+        cmocka_unit_test(same_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
