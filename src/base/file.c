@@ -1,5 +1,5 @@
 /* file.c — whole-file reading and safe writing (see file.h). */
-#define _GNU_SOURCE   /* copy_file_range */
+#define _GNU_SOURCE   /* copy_file_range, sync_file_range */
 #include "base/file.h"
 
 #include <errno.h>
@@ -180,7 +180,22 @@ bool file_create(atomic_file *af, const char *path, diag_sink *d)
 
 /* Large buffers bypass stdio: what is buffered is flushed, then the bytes go to the file from
  * where they are, in one write(2) per DIRECT_CHUNK (one per tensor when saving weights). */
-enum { DIRECT_MIN = 1 << 20, DIRECT_CHUNK = 1 << 28 };
+enum { DIRECT_MIN = 1 << 20, DIRECT_CHUNK = 1 << 28, WRITEBACK_STEP = 8 << 20 };
+
+/* A temporary that will be fsync'ed has its written pages handed to the disk every
+ * WRITEBACK_STEP bytes (sync_file_range, which starts the writes and does not wait for them):
+ * the disk writes while the rest is computed and copied, so the final fsync waits only for the
+ * tail, where it would otherwise write the whole file after everything else was done (a
+ * 100 MB weight file: 190 ms of fsync at the end on this machine's disk). */
+static void start_writeback(atomic_file *af)
+{
+    if (!af->tmp) return;
+    int fd = fileno(af->f);
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    if (at < 0 || (uint64_t)at < af->writeback + WRITEBACK_STEP) return;
+    if (sync_file_range(fd, (off_t)af->writeback, at - (off_t)af->writeback, SYNC_FILE_RANGE_WRITE) == 0)
+        af->writeback = (uint64_t)at;
+}
 
 static bool write_direct(atomic_file *af, const char *p, size_t len, diag_sink *d)
 {
@@ -201,6 +216,7 @@ static bool write_direct(atomic_file *af, const char *p, size_t len, diag_sink *
         }
         p += n;
         len -= (size_t)n;
+        start_writeback(af);
     }
     return true;
 }
@@ -231,6 +247,7 @@ bool file_copy_range(atomic_file *af, int src_fd, uint64_t offset, const void *m
         }
         if (got <= 0) break;   /* neither works here, or the source is shorter: write the rest */
         done += (size_t)got;
+        start_writeback(af);
     }
     return done == len || write_direct(af, (const char *)mem + done, len - done, d);
 }

@@ -34,6 +34,7 @@ typedef struct atomic_file {
     char *path;     /* the file written: the link's target when path was a symbolic link */
     char *tmp;      /* the temporary renamed over path, NULL when writing directly */
     char *shown;    /* the name the user gave, for messages */
+    uint64_t writeback;   /* bytes of the temporary already handed to the disk's writeback */
 } atomic_file;
 
 bool file_create(atomic_file *af, const char *path, diag_sink *d);
