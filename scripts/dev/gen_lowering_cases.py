@@ -12,6 +12,8 @@ CASES = [
     ("round_decimals_pos_neg", lambda x: (x.round(decimals=2), x.round(decimals=-1)), (t([1.2345, -2.5551, 14.9, 25.0]),), "Round Pow"),
     ("frac_signs", lambda x: torch.frac(x), (t([-2.75, -0.5, 0.0, 1.25, 3.0]),), "Floor Sign"),
     ("erfc_values", lambda x: torch.erfc(x), (t([-1.0, 0.0, 0.5, 2.0]),), "Erf Sub"),
+    # erfinv: central range, tails, the ±1 edges, beyond [-1, 1], NaN; float64 too
+    ("erfinv_ranges", lambda x, d: (torch.erfinv(x), torch.erfinv(d)), (t([-1.5, -1.0, -0.999, -0.9, -0.7, -0.3, 0.0, 0.2, 0.75, 0.9999, 1.0, nan]), t([-0.99999, -0.5, 0.0, 0.69, 0.71, 0.999999, 1.0], dtype=torch.float64)), "Erf Exp Where"),
     ("deg_rad", lambda x: (torch.deg2rad(x), torch.rad2deg(x)), (t([-180.0, 0.0, 45.0, 1.0]),), "Mul"),
     ("sinc_zero", lambda x: torch.sinc(x), (t([-1.5, -0.25, 0.0, 0.5, 2.0]),), "Sin Where"),
     ("signbit_values", lambda x: torch.signbit(x), (t([-3.0, -inf, 0.0, 2.0, inf]),), "Less"),

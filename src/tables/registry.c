@@ -198,7 +198,7 @@ static bool load_alt(loader *L, op_rule *rule, yaml_node_t *when, yaml_node_t *l
 }
 
 /* derive: {name: fn(arg), ...} with fn one of pads, len, neg_len, nonneg, ones, spatial_shape, out_dtype,
- * or rank(arg) [+ n | - n] (a Python int: a `Python <value: int = @name>` lowering value). */
+ * opmath_dtype, or rank(arg) [+ n | - n] (a Python int: a `Python <value: int = @name>` lowering value). */
 static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
@@ -215,9 +215,9 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         yaml_node_t *k, *v = get(L, p, &k);
         const char *name = scalar(L, k, "derive"), *expr = scalar(L, v, "derive");
         if (!name || !expr) return false;
-        /* out_dtype() reads the node's result, the others one schema argument */
-        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "ones", "spatial_shape", "out_dtype", "rank",
-                                          "int"};
+        /* out_dtype() and opmath_dtype() read the node's result, the others one schema argument */
+        static const char *const fns[] = {"pads", "len", "neg_len", "nonneg", "ones", "spatial_shape", "out_dtype",
+                                          "opmath_dtype", "rank", "int"};
         const char *fn = NULL;
         for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
             size_t l = strlen(fns[i]);
@@ -225,7 +225,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         }
         const char *open = strchr(expr, '('), *close = open ? strchr(open, ')') : NULL;
         int arg = -1;
-        bool no_arg = fn && !strcmp(fn, "out_dtype");
+        bool no_arg = fn && (!strcmp(fn, "out_dtype") || !strcmp(fn, "opmath_dtype"));
         long long offset = 0;
         bool tail_ok = close && !close[1];
         if (fn && close && close[1] && (!strcmp(fn, "rank") || !strcmp(fn, "int"))) {   /* rank(x) - 1, int(dim) + 1 */
@@ -248,7 +248,7 @@ static bool load_derive(loader *L, op_rule *rule, yaml_node_t *n)
         if (!fn || !tail_ok || (no_arg ? arg != -1 : arg < 0)) {
             diagnostic *dg = node_error(L, v, "bad derive expression '%s'", expr);
             diag_set_hint(dg, "derive entries are pads(ARG), len(ARG), neg_len(ARG), nonneg(ARG), ones(ARG) or "
-                              "spatial_shape(ARG) of a schema argument, out_dtype(), rank(ARG) [+ n | - n] or int(ARG) "
+                              "spatial_shape(ARG) of a schema argument, out_dtype(), opmath_dtype(), rank(ARG) [+ n | - n] or int(ARG) "
                               "[+ n | - n]");
             return false;
         }

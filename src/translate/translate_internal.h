@@ -15,7 +15,7 @@
 #include "translate/translate_meta.h"
 
 enum { OT_FLOAT = 1, OT_UINT8 = 2, OT_INT8 = 3, OT_INT16 = 5, OT_INT32 = 6, OT_INT64 = 7,
-       OT_BOOL = 9, OT_DOUBLE = 11 };
+       OT_BOOL = 9, OT_FLOAT16 = 10, OT_DOUBLE = 11, OT_BFLOAT16 = 16 };
 
 /* What an FX node translated to: one value, several (multi-output), or a sequence value. */
 typedef struct tx_val {

@@ -393,9 +393,13 @@ bool tx_derived_ints(tx *t, const fx_node *user, const low_attr *at, const aten_
 bool tx_ref_attr(tx *t, const fx_node *user, Onnx__NodeProto *nd, const low_attr *at, const aten_schema *s,
                  const fx_arg **bound)
 {
-    if (at->ref_fn && !strcmp(at->ref_fn, "out_dtype")) {
-        /* the result's type, for ops whose output dtype torch infers (arange, true division) */
+    if (at->ref_fn && (!strcmp(at->ref_fn, "out_dtype") || !strcmp(at->ref_fn, "opmath_dtype"))) {
+        /* the result's type, for ops whose output dtype torch infers (arange, true division); its
+         * opmath type (float32 for float16 and bfloat16, as ATen's CPU kernels compute them) */
         int dt = tx_result_dtype(user);
+        if (!strcmp(at->ref_fn, "opmath_dtype") &&
+            (dt == OT_FLOAT16 || dt == OT_BFLOAT16))
+            dt = OT_FLOAT;
         if (!dt) {
             tx_fail_node(t, user, arena_printf(&t->a, "attribute '%s' needs the dtype of the node's result (tensor meta)",
                                             at->name));

@@ -9,7 +9,7 @@
 
 #include "translate/translate_internal.h"
 
-enum { OT_UINT16 = 4, OT_FLOAT16 = 10, OT_UINT32 = 12, OT_UINT64 = 13, OT_BFLOAT16 = 16 };
+enum { OT_UINT16 = 4, OT_UINT32 = 12, OT_UINT64 = 13 };
 
 /* The reset value of reduction red ("max": the lowest of dt, "min": the highest, "add": 0,
  * "mul": 1) as little-endian bytes of one element of dt; its size, 0 for a dtype without one. */

@@ -6,7 +6,7 @@
 ## failing dropout alone is left; the cut value (its input, the softmax) is computed by the
 ## evaluator from the program's inputs.
 $ fxsh -q -c 'load tests/fixtures/reduce/mha_dropout.pt2' -c reduce 2>&1 | sed 's#[^ ]*share/fxsh/#<share>/#'
-reduce: the export fails at translate: cannot translate torch.ops.aten.dropout.default (node %dropout): no alternative of the rule at <share>/translate/core.yaml:417 applies to these arguments; the alternatives need `train == False`, `p == 0`
+reduce: the export fails at translate: cannot translate torch.ops.aten.dropout.default (node %dropout): no alternative of the rule at <share>/translate/core.yaml:531 applies to these arguments; the alternatives need `train == False`, `p == 0`
 reduced the decomposed program from 38 nodes to 1 around %dropout (1 test)
 
 program (torch):
@@ -26,7 +26,7 @@ README.md
 inputs.npz
 program.pt2
 reproduce.fxsh
-reproduce.fxsh:2: program.pt2: error: cannot translate torch.ops.aten.dropout.default (node %dropout): no alternative of the rule at <share>/translate/core.yaml:417 applies to these arguments; the alternatives need `train == False`, `p == 0`
+reproduce.fxsh:2: program.pt2: error: cannot translate torch.ops.aten.dropout.default (node %dropout): no alternative of the rule at <share>/translate/core.yaml:531 applies to these arguments; the alternatives need `train == False`, `p == 0`
   hint: the node comes from /src/models/_gen/gen_opinfo.py:49 in forward, code: return op.op(*[fill(a, ts) for a in margs], **{k: fill(v, ts) for k, v in mkw.items()})
 reproduce.fxsh:2: error: Failed to convert the exported program to an ONNX model. This is step 3/3 of exporting the model to ONNX.
   hint: the onnx stage failed; earlier stages are kept: `stages`, `show decomposed`
