@@ -14,6 +14,10 @@ CASES = [
     ("erfc_values", lambda x: torch.erfc(x), (t([-1.0, 0.0, 0.5, 2.0]),), "Erf Sub"),
     # erfinv: central range, tails, the ±1 edges, beyond [-1, 1], NaN; float64 too
     ("erfinv_ranges", lambda x, d: (torch.erfinv(x), torch.erfinv(d)), (t([-1.5, -1.0, -0.999, -0.9, -0.7, -0.3, 0.0, 0.2, 0.75, 0.9999, 1.0, nan]), t([-0.99999, -0.5, 0.0, 0.69, 0.71, 0.999999, 1.0], dtype=torch.float64)), "Erf Exp Where"),
+    # lstm / gru calls with their weights as inputs (no meta recorded in FX text: the rnn shape rule)
+    ("lstm_gru_calls", lambda x, h, c, wi, wh, bi, bh, gi, gh: (*torch.ops.aten.lstm.input(x, [h, c], [wi, wh, bi, bh], True, 1, 0.0, False, False, False), *torch.ops.aten.gru.input(x, h, [gi, gh], False, 1, 0.0, False, False, False)), (torch.linspace(-1, 1, 6).reshape(3, 1, 2), t([[[0.5, -0.25]]]), t([[[0.1, 0.2]]]), torch.linspace(-0.6, 0.7, 16).reshape(8, 2), torch.linspace(0.5, -0.4, 16).reshape(8, 2), torch.linspace(-0.3, 0.3, 8), torch.linspace(0.2, -0.1, 8), torch.linspace(-0.5, 0.6, 12).reshape(6, 2), torch.linspace(0.4, -0.6, 12).reshape(6, 2)), "LSTM GRU"),
+    ("rnn_tanh_relu_calls", lambda x, h, wi, wh, bi, bh: (*torch.ops.aten.rnn_tanh.input(x, h, [wi, wh, bi, bh], True, 1, 0.0, False, False, False), *torch.ops.aten.rnn_relu.input(x, h, [wi, wh], False, 1, 0.0, False, False, False)), (torch.linspace(-1, 1, 6).reshape(3, 1, 2), t([[[0.5, -0.25]]]), torch.linspace(-0.6, 0.7, 4).reshape(2, 2), torch.linspace(0.5, -0.4, 4).reshape(2, 2), t([0.1, -0.2]), t([0.05, 0.3])), "RNN"),
+    ("det_forms", lambda a, b: (torch.linalg.det(a), torch.det(b)), (t([[2.0, -1.0, 0.5], [0.0, 3.0, 1.0], [4.0, 1.0, -2.0]]), torch.arange(8.0).reshape(2, 2, 2) - 3), "Det"),
     ("deg_rad", lambda x: (torch.deg2rad(x), torch.rad2deg(x)), (t([-180.0, 0.0, 45.0, 1.0]),), "Mul"),
     ("sinc_zero", lambda x: torch.sinc(x), (t([-1.5, -0.25, 0.0, 0.5, 2.0]),), "Sin Where"),
     ("signbit_values", lambda x: torch.signbit(x), (t([-3.0, -inf, 0.0, 2.0, inf]),), "Less"),

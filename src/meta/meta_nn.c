@@ -514,6 +514,45 @@ static bool sh_sdpa(mi_ctx *c, mi_out *o)
     return true;
 }
 
+/* rnn(input, hx, batch_first, bidirectional): aten.lstm.input (hx [h0, c0]) and aten.gru.input (hx
+ * one tensor): the output [seq, batch, dirs * h0.size(2)] (batch first: [batch, seq, ...]), then
+ * the final states of the initial states' shapes, as ATen's _rnn_impl allocates them. */
+static bool sh_rnn(mi_ctx *c, mi_out *o)
+{
+    mi_tensor *x = mi_tensor_param(c, 0), *hx[2];
+    size_t nh = 0;
+    const fx_arg *h = mi_param(c, 1);
+    if (h && h->kind == FX_ARG_LIST) {
+        if (!mi_tensor_list_param(c, 1, hx, &nh, 2, false))
+            return false;
+    } else if ((hx[0] = mi_tensor_param(c, 1)) != NULL) {
+        nh = 1;
+    }
+    if (!x || !nh)
+        return false;
+    bool batch_first = mi_bool_param(c, 2, false), bidir = mi_bool_param(c, 3, false);
+    if (x->rank != 3)
+        return mi_fail(c, "input must have 3 dimensions, got %zu", x->rank);
+    for (size_t i = 0; i < nh; i++)
+        if (hx[i]->rank != 3)
+            return mi_fail(c, "hidden state must have 3 dimensions, got %zu", hx[i]->rank);
+    mi_out_alloc(c, o, 1 + nh);
+    o->list = true;
+    mi_tensor *y = &o->t[0];
+    y->rank = 3;
+    y->size[0] = x->size[0];
+    y->size[1] = x->size[1];
+    y->size[2] = bidir ? sx_mul(c->a, I(c, 2), hx[0]->size[2]) : hx[0]->size[2];
+    mi_contiguous(c, y);
+    (void)batch_first;   /* batch first or not, the output keeps the input's first two dims */
+    for (size_t i = 0; i < nh; i++) {
+        o->t[1 + i].rank = 3;
+        memcpy(o->t[1 + i].size, hx[i]->size, sizeof hx[i]->size);
+        mi_contiguous(c, &o->t[1 + i]);
+    }
+    return true;
+}
+
 /* symbolic_multi(onnx_dtypes, shapes): torch.onnx.ops.symbolic_multi_out's declared outputs. */
 static bool sh_symbolic_multi(mi_ctx *c, mi_out *o)
 {
@@ -547,7 +586,7 @@ static const mi_fn_entry nn_fns[] = {
     MI_FN("adaptive_pool", 2, 3, sh_adaptive_pool), MI_FN("upsample", 3, 3, sh_upsample),
     MI_FN("layer_norm", 2, 3, sh_layer_norm), MI_FN("batch_norm", 3, 7, sh_batch_norm),
     MI_FN("group_norm", 3, 3, sh_group_norm), MI_FN("dup", 2, 2, sh_dup), MI_FN("sdpa", 3, 3, sh_sdpa), MI_FN("grid_sampler", 2, 2, sh_grid_sampler), MI_FN("loss", 3, 3, sh_loss),
-    MI_FN("symbolic_multi", 2, 2, sh_symbolic_multi),
+    MI_FN("symbolic_multi", 2, 2, sh_symbolic_multi), MI_FN("rnn", 4, 4, sh_rnn),
 };
 
 const builtin_family mi_nn_builtins = BUILTIN_FAMILY("nn", nn_fns);

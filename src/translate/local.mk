@@ -3,7 +3,7 @@ libfxsh_a_SOURCES += \
 	src/translate/translate.c src/translate/translate.h src/translate/translate_internal.h \
 	src/translate/translate_emit.c src/translate/translate_lowering.c src/translate/translate_builtins.c src/translate/translate_families.c \
 	src/translate/translate_hop.c src/translate/translate_diagonal.c src/translate/translate_strided.c \
-	src/translate/translate_sample.c src/translate/translate_histc.c src/translate/translate_norm.c src/translate/translate_unbind.c src/translate/translate_logical.c \
+	src/translate/translate_sample.c src/translate/translate_histc.c src/translate/translate_rnn.c src/translate/translate_norm.c src/translate/translate_unbind.c src/translate/translate_logical.c \
 	src/translate/translate_embedding_bag.c src/translate/translate_stft.c src/translate/translate_complex.c \
 	src/translate/translate_composite.c src/translate/translate_index_put.c src/translate/translate_scatter_reduce.c \
 	src/translate/translate_function.c \

@@ -6,7 +6,7 @@
 static const builtin_family *const families[] = {
     &tx_core_builtins, &tx_hop_builtins, &tx_composite_builtins, &tx_diagonal_builtins, &tx_strided_builtins,
     &tx_sample_builtins, &tx_histc_builtins, &tx_stft_builtins, &tx_complex_builtins, &tx_embedding_bag_builtins,
-    &tx_scatter_reduce_builtins, &tx_norm_builtins, &tx_unbind_builtins, &tx_logical_builtins,
+    &tx_scatter_reduce_builtins, &tx_norm_builtins, &tx_unbind_builtins, &tx_logical_builtins, &tx_rnn_builtins,
 };
 static builtin_index index_ = BUILTIN_INDEX(families);
 

@@ -153,6 +153,7 @@ extern const builtin_family tx_diagonal_builtins;        /* translate_diagonal.c
 extern const builtin_family tx_strided_builtins;         /* translate_strided.c: as_strided as a Gather */
 extern const builtin_family tx_sample_builtins;          /* translate_sample.c: grid_sampler as GridSample */
 extern const builtin_family tx_histc_builtins;           /* translate_histc.c: histc as torch's CPU kernel bins */
+extern const builtin_family tx_rnn_builtins;             /* translate_rnn.c: lstm / gru as ONNX LSTM / GRU */
 extern const builtin_family tx_stft_builtins;            /* translate_stft.c: stft, one STFT */
 extern const builtin_family tx_complex_builtins;         /* translate_complex.c: view of a complex tensor */
 extern const builtin_family tx_embedding_bag_builtins;   /* translate_embedding_bag.c: bags without a Loop */
