@@ -275,9 +275,11 @@ def judge(args):
         dtype, mode, op = info.get("dtype"), info.get("mode"), info.get("op")
         if st.get("torch_export") != "ok":
             continue
-        # empty, empty_like, new_empty, ...: eager's values are uninitialized memory; only the
-        # shapes and dtypes of the outputs can be compared
-        shapes_only = re.match(r"(new_)?empty", op or "") is not None
+        # empty, empty_like, new_empty, ...: eager's values are uninitialized memory; random ops
+        # (rand*, randn*, randint*, bernoulli, normal, multinomial, uniform): ONNX's generators are
+        # the runtime's own; only the shapes and dtypes of the outputs can be compared
+        shapes_only = re.match(r"(new_)?empty|rand(n|int)?(_like)?$|bernoulli|normal$|multinomial|uniform",
+                               op or "") is not None
         torch_v = _verdict(os.path.join(d, "torch.onnx"), d, dtype, np, onnx, ort, shapes_only) \
             if st.get("torch_onnx") == "ok" else "failed: " + st.get("torch_onnx", "?")
         fx_status = _read(os.path.join(d, "fxsh.status")) or "not run"

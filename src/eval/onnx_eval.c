@@ -184,7 +184,7 @@ void oe_bit_next(oe_bit *b)
 
 static const oe_op_def *const op_tables[] = {oe_ops_math,   oe_ops_reduce, oe_ops_shape,   oe_ops_index, oe_ops_nn,
                                              oe_ops_conv,   oe_ops_resize, oe_ops_control, oe_ops_fft,   oe_ops_rnn,
-                                             oe_ops_misc};
+                                             oe_ops_misc,   oe_ops_random};
 
 /* The kernels by operator record id (onnx/onnx_op.h): one lookup of the record finds the
  * signature, the inference and the kernel. A family table names an op of another domain

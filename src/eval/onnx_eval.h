@@ -55,6 +55,7 @@ typedef struct oe_model_opts {
                                     many iterations; 0 → 10,000,000 */
     oe_observe_fn observe;       /* may be NULL */
     void *observe_ctx;
+    uint64_t seed;               /* the random operators' stream (a node's seed attribute wins) */
 } oe_model_opts;
 
 typedef struct oe_named {

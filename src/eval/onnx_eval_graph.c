@@ -34,6 +34,7 @@ typedef struct oe_run {
     oe_scope *scope;                  /* the scope of the node being evaluated */
     hashmap funcs;                    /* "domain:name" → FunctionProto */
     arena tmp;                        /* the function table's keys */
+    uint64_t entropy;                 /* the random operators' stream (oe_run_entropy) */
 } oe_run;
 
 /* A body to execute: a graph's or a function's nodes with their formal inputs and outputs. */
@@ -429,7 +430,8 @@ int oe_eval_model(const ox_model *m, const oe_named *inputs, size_t nin, oe_tens
         return OE_ERROR;
     }
     oe_model_opts defaults = {0};
-    oe_run r = {m, opts ? opts : &defaults, d, 0, 0, NULL, {0}, {0}};
+    oe_run r = {m, opts ? opts : &defaults, d, 0, 0, NULL, {0}, {0}, 0};
+    r.entropy = r.o->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
     hm_init(&r.funcs);
     arena_init(&r.tmp);
     for (size_t i = 0; i < m->proto->n_functions; i++) {
@@ -464,6 +466,15 @@ int oe_eval_model(const ox_model *m, const oe_named *inputs, size_t nin, oe_tens
     hm_free(&r.funcs);
     arena_free(&r.tmp);
     return rc;
+}
+
+uint64_t oe_run_entropy(ectx *c)
+{
+    static uint64_t folding;   /* no run (constant folding never reaches a random op) */
+    uint64_t *s = c->run ? &c->run->entropy : &folding;
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    return z ^ (z >> 27);
 }
 
 int64_t oe_loop_limit(const ectx *c)

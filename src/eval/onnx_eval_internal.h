@@ -50,6 +50,7 @@ extern const oe_op_def oe_ops_fft[];
 extern const oe_op_def oe_ops_rnn[];
 extern const oe_op_def oe_ops_control[];
 extern const oe_op_def oe_ops_misc[];
+extern const oe_op_def oe_ops_random[];
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
@@ -112,6 +113,9 @@ void oe_bit_next(oe_bit *b);
  * are borrowed), outer-scope names visible; fills out[0..g->n_output) (owned by the caller). */
 int oe_run_subgraph(ectx *c, const Onnx__GraphProto *g, const oe_tensor *const *in, size_t nin,
                     oe_tensor *out);
+/* A fresh 64-bit seed from the run's random stream (oe_model_opts.seed): each call differs, and a
+ * run with the same seed draws the same ones. */
+uint64_t oe_run_entropy(ectx *c);
 /* The most iterations a Loop may run (the model options' max_loop_iters, or its default). */
 int64_t oe_loop_limit(const ectx *c);
 /* The graph attribute `name` of the node, or NULL. */

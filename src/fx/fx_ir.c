@@ -74,6 +74,16 @@ fx_dtype fx_dtype_from_torch_name(const char *s, size_t n)
     return FX_DT_UNKNOWN;
 }
 
+fx_dtype fx_dtype_from_c10_number(int64_t n)
+{
+    /* c10/core/ScalarType.h's order: Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf,
+     * ComplexFloat, ComplexDouble, Bool, QInt8, QUInt8, QInt32, BFloat16 */
+    static const fx_dtype order[] = {FX_DT_U8,  FX_DT_I8,  FX_DT_I16,  FX_DT_I32,     FX_DT_I64,     FX_DT_F16,
+                                     FX_DT_F32, FX_DT_F64, FX_DT_C32,  FX_DT_C64,     FX_DT_C128,    FX_DT_BOOL,
+                                     FX_DT_UNKNOWN, FX_DT_UNKNOWN, FX_DT_UNKNOWN, FX_DT_BF16};
+    return n >= 0 && n < (int64_t)(sizeof order / sizeof *order) ? order[n] : FX_DT_UNKNOWN;
+}
+
 fx_dtype fx_dtype_from_abbr(const char *s, size_t n)
 {
     for (int i = 1; i < FX_DT_COUNT; i++)

@@ -47,6 +47,8 @@ const fx_dtype_info *fx_dtype_get(fx_dtype dt);         /* never NULL (UNKNOWN r
 fx_dtype fx_dtype_from_torch_name(const char *s, size_t n);  /* "torch.float32" / "float32"; UNKNOWN if not */
 fx_dtype fx_dtype_from_abbr(const char *s, size_t n);        /* "f32" → F32; UNKNOWN if not */
 fx_dtype fx_dtype_from_onnx(int onnx_type);
+/* c10's ScalarType number (how torch's schemas print a dtype default: dtype=4 is int64); UNKNOWN if not one. */
+fx_dtype fx_dtype_from_c10_number(int64_t n);
 
 /* ---- opcodes and forms ----------------------------------------------------------------- */
 

@@ -106,6 +106,14 @@ bool tx_bind_args(tx *t, const fx_node *n, const aten_schema *s, const fx_arg **
             return false;
         }
         out[i] = parse_default(t, s->args[i].default_text);
+        fx_dtype dt;
+        if (out[i]->kind == FX_ARG_INT && s->args[i].base == ATY_SCALARTYPE &&
+            (dt = fx_dtype_from_c10_number(out[i]->u.i)) != FX_DT_UNKNOWN) {
+            /* a ScalarType default (randint's dtype=4, int64) is that dtype, as an explicit one is */
+            fx_arg *a = mk_arg(t, FX_ARG_DTYPE);
+            a->u.dtype = dt;
+            out[i] = a;
+        }
     }
     return true;
 }

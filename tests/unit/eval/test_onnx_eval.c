@@ -382,6 +382,101 @@ static void test_matmul_rows_and_nan(void **state)
 
 /* Every kernel of the family tables hangs on an operator record (a kernel whose name has no
  * record would never be found), and the record's lookup finds it. */
+/* The random generators: their distributions (moments within several standard errors of 20000
+ * draws), a seed attribute's reproducibility, exact results where the probability is 0 or 1. */
+static double mean_of(const oe_tensor *t, double *sd)
+{
+    double s = 0, q = 0;
+    for (int64_t i = 0; i < t->numel; i++) s += ot_get_f(t, i);
+    double m = s / (double)t->numel;
+    for (int64_t i = 0; i < t->numel; i++) q += (ot_get_f(t, i) - m) * (ot_get_f(t, i) - m);
+    if (sd) *sd = sqrt(q / (double)t->numel);
+    return m;
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    ox_model *m = ox_model_new(10);
+    static double zeros[N], probs[N];
+    for (int i = 0; i < N; i++) probs[i] = i % 2 ? 1.0 : 0.0;
+    oe_tensor z, y, y2, p;
+    ot_tensor_from_f(&z, F32, (int64_t[]){N}, 1, zeros);
+    oe_tensor *in[] = {&z};
+    /* uniform in [low, high): mean (low + high) / 2 */
+    Onnx__NodeProto *u = node(m, "RandomUniformLike", 1);
+    ox_attr_float(m, u, "low", -2);
+    ox_attr_float(m, u, "high", 3);
+    assert_int_equal(run(u, in, 1, &y), OE_OK);
+    assert_int_equal(y.dtype, F32);
+    for (int64_t i = 0; i < y.numel; i++) assert_true(ot_get_f(&y, i) >= -2 && ot_get_f(&y, i) < 3);
+    assert_float_equal(mean_of(&y, NULL), 0.5, 0.05);
+    /* without a seed two runs differ; with one they are the same */
+    assert_int_equal(run(u, in, 1, &y2), OE_OK);
+    assert_true(memcmp(y.data, y2.data, (size_t)N * 4) != 0);
+    ot_tensor_free(&y);
+    ot_tensor_free(&y2);
+    ox_attr_float(m, u, "seed", 7);
+    assert_int_equal(run(u, in, 1, &y), OE_OK);
+    assert_int_equal(run(u, in, 1, &y2), OE_OK);
+    assert_memory_equal(y.data, y2.data, (size_t)N * 4);
+    ot_tensor_free(&y);
+    ot_tensor_free(&y2);
+    /* normal: mean and scale, in the dtype asked for */
+    Onnx__NodeProto *nn = ox_node_new(m, "RandomNormal", "", "n");
+    ox_node_add_output(m, nn, "y");
+    ox_attr_ints(m, nn, "shape", (int64_t[]){N / 100, 100}, 2);
+    ox_attr_float(m, nn, "mean", 1);
+    ox_attr_float(m, nn, "scale", 2);
+    ox_attr_int(m, nn, "dtype", F64);
+    assert_int_equal(run(nn, NULL, 0, &y), OE_OK);
+    assert_int_equal(y.dtype, F64);
+    assert_int_equal(y.rank, 2);
+    double sd;
+    assert_float_equal(mean_of(&y, &sd), 1.0, 0.1);
+    assert_float_equal(sd, 2.0, 0.1);
+    ot_tensor_free(&y);
+    /* bernoulli: exactly 0 and 1 where the probability is; 0.3 on average; int64 when asked */
+    ot_tensor_from_f(&p, F32, (int64_t[]){N}, 1, probs);
+    Onnx__NodeProto *b = node(m, "Bernoulli", 1);
+    ox_attr_int(m, b, "dtype", I64);
+    assert_int_equal(run(b, (oe_tensor *[]){&p}, 1, &y), OE_OK);
+    assert_int_equal(y.dtype, I64);
+    for (int64_t i = 0; i < N; i++) assert_int_equal(ot_get_i(&y, i), i % 2);
+    ot_tensor_free(&y);
+    ot_tensor_free(&p);
+    for (int i = 0; i < N; i++) probs[i] = 0.3;
+    ot_tensor_from_f(&p, F32, (int64_t[]){N}, 1, probs);
+    assert_int_equal(run(node(m, "Bernoulli", 1), (oe_tensor *[]){&p}, 1, &y), OE_OK);
+    assert_float_equal(mean_of(&y, NULL), 0.3, 0.03);
+    ot_tensor_free(&y);
+    ot_tensor_free(&p);
+    ot_tensor_from_f(&p, F32, (int64_t[]){1}, 1, (double[]){1.5});
+    assert_int_equal(run(node(m, "Bernoulli", 1), (oe_tensor *[]){&p}, 1, &y), OE_ERROR);
+    ot_tensor_free(&p);
+    /* multinomial: never a class of probability 0 (log -inf); 3 to 1 odds */
+    ot_tensor_from_f(&p, F32, (int64_t[]){2, 3}, 2, (double[]){-INFINITY, 0, -INFINITY, log(3.0), -INFINITY, 0});
+    Onnx__NodeProto *mn = node(m, "Multinomial", 1);
+    ox_attr_int(m, mn, "sample_size", 4000);
+    ox_attr_int(m, mn, "dtype", I64);
+    assert_int_equal(run(mn, (oe_tensor *[]){&p}, 1, &y), OE_OK);
+    assert_int_equal(y.dims[0], 2);
+    assert_int_equal(y.dims[1], 4000);
+    int64_t zeros_drawn = 0;
+    for (int64_t i = 0; i < 4000; i++) {
+        assert_int_equal(ot_get_i(&y, i), 1);
+        int64_t v = ot_get_i(&y, 4000 + i);
+        assert_true(v == 0 || v == 2);
+        zeros_drawn += v == 0;
+    }
+    assert_float_equal((double)zeros_drawn / 4000, 0.75, 0.04);
+    ot_tensor_free(&y);
+    ot_tensor_free(&p);
+    ot_tensor_free(&z);
+    ox_model_free(m);
+}
+
 static void each_kernel(const char *name, void *ctx)
 {
     size_t *n = ctx;
@@ -424,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_trilu),
         cmocka_unit_test(test_proto_roundtrip),
         cmocka_unit_test(test_matmul_rows_and_nan),
+        cmocka_unit_test(test_random),
         cmocka_unit_test(test_kernels_have_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
