@@ -63,4 +63,4 @@ for pair in "item_slice float[2,u1]" "item_checked float[2,u0]"; do
     fi
 done
 echo "data-dependent values: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -eq 11 ]
+[ "$failed" -eq 0 ] && [ "$passed" -eq 12 ]

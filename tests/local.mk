@@ -39,7 +39,7 @@ endif
 TESTS += $(REPL_TRANSCRIPTS)
 REPL_TRANSCRIPTS = examples/quickstart.t examples/seed_recipe.t examples/nested_cond.t \
 	examples/while_loop.t examples/scan.t examples/cond_two_outputs.t examples/sequence.t examples/custom_op.t examples/shape_guard.t examples/dynamic_dims.t examples/legacy_trace.t \
-	examples/decode.t examples/export_report.t examples/lint.t examples/fx_weights.t examples/wrong_input.t examples/loop_const.t examples/ts_weights.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
+	examples/decode.t examples/export_report.t examples/lint.t examples/fx_weights.t examples/wrong_input.t examples/loop_const.t examples/ts_weights.t examples/size_from_tensor.t tests/transcripts/repl_basics.t tests/transcripts/edit.t tests/transcripts/fx_inspect.t \
 	tests/transcripts/onnx_commands.t tests/transcripts/pt2_commands.t tests/transcripts/pipeline.t \
 	tests/transcripts/view_mutation.t tests/transcripts/safe_writes.t tests/transcripts/strict.t \
 	tests/transcripts/scripts.t tests/transcripts/run_verify.t tests/transcripts/check_types.t tests/transcripts/compare.t \

@@ -21,7 +21,7 @@ import model  # noqa: E402
 top = os.getcwd() + "/"
 torch.manual_seed(0)
 args = (torch.randn(2, 8), torch.tensor([5, 3]))
-cases = (("int_of_tensor", model.IntOfTensor), ("float_of_tensor", model.FloatOfTensor), ("item_scalar", model.ItemScalar),
+cases = (("int_of_tensor", model.IntOfTensor), ("int_slice", model.IntSlice), ("float_of_tensor", model.FloatOfTensor), ("item_scalar", model.ItemScalar),
          ("item_slice", model.ItemSlice), ("item_checked", model.ItemChecked), ("nonzero_sum", model.NonzeroSum),
          ("mask_index", model.MaskIndex), ("mask_mean", model.MaskMean), ("masked_select", model.MaskedSelect))
 with open(f"{d}/verdicts.tsv", "w") as v:

@@ -162,11 +162,16 @@ static bool sh_py_rank(mi_ctx *c, mi_out *o)
 }
 
 /* py_int(x, mode): int(x), math.floor(x) ('floor') or math.ceil(x) ('ceil') of a number or a
- * SymInt. */
+ * SymInt; int() of a tensor is a fresh unbacked symbol, as torch's item(). */
 static bool sh_py_int(mi_ctx *c, mi_out *o)
 {
     const fx_arg *a = mi_param(c, 0);
     const char *mode = str_param(c, 1);
+    if (a && a->kind == FX_ARG_NODE && a->u.node->meta.val && a->u.node->meta.val->kind == FX_VAL_TENSOR) {
+        /* int(t) of a tensor (TorchScript's aten::Int): its value is data, an unbacked int */
+        o->sym = sx_sym(c->a, mi_fresh_unbacked(c, "u"));
+        return true;
+    }
     if (a && a->kind == FX_ARG_FLOAT) {
         double f = !strcmp(mode, "floor") ? floor(a->u.f) : !strcmp(mode, "ceil") ? ceil(a->u.f) : trunc(a->u.f);
         if (!(f > -9.2e18 && f < 9.2e18))
