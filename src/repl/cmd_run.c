@@ -413,6 +413,7 @@ int run_make_inputs_sized(session *s, const char *cmd, const ox_model *m, const 
     const char **names = xcalloc(in->n + 1, sizeof *names);
     for (size_t i = 0; i < in->n; i++) names[i] = vis[i]->name;
     uint64_t rng = seed;
+    in->seed = seed;
     int rc = 0;
     sweep_binding bind;
     sweep_bind(&bind, o, vis, in->n);
@@ -524,7 +525,8 @@ int run_evaluate(session *s, const char *cmd, const ox_model *m, const run_input
 {
     diag_sink d;
     diag_init(&d);
-    int rc = oe_eval_model(m, in->named, in->n, outputs, NULL, &d);
+    oe_model_opts mo = {.seed = in->seed};   /* RandomNormal & co. draw from --seed's stream */
+    int rc = oe_eval_model(m, in->named, in->n, outputs, &mo, &d);
     for (size_t i = 0; i < d.len; i++)
         if (d.items[i].severity == DIAG_ERROR) session_error(s, "%s: %s", cmd, d.items[i].message);
     diag_free(&d);

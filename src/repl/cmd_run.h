@@ -66,6 +66,7 @@ typedef struct run_input_set {
     size_t n;
     oe_tensor *values;
     oe_named *named;
+    uint64_t seed;       /* --seed: the random inputs' and the model's random operators' stream */
 } run_input_set;
 
 /* Values for m's inputs: from `file` (by name, input_N or position; file_name names it in

@@ -69,3 +69,8 @@ attributes:
   then_branch: graph of 3 nodes
   else_branch: graph of 1 node
 module:  model.MLPCond/cond: cond
+
+## a model's random operators draw from run's --seed stream: the same seed, the same draws; another
+## seed, others (the lowering case random_draws: rand, randn, rand_like, randn_like)
+$ sed -n '/^=== random_draws/,/return (rand/p' tests/fixtures/ops/lowerings/create.txt | sed -n '/^class/,$p' > "$FXSH_SCRATCH/draws.txt"; a=$(fxsh -q -c "load $FXSH_SCRATCH/draws.txt --input a_0=f32[2,2]" -c 'export verbose=False' -c 'run --seed 5'); b=$(fxsh -q -c "load $FXSH_SCRATCH/draws.txt --input a_0=f32[2,2]" -c 'export verbose=False' -c 'run --seed 5'); c=$(fxsh -q -c "load $FXSH_SCRATCH/draws.txt --input a_0=f32[2,2]" -c 'export verbose=False' -c 'run --seed 6'); [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ] && echo "seed 5 repeats, seed 6 differs"
+seed 5 repeats, seed 6 differs
