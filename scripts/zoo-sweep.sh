@@ -1,10 +1,10 @@
 #!/bin/sh
 # zoo-sweep.sh — the model zoos as their libraries enumerate them (torchvision.models.list_models(),
-# transformers' causal-LM model types from tiny configs; scripts/dev/zoo_sweep.py) through
+# transformers' causal-LM model types from tiny configs, torchaudio.models; scripts/dev/zoo_sweep.py) through
 # torch.export, torch.onnx, fxsh, onnx's full checker and ONNX Runtime against eager, static and
 # with a dynamic batch (checked at a second batch). A developer's measurement: root and
 # ../shared/tools/onnx-env-setup --torch.
-#   sh scripts/zoo-sweep.sh OUT [--lib torchvision,transformers] [--models RE] [--max-params N]
+#   sh scripts/zoo-sweep.sh OUT [--lib torchvision,transformers,torchaudio] [--models RE] [--max-params N]
 #   run from the build directory; OUT/summary.txt holds a line per model and the totals per
 #   library and mode (the judge of scripts/op-population.sh: "dtype" is the library there)
 set -u

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """zoo_sweep.py — the model zoos as their libraries enumerate them, through torch.export,
 torch.onnx (the peer) and fxsh: every model of torchvision.models.list_models() (classification,
-segmentation, detection, video, optical flow, quantized) and every transformers model type with a
-causal-LM class (a tiny configuration from a generic shrinker), with random weights, at small input
+segmentation, detection, video, optical flow, quantized), every transformers model type with a
+causal-LM class (a tiny configuration from a generic shrinker) and every entry of
+torchaudio.models (presets, and classes with small arguments), with random weights, at small input
 sizes with a batch of 2 (torch.export specializes a batch of 1), exported static and with a
 dynamic batch (checked at a batch of 3).
 
@@ -11,7 +12,7 @@ torch.txt), so that scripts/zoo-sweep.sh runs fxsh on it and op_population.py's 
 line per model (torch.export, torch.onnx, fxsh, the reason) and the totals ("op" is the model,
 "dtype" its library). Run in the reference environment:
 
-    onnx-env-run python3 scripts/dev/zoo_sweep.py gen OUT [--lib torchvision,transformers]
+    onnx-env-run python3 scripts/dev/zoo_sweep.py gen OUT [--lib torchvision,transformers,torchaudio]
         [--models RE] [--max-params 60e6] [--modes static,dynamic]
 
 Models above --max-params (random weights, CPU) are recorded as skipped with their size; a model
@@ -95,6 +96,72 @@ def transformers_models(torch):
             ids = torch.randint(0, 100, (2, 8), generator=torch.Generator().manual_seed(0))
             return m, (ids,)
         yield mt, "causal_lm", make
+
+
+# ---- torchaudio -----------------------------------------------------------------------------------
+
+def torchaudio_models(torch):
+    """(name, family, make) for every entry of torchaudio.models.__all__: a preset or a class with
+    small arguments and inputs of its forward; an entry that is not a model of its own (a search
+    wrapper, a result type, a generic factory whose presets are listed) makes make() raise why."""
+    import torchaudio.models as tm
+    g = lambda: torch.Generator().manual_seed(0)
+    wave = lambda *shape: torch.randn(*shape, generator=g())
+    lengths = lambda *v: torch.tensor(v, dtype=torch.int64)
+    tokens = lambda *shape: torch.randint(1, 40, shape, generator=g())
+    speech = (wave(2, 4000),)
+    inputs = {
+        "Wav2Letter": (lambda: tm.Wav2Letter(num_classes=40, input_type="waveform", num_features=1), (wave(2, 1, 4000),)),
+        "WaveRNN": (lambda: tm.WaveRNN(upsample_scales=[5, 5, 8], n_classes=256, hop_length=200),
+                    (wave(2, 1, 1200), wave(2, 1, 128, 10))),
+        "ConvTasNet": (lambda: tm.ConvTasNet(), (wave(2, 1, 4000),)),
+        "conv_tasnet_base": (lambda: tm.conv_tasnet_base(), (wave(2, 1, 4000),)),
+        "DeepSpeech": (lambda: tm.DeepSpeech(n_feature=40), (wave(2, 1, 50, 40),)),
+        "Tacotron2": (lambda: tm.Tacotron2(), (tokens(2, 10), lengths(10, 7), wave(2, 80, 20), lengths(20, 15))),
+        "Conformer": (lambda: tm.Conformer(input_dim=80, num_heads=4, ffn_dim=128, num_layers=2,
+                                           depthwise_conv_kernel_size=31), (wave(2, 20, 80), lengths(20, 15))),
+        "Emformer": (lambda: tm.Emformer(input_dim=80, num_heads=4, ffn_dim=128, num_layers=2, segment_length=4,
+                                         right_context_length=1), (wave(2, 21, 80), lengths(21, 16))),
+        "emformer_rnnt_base": (lambda: tm.emformer_rnnt_base(num_symbols=128),
+                               (wave(2, 20, 80), lengths(20, 16), tokens(2, 5), lengths(5, 3))),
+        "HDemucs": (lambda: tm.HDemucs(sources=["bass", "drums"], channels=8, depth=4, nfft=512),
+                    (wave(2, 2, 8192),)),
+        "hdemucs_low": (lambda: tm.hdemucs_low(sources=["bass", "drums"]), (wave(2, 2, 16384),)),
+        "hdemucs_medium": (lambda: tm.hdemucs_medium(sources=["bass", "drums"]), (wave(2, 2, 16384),)),
+        "hdemucs_high": (lambda: tm.hdemucs_high(sources=["bass", "drums"]), (wave(2, 2, 16384),)),
+        "squim_objective_base": (lambda: tm.squim_objective_base(), (wave(2, 16000),)),
+        "squim_subjective_base": (lambda: tm.squim_subjective_base(), (wave(2, 16000), wave(2, 16000))),
+    }
+    for n in ("wav2vec2_base", "wav2vec2_large", "wav2vec2_large_lv60k", "hubert_base", "hubert_large",
+              "wavlm_base", "wavlm_large", "wav2vec2_xlsr_300m"):
+        inputs[n] = (lambda n=n: getattr(tm, n)(), speech)
+    not_models = {
+        "Hypothesis": "a result type of RNNTBeamSearch, not a model",
+        "RNNTBeamSearch": "a beam search around an RNNT (its model is emformer_rnnt_base)",
+        "Wav2Vec2Model": "built from components by its presets (wav2vec2_*, hubert_*, wavlm_*)",
+        "HuBERTPretrainModel": "a pretraining model (forward takes labels); its encoder is hubert_*",
+        "RNNT": "built from components by emformer_rnnt_base",
+        "SquimObjective": "built from components by squim_objective_base",
+        "SquimSubjective": "built from components by squim_subjective_base",
+        "hubert_xlarge": "about 1B parameters: not built on this machine (over --max-params)",
+        "wav2vec2_xlsr_1b": "about 1B parameters: not built on this machine (over --max-params)",
+        "wav2vec2_xlsr_2b": "about 2B parameters: not built on this machine (over --max-params)",
+    }
+    for n in tm.__all__:
+        if n in inputs:
+            build, args = inputs[n]
+
+            def make(build=build, args=args):
+                torch.manual_seed(0)
+                return build().eval(), args
+        else:
+            why = not_models.get(n) or ("a generic factory: its presets are the entries above" if n.endswith("_model")
+                                        else "a pretraining model (forward takes labels)" if "pretrain" in n
+                                        else "no inputs known for it here")
+
+            def make(why=why):
+                raise RuntimeError(why)
+        yield n, "audio", make
 
 
 # ---- one case ---------------------------------------------------------------------------------------
@@ -210,7 +277,7 @@ def gen(args):
     import onnx
     import torch
     rx = re.compile(args.models) if args.models else None
-    sources = {"torchvision": torchvision_models, "transformers": transformers_models}
+    sources = {"torchvision": torchvision_models, "transformers": transformers_models, "torchaudio": torchaudio_models}
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     for lib in args.lib.split(","):
