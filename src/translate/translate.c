@@ -351,8 +351,9 @@ static void translate_inputs(tx *t, const translate_options *opts, hashmap *inpu
     hm_free(&specs);
 }
 
-/* The graph outputs: the user outputs of the output node; a value that no node produces here (an
- * input, or an output given twice) goes through an Identity, as torch.onnx does. */
+/* The graph outputs: the user outputs of the output node (None ones dropped: torch.onnx's outputs
+ * are the flattened tensors); a value that no node produces here (an input, or an output given
+ * twice) goes through an Identity, as torch.onnx does. */
 static void translate_outputs(tx *t, const hashmap *inputs)
 {
     const fx_program *p = t->p;
@@ -369,6 +370,7 @@ static void translate_outputs(tx *t, const hashmap *inputs)
     for (size_t i = 0; i < k && !t->failed; i++) {
         const fx_arg *it = items->kind == FX_ARG_TUPLE || items->kind == FX_ARG_LIST ? items->u.seq.items[i] : items;
         if (p->sig.present && i < p->sig.n_outputs && p->sig.outputs[i].kind != FX_OUT_USER_OUTPUT) continue;
+        if (it->kind == FX_ARG_NONE) continue;   /* a None output is no ONNX output, as torch.onnx flattens it */
         if (it->kind != FX_ARG_NODE) {
             tx_fail_node(t, outn, "only tensor outputs can be exported");
             break;
