@@ -155,6 +155,9 @@ expect_refused "as_strided whose stride argument overflows int64" \
 expect_check_error "declared dimension -2 against an inferred 2" \
     'node_add", Add\): \[ShapeInferenceError\] output .add. is inferred \[2,4\], but the model declares \[-2,4\]: dimension 0 differs' \
     declared_dim_minus2.onnx.txt
+expect_check_error "Conv over a declared spatial size of int64's minimum (onnx computes it, wrapping)" \
+    'node_Conv_30", Conv\): \[ShapeInferenceError\] output .getitem. is inferred \[2,8,16,-9223372036854775808\], but the model declares \[2,8,16,16\]' \
+    conv_input_dim_int64_min.onnx.txt
 expect_check_error "negative input dimension carried through Gemm" \
     'output .linear. is inferred \[-4611686018427387904,4\], but the model declares \[2,4\]: dimension 0 differs' \
     input_dim_negative_propagated.onnx.txt

@@ -807,6 +807,15 @@ int oi_infer_conv_pool(ictx *c)
     } else o->d[1] = w->d[0].v >= 0 ? (oi_dim){w->d[0].v, NULL, false} : w->d[0];
     for (int i = 0; i < sp; i++) {
         int64_t in = x->d[i + 2].v, eff, total, out;
+        if (x->d[i + 2].neg && !transpose && !same && !ceil_mode && k[i] >= 1 &&
+            !__builtin_mul_overflow(dl[i], k[i] - 1, &eff) && !__builtin_add_overflow(pads[i], pads[i + sp], &total)) {
+            /* a declared negative size: onnx computes (in + pads - kernel) / stride + 1 with it as a
+             * number, wrapping in int64, and compares the result with what the model declares */
+            uint64_t span = (uint64_t)in + (uint64_t)(valid ? 0 : total) - (uint64_t)eff - 1u;
+            uint64_t q = (uint64_t)((int64_t)span / st[i]) + 1u;
+            o->d[i + 2] = (oi_dim){(int64_t)q, NULL, (int64_t)q < 0};
+            continue;
+        }
         if (in < 0 || k[i] < 0 || st[i] <= 0 || dl[i] <= 0 ||
             __builtin_mul_overflow(dl[i], k[i] - 1, &eff) || __builtin_add_overflow(pads[i], pads[i + sp], &total)) {
             o->d[i + 2] = (oi_dim){-1, NULL, false};
