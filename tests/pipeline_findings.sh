@@ -141,6 +141,12 @@ expect_refused "max_unpool2d with an output size past int64" \
 expect_refused "as_strided with strides past int64" \
     "cannot translate torch.ops.aten.as_strided.default \(node %as_strided\): as_strided view too large" \
     as_strided_stride_overflow.pt2
+# Found by the libFuzzer pipeline harness in CI's fuzz smoke (a timeout under ASan): an
+# adaptive_avg_pool1d of a 2^31-wide input, whose decomposition would unroll 1.3 billion nodes, is
+# refused before it starts (it had emitted the 200000 the budget allows first: 24 s under ASan).
+expect_refused "adaptive_avg_pool1d over a 2^31-wide input" \
+    "%adaptive_avg_pool1d \(torch.ops.aten.adaptive_avg_pool1d.default\) unrolls into more than 200000 nodes" \
+    adaptive_pool1d_width_2p31.pt2
 # Found by fuzz/pipeline.py (UBSan: signed overflow in as_strided's storage locations): an input
 # whose recorded stride puts its elements past 2^63 is refused at load, naming the value.
 expect_refused "input whose recorded stride overflows int64" \

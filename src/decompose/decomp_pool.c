@@ -131,7 +131,10 @@ static fx_arg *adaptive_avg_pool2d(dctx *c, const binding *b)
     const fx_value *vm = vals ? dc_meta_of(vals) : NULL;
     if (!vm || vm->rank < 3)
         return NULL;
-    int64_t r = (int64_t)vm->rank;
+    int64_t r = (int64_t)vm->rank, windows;
+    if (__builtin_mul_overflow(h.const_length, w.const_length, &windows) || windows > INT64_MAX / 3 ||
+        !dc_reserve(c, (uint64_t)windows * 3))   /* three nodes per window element */
+        return dc_reserve(c, UINT64_MAX), NULL;   /* reported (a count past uint64 as well) */
     fx_arg *ret = NULL;
     for (int64_t i = 0; i < h.const_length; i++)   /* vals[..., i, :, j], unrolled */
         for (int64_t j = 0; j < w.const_length; j++) {

@@ -233,7 +233,9 @@ fx_node *dc_calla(dctx *c, const char *target, fx_arg **args, size_t na, const c
     return NULL;
 }
 
-bool dc_within_budget(dctx *c)
+/* Whether n more nodes for the current source node stay within FXSH_MAX_DECOMP_NODES (counted
+ * when take is set); reports the unroll and fails the pass when they do not. */
+static bool budget(dctx *c, uint64_t n, bool take)
 {
     if (c->failed)
         return false;
@@ -247,8 +249,12 @@ bool dc_within_budget(dctx *c)
         dc_fail(c);
         return false;
     }
-    if (++c->emitted_for <= c->max_emitted)
+    uint64_t left = c->emitted_for < c->max_emitted ? c->max_emitted - c->emitted_for : 0;
+    if (n <= left) {
+        if (take)
+            c->emitted_for += n;
         return true;
+    }
     diagnostic *dg = diag_error(c->d, (diag_loc){ c->src->file, c->cur ? c->cur->src_line : 0, 0 },
                                 "decompose: %%%s (%s) unrolls into more than %llu nodes", c->cur ? c->cur->name : "?",
                                 c->cur && c->cur->target ? c->cur->target : "?", (unsigned long long)c->max_emitted);
@@ -256,6 +262,16 @@ bool dc_within_budget(dctx *c)
                       "to allow more", FXSH_MAX_DECOMP_NODES_ENV);
     dc_fail(c);
     return false;
+}
+
+bool dc_within_budget(dctx *c)
+{
+    return budget(c, 1, true);
+}
+
+bool dc_reserve(dctx *c, uint64_t n)
+{
+    return budget(c, n, false);
 }
 
 /* target(args... | kwargs) through the table (decompose_internal.h) */

@@ -176,6 +176,9 @@ void dc_fail(dctx *c);
 /* One more call for the current source node, within FXSH_MAX_DECOMP_NODES (base/limits.h) and not
  * cancelled: false (c->failed) after reporting, once, what the decomposition would unroll. */
 bool dc_within_budget(dctx *c);
+/* Whether an unroll of n more nodes fits the budget, checked before it starts (reported as
+ * dc_within_budget reports it): a huge one fails at once instead of after the budget's worth. */
+bool dc_reserve(dctx *c, uint64_t n);
 void dc_track(dctx *c, fz_tensor *t);
 fz_tensor *dc_tensor_of(dctx *c, fx_node *n);
 fx_arg *dc_value_of(dctx *c, const fx_node *n);
