@@ -509,6 +509,8 @@ static fx_arg *diff(dctx *c, const binding *b)
     }
     if (n > len)   /* ATen clamps n to the dim's size */
         n = len;
+    if (n > 0 && (n > INT64_MAX / 3 || !dc_reserve(c, (uint64_t)n * 3)))   /* three nodes per step */
+        return dc_reserve(c, UINT64_MAX), NULL;
     for (int64_t k = 0; k < n; k++, len--) {
         fx_arg *lo[4] = { cur, fx_arg_int(c->dst, given), fx_arg_int(c->dst, 0), fx_arg_int(c->dst, len - 1) };
         fx_node *a = dc_calla(c, "torch.ops.aten.slice.Tensor", lo, 4, NULL, NULL, 0);
