@@ -46,3 +46,7 @@ $ fxsh -q -c 'load examples/data/python_if_shape.torchscript.txt --input x=f32[4
     /usr/lib/python3/dist-packages/torch/nn/modules/linear.py:134 in forward
     examples/data/python_if_shape.torchscript.txt:9
 ? 1
+
+## guards --json: every guard with its node, symbol, input axis, effect and both source lines
+$ fxsh -q -c 'load examples/data/python_if_shape.torchscript.txt --input x=f32[4,3] --weights examples/data/python_if_shape.pt2' -c 'export dynamic_shapes=x:0=AUTO verbose=False' -c 'guards --json' 2>/dev/null
+{"fxsh":1,"command":"guards","guards":[{"node":"if_1","guard":"s0 > 2","symbol":"s0","input":"x","axis":0,"example":4,"truth":true,"effect":"narrowed","range":[3,null],"file":"examples/data/python_if_shape.torchscript.txt","line":13,"source":"/src/models/python_if_shape/model.py:13 in forward"}],"count":1}
