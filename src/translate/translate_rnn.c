@@ -36,13 +36,6 @@ static bool arg_bool(const fx_arg *a, bool *v)
     return true;
 }
 
-static bool arg_int(const fx_arg *a, int64_t *v)
-{
-    if (a->kind != FX_ARG_INT) return false;
-    *v = a->u.i;
-    return true;
-}
-
 /* The ONNX value of a tensor argument (a node), cast to float32 when run is float32 and it is not. */
 static const char *tensor_in(tx *t, const fx_node *n, const fx_arg *a, int run)
 {
@@ -94,7 +87,7 @@ static bool rnn(tx *t, const fx_node *n, const fx_arg **b, const rnn_op *op)
     bool has_biases, train, bidir, batch_first;
     int64_t layers;
     double dropout = b[5]->kind == FX_ARG_FLOAT ? b[5]->u.f : b[5]->kind == FX_ARG_INT ? (double)b[5]->u.i : -1;
-    if (!arg_bool(b[3], &has_biases) || !arg_int(b[4], &layers) || dropout < 0 || !arg_bool(b[6], &train) ||
+    if (!arg_bool(b[3], &has_biases) || !tx_int_of(b[4], &layers) || dropout < 0 || !arg_bool(b[6], &train) ||
         !arg_bool(b[7], &bidir) || !arg_bool(b[8], &batch_first) || layers < 1 || layers > MAX_RNN_LAYERS) {
         tx_fail_node(t, n, "has_biases, num_layers, dropout, train, bidirectional and batch_first must be constants");
         return false;
@@ -128,7 +121,7 @@ static bool rnn(tx *t, const fx_node *n, const fx_arg **b, const rnn_op *op)
         return false;
     }
     int dt = tx_onnx_dtype_of_node(b[0]->u.node);
-    int run = dt == 16 /* bfloat16 */ ? 1 /* float32 */ : 0;
+    int run = dt == OT_BFLOAT16 ? OT_FLOAT : 0;   /* ONNX's RNNs take no bfloat16 */
 
     const char **out = tx_output_names(t, n, op->lstm ? 3 : 2);
     tx_set_val(t, n, out, op->lstm ? 3 : 2);
